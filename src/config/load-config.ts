@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Compile } from 'typebox/compile';
+import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
+
+const validator = Compile(ConfigSchema);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb']);
+
+/** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */
+function defaultConfigPath(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  for (const up of ['../../config/default.json', '../../../config/default.json']) {
+    const candidate = resolve(here, up);
+    try {
+      readFileSync(candidate);
+      return candidate;
+    } catch {
+      /* try the next layout */
+    }
+  }
+  throw new Error('config/default.json not found');
+}
+
+/**
+ * Defaults <- environment, validated once at start-up. Nothing else in Quill reads process.env.
+ * The result is frozen and handed down explicitly (workers receive it as workerData).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const merged: Record<string, unknown> = JSON.parse(readFileSync(defaultConfigPath(), 'utf8'));
+  for (const [field, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    merged[field] = NUMERIC.has(field) ? Number(raw) : raw;
+  }
+  if (!validator.Check(merged)) {
+    const first = [...validator.Errors(merged)][0];
+    const field = first?.instancePath.slice(1) as keyof Config | undefined;
+    throw new Error(`invalid configuration: ${field ? ENV_NAMES[field] ?? field : '?'} ${first?.message ?? ''}`);
+  }
+  const config = merged as Config;
+  if (config.workers === 0) config.workers = Math.max(1, availableParallelism());
+  config.dataDir = resolve(config.dataDir);
+  return Object.freeze(config);
+}

@@ -1,0 +1,30 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * Quill's configuration. Defaults live in `config/default.json`; every field can be overridden by the
+ * environment variable named in its description. `workers: 0` means "one per core".
+ */
+export const ConfigSchema = Type.Object({
+  host: Type.String({ description: 'QUILL_HOST: interface to bind', minLength: 1 }),
+  port: Type.Integer({ description: 'QUILL_PORT: TCP port (0 = pick a free one)', minimum: 0, maximum: 65535 }),
+  dataDir: Type.String({ description: 'QUILL_DATA_DIR: where LMDB environments and ingest logs live', minLength: 1 }),
+  workers: Type.Integer({ description: 'QUILL_WORKERS: shard worker threads (0 = one per core)', minimum: 0, maximum: 64 }),
+  maxBodyMb: Type.Number({ description: 'QUILL_MAX_BODY_MB: largest accepted request body, also after decompression', exclusiveMinimum: 0 }),
+  projectApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PROJECT_API_KEY: key of the first project (only when the data directory is new)' }),
+  personalApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PERSONAL_API_KEY: key of the first user (only when the data directory is new)' }),
+  logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+/** Environment variable for each config field, in one place so the loader and the README agree. */
+export const ENV_NAMES: Record<keyof Config, string> = {
+  host: 'QUILL_HOST',
+  port: 'QUILL_PORT',
+  dataDir: 'QUILL_DATA_DIR',
+  workers: 'QUILL_WORKERS',
+  maxBodyMb: 'QUILL_MAX_BODY_MB',
+  projectApiKey: 'QUILL_PROJECT_API_KEY',
+  personalApiKey: 'QUILL_PERSONAL_API_KEY',
+  logLevel: 'QUILL_LOG_LEVEL',
+};

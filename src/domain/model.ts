@@ -1,0 +1,143 @@
+/**
+ * Stored records of the metadata environment. These are the storage shapes; API responses are built from them by
+ * the serializers of each resource (src/worker/ops/*), never by returning records as they are.
+ */
+export interface Organization {
+  id: number;
+  uuid: string;
+  name: string;
+  created_at: string;
+  /** Organization-wide default for new roles and for flag editing (37 = can always edit, 21 = view only). */
+  feature_flags_access_level: number;
+}
+
+export interface User {
+  id: number;
+  uuid: string;
+  distinct_id: string;
+  first_name: string;
+  email: string;
+  organization_id: number;
+  current_project_id: number | null;
+  /** 1 member, 8 admin, 15 owner (PostHog's organization membership levels). */
+  membership_level: number;
+  created_at: string;
+}
+
+export interface Project {
+  id: number;
+  uuid: string;
+  organization_id: number;
+  name: string;
+  api_token: string;
+  created_at: string;
+  timezone: string;
+}
+
+export interface PersonalApiKey {
+  id: string;
+  user_id: number;
+  label: string;
+  /** SHA-256 hex of the key; the key itself is shown once, on creation. */
+  digest: string;
+  mask_value: string;
+  created_at: string;
+  last_used_at: string | null;
+  scopes: string[];
+}
+
+export const ACCESS_LEVEL_VIEW = 21;
+export const ACCESS_LEVEL_EDIT = 37;
+
+export interface Role {
+  id: string;
+  organization_id: number;
+  name: string;
+  feature_flags_access_level: number;
+  created_at: string;
+  created_by: number | null;
+  /** Member user ids with when they joined. */
+  members: { id: string; user_id: number; joined_at: string; updated_at: string }[];
+}
+
+export interface FeatureFlag {
+  id: number;
+  project_id: number;
+  key: string;
+  name: string;
+  filters: Record<string, unknown>;
+  deleted: boolean;
+  active: boolean;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+  ensure_experience_continuity: boolean;
+  rollback_conditions: unknown;
+  performed_rollback: boolean | null;
+  /** Legacy column, only meaningful for filters without `groups`. */
+  rollout_percentage: number | null;
+  version: number;
+  evaluation_runtime: string | null;
+  tags: string[];
+}
+
+export interface FlagRoleAccess {
+  id: number;
+  project_id: number;
+  feature_flag_id: number;
+  role_id: string;
+  added_at: string;
+  updated_at: string;
+}
+
+export interface ActivityChange {
+  type: string;
+  action: 'changed' | 'created' | 'deleted';
+  field: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+export interface ActivityEntry {
+  id: string;
+  project_id: number;
+  user_id: number | null;
+  activity: string;
+  scope: string;
+  item_id: string;
+  detail: { id?: string; changes: ActivityChange[] | null; merge: unknown; trigger: unknown; name: string | null; short_id: string | null; type: string | null };
+  created_at: string;
+}
+
+export interface Cohort {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  filters: Record<string, unknown>;
+  is_static: boolean;
+  deleted: boolean;
+  created_by: number | null;
+  created_at: string;
+  version: number;
+}
+
+export interface EventDefinition {
+  id: string;
+  project_id: number;
+  name: string;
+  owner: number | null;
+  description: string | null;
+  tags: string[];
+  created_at: string;
+  updated_at: string | null;
+  updated_by: number | null;
+  last_seen_at: string | null;
+  verified: boolean;
+  verified_at: string | null;
+  verified_by: number | null;
+  post_to_chat: boolean;
+}
+
+/** Group type name -> index, per project (PostHog allows 5: indexes 0..4). */
+export type GroupTypes = Record<string, number>;

@@ -1,0 +1,139 @@
+/**
+ * The front process: one uWS app on the main thread that parses HTTP, authenticates private calls from memory,
+ * and hands everything else to the shard workers. It never touches the disk after start-up.
+ */
+import uWS from 'uWebSockets.js';
+import type { Config } from '../config/schema.js';
+import { Exchange, BodyTooLarge, RequestAborted, type OutgoingReply } from '../http/exchange.js';
+import { Router } from '../http/router.js';
+import { ApiError, Errors } from '../protocol/errors.js';
+import type { AuthSnapshot, BootstrapResult, Principal, Reply, TaskItem } from '../protocol/worker-messages.js';
+import { AuthCache } from './auth-cache.js';
+import { checkBody, parseJsonBody } from './body-check.js';
+import { ROUTES, type RouteDef } from './routes.js';
+import { WorkerPool } from './worker-pool.js';
+
+/** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
+function assertNativeUws(): void {
+  if (typeof (uWS as unknown as { getParts?: unknown }).getParts !== 'function') {
+    throw new Error('uWebSockets.js native module did not load (fallback shim detected); Quill needs Node 20 on a supported platform');
+  }
+}
+
+function errorOut(error: ApiError): OutgoingReply {
+  return { status: error.status, body: error.body(), contentType: 'application/json' };
+}
+
+export interface RunningQuill {
+  port: number;
+  boot: BootstrapResult;
+  /** Stop accepting, finish in-flight requests, flush and close every store. */
+  close(): Promise<void>;
+}
+
+export async function startQuill(config: Readonly<Config>, log: (msg: string) => void = console.log): Promise<RunningQuill> {
+  assertNativeUws();
+  const pool = new WorkerPool(config);
+  const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
+  await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'init' })));
+  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }));
+
+  const router = new Router<RouteDef>();
+  for (const route of ROUTES) router.add(route.method, route.path, route);
+
+  const maxBody = Math.floor(config.maxBodyMb * 1024 * 1024);
+  let draining = false;
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+
+  const refreshAuth = async () => auth.replace(await pool.control<AuthSnapshot>(pool.pick(), { control: 'auth-snapshot' }));
+
+  async function dispatch(ex: Exchange, route: RouteDef, params: Record<string, string>): Promise<OutgoingReply> {
+    const hasBody = route.body !== 'none' && ex.meta.method !== 'GET' && ex.meta.method !== 'HEAD';
+    const raw = hasBody ? await ex.readBody(maxBody) : null;
+    let body: unknown = null;
+    if (route.body === 'json' && raw) {
+      body = parseJsonBody(raw);
+    }
+    let principal: Principal | null = null;
+    if (route.auth === 'personal') {
+      principal = auth.principal({ authorization: ex.meta.authorization, body, query: ex.meta.query }, params.project_id ?? null);
+      const orgParam = params.organization_id;
+      if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(principal.organizationId)) {
+        throw Errors.notFound('Organization not found.');
+      }
+    }
+    if (route.body === 'json' && route.schema) {
+      const invalid = checkBody(route.schema, body);
+      if (invalid) throw invalid;
+    }
+    const item: TaskItem = { op: route.op, meta: ex.meta, params, principal, body, raw: route.body === 'raw' ? raw : null };
+    const reply: Reply = await pool.call(pool.pick(), route.lane, item);
+    if (reply.authChanged) await refreshAuth();
+    return reply;
+  }
+
+  function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const ex = new Exchange(res, req, Date.now());
+    const { method, path } = ex.meta;
+    if (method === 'OPTIONS') return ex.sendPreflight();
+    if (path === '/_health') {
+      return ex.send(draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
+    }
+    if (draining) return ex.send(errorOut(Errors.unavailable('Quill is shutting down.')), true);
+    const match = router.match(method, path);
+    if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
+    if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
+    inFlight++;
+    dispatch(ex, match.value, match.params)
+      .then(
+        (reply) => ex.send(reply),
+        (error: unknown) => {
+          if (error instanceof RequestAborted) return;
+          if (error instanceof BodyTooLarge) return ex.send(errorOut(Errors.tooLarge()), true);
+          if (error instanceof ApiError) return ex.send(errorOut(error));
+          log(`request ${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
+          ex.send(errorOut(Errors.server()));
+        },
+      )
+      .finally(() => {
+        inFlight--;
+        if (draining && inFlight === 0 && drained) drained();
+      });
+  }
+
+  const app = uWS.App();
+  app.any('/*', (res, req) => {
+    try {
+      handle(res, req);
+    } catch (error) {
+      // handle() attaches onAborted first, so answering here is safe; never let a throw reach uWS (it aborts).
+      log(`handler crashed: ${(error as Error)?.stack ?? String(error)}`);
+      try {
+        res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
+      } catch {
+        /* response already gone */
+      }
+    }
+  });
+
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
+  });
+  const port = uWS.us_socket_local_port(listenSocket);
+
+  async function close(): Promise<void> {
+    if (draining) return;
+    draining = true;
+    uWS.us_listen_socket_close(listenSocket);
+    if (inFlight > 0) {
+      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, 10_000))]);
+    }
+    await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
+    await pool.destroy();
+    // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.
+    (app as unknown as { close(): void }).close();
+  }
+
+  return { port, boot, close };
+}

@@ -1,0 +1,97 @@
+/**
+ * The route table: every path Quill answers, as data. The front registers it on its router; each entry names the
+ * worker operation (src/worker/ops/index.ts), how the caller is authenticated and how the body is handled.
+ */
+import type { TSchema } from 'typebox';
+import * as S from '../protocol/api-schemas.js';
+import type { Lane } from './worker-pool.js';
+
+export type Auth =
+  /** Personal API key (Bearer, body or query); project-scoped when the path has `:project_id`. */
+  | 'personal'
+  /** Public: the worker authenticates the project token found in the body or query. */
+  | 'public';
+
+export type BodyMode =
+  /** No body is read. */
+  | 'none'
+  /** JSON object, parsed and checked against `schema` by the front. */
+  | 'json'
+  /** Raw bytes handed to the worker (ingestion, flag evaluation: encodings vary, decoding is worker work). */
+  | 'raw';
+
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  op: string;
+  auth: Auth;
+  body: BodyMode;
+  schema?: TSchema;
+  lane: Lane;
+}
+
+const api = (method: RouteDef['method'], path: string, op: string, body: BodyMode = 'none', schema?: TSchema): RouteDef =>
+  ({ method, path, op, auth: 'personal', body, ...(schema ? { schema } : {}), lane: 'api' });
+
+const P = '/api/projects/:project_id';
+const FF = `${P}/feature_flags`;
+const ROLES = '/api/organizations/:organization_id/roles';
+
+const pub = (method: RouteDef['method'], path: string, op: string, lane: Lane): RouteDef =>
+  ({ method, path, op, auth: 'public', body: 'raw', lane });
+
+/** Every path PostHog SDKs (old and new) send events to; GET carries the payload in `?data=`. */
+const CAPTURE_PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track'];
+
+export const ROUTES: RouteDef[] = [
+  // Public ingestion
+  ...CAPTURE_PATHS.flatMap((path) => [pub('POST', path, 'capture', 'ingest'), pub('GET', path, 'capture', 'ingest')]),
+  pub('POST', '/engage', 'engage', 'ingest'),
+  pub('GET', '/engage', 'engage', 'ingest'),
+
+  // Flag evaluation
+  pub('POST', '/decide', 'decide', 'fast'),
+  pub('GET', '/decide', 'decide.defaults', 'fast'),
+  pub('POST', '/flags', 'flags', 'fast'),
+  pub('GET', '/flags', 'flags.defaults', 'fast'),
+
+  // Accounts
+  api('GET', '/api/users/@me', 'users.me'),
+  api('POST', '/api/organizations', 'organizations.create', 'json', S.AnyObject),
+  api('GET', '/api/organizations/:organization_id', 'organizations.retrieve'),
+  api('PATCH', '/api/organizations/:organization_id', 'organizations.update', 'json', S.OrganizationUpdate),
+  api('GET', '/api/organizations/:organization_id/members', 'members.list'),
+  api('POST', '/api/organizations/:organization_id/members', 'members.create', 'json', S.MemberCreate),
+  api('GET', '/api/projects', 'projects.list'),
+  api('POST', '/api/projects', 'projects.create', 'json', S.ProjectCreate),
+  api('GET', P, 'projects.retrieve'),
+  api('GET', '/api/personal_api_keys', 'personal_keys.list'),
+  api('POST', '/api/personal_api_keys', 'personal_keys.create', 'json', S.PersonalKeyCreate),
+  api('GET', '/api/personal_api_keys/:id', 'personal_keys.retrieve'),
+  api('DELETE', '/api/personal_api_keys/:id', 'personal_keys.delete'),
+
+  // Roles
+  api('GET', ROLES, 'roles.list'),
+  api('POST', ROLES, 'roles.create', 'json', S.RoleWrite),
+  api('GET', `${ROLES}/:id`, 'roles.retrieve'),
+  api('PATCH', `${ROLES}/:id`, 'roles.update', 'json', S.RoleWrite),
+  api('DELETE', `${ROLES}/:id`, 'roles.delete'),
+  api('GET', `${ROLES}/:id/role_memberships`, 'role_memberships.list'),
+  api('POST', `${ROLES}/:id/role_memberships`, 'role_memberships.create', 'json', S.RoleMembershipCreate),
+  api('DELETE', `${ROLES}/:id/role_memberships/:membership_id`, 'role_memberships.delete'),
+
+  // Feature flags
+  api('GET', FF, 'flags.list'),
+  api('POST', FF, 'flags.create', 'json', S.FeatureFlagWrite),
+  api('GET', `${FF}/activity`, 'flags.all_activity'),
+  api('GET', `${FF}/:id`, 'flags.retrieve'),
+  api('PATCH', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
+  api('PUT', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
+  api('DELETE', `${FF}/:id`, 'flags.delete'),
+  api('GET', `${FF}/:id/activity`, 'flags.activity'),
+  // The seed names the flag parameter `parent_lookup_feature_flag_id`; the router position is shared with `:id`.
+  api('GET', `${FF}/:id/role_access`, 'flag_role_access.list'),
+  api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'json', S.RoleAccessCreate),
+  api('GET', `${FF}/:id/role_access/:access_id`, 'flag_role_access.retrieve'),
+  api('DELETE', `${FF}/:id/role_access/:access_id`, 'flag_role_access.delete'),
+];

@@ -1,0 +1,56 @@
+/**
+ * Request bodies of the management API, one schema per message. The front checks them (compiled once) before a
+ * request reaches a worker; workers add the rules that need stored state (uniqueness, permissions, references).
+ */
+import Type from 'typebox';
+
+const Nullable = <T extends import('typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** Any JSON object: the common case where a worker validates fields itself. */
+export const AnyObject = Type.Object({}, { additionalProperties: true, $id: 'AnyObject' });
+
+export const FeatureFlagWrite = Type.Object({
+  key: Type.Optional(Type.Unknown()),
+  name: Type.Optional(Nullable(Type.String())),
+  filters: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+  deleted: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean()),
+  created_at: Type.Optional(Type.String({ format: 'date-time' })),
+  ensure_experience_continuity: Type.Optional(Nullable(Type.Boolean())),
+  rollback_conditions: Type.Optional(Type.Unknown()),
+  performed_rollback: Type.Optional(Nullable(Type.Boolean())),
+  evaluation_runtime: Type.Optional(Nullable(Type.Union([Type.Literal('server'), Type.Literal('client'), Type.Literal('all')]))),
+  tags: Type.Optional(Type.Array(Type.String())),
+}, { additionalProperties: true, $id: 'FeatureFlagWrite', description: 'Create or update a feature flag' });
+
+export const RoleWrite = Type.Object({
+  name: Type.Optional(Type.Unknown()),
+  feature_flags_access_level: Type.Optional(Type.Integer()),
+}, { additionalProperties: true, $id: 'RoleWrite' });
+
+export const RoleAccessCreate = Type.Object({
+  role_id: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'RoleAccessCreate' });
+
+export const ProjectCreate = Type.Object({
+  name: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'ProjectCreate' });
+
+export const PersonalKeyCreate = Type.Object({
+  label: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PersonalKeyCreate' });
+
+export const MemberCreate = Type.Object({
+  email: Type.Optional(Type.Unknown()),
+  first_name: Type.Optional(Type.String()),
+  level: Type.Optional(Type.Integer()),
+}, { additionalProperties: true, $id: 'MemberCreate' });
+
+export const RoleMembershipCreate = Type.Object({
+  user_uuid: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'RoleMembershipCreate' });
+
+export const OrganizationUpdate = Type.Object({
+  name: Type.Optional(Type.String()),
+  feature_flags_access_level: Type.Optional(Type.Integer()),
+}, { additionalProperties: true, $id: 'OrganizationUpdate' });

@@ -1,0 +1,68 @@
+/**
+ * The one catalogue of errors Quill answers with. Bodies follow PostHog's drf-exceptions-hog shape
+ * `{type, code, detail, attr}` so SDKs and tools behave as they do against PostHog. Callers never build ad-hoc
+ * error bodies: they throw one of these.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly code: string,
+    readonly detail: string,
+    readonly attr: string | null = null,
+    /** Some PostHog endpoints answer an error status with an empty body (e.g. DELETE of a flag). */
+    readonly emptyBody = false,
+  ) {
+    super(detail);
+  }
+
+  body(): string {
+    if (this.emptyBody) return '';
+    return JSON.stringify({ type: this.type, code: this.code, detail: this.detail, attr: this.attr });
+  }
+}
+
+export const Errors = {
+  validation: (attr: string | null, code: string, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
+  required: (attr: string) => new ApiError(400, 'validation_error', 'required', 'This field is required.', attr),
+  parseError: (reason: string) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${reason}`),
+  invalidPayload: (reason: string) =>
+    new ApiError(400, 'validation_error', 'invalid_payload', `Malformed request data: ${reason}`),
+  noData: () => new ApiError(400, 'validation_error', 'no_data', 'No data found. Make sure to use a POST request when sending the payload in the body of the request.'),
+  invalidProject: () => new ApiError(400, 'validation_error', 'invalid_project', 'Invalid Project ID.', 'project_id'),
+  missingDistinctId: () => new ApiError(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.'),
+
+  notAuthenticated: () =>
+    new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.'),
+  invalidPersonalApiKey: () =>
+    new ApiError(401, 'authentication_error', 'invalid_personal_api_key', 'Invalid Personal API key.'),
+  invalidApiKey: () =>
+    new ApiError(401, 'authentication_error', 'invalid_api_key', 'Project API key invalid. You can find your project API key in PostHog project settings.'),
+  missingApiKey: () =>
+    new ApiError(401, 'authentication_error', 'missing_api_key', 'API key not provided. You can find your project API key in PostHog project settings.'),
+  noApiKey: () =>
+    new ApiError(401, 'authentication_error', 'no_api_key', 'No API key provided. You can find your project API key in PostHog project settings.'),
+
+  permissionDenied: (detail = 'You do not have permission to perform this action.') =>
+    new ApiError(403, 'authentication_error', 'permission_denied', detail),
+  notFound: (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail),
+  methodNotAllowed: (method: string) =>
+    new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
+  tooLarge: () => new ApiError(413, 'client_error', 'request_too_large', 'Request too large.'),
+  server: (detail = 'A server error occurred.') => new ApiError(500, 'server_error', 'error', detail),
+  unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
+    new ApiError(503, 'server_error', 'storage_unavailable', detail),
+} as const;
+
+/** Serialisable form of an ApiError, for the worker → front protocol. */
+export interface ErrorReply {
+  status: number;
+  type: string;
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

@@ -1,0 +1,15 @@
+/**
+ * Per-shard durable ingest log: append-only segments of CRC-framed records, acknowledged after fdatasync with group
+ * commit. See ingest-log.ts for the durability invariants and README-level notes.
+ */
+export {
+  IngestLog,
+  type IngestLogOptions,
+  type IngestLogStats,
+  type RecoveryReport,
+  type ReplayedRecord,
+} from './ingest-log.js';
+export { comparePositions, formatPosition, type LogPosition } from './position.js';
+export { IngestLogClosedError, IngestLogCorruptError } from './errors.js';
+export { nodeIo, type LogIo, type OpenMode, type SegmentFile } from './io.js';
+export { MAX_PAYLOAD_BYTES } from './framing.js';

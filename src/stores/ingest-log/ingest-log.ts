@@ -1,0 +1,404 @@
+import { stat, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { IngestLogClosedError, IngestLogCorruptError } from './errors.js';
+import { encodeFrame } from './framing.js';
+import { nodeIo, type LogIo, type SegmentFile } from './io.js';
+import { comparePositions, type LogPosition } from './position.js';
+import { ensureDir, listSegments, segmentPath } from './segment-files.js';
+import { findValidEnd, scanSegment } from './segment-reader.js';
+import { writeFully } from './write-fully.js';
+
+export interface IngestLogOptions {
+  /** Directory owned by exactly one IngestLog instance (one per shard). Created if missing. */
+  dir: string;
+  /** A new segment is started before a record that would push the active one past this size. Default 64 MiB. */
+  segmentBytes?: number;
+  /**
+   * fdatasync every group before acknowledging it, and fsync the directory on segment creation. Default true.
+   * `false` is only for tests and benchmarks: the log then survives a process kill (kernel page cache) but not power loss.
+   */
+  fsync?: boolean;
+  /** Upper bound of one group commit, so one huge burst does not delay everyone behind it. Default 8 MiB. */
+  maxGroupBytes?: number;
+  /** Where recovery messages go (bytes dropped from a torn tail). Default console.warn. */
+  warn?: (message: string) => void;
+  /** TEST SEAM: replace the file operations to inject ENOSPC/EIO. Production code leaves this unset. */
+  io?: LogIo;
+}
+
+export interface IngestLogStats {
+  segments: number;
+  /** Durable bytes in all live segments. */
+  bytes: number;
+  /** Records made durable (acknowledged) since open. */
+  appends: number;
+  /** fdatasync calls that completed for group commits (0 with fsync: false). */
+  syncs: number;
+  /** Group commits that succeeded (one write each), with or without fsync. */
+  groups: number;
+  /** Records rejected because their group's write/sync failed. */
+  failedAppends: number;
+}
+
+/** What open() found in the last segment. */
+export interface RecoveryReport {
+  segment: number;
+  /** Bytes cut off the end of the last segment (torn or corrupt tail). */
+  truncatedBytes: number;
+  /** Why the valid prefix ended, or null when the segment was clean. */
+  reason: string | null;
+}
+
+export interface ReplayedRecord {
+  /** View into a read chunk; valid indefinitely, but copy it if you retain many (each pins its chunk). */
+  payload: Uint8Array;
+  /** Position just after this record; use it as the checkpoint once the record is applied. */
+  end: LogPosition;
+}
+
+interface Segment {
+  readonly seq: number;
+  readonly bytes: number;
+}
+
+interface Pending {
+  readonly frame: Buffer;
+  readonly resolve: (end: LogPosition) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_GROUP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Per-shard append-only durable log with group commit.
+ *
+ * Invariants (the reason this class exists):
+ *  1. append() resolves only after the record's bytes were written AND fdatasync'ed (fsync: true). Records are
+ *     durable in append order: group k+1 is written only after group k succeeded or was rolled back.
+ *  2. Exactly one write+sync is in flight; appends arriving meanwhile form the next group (one writev + one sync).
+ *  3. `#activeBytes` is the durable end of the active segment. Bytes beyond it may exist only after a failed group
+ *     (`#tailDirty`); they are truncated away (and the truncation synced) before anything else is written or the
+ *     segment is sealed, so acknowledged records are never followed by junk inside a sealed segment.
+ *  4. Sealed segments are immutable and fully durable. A new segment's directory entry is fsynced before any record
+ *     goes into it.
+ *  5. Only the tail of the last segment can be torn by a crash; open() cuts it back to the last valid record.
+ */
+export class IngestLog {
+  readonly dir: string;
+  readonly recovery: RecoveryReport;
+
+  readonly #io: LogIo;
+  readonly #fsync: boolean;
+  readonly #segmentBytes: number;
+  readonly #maxGroupBytes: number;
+  readonly #warn: (message: string) => void;
+
+  #sealed: Segment[];
+  #activeSeq: number;
+  #activeFile: SegmentFile;
+  #activeBytes: number;
+  #tailDirty = false;
+  /** A rotation was decided but failed: nothing more may go into the old segment (it could be left sealed on crash). */
+  #mustRotate = false;
+
+  #queue: Pending[] = [];
+  #drain: Promise<void> | null = null;
+  #closing: Promise<void> | null = null;
+  #releaseChain: Promise<void> = Promise.resolve();
+
+  #appends = 0;
+  #syncs = 0;
+  #groups = 0;
+  #failedAppends = 0;
+
+  private constructor(
+    init: {
+      dir: string;
+      io: LogIo;
+      fsync: boolean;
+      segmentBytes: number;
+      maxGroupBytes: number;
+      warn: (message: string) => void;
+      sealed: Segment[];
+      activeSeq: number;
+      activeFile: SegmentFile;
+      activeBytes: number;
+      recovery: RecoveryReport;
+    },
+  ) {
+    this.dir = init.dir;
+    this.#io = init.io;
+    this.#fsync = init.fsync;
+    this.#segmentBytes = init.segmentBytes;
+    this.#maxGroupBytes = init.maxGroupBytes;
+    this.#warn = init.warn;
+    this.#sealed = init.sealed;
+    this.#activeSeq = init.activeSeq;
+    this.#activeFile = init.activeFile;
+    this.#activeBytes = init.activeBytes;
+    this.recovery = init.recovery;
+  }
+
+  /**
+   * Opens (or creates) the log in `opts.dir`. Scans the last segment and truncates a torn/corrupt tail, reporting the
+   * dropped byte count through `warn` and `recovery`. Earlier segments are only stat'ed here; replay verifies them.
+   */
+  static async open(opts: IngestLogOptions): Promise<IngestLog> {
+    const dir = resolve(opts.dir);
+    const io = opts.io ?? nodeIo;
+    const fsync = opts.fsync ?? true;
+    const segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    const maxGroupBytes = opts.maxGroupBytes ?? DEFAULT_MAX_GROUP_BYTES;
+    const warn = opts.warn ?? ((m: string) => console.warn(m));
+    if (!(segmentBytes > 0) || !(maxGroupBytes > 0)) throw new RangeError('ingest log: sizes must be positive');
+
+    await ensureDir(dir, io, fsync);
+    const seqs = await listSegments(dir);
+
+    if (seqs.length === 0) {
+      const file = await io.open(segmentPath(dir, 1), 'create');
+      if (fsync) await io.syncDir(dir);
+      return new IngestLog({
+        dir, io, fsync, segmentBytes, maxGroupBytes, warn,
+        sealed: [], activeSeq: 1, activeFile: file, activeBytes: 0,
+        recovery: { segment: 1, truncatedBytes: 0, reason: null },
+      });
+    }
+
+    const sealed: Segment[] = [];
+    for (const seq of seqs.slice(0, -1)) sealed.push({ seq, bytes: (await stat(segmentPath(dir, seq))).size });
+
+    const lastSeq = seqs[seqs.length - 1]!;
+    const lastPath = segmentPath(dir, lastSeq);
+    const file = await io.open(lastPath, 'existing');
+    let recovery: RecoveryReport;
+    let validEnd: number;
+    try {
+      const size = await file.size();
+      const scan = await findValidEnd(file, size);
+      validEnd = scan.validEnd;
+      recovery = { segment: lastSeq, truncatedBytes: size - validEnd, reason: scan.reason };
+      if (validEnd < size) {
+        // Unacknowledged leftovers of a write interrupted by a crash (or a damaged last record). Cut them so new
+        // records follow the last valid one directly; sync the cut so it cannot reappear after power loss.
+        warn(
+          `[ingest-log] ${lastPath}: dropped ${size - validEnd} bytes of torn/corrupt tail at offset ${validEnd} ` +
+            `(${scan.reason ?? 'unknown'})`,
+        );
+        await file.truncate(validEnd);
+        if (fsync) await file.datasync();
+      }
+    } catch (err) {
+      await file.close().catch(() => undefined);
+      throw err;
+    }
+
+    return new IngestLog({
+      dir, io, fsync, segmentBytes, maxGroupBytes, warn,
+      sealed, activeSeq: lastSeq, activeFile: file, activeBytes: validEnd,
+      recovery,
+    });
+  }
+
+  /**
+   * Appends one record. Resolves with the position just after it once it is durable; rejects with the file-system
+   * error (ENOSPC, EIO, ...) if its group could not be written or synced. A rejected record was rolled back and will
+   * not be acknowledged later, although after a crash it may still reappear in replay (see README caveats).
+   * The payload is copied synchronously, so the caller may reuse its buffer immediately.
+   */
+  append(payload: Uint8Array): Promise<LogPosition> {
+    if (this.#closing) return Promise.reject(new IngestLogClosedError());
+    let frame: Buffer;
+    try {
+      frame = encodeFrame(payload);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<LogPosition>((resolve, reject) => {
+      this.#queue.push({ frame, resolve, reject });
+      if (this.#drain === null) this.#drain = this.#runDrain();
+    });
+  }
+
+  /** Position after the last durable record. */
+  get endPosition(): LogPosition {
+    return { segment: this.#activeSeq, offset: this.#activeBytes };
+  }
+
+  stats(): IngestLogStats {
+    let bytes = this.#activeBytes;
+    for (const s of this.#sealed) bytes += s.bytes;
+    return {
+      segments: this.#sealed.length + 1,
+      bytes,
+      appends: this.#appends,
+      syncs: this.#syncs,
+      groups: this.#groups,
+      failedAppends: this.#failedAppends,
+    };
+  }
+
+  /**
+   * Async iterator over the durable records strictly after `from` (null: from the oldest live segment), in log order.
+   *
+   * Reads a snapshot: the segments and the durable end that exist when iteration starts; records appended during
+   * replay are not included. `from` must be a position this log produced (append result, replay `end`, endPosition).
+   * Throws IngestLogCorruptError on a bad record (open() already repaired the only place a crash can tear).
+   * Do not call releaseUpTo() on the segments being replayed.
+   */
+  async *replay(from: LogPosition | null): AsyncGenerator<ReplayedRecord, void, undefined> {
+    const segments: Segment[] = [...this.#sealed, { seq: this.#activeSeq, bytes: this.#activeBytes }];
+    for (const seg of segments) {
+      if (from !== null && seg.seq < from.segment) continue;
+      const start = from !== null && seg.seq === from.segment ? from.offset : 0;
+      if (start >= seg.bytes) continue;
+      const path = segmentPath(this.dir, seg.seq);
+      const file = await this.#io.open(path, 'read');
+      try {
+        for await (const rec of scanSegment(file, start, seg.bytes)) {
+          if (!rec.ok) throw new IngestLogCorruptError(path, rec.offset, rec.reason);
+          yield { payload: rec.payload, end: { segment: seg.seq, offset: rec.end } };
+        }
+      } finally {
+        await file.close();
+      }
+    }
+  }
+
+  /**
+   * Deletes sealed segments whose end is at or before `upTo` (the apply loop's durable checkpoint). The active segment
+   * is never deleted, so sequence numbers keep growing and old checkpoints stay comparable. Calls are serialised.
+   */
+  releaseUpTo(upTo: LogPosition): Promise<void> {
+    const run = this.#releaseChain.then(() => this.#release(upTo));
+    this.#releaseChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops accepting appends, waits until every queued append is settled, closes the active segment. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      while (this.#drain !== null) await this.#drain;
+      await this.#releaseChain;
+      await this.#activeFile.close();
+    })();
+    return this.#closing;
+  }
+
+  async #release(upTo: LogPosition): Promise<void> {
+    let removed = 0;
+    try {
+      while (this.#sealed.length > 0) {
+        const seg = this.#sealed[0]!;
+        if (comparePositions({ segment: seg.seq, offset: seg.bytes }, upTo) > 0) break;
+        try {
+          await unlink(segmentPath(this.dir, seg.seq));
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+        this.#sealed.shift();
+        removed++;
+      }
+    } finally {
+      // Not needed for correctness (a resurrected old segment is only replayed again, and events are idempotent by
+      // uuid), but it makes the freed space real after a power loss.
+      if (removed > 0 && this.#fsync) await this.#io.syncDir(this.dir);
+    }
+  }
+
+  async #runDrain(): Promise<void> {
+    // Yield once so that every append() issued in the same synchronous burst joins the first group.
+    await null;
+    try {
+      while (this.#queue.length > 0) await this.#commitNextGroup();
+    } finally {
+      // Reset in the same microtask as the empty-queue check: an append() after this point starts a new drain.
+      this.#drain = null;
+    }
+  }
+
+  /** Takes the next group off the queue, writes and syncs it, settles its promises. Never throws. */
+  async #commitNextGroup(): Promise<void> {
+    const rotate =
+      this.#mustRotate ||
+      (this.#activeBytes > 0 && this.#activeBytes + this.#queue[0]!.frame.length > this.#segmentBytes);
+    const group = this.#takeGroup(rotate ? 0 : this.#activeBytes);
+    try {
+      if (this.#tailDirty) await this.#repairTail();
+      if (rotate) await this.#rotate();
+
+      const start = this.#activeBytes;
+      // From the first write on, bytes past the durable end may be on disk; if anything below fails they must be cut.
+      this.#tailDirty = true;
+      await writeFully(this.#activeFile, group.map((p) => p.frame), start);
+      if (this.#fsync) {
+        await this.#activeFile.datasync();
+        this.#syncs++;
+      }
+      this.#tailDirty = false;
+      this.#groups++;
+
+      let offset = start;
+      const seq = this.#activeSeq;
+      for (const p of group) offset += p.frame.length;
+      this.#activeBytes = offset;
+      this.#appends += group.length;
+
+      offset = start;
+      for (const p of group) {
+        offset += p.frame.length;
+        p.resolve({ segment: seq, offset });
+      }
+    } catch (err) {
+      this.#failedAppends += group.length;
+      for (const p of group) p.reject(err);
+    }
+  }
+
+  /** Bounded by maxGroupBytes and by the room left in the segment; always takes at least one record. */
+  #takeGroup(segmentUsed: number): Pending[] {
+    let bytes = 0;
+    let n = 0;
+    while (n < this.#queue.length) {
+      const len = this.#queue[n]!.frame.length;
+      if (n > 0 && (bytes + len > this.#maxGroupBytes || segmentUsed + bytes + len > this.#segmentBytes)) break;
+      bytes += len;
+      n++;
+    }
+    return this.#queue.splice(0, n);
+  }
+
+  /** Cuts whatever a failed group left past the durable end, durably, before anything else touches the segment. */
+  async #repairTail(): Promise<void> {
+    await this.#activeFile.truncate(this.#activeBytes);
+    if (this.#fsync) await this.#activeFile.datasync();
+    this.#tailDirty = false;
+  }
+
+  /**
+   * Seals the active segment (already fully durable, see invariant 3) and starts the next one. The directory is fsynced
+   * before the first record goes in, otherwise a power loss could drop the file together with its acknowledged data.
+   * On failure the old segment stays active but closed to writes (#mustRotate): if we crashed now, the possibly created
+   * empty file would be the last segment, and only the last segment's tail is repaired on open. A retry reuses the same
+   * sequence number ('create' truncates the leftover).
+   */
+  async #rotate(): Promise<void> {
+    this.#mustRotate = true;
+    const seq = this.#activeSeq + 1;
+    const file = await this.#io.open(segmentPath(this.dir, seq), 'create');
+    try {
+      if (this.#fsync) await this.#io.syncDir(this.dir);
+    } catch (err) {
+      await file.close().catch(() => undefined);
+      throw err;
+    }
+    const old = this.#activeFile;
+    this.#sealed.push({ seq: this.#activeSeq, bytes: this.#activeBytes });
+    this.#activeSeq = seq;
+    this.#activeFile = file;
+    this.#activeBytes = 0;
+    this.#mustRotate = false;
+    await old.close().catch((err: unknown) => this.#warn(`[ingest-log] closing sealed segment ${seq - 1}: ${String(err)}`));
+  }
+}

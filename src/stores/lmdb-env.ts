@@ -1,0 +1,39 @@
+/**
+ * Opening LMDB environments. lmdb-js requires that every opener of an environment (every worker thread) uses the
+ * same sync flags, or it throws / silently drops to another mode (stack-notes §1c). All environments are therefore
+ * opened through this one function with one options object.
+ *
+ * Durability model: lmdb-js' default `overlappingSync` makes a resolved write "committed and visible, written to
+ * the OS"; it is flushed to disk afterwards. Writers that promise durability (management API writes, the ingest
+ * apply loop before it advances its checkpoint) additionally `await env.flushed`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+const ENV_OPTIONS = { maxDbs: 32, compression: false } as const;
+
+/** Values are plain msgpack maps: records keep free-form maps (properties, filters) out of shared structures. */
+const VALUE_OPTIONS = { encoder: { useRecords: false } } as const;
+
+export type Env = RootDatabase;
+export type Table<V = unknown, K extends import('lmdb').Key = import('lmdb').Key> = Database<V, K>;
+
+export function openEnv(path: string): Env {
+  mkdirSync(dirname(path), { recursive: true });
+  return open({ path, ...ENV_OPTIONS, ...VALUE_OPTIONS });
+}
+
+export function openTable<V, K extends import('lmdb').Key = import('lmdb').Key>(env: Env, name: string): Table<V, K> {
+  return env.openDB<V, K>(name, { ...VALUE_OPTIONS } as object);
+}
+
+/** A key-only index table (values are empty); lmdb stores `null` compactly. */
+export function openIndex<K extends import('lmdb').Key = import('lmdb').Key>(env: Env, name: string): Table<null, K> {
+  return env.openDB<null, K>(name, { ...VALUE_OPTIONS } as object);
+}
+
+/** Materialises a lazy lmdb range (its typings call `asArray` a promise; iteration is synchronous). */
+export function all<T>(range: Iterable<T>): T[] {
+  return Array.from(range);
+}

@@ -1,0 +1,96 @@
+/**
+ * The metadata environment: organizations, users, keys, projects, roles, flags, cohorts, event definitions,
+ * group types and the activity log. Every worker opens it; LMDB's single write lock serialises writers across
+ * threads, and read-modify-write sequences run inside `transaction` so they are atomic.
+ *
+ * Nothing on a hot path reads it: workers mirror what /flags/ and ingestion need (src/worker/project-cache.ts).
+ */
+import { join } from 'node:path';
+import { all } from '../lmdb-env.js';
+import type {
+  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Organization, PersonalApiKey,
+  Project, Role, User,
+} from '../../domain/model.js';
+import { openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
+
+export interface Layout {
+  /** Fixed when the data directory is created: events are placed by hash(project, distinct_id) mod shardCount. */
+  shardCount: number;
+  createdAt: string;
+}
+
+export class MetaStore {
+  readonly env: Env;
+  readonly organizations: Table<Organization, number>;
+  readonly users: Table<User, number>;
+  readonly personalKeys: Table<PersonalApiKey, string>;
+  readonly projects: Table<Project, number>;
+  readonly roles: Table<Role, string>;
+  readonly flags: Table<FeatureFlag, [number, number]>;
+  readonly flagRoleAccess: Table<FlagRoleAccess, [number, number]>;
+  readonly activity: Table<ActivityEntry, [number, number, string]>;
+  readonly cohorts: Table<Cohort, [number, number]>;
+  readonly eventDefinitions: Table<EventDefinition, [number, string]>;
+  readonly groupTypes: Table<GroupTypes, number>;
+  private readonly sequences: Table<number, string>;
+  private readonly settings: Table<unknown, string>;
+
+  constructor(dataDir: string) {
+    this.env = openEnv(join(dataDir, 'meta.mdb'));
+    this.organizations = openTable(this.env, 'organizations');
+    this.users = openTable(this.env, 'users');
+    this.personalKeys = openTable(this.env, 'personal_api_keys');
+    this.projects = openTable(this.env, 'projects');
+    this.roles = openTable(this.env, 'roles');
+    this.flags = openTable(this.env, 'feature_flags');
+    this.flagRoleAccess = openTable(this.env, 'feature_flag_role_access');
+    this.activity = openTable(this.env, 'activity_log');
+    this.cohorts = openTable(this.env, 'cohorts');
+    this.eventDefinitions = openTable(this.env, 'event_definitions');
+    this.groupTypes = openTable(this.env, 'group_types');
+    this.sequences = openTable(this.env, 'sequences');
+    this.settings = openTable(this.env, 'settings');
+  }
+
+  /**
+   * Runs `fn` atomically: its reads see every committed write of every thread, and no other writer runs until it
+   * commits. Resolves after the commit is flushed to disk, so an API answer never reports an unsafe write.
+   */
+  async write<T>(fn: () => T): Promise<T> {
+    const result = await this.env.transaction(fn);
+    await this.env.flushed;
+    return result;
+  }
+
+  /** Next value of a named id sequence. Only valid inside `write`. */
+  nextId(name: string): number {
+    const next = (this.sequences.get(name) ?? 0) + 1;
+    this.sequences.put(name, next);
+    return next;
+  }
+
+  layout(): Layout | undefined {
+    return this.settings.get('layout') as Layout | undefined;
+  }
+
+  setLayout(layout: Layout): void {
+    this.settings.put('layout', layout);
+  }
+
+  projectByToken(token: string): Project | undefined {
+    for (const { value } of this.projects.getRange()) if (value.api_token === token) return value;
+    return undefined;
+  }
+
+  flagsOf(projectId: number): FeatureFlag[] {
+    return all(this.flags.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
+  }
+
+  cohortsOf(projectId: number): Cohort[] {
+    return all(this.cohorts.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
+  }
+
+  close(): Promise<void> {
+    return this.env.close();
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The persons environment, shared by every worker: persons, the distinct-id → person mapping, merge overrides,
+ * groups, experience-continuity hash keys and static cohort membership.
+ *
+ * Why one environment for all shards: `$identify` and `$create_alias` join distinct ids that hash to different
+ * shards. Keeping the mapping in one LMDB environment lets a worker do a whole merge in one write transaction;
+ * LMDB's write lock serialises such transactions across threads, so no event sees half a merge and no property
+ * update is lost to a race (design.md §1).
+ */
+import { join } from 'node:path';
+import { all, openIndex, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+
+export interface PersonRow {
+  id: number;
+  team: number;
+  uuid: string;
+  properties: Record<string, unknown>;
+  created_at: string;
+  is_identified: boolean;
+  version: number;
+  /** In insertion order; the first is the one the person was created with. */
+  distinct_ids: string[];
+}
+
+export interface GroupRow {
+  team: number;
+  type_index: number;
+  key: string;
+  properties: Record<string, unknown>;
+  created_at: string;
+}
+
+const MAX = Number.MAX_SAFE_INTEGER;
+
+export class PersonStore {
+  readonly env: Env;
+  readonly persons: Table<PersonRow, [number, number]>;
+  readonly distinctIds: Table<number, [number, string]>;
+  readonly uuids: Table<number, [number, string]>;
+  /** Person ids merged away -> the person they were merged into (events keep their ingestion-time person id). */
+  readonly merged: Table<number, [number, number]>;
+  readonly groups: Table<GroupRow, [number, number, string]>;
+  readonly hashKeyOverrides: Table<string, [number, number, string]>;
+  /** [team, person id, cohort id] for static cohorts; and the reverse for listing a cohort's people. */
+  readonly staticCohortsByPerson: Table<null, [number, number, number]>;
+  readonly staticCohortPeople: Table<null, [number, number, number]>;
+  private readonly sequences: Table<number, string>;
+
+  constructor(dataDir: string) {
+    this.env = openEnv(join(dataDir, 'persons.mdb'));
+    this.persons = openTable(this.env, 'persons');
+    this.distinctIds = openTable(this.env, 'distinct_ids');
+    this.uuids = openTable(this.env, 'person_uuids');
+    this.merged = openTable(this.env, 'merged_persons');
+    this.groups = openTable(this.env, 'groups');
+    this.hashKeyOverrides = openTable(this.env, 'hash_key_overrides');
+    this.staticCohortsByPerson = openIndex(this.env, 'static_cohorts_by_person');
+    this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
+    this.sequences = openTable(this.env, 'sequences');
+  }
+
+  /** Atomic read-modify-write across all persons tables (see the class comment). */
+  write<T>(fn: () => T): Promise<T> {
+    return this.env.transaction(fn);
+  }
+
+  /** Only inside `write`. Person ids are global integers, like PostHog's primary keys. */
+  nextPersonId(): number {
+    const next = (this.sequences.get('person') ?? 0) + 1;
+    this.sequences.put('person', next);
+    return next;
+  }
+
+  personIdOf(team: number, distinctId: string): number | undefined {
+    return this.distinctIds.get([team, distinctId]);
+  }
+
+  person(team: number, id: number): PersonRow | undefined {
+    return this.persons.get([team, id]);
+  }
+
+  personByDistinctId(team: number, distinctId: string): PersonRow | undefined {
+    const id = this.distinctIds.get([team, distinctId]);
+    return id === undefined ? undefined : this.persons.get([team, id]);
+  }
+
+  personByUuid(team: number, uuid: string): PersonRow | undefined {
+    const id = this.uuids.get([team, uuid]);
+    return id === undefined ? undefined : this.persons.get([team, id]);
+  }
+
+  /** Follows merge overrides to the person an old person id now lives in (or undefined if it was deleted). */
+  resolve(team: number, id: number): PersonRow | undefined {
+    let current = id;
+    for (let hops = 0; hops < 32; hops++) {
+      const row = this.persons.get([team, current]);
+      if (row) return row;
+      const next = this.merged.get([team, current]);
+      if (next === undefined) return undefined;
+      current = next;
+    }
+    return undefined;
+  }
+
+  /** All persons of a project, newest id first. */
+  *personsOf(team: number): Iterable<PersonRow> {
+    for (const { value } of this.persons.getRange({ start: [team, MAX], end: [team, 0], reverse: true })) yield value;
+  }
+
+  countOf(team: number): number {
+    return this.persons.getKeysCount({ start: [team, 0], end: [team, MAX] });
+  }
+
+  /** Puts a person and its uuid and distinct-id rows. Only inside `write`. */
+  putPerson(row: PersonRow): void {
+    this.persons.put([row.team, row.id], row);
+    this.uuids.put([row.team, row.uuid], row.id);
+    for (const d of row.distinct_ids) this.distinctIds.put([row.team, d], row.id);
+  }
+
+  /** Removes a person with its uuid and distinct-id rows (not its hash keys or cohort rows). Only inside `write`. */
+  removePerson(row: PersonRow): void {
+    this.persons.remove([row.team, row.id]);
+    this.uuids.remove([row.team, row.uuid]);
+    for (const d of row.distinct_ids) {
+      if (this.distinctIds.get([row.team, d]) === row.id) this.distinctIds.remove([row.team, d]);
+    }
+  }
+
+  group(team: number, typeIndex: number, key: string): GroupRow | undefined {
+    return this.groups.get([team, typeIndex, key]);
+  }
+
+  groupsOf(team: number, typeIndex: number): GroupRow[] {
+    return all(this.groups.getRange({ start: [team, typeIndex, ''], end: [team, typeIndex + 1, ''] }).map((e) => e.value));
+  }
+
+  /** Hash keys stored for a person, flag key -> hash key. */
+  hashKeysOf(team: number, personId: number): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const { key, value } of this.hashKeyOverrides.getRange({ start: [team, personId, ''], end: [team, personId + 1, ''] })) {
+      out[key[2]] = value;
+    }
+    return out;
+  }
+
+  staticCohortIdsOf(team: number, personId: number): Set<number> {
+    const out = new Set<number>();
+    for (const key of this.staticCohortsByPerson.getKeys({ start: [team, personId, 0], end: [team, personId + 1, 0] })) out.add(key[2]);
+    return out;
+  }
+
+  staticCohortMembers(team: number, cohortId: number): number[] {
+    return all(this.staticCohortPeople.getKeys({ start: [team, cohortId, 0], end: [team, cohortId + 1, 0] })).map((k) => k[2]);
+  }
+
+  addToStaticCohort(team: number, cohortId: number, personId: number): void {
+    this.staticCohortsByPerson.put([team, personId, cohortId], null);
+    this.staticCohortPeople.put([team, cohortId, personId], null);
+  }
+
+  removeFromStaticCohort(team: number, cohortId: number, personId: number): void {
+    this.staticCohortsByPerson.remove([team, personId, cohortId]);
+    this.staticCohortPeople.remove([team, cohortId, personId]);
+  }
+
+  close(): Promise<void> {
+    return this.env.close();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What a shard worker thread runs (workers/shard-worker.ts only calls this). A task is either a control message
+ * (start-up, shutdown) or a msgpackr-encoded batch of requests answered by a batch of replies.
+ */
+import { Packr } from 'msgpackr';
+import { Compile } from 'typebox/compile';
+import { move } from 'piscina';
+import type { Config } from '../config/schema.js';
+import { Errors } from '../protocol/errors.js';
+import { TaskBatch, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
+import { bootstrap } from './bootstrap.js';
+import { authSnapshot } from './ops/accounts.js';
+import { OPS } from './ops/index.js';
+import { appendHandler, appliedHandler, statsHandler } from './ingest/ingest-service.js';
+import { reloadHandler } from './replication.js';
+import { errorReply, replyForThrown } from './reply.js';
+import { WorkerRuntime } from './runtime.js';
+
+const packr = new Packr({ useRecords: false, moreTypes: false });
+const checkBatch = Compile(TaskBatch);
+
+export function createWorkerEntry(data: { config: Readonly<Config>; index: number }) {
+  const rt = new WorkerRuntime(data.config, data.index, {
+    reload: reloadHandler,
+    append: appendHandler,
+    applied: appliedHandler,
+    stats: statsHandler,
+  });
+  const debug = data.config.logLevel === 'debug';
+
+  async function runItem(item: TaskItem): Promise<Reply> {
+    const handler = OPS[item.op];
+    if (!handler) return errorReply(Errors.server(`unknown operation ${item.op}`));
+    try {
+      return await handler(item, rt);
+    } catch (error) {
+      return replyForThrown(error, item.op, rt.log.error);
+    }
+  }
+
+  async function runBatch(bytes: Uint8Array): Promise<Uint8Array> {
+    const batch = packr.unpack(bytes) as TaskBatch;
+    if (debug && !checkBatch.Check(batch)) throw new Error('malformed task batch from the front');
+    const replies = await Promise.all(batch.items.map(runItem));
+    const out = packr.pack({ replies }).slice();
+    return move(out) as unknown as Uint8Array;
+  }
+
+  async function runControl(task: ControlTask): Promise<unknown> {
+    switch (task.control) {
+      case 'bootstrap':
+        return bootstrap(rt);
+      case 'init': {
+        rt.meta.env.resetReadTxn();
+        rt.cache.invalidate({ projects: true });
+        const layout = rt.meta.layout();
+        if (!layout) throw new Error('init before bootstrap: no data-directory layout');
+        await rt.ingest.openShards(layout.shardCount);
+        return true;
+      }
+      case 'auth-snapshot':
+        return authSnapshot(rt);
+      case 'shutdown':
+        await rt.close();
+        return true;
+    }
+  }
+
+  return (task: Uint8Array | ControlTask): Promise<unknown> =>
+    task instanceof Uint8Array ? runBatch(task) : runControl(task);
+}

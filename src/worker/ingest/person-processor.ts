@@ -1,0 +1,206 @@
+/**
+ * Person processing for ingested events (ingestion-and-api.md §2): create on first sight, `$set_once` → `$set`
+ * → `$unset` in ingestion order, `$identify` / `$create_alias` / `$merge_dangerously` merges with the illegal-id
+ * lists and the is_identified guard, `$groupidentify`, `$groups` → `$group_<n>`, `$process_person_profile`.
+ *
+ * A processor lives for one write transaction of the persons environment (PersonStore.write): everything it
+ * reads and writes is atomic with respect to other workers. Person rows are copied on first change and written
+ * once at `flush`, so a chunk with many events of one person writes that person once.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  applyPersonUpdates, isIllegalDistinctId, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
+} from '../../domain/ingest/index.js';
+import type { GroupTypes } from '../../domain/model.js';
+import type { PersonRow, PersonStore } from '../../stores/persons/person-store.js';
+
+export interface PersonOutcome {
+  personId: number | null;
+  personUuid: string;
+}
+
+export class PersonProcessor {
+  private readonly loaded = new Map<number, PersonRow>();
+  private readonly dirty = new Set<number>();
+
+  constructor(
+    private readonly store: PersonStore,
+    private readonly team: number,
+    private readonly groupTypes: GroupTypes,
+  ) {}
+
+  /** Returns the event's person, or null when the event must be dropped (§2.9). Mutates `ev.properties`. */
+  process(ev: NormalizedEvent): PersonOutcome | null {
+    const props = ev.properties;
+    this.applyGroups(props);
+    const mode = personProfileMode(ev);
+    if (mode === 'drop_event') return null;
+    if (mode === 'skip_person') {
+      delete props.$set;
+      delete props.$set_once;
+      delete props.$unset;
+      const existing = this.byDistinctId(ev.distinct_id);
+      return { personId: existing?.id ?? null, personUuid: existing?.uuid ?? personUuid(this.team, ev.distinct_id) };
+    }
+    delete props.$process_person_profile;
+
+    switch (ev.event) {
+      case '$identify':
+        if (typeof props.$anon_distinct_id === 'string' || typeof props.$anon_distinct_id === 'number') {
+          this.merge(String(props.$anon_distinct_id), ev.distinct_id, true, ev.timestamp);
+        }
+        break;
+      case '$create_alias':
+        if (props.alias !== undefined && props.alias !== null) this.merge(String(props.alias), ev.distinct_id, true, ev.timestamp);
+        break;
+      case '$merge_dangerously':
+        if (props.alias !== undefined && props.alias !== null) this.merge(String(props.alias), ev.distinct_id, false, ev.timestamp);
+        break;
+      case '$groupidentify':
+        this.identifyGroup(props, ev.timestamp);
+        break;
+    }
+
+    const person = this.byDistinctId(ev.distinct_id) ?? this.create([ev.distinct_id], ev.timestamp, false);
+    const updated = applyPersonUpdates(person.properties, personUpdatesOf(ev));
+    if (updated.changed) this.change(person).properties = updated.properties;
+    return { personId: person.id, personUuid: person.uuid };
+  }
+
+  /** Writes every changed person row. Call once, at the end of the transaction. */
+  flush(): void {
+    for (const id of this.dirty) {
+      const row = this.loaded.get(id)!;
+      row.version += 1;
+      this.store.persons.put([this.team, id], row);
+    }
+    this.dirty.clear();
+  }
+
+  private byDistinctId(distinctId: string): PersonRow | undefined {
+    const id = this.store.personIdOf(this.team, distinctId);
+    if (id === undefined) return undefined;
+    let row = this.loaded.get(id);
+    if (!row) {
+      row = this.store.person(this.team, id);
+      if (row) this.loaded.set(id, row);
+    }
+    return row;
+  }
+
+  /** Copy-on-write: the first change of a row in this transaction copies it. */
+  private change(row: PersonRow): PersonRow {
+    if (!this.dirty.has(row.id)) {
+      const copy: PersonRow = { ...row, properties: { ...row.properties }, distinct_ids: [...row.distinct_ids] };
+      this.loaded.set(row.id, copy);
+      this.dirty.add(row.id);
+      return copy;
+    }
+    return row;
+  }
+
+  private create(distinctIds: string[], timestamp: string, identified: boolean): PersonRow {
+    let uuid = personUuid(this.team, distinctIds[0]!);
+    // The deterministic uuid can already belong to a live person (e.g. after a split); never share one.
+    if (this.store.uuids.get([this.team, uuid]) !== undefined) uuid = randomUUID();
+    const row: PersonRow = {
+      id: this.store.nextPersonId(), team: this.team, uuid, properties: {}, created_at: timestamp,
+      is_identified: identified, version: -1, distinct_ids: distinctIds,
+    };
+    this.store.uuids.put([this.team, uuid], row.id);
+    for (const d of distinctIds) this.store.distinctIds.put([this.team, d], row.id);
+    this.loaded.set(row.id, row);
+    this.dirty.add(row.id);
+    return row;
+  }
+
+  private addDistinctId(person: PersonRow, distinctId: string): PersonRow {
+    const row = this.change(person);
+    row.distinct_ids.push(distinctId);
+    this.store.distinctIds.put([this.team, distinctId], row.id);
+    return row;
+  }
+
+  private markIdentified(person: PersonRow): void {
+    if (!person.is_identified) this.change(person).is_identified = true;
+  }
+
+  /** §2.3: join `other` (the anonymous id or alias) into `target` (the event's distinct id). */
+  private merge(other: string, target: string, guardIdentified: boolean, timestamp: string): void {
+    if (other === target || isIllegalDistinctId(other) || isIllegalDistinctId(target)) return;
+    const pOther = this.byDistinctId(other);
+    const pTarget = this.byDistinctId(target);
+    if (!pOther && !pTarget) {
+      this.create([target, other], timestamp, true);
+    } else if (pOther && !pTarget) {
+      this.markIdentified(this.addDistinctId(pOther, target));
+    } else if (!pOther && pTarget) {
+      this.markIdentified(this.addDistinctId(pTarget, other));
+    } else if (pOther!.id === pTarget!.id) {
+      this.markIdentified(pTarget!);
+    } else if (!(guardIdentified && pOther!.is_identified)) {
+      this.mergeInto(pOther!, pTarget!);
+    }
+  }
+
+  /** The target survives: its properties win, the earliest created_at is kept, every distinct id moves to it. */
+  private mergeInto(source: PersonRow, target: PersonRow): void {
+    const t = this.change(target);
+    t.properties = { ...source.properties, ...t.properties };
+    if (source.created_at < t.created_at) t.created_at = source.created_at;
+    t.is_identified = true;
+    for (const d of source.distinct_ids) {
+      if (!t.distinct_ids.includes(d)) t.distinct_ids.push(d);
+      this.store.distinctIds.put([this.team, d], t.id);
+    }
+    this.store.persons.remove([this.team, source.id]);
+    this.store.uuids.remove([this.team, source.uuid]);
+    this.store.merged.put([this.team, source.id], t.id);
+    this.loaded.delete(source.id);
+    this.dirty.delete(source.id);
+    // Experience-continuity hash keys and static cohort membership follow the surviving person.
+    const targetKeys = this.store.hashKeysOf(this.team, t.id);
+    for (const [flagKey, hashKey] of Object.entries(this.store.hashKeysOf(this.team, source.id))) {
+      if (!(flagKey in targetKeys)) this.store.hashKeyOverrides.put([this.team, t.id, flagKey], hashKey);
+      this.store.hashKeyOverrides.remove([this.team, source.id, flagKey]);
+    }
+    for (const cohortId of this.store.staticCohortIdsOf(this.team, source.id)) {
+      this.store.removeFromStaticCohort(this.team, cohortId, source.id);
+      this.store.addToStaticCohort(this.team, cohortId, t.id);
+    }
+  }
+
+  /** `$groups: {company: "acme"}` → `$group_0: "acme"` (indexes come from the project's group types). */
+  private applyGroups(props: Record<string, unknown>): void {
+    const groups = props.$groups;
+    if (!groups || typeof groups !== 'object' || Array.isArray(groups)) return;
+    for (const [type, key] of Object.entries(groups as Record<string, unknown>)) {
+      const index = this.groupTypes[type];
+      if (index !== undefined && key !== null && key !== undefined) props[`$group_${index}`] = String(key);
+    }
+  }
+
+  /** §2.8: upsert the group; `$group_set` merges into its properties in ingestion order. */
+  private identifyGroup(props: Record<string, unknown>, timestamp: string): void {
+    const type = props.$group_type;
+    const key = props.$group_key;
+    if (typeof type !== 'string' || key === undefined || key === null) return;
+    const index = this.groupTypes[type];
+    if (index === undefined) return;
+    const groupKey = String(key);
+    const existing = this.store.group(this.team, index, groupKey);
+    const set = props.$group_set && typeof props.$group_set === 'object' ? (props.$group_set as Record<string, unknown>) : {};
+    const properties = { ...(existing?.properties ?? {}), ...set };
+    const created_at = existing && existing.created_at < timestamp ? existing.created_at : timestamp;
+    this.store.groups.put([this.team, index, groupKey], { team: this.team, type_index: index, key: groupKey, properties, created_at });
+  }
+}
+
+/** Group type names an event introduces (from `$groups` and `$groupidentify`). */
+export function groupTypeNamesOf(ev: NormalizedEvent): string[] {
+  const names: string[] = [];
+  const groups = ev.properties.$groups;
+  if (groups && typeof groups === 'object' && !Array.isArray(groups)) names.push(...Object.keys(groups));
+  if (ev.event === '$groupidentify' && typeof ev.properties.$group_type === 'string') names.push(ev.properties.$group_type);
+  return names;
+}

@@ -1,0 +1,228 @@
+/**
+ * The feature-flag management API: list, create, retrieve, PATCH (including the soft delete), the refused hard
+ * delete, and the activity log. Every change bumps `version`, is logged with field-level changes, and is
+ * replicated into every worker's flag cache before the call returns.
+ */
+import { isSimpleFlag, simpleRolloutPercentage, validateFlagFilters } from '../../domain/flags/index.js';
+import type { FeatureFlag, User } from '../../domain/model.js';
+import { ApiError, Errors } from '../../protocol/errors.js';
+import type { MetaStore } from '../../stores/meta/meta-store.js';
+import { paginate } from '../pagination.js';
+import { replicate } from '../replication.js';
+import { json } from '../reply.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { userOf, userRefById } from './accounts.js';
+import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { canEditFlag } from './flag-permissions.js';
+import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
+
+const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const MAX_KEY_LENGTH = 400;
+
+/** Fields whose changes the activity log reports (PostHog excludes ids, timestamps, creator and derived fields). */
+const LOGGED_FIELDS = [
+  'name', 'key', 'filters', 'deleted', 'active', 'ensure_experience_continuity', 'rollback_conditions',
+  'performed_rollback', 'evaluation_runtime', 'tags',
+] as const;
+
+/** Stored filters without `groups` are the legacy form: one condition with the legacy rollout column. */
+export function effectiveFilters(flag: FeatureFlag): Record<string, unknown> {
+  if (Array.isArray(flag.filters.groups)) return flag.filters;
+  return { ...flag.filters, groups: [{ properties: flag.filters.properties ?? [], rollout_percentage: flag.rollout_percentage }] };
+}
+
+export function serializeFlag(meta: MetaStore, flag: FeatureFlag, user: User | null): Record<string, unknown> {
+  const filters = effectiveFilters(flag);
+  const simple = isSimpleFlag(filters);
+  return {
+    id: flag.id,
+    name: flag.name,
+    key: flag.key,
+    filters,
+    deleted: flag.deleted,
+    active: flag.active,
+    created_by: userRefById(meta, flag.created_by),
+    created_at: flag.created_at,
+    updated_at: flag.updated_at,
+    is_simple_flag: simple,
+    rollout_percentage: simple ? simpleRolloutPercentage(filters) : null,
+    ensure_experience_continuity: flag.ensure_experience_continuity,
+    experiment_set: [],
+    rollback_conditions: flag.rollback_conditions,
+    performed_rollback: flag.performed_rollback,
+    can_edit: user ? canEditFlag(meta, user, flag) : false,
+    version: flag.version,
+    evaluation_runtime: flag.evaluation_runtime ?? 'all',
+    tags: flag.tags,
+    surveys: [],
+    features: [],
+    usage_dashboard: null,
+    analytics_dashboards: [],
+  };
+}
+
+export function flagOf(meta: MetaStore, projectId: number, id: number): FeatureFlag {
+  const flag = meta.flags.get([projectId, id]);
+  if (!flag) throw Errors.notFound();
+  return flag;
+}
+
+function validKey(raw: unknown): string {
+  if (raw === undefined || raw === null) throw Errors.required('key');
+  if (typeof raw !== 'string') throw Errors.validation('key', 'invalid', 'Not a valid string.');
+  if (raw === '') throw Errors.validation('key', 'blank', 'This field may not be blank.');
+  if (raw.length > MAX_KEY_LENGTH) throw Errors.validation('key', 'max_length', `Ensure this field has no more than ${MAX_KEY_LENGTH} characters.`);
+  if (!KEY_PATTERN.test(raw)) throw Errors.validation('key', 'invalid_key', 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.');
+  return raw;
+}
+
+function checkFilters(rt: WorkerRuntime, projectId: number, filters: Record<string, unknown>): void {
+  const cohorts = rt.meta.cohortsOf(projectId).filter((c) => !c.deleted);
+  const error = validateFlagFilters(filters, {
+    existingCohortIds: new Set(cohorts.map((c) => c.id)),
+    isStaticCohort: (id) => cohorts.some((c) => c.id === id && c.is_static),
+    groupTypes: rt.cache.groupTypeMapping(projectId),
+  });
+  if (error) throw new ApiError(400, 'validation_error', error.code, error.detail, error.attr);
+}
+
+/** Unique among non-deleted flags; soft-deleted flags holding the key are hard-deleted (PostHog does the same). */
+function claimKey(meta: MetaStore, projectId: number, key: string, exceptId: number | null): void {
+  for (const other of meta.flagsOf(projectId)) {
+    if (other.key !== key || other.id === exceptId) continue;
+    if (!other.deleted) throw Errors.validation('key', 'unique', 'There is already a feature flag with this key.');
+    meta.flags.remove([projectId, other.id]);
+  }
+}
+
+function objectOrEmpty(v: unknown, attr: string): Record<string, unknown> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw Errors.validation(attr, 'invalid', 'Expected a dictionary of items.');
+  return v as Record<string, unknown>;
+}
+
+export const listFlags: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
+  const user = userOf(rt.meta, principalOf(item).userId);
+  const flags = rt.meta.flagsOf(projectId).filter((f) => !f.deleted);
+  flags.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id);
+  const q = item.meta.query;
+  const search = q.search?.toLowerCase();
+  const selected = flags.filter((f) =>
+    (!search || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search)) &&
+    (q.active === undefined || String(f.active) === q.active.toLowerCase()));
+  return json(200, paginate(selected.map((f) => serializeFlag(rt.meta, f, user)), item.meta));
+};
+
+export const retrieveFlag: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
+  const flag = flagOf(rt.meta, projectId, intParam(item, 'id'));
+  return json(200, serializeFlag(rt.meta, flag, userOf(rt.meta, principalOf(item).userId)));
+};
+
+export const createFlag: OpHandler = async (item, rt) => {
+  const projectId = projectIdOf(item);
+  const user = userOf(rt.meta, principalOf(item).userId);
+  const body = bodyOf(item);
+  const key = validKey(body.key);
+  const filters = objectOrEmpty(body.filters, 'filters');
+  checkFilters(rt, projectId, filters);
+  const now = nowIso();
+  const flag = await rt.meta.write(() => {
+    claimKey(rt.meta, projectId, key, null);
+    const active = body.active === undefined ? true : Boolean(body.active);
+    const record: FeatureFlag = {
+      id: rt.meta.nextId('feature_flag'),
+      project_id: projectId,
+      key,
+      name: typeof body.name === 'string' ? body.name : '',
+      filters,
+      deleted: body.deleted === true,
+      active,
+      created_by: user.id,
+      created_at: typeof body.created_at === 'string' ? body.created_at : now,
+      updated_at: now,
+      ensure_experience_continuity: body.ensure_experience_continuity === true,
+      rollback_conditions: body.rollback_conditions ?? null,
+      performed_rollback: active ? false : (body.performed_rollback as boolean | null | undefined) ?? null,
+      rollout_percentage: null,
+      version: 1,
+      evaluation_runtime: typeof body.evaluation_runtime === 'string' ? body.evaluation_runtime : null,
+      tags: Array.isArray(body.tags) ? (body.tags as string[]) : [],
+    };
+    rt.meta.flags.put([projectId, record.id], record);
+    logActivity(rt.meta, {
+      project_id: projectId, user_id: user.id, activity: 'created', scope: 'FeatureFlag', item_id: String(record.id),
+      detail: { changes: null, merge: null, trigger: null, name: record.key, short_id: null, type: null },
+    });
+    return record;
+  });
+  await replicate(rt, { projectId });
+  return json(201, serializeFlag(rt.meta, flag, user));
+};
+
+export const updateFlag: OpHandler = async (item, rt) => {
+  const projectId = projectIdOf(item);
+  const user = userOf(rt.meta, principalOf(item).userId);
+  const id = intParam(item, 'id');
+  const body = bodyOf(item);
+  const flag = await rt.meta.write(() => {
+    const before = flagOf(rt.meta, projectId, id);
+    if (!canEditFlag(rt.meta, user, before)) throw Errors.permissionDenied("You don't have edit permissions for this feature flag.");
+    const next: FeatureFlag = { ...before };
+    if (body.key !== undefined && body.key !== before.key) {
+      next.key = validKey(body.key);
+      claimKey(rt.meta, projectId, next.key, id);
+    }
+    if (body.name !== undefined) next.name = typeof body.name === 'string' ? body.name : '';
+    if (body.filters !== undefined) {
+      const incoming = objectOrEmpty(body.filters, 'filters');
+      // A PATCH whose filters lack `groups` keeps the existing release conditions.
+      next.filters = Array.isArray(incoming.groups) || !Array.isArray(before.filters.groups) ? incoming : { ...incoming, groups: before.filters.groups };
+      checkFilters(rt, projectId, next.filters);
+    }
+    if (body.deleted !== undefined) next.deleted = Boolean(body.deleted);
+    if (body.active !== undefined) next.active = Boolean(body.active);
+    if (body.ensure_experience_continuity !== undefined) next.ensure_experience_continuity = Boolean(body.ensure_experience_continuity);
+    if (body.rollback_conditions !== undefined) next.rollback_conditions = body.rollback_conditions;
+    if (body.performed_rollback !== undefined) next.performed_rollback = body.performed_rollback as boolean | null;
+    if (body.active === true) next.performed_rollback = false;
+    if (body.created_at !== undefined && typeof body.created_at === 'string') next.created_at = body.created_at;
+    if (body.evaluation_runtime !== undefined) next.evaluation_runtime = typeof body.evaluation_runtime === 'string' ? body.evaluation_runtime : null;
+    if (body.tags !== undefined) next.tags = Array.isArray(body.tags) ? (body.tags as string[]) : [];
+
+    const changes = changesBetween('FeatureFlag', before as unknown as Record<string, unknown>, next as unknown as Record<string, unknown>, LOGGED_FIELDS);
+    if (changes.length === 0 && body.created_at === undefined) return before;
+    next.version = before.version + 1;
+    next.updated_at = nowIso();
+    rt.meta.flags.put([projectId, id], next);
+    logActivity(rt.meta, {
+      project_id: projectId, user_id: user.id, activity: !before.deleted && next.deleted ? 'deleted' : 'updated', scope: 'FeatureFlag',
+      item_id: String(id), detail: { changes, merge: null, trigger: null, name: next.key, short_id: null, type: null },
+    });
+    return next;
+  });
+  await replicate(rt, { projectId });
+  return json(200, serializeFlag(rt.meta, flag, user));
+};
+
+/** Hard delete is not allowed (the seed's state table): the flag stays as it is. */
+export const deleteFlag: OpHandler = (item, rt) => {
+  flagOf(rt.meta, projectIdOf(item), intParam(item, 'id'));
+  throw new ApiError(405, 'invalid_request', 'method_not_allowed',
+    'Hard delete of a feature flag is not allowed. Use PATCH with {"deleted": true} to delete it.');
+};
+
+export const flagActivity: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
+  const id = intParam(item, 'id');
+  flagOf(rt.meta, projectId, id);
+  const entries = activityOf(rt.meta, projectId, (e) => e.scope === 'FeatureFlag' && e.item_id === String(id));
+  return json(200, activityPage(rt.meta, entries, item.meta));
+};
+
+export const allFlagsActivity: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
+  const entries = activityOf(rt.meta, projectId, (e) => e.scope === 'FeatureFlag');
+  return json(200, activityPage(rt.meta, entries, item.meta));
+};

@@ -1,0 +1,55 @@
+/**
+ * Every operation a worker performs, by name. The front's route table (src/front/routes.ts) names these; a name
+ * missing here is a programming error the route-table test catches.
+ */
+import * as accounts from './accounts.js';
+import * as capture from './capture.js';
+import * as decide from './decide.js';
+import * as flags from './feature-flags.js';
+import * as roleAccess from './flag-role-access.js';
+import * as roles from './roles.js';
+import type { OpHandler } from './types.js';
+
+export const OPS: Record<string, OpHandler> = {
+  capture: capture.captureEvents,
+  engage: capture.engageEvents,
+  decide: decide.decide,
+  'decide.defaults': decide.decideDefaults,
+  flags: decide.flags,
+  'flags.defaults': decide.flagsDefaults,
+
+  'users.me': accounts.me,
+  'organizations.create': accounts.createOrganizationOp,
+  'organizations.retrieve': accounts.retrieveOrganization,
+  'organizations.update': accounts.updateOrganization,
+  'members.list': accounts.listMembers,
+  'members.create': accounts.createMember,
+  'projects.list': accounts.listProjects,
+  'projects.create': accounts.createProjectOp,
+  'projects.retrieve': accounts.retrieveProject,
+  'personal_keys.list': accounts.listPersonalKeys,
+  'personal_keys.create': accounts.createPersonalKeyOp,
+  'personal_keys.retrieve': accounts.retrievePersonalKey,
+  'personal_keys.delete': accounts.deletePersonalKey,
+
+  'roles.list': roles.listRoles,
+  'roles.create': roles.createRole,
+  'roles.retrieve': roles.retrieveRole,
+  'roles.update': roles.updateRole,
+  'roles.delete': roles.deleteRole,
+  'role_memberships.list': roles.listRoleMemberships,
+  'role_memberships.create': roles.createRoleMembership,
+  'role_memberships.delete': roles.deleteRoleMembership,
+
+  'flags.list': flags.listFlags,
+  'flags.create': flags.createFlag,
+  'flags.retrieve': flags.retrieveFlag,
+  'flags.update': flags.updateFlag,
+  'flags.delete': flags.deleteFlag,
+  'flags.activity': flags.flagActivity,
+  'flags.all_activity': flags.allFlagsActivity,
+  'flag_role_access.list': roleAccess.listRoleAccess,
+  'flag_role_access.create': roleAccess.createRoleAccess,
+  'flag_role_access.retrieve': roleAccess.retrieveRoleAccess,
+  'flag_role_access.delete': roleAccess.deleteRoleAccess,
+};

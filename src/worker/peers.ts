@@ -1,0 +1,99 @@
+/**
+ * Worker-to-worker calls (forwarding events to the shard that owns them, scatter/gather queries, replication of
+ * flag changes). Each worker listens on a named BroadcastChannel `quill-peer-<index>`; a sender opens the channel
+ * of the target by name. Named channels, unlike transferred MessagePorts, survive Piscina replacing a crashed
+ * thread: the new thread simply opens its inbox again.
+ */
+import { BroadcastChannel } from 'node:worker_threads';
+
+export type PeerMessage = { kind: string; [k: string]: unknown };
+type Envelope =
+  | { call: number; from: number; msg: PeerMessage }
+  | { reply: number; ok: true; value: unknown }
+  | { reply: number; ok: false; error: string };
+
+const CALL_TIMEOUT_MS = 60_000;
+
+export class Peers {
+  private readonly inbox: BroadcastChannel;
+  private readonly outboxes = new Map<number, BroadcastChannel>();
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private nextCall = 1;
+
+  constructor(
+    readonly index: number,
+    readonly count: number,
+    private readonly handle: (msg: PeerMessage, from: number) => Promise<unknown>,
+  ) {
+    this.inbox = new BroadcastChannel(channelName(index));
+    this.inbox.onmessage = (event) => this.receive((event as MessageEvent).data as Envelope);
+  }
+
+  /** Calls worker `target` (which may be this worker: then it runs locally, without a hop). */
+  call<T = unknown>(target: number, msg: PeerMessage): Promise<T> {
+    if (target === this.index) return this.handle(msg, this.index) as Promise<T>;
+    const id = this.nextCall++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`peer ${target} did not answer ${msg.kind} within ${CALL_TIMEOUT_MS} ms`));
+      }, CALL_TIMEOUT_MS);
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.outbox(target).postMessage({ call: id, from: this.index, msg } satisfies Envelope);
+    });
+  }
+
+  /** Calls every worker including this one; resolves with the answers in worker order. */
+  all<T = unknown>(msg: PeerMessage): Promise<T[]> {
+    return Promise.all(Array.from({ length: this.count }, (_, i) => this.call<T>(i, msg)));
+  }
+
+  /** Calls every other worker. */
+  others<T = unknown>(msg: PeerMessage): Promise<T[]> {
+    const calls: Promise<T>[] = [];
+    for (let i = 0; i < this.count; i++) if (i !== this.index) calls.push(this.call<T>(i, msg));
+    return Promise.all(calls);
+  }
+
+  close(): void {
+    this.inbox.close();
+    for (const ch of this.outboxes.values()) ch.close();
+    for (const w of this.waiting.values()) {
+      clearTimeout(w.timer);
+      w.reject(new Error('worker shutting down'));
+    }
+  }
+
+  private outbox(target: number): BroadcastChannel {
+    let ch = this.outboxes.get(target);
+    if (!ch) {
+      ch = new BroadcastChannel(channelName(target));
+      // Outboxes share the target's name, so they would also receive its traffic; they must not keep it queued.
+      ch.onmessage = () => undefined;
+      ch.unref();
+      this.outboxes.set(target, ch);
+    }
+    return ch;
+  }
+
+  private receive(env: Envelope): void {
+    if ('call' in env) {
+      const back = this.outbox(env.from);
+      this.handle(env.msg, env.from).then(
+        (value) => back.postMessage({ reply: env.call, ok: true, value } satisfies Envelope),
+        (error: unknown) => back.postMessage({ reply: env.call, ok: false, error: String((error as Error)?.stack ?? error) } satisfies Envelope),
+      );
+      return;
+    }
+    const w = this.waiting.get(env.reply);
+    if (!w) return;
+    this.waiting.delete(env.reply);
+    clearTimeout(w.timer);
+    if (env.ok) w.resolve(env.value);
+    else w.reject(new Error(env.error));
+  }
+}
+
+function channelName(index: number): string {
+  return `quill-peer-${index}`;
+}

@@ -1,0 +1,63 @@
+/**
+ * Everything one shard worker thread owns: the stores it opened, its in-memory caches, its shards and its peer
+ * channel. Created once per thread (src/worker/entry.ts) and passed to every operation.
+ */
+import type { Config } from '../config/schema.js';
+import { MetaStore } from '../stores/meta/meta-store.js';
+import { PersonStore } from '../stores/persons/person-store.js';
+import { IngestService } from './ingest/ingest-service.js';
+import { Peers, type PeerMessage } from './peers.js';
+import { ProjectCache } from './project-cache.js';
+
+export interface Logger {
+  info(msg: string): void;
+  error(msg: string): void;
+  debug(msg: string): void;
+}
+
+export function makeLogger(config: Readonly<Config>, prefix: string): Logger {
+  const quiet = config.logLevel === 'silent';
+  return {
+    info: (m) => !quiet && console.log(`${prefix} ${m}`),
+    error: (m) => console.error(`${prefix} ${m}`),
+    debug: (m) => config.logLevel === 'debug' && console.log(`${prefix} ${m}`),
+  };
+}
+
+export type PeerHandler = (rt: WorkerRuntime, msg: PeerMessage, from: number) => Promise<unknown>;
+
+export class WorkerRuntime {
+  readonly meta: MetaStore;
+  readonly cache: ProjectCache;
+  readonly persons: PersonStore;
+  readonly ingest: IngestService;
+  readonly peers: Peers;
+  readonly log: Logger;
+
+  constructor(
+    readonly config: Readonly<Config>,
+    readonly index: number,
+    peerHandlers: Record<string, PeerHandler>,
+  ) {
+    this.log = makeLogger(config, `[worker ${index}]`);
+    this.meta = new MetaStore(config.dataDir);
+    this.cache = new ProjectCache(this.meta);
+    this.persons = new PersonStore(config.dataDir);
+    this.ingest = new IngestService(this, this.persons);
+    this.peers = new Peers(index, config.workers, (msg, from) => {
+      const handler = peerHandlers[msg.kind];
+      if (!handler) return Promise.reject(new Error(`unknown peer message ${msg.kind}`));
+      return handler(this, msg, from);
+    });
+  }
+
+  get workerCount(): number {
+    return this.config.workers;
+  }
+
+  async close(): Promise<void> {
+    await this.ingest.close();
+    this.peers.close();
+    await this.meta.close();
+  }
+}

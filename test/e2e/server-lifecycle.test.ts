@@ -1,0 +1,63 @@
+// Start-up, health, SIGTERM drain, restart on the same data directory, first-start credentials.
+import t from 'tap';
+import { Client, PERSONAL_KEY, PROJECT_KEY, removeDir, startQuill } from '../helpers/quill.js';
+
+t.test('first start creates and prints credentials; restart keeps everything; SIGTERM exits 0', async (t) => {
+  const q = await startQuill();
+  t.teardown(() => removeDir(q.dataDir));
+  t.match(q.output(), /First start: created an organization, a user, a project and their keys/);
+  t.match(q.output(), new RegExp(PROJECT_KEY));
+  t.match(q.output(), new RegExp(PERSONAL_KEY));
+
+  const health = await fetch(`${q.base}/_health`);
+  t.equal(health.status, 200);
+  t.same(await health.json(), { status: 'ok' });
+
+  const api = new Client(q.base);
+  const created = await api.post('/api/projects/@current/feature_flags/', { key: 'survives-restart', filters: { groups: [{ rollout_percentage: 30 }] } });
+  t.equal(created.status, 201);
+  t.equal(await q.stop('SIGTERM'), 0, 'SIGTERM drains and exits 0');
+
+  const again = await startQuill({ dataDir: q.dataDir });
+  t.teardown(() => again.stop());
+  t.match(again.output(), /Using the existing data directory/);
+  const flags = await new Client(again.base).get('/api/projects/@current/feature_flags/');
+  t.equal(flags.status, 200);
+  t.same(flags.body.results.map((f: { key: string }) => f.key), ['survives-restart']);
+  t.equal(flags.body.results[0].filters.groups[0].rollout_percentage, 30);
+});
+
+t.test('generated keys when none are configured', async (t) => {
+  const q = await startQuill({ env: { QUILL_PROJECT_API_KEY: '', QUILL_PERSONAL_API_KEY: '' } });
+  t.teardown(async () => {
+    await q.stop();
+    removeDir(q.dataDir);
+  });
+  const project = /Project API key[^:]*:\s+(phc_[A-Za-z0-9]{43})/.exec(q.output());
+  const personal = /Personal API key[^:]*:\s+(phx_[A-Za-z0-9]{43})/.exec(q.output());
+  t.ok(project, 'a phc_ key is printed');
+  t.ok(personal, 'a phx_ key is printed');
+  const me = await new Client(q.base, personal![1]!).get('/api/users/@me/');
+  t.equal(me.status, 200);
+  t.equal(me.body.team.api_token, project![1]);
+});
+
+t.test('unknown paths answer 404 with the error body, never a dropped connection', async (t) => {
+  const q = await startQuill();
+  t.teardown(async () => {
+    await q.stop();
+    removeDir(q.dataDir);
+  });
+  const res = await fetch(`${q.base}/nope/at/all`);
+  t.equal(res.status, 404);
+  t.same(await res.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+  const method = await fetch(`${q.base}/api/users/@me/`, { method: 'PUT', headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
+  t.equal(method.status, 405);
+  t.same(await method.json(), { type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.', attr: null });
+  const preflight = await fetch(`${q.base}/api/projects/@current/feature_flags/`, {
+    method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-headers': 'authorization,content-type' },
+  });
+  t.equal(preflight.status, 200);
+  t.equal(preflight.headers.get('access-control-allow-origin'), 'http://example.test');
+  t.equal(preflight.headers.get('access-control-allow-headers'), 'authorization,content-type');
+});

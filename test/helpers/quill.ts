@@ -1,0 +1,126 @@
+/**
+ * Starts the real Quill server (the built `dist/src/main.js`, as `npm start` runs it) in a child process on a free
+ * port and a fresh data directory, and gives tests a small HTTP client for it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+export const MAIN = join(ROOT, 'dist/src/main.js');
+
+export const PROJECT_KEY = 'phc_testprojectkey0000000000000000000000000000';
+export const PERSONAL_KEY = 'phx_testpersonalkey000000000000000000000000000';
+
+export interface QuillProcess {
+  base: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  output: () => string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  workers?: number;
+  env?: Record<string, string>;
+}
+
+export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-test-'));
+  const proc = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      QUILL_HOST: '127.0.0.1',
+      QUILL_PORT: '0',
+      QUILL_DATA_DIR: dataDir,
+      QUILL_WORKERS: String(opts.workers ?? 2),
+      QUILL_PROJECT_API_KEY: PROJECT_KEY,
+      QUILL_PERSONAL_API_KEY: PERSONAL_KEY,
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Quill did not start:\n${out}`)), 30_000);
+    const onData = () => {
+      const m = /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', onData);
+        resolvePort(Number(m[1]));
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Quill exited with ${code} before listening:\n${out}`));
+    });
+  });
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+/** A tiny client: JSON in, JSON (or text) out, the personal key as Bearer unless told otherwise. */
+export class Client {
+  constructor(readonly base: string, readonly key: string | null = PERSONAL_KEY) {}
+
+  withKey(key: string | null): Client {
+    return new Client(this.base, key);
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult<T>> {
+    const h: Record<string, string> = { ...headers };
+    if (this.key && !('authorization' in h)) h.authorization = `Bearer ${this.key}`;
+    let payload: string | Uint8Array | undefined;
+    if (body instanceof Uint8Array || typeof body === 'string') payload = body;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.base + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed, text, headers: res.headers };
+  }
+
+  get = <T = any>(path: string, headers?: Record<string, string>) => this.request<T>('GET', path, undefined, headers);
+  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.request<T>('POST', path, body, headers);
+  patch = <T = any>(path: string, body?: unknown) => this.request<T>('PATCH', path, body);
+  delete = <T = any>(path: string) => this.request<T>('DELETE', path);
+}
