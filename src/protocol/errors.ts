@@ -26,8 +26,8 @@ export const Errors = {
   validation: (attr: string | null, code: string, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
   required: (attr: string) => new ApiError(400, 'validation_error', 'required', 'This field is required.', attr),
   parseError: (reason: string) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${reason}`),
-  invalidPayload: (reason: string) =>
-    new ApiError(400, 'validation_error', 'invalid_payload', `Malformed request data: ${reason}`),
+  /** `detail` is complete ("Malformed request data: <reason>", as the decoder words it). */
+  invalidPayload: (detail: string) => new ApiError(400, 'validation_error', 'invalid_payload', detail),
   noData: () => new ApiError(400, 'validation_error', 'no_data', 'No data found. Make sure to use a POST request when sending the payload in the body of the request.'),
   invalidProject: () => new ApiError(400, 'validation_error', 'invalid_project', 'Invalid Project ID.', 'project_id'),
   missingDistinctId: () => new ApiError(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.'),

@@ -96,7 +96,7 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
       return decodeOrThrow(item, rt);
     } catch (error) {
       if ((error as { status?: number }).status === 413) throw error;
-      throw Errors.validation(null, 'malformed_data', `Malformed request data: ${(error as Error).message}`);
+      throw Errors.validation(null, 'malformed_data', (error as Error).message);
     }
   })();
   const body = asObject(decoded.payload);
