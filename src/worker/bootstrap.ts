@@ -4,6 +4,7 @@
  * layout and only report the first project's key.
  */
 import type { BootstrapResult } from '../protocol/worker-messages.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { all } from '../stores/lmdb-env.js';
 import { createOrganization, createPersonalKey, createProject, createUser, LEVEL_OWNER } from './ops/accounts.js';
 import { nowIso } from './ops/types.js';
@@ -13,6 +14,7 @@ export const FIRST_USER_EMAIL = 'admin@quill.local';
 
 export async function bootstrap(rt: WorkerRuntime): Promise<BootstrapResult> {
   const { meta, config } = rt;
+  rt.onClose(lockDataDir(config.dataDir));
   const result = await meta.write((): BootstrapResult => {
     const layout = meta.layout();
     if (layout) {

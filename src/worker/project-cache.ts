@@ -12,6 +12,8 @@ export class ProjectCache {
   private projectsById = new Map<number, Project>();
   private readonly flagSets = new Map<number, CompiledFlagSet>();
   private readonly groupTypesById = new Map<number, GroupTypes>();
+  /** Values derived from a project's flags (e.g. the local-evaluation payload and its ETag), dropped with them. */
+  private readonly derived = new Map<number, Map<string, unknown>>();
 
   constructor(private readonly meta: MetaStore) {
     this.reloadProjects();
@@ -50,15 +52,25 @@ export class ProjectCache {
     return set;
   }
 
+  /** Memoises `compute()` for a project until its flags, cohorts or group types change. */
+  memo<T>(projectId: number, name: string, compute: () => T): T {
+    let entries = this.derived.get(projectId);
+    if (!entries) this.derived.set(projectId, (entries = new Map()));
+    if (!entries.has(name)) entries.set(name, compute());
+    return entries.get(name) as T;
+  }
+
   /** Drops what changed; the next use rebuilds it from the metadata environment. */
   invalidate(what: { projectId?: number | null; projects?: boolean }): void {
     if (what.projects) this.reloadProjects();
     if (what.projectId == null) {
       this.flagSets.clear();
       this.groupTypesById.clear();
+      this.derived.clear();
     } else {
       this.flagSets.delete(what.projectId);
       this.groupTypesById.delete(what.projectId);
+      this.derived.delete(what.projectId);
     }
   }
 

@@ -55,9 +55,17 @@ export class WorkerRuntime {
     return this.config.workers;
   }
 
+  private readonly closeHooks: (() => void)[] = [];
+
+  /** Runs `hook` after the stores are closed (e.g. releasing the data-directory lock). */
+  onClose(hook: () => void): void {
+    this.closeHooks.push(hook);
+  }
+
   async close(): Promise<void> {
     await this.ingest.close();
     this.peers.close();
     await this.meta.close();
+    for (const hook of this.closeHooks) hook();
   }
 }

@@ -1,0 +1,27 @@
+/**
+ * `GET /array/:token/config` (JSON) and `/array/:token/config.js` (the script form posthog-js can load): the
+ * project's remote config, the same fields decide sends.
+ */
+import { Errors } from '../../protocol/errors.js';
+import { json } from '../reply.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { configFields } from './decide.js';
+import type { OpHandler } from './types.js';
+
+function configFor(rt: WorkerRuntime, token: string): Record<string, unknown> {
+  const project = rt.cache.projectByToken(token);
+  if (!project) throw Errors.invalidApiKey();
+  const set = rt.cache.flagSet(project.id);
+  const { config: _legacy, editorParams: _e, toolbarParams: _t, isAuthenticated: _a, ...fields } = configFields(set.flags.some((f) => f.active));
+  return { token, ...fields };
+}
+
+export const remoteConfig: OpHandler = (item, rt) => json(200, configFor(rt, item.params.token ?? ''));
+
+export const remoteConfigScript: OpHandler = (item, rt) => {
+  const token = item.params.token ?? '';
+  const config = configFor(rt, token);
+  const script = `(function(){window._POSTHOG_REMOTE_CONFIG=window._POSTHOG_REMOTE_CONFIG||{};` +
+    `window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(token)}]={config:${JSON.stringify(config)},siteApps:[]};})();`;
+  return { status: 200, body: script, contentType: 'application/javascript' };
+};
