@@ -92,7 +92,7 @@ export interface FlagRoleAccess {
 
 export interface ActivityChange {
   type: string;
-  action: 'changed' | 'created' | 'deleted';
+  action: 'changed' | 'created' | 'deleted' | 'split';
   field: string | null;
   before: unknown;
   after: unknown;

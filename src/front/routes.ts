@@ -35,6 +35,8 @@ const api = (method: RouteDef['method'], path: string, op: string, body: BodyMod
 
 const P = '/api/projects/:project_id';
 const FF = `${P}/feature_flags`;
+const PERSONS = `${P}/persons`;
+const COHORTS = `${P}/cohorts`;
 const ROLES = '/api/organizations/:organization_id/roles';
 
 const pub = (method: RouteDef['method'], path: string, op: string, lane: Lane): RouteDef =>
@@ -54,6 +56,12 @@ export const ROUTES: RouteDef[] = [
   pub('GET', '/decide', 'decide.defaults', 'fast'),
   pub('POST', '/flags', 'flags', 'fast'),
   pub('GET', '/flags', 'flags.defaults', 'fast'),
+  pub('GET', '/array/:token/config', 'remote_config', 'fast'),
+  pub('GET', '/array/:token/config.js', 'remote_config.js', 'fast'),
+
+  // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
+  { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', lane: 'fast' },
+  { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none', lane: 'fast' },
 
   // Accounts
   api('GET', '/api/users/@me', 'users.me'),
@@ -84,6 +92,10 @@ export const ROUTES: RouteDef[] = [
   api('GET', FF, 'flags.list'),
   api('POST', FF, 'flags.create', 'json', S.FeatureFlagWrite),
   api('GET', `${FF}/activity`, 'flags.all_activity'),
+  api('GET', `${FF}/local_evaluation`, 'flags.local_evaluation'),
+  api('GET', `${FF}/evaluation_reasons`, 'flags.evaluation_reasons'),
+  api('GET', `${FF}/my_flags`, 'flags.my_flags'),
+  api('POST', `${FF}/user_blast_radius`, 'flags.user_blast_radius', 'json', S.AnyObject),
   api('GET', `${FF}/:id`, 'flags.retrieve'),
   api('PATCH', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
   api('PUT', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
@@ -94,4 +106,41 @@ export const ROUTES: RouteDef[] = [
   api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'json', S.RoleAccessCreate),
   api('GET', `${FF}/:id/role_access/:access_id`, 'flag_role_access.retrieve'),
   api('DELETE', `${FF}/:id/role_access/:access_id`, 'flag_role_access.delete'),
+
+  // Persons (static paths before `:id`, which is a numeric id or a uuid)
+  api('GET', PERSONS, 'persons.list'),
+  api('POST', PERSONS, 'persons.create', 'json', S.PersonCreate),
+  api('GET', `${PERSONS}/activity`, 'persons.all_activity'),
+  api('GET', `${PERSONS}/properties`, 'persons.properties'),
+  api('GET', `${PERSONS}/values`, 'persons.values'),
+  api('GET', `${PERSONS}/cohorts`, 'persons.cohorts'),
+  api('GET', `${PERSONS}/:id`, 'persons.retrieve'),
+  api('PATCH', `${PERSONS}/:id`, 'persons.update', 'json', S.PersonUpdate),
+  api('PUT', `${PERSONS}/:id`, 'persons.update', 'json', S.PersonUpdate),
+  api('DELETE', `${PERSONS}/:id`, 'persons.delete'),
+  api('GET', `${PERSONS}/:id/activity`, 'persons.activity'),
+  api('POST', `${PERSONS}/:id/update_property`, 'persons.update_property', 'json', S.PersonPropertyUpdate),
+  api('POST', `${PERSONS}/:id/delete_property`, 'persons.delete_property', 'json', S.PersonPropertyDelete),
+  api('POST', `${PERSONS}/:id/split`, 'persons.split', 'json', S.PersonSplit),
+
+  // Cohorts
+  api('GET', COHORTS, 'cohorts.list'),
+  api('POST', COHORTS, 'cohorts.create', 'json', S.CohortWrite),
+  api('GET', `${COHORTS}/:id`, 'cohorts.retrieve'),
+  api('PATCH', `${COHORTS}/:id`, 'cohorts.update', 'json', S.CohortWrite),
+  api('PUT', `${COHORTS}/:id`, 'cohorts.update', 'json', S.CohortWrite),
+  api('DELETE', `${COHORTS}/:id`, 'cohorts.delete'),
+  api('GET', `${COHORTS}/:id/persons`, 'cohorts.persons'),
+  api('PATCH', `${COHORTS}/:id/add_persons_to_static_cohort`, 'cohorts.add_persons', 'json', S.StaticCohortAdd),
+  api('PATCH', `${COHORTS}/:id/remove_person_from_static_cohort`, 'cohorts.remove_person', 'json', S.StaticCohortRemove),
+
+  // Stored events (`values` before `:id`, which is an event uuid)
+  api('GET', `${P}/events`, 'events.list'),
+  api('GET', `${P}/events/values`, 'events.values'),
+  api('GET', `${P}/events/:id`, 'events.retrieve'),
+
+  // Event definitions
+  api('GET', `${P}/event_definitions`, 'event_definitions.list'),
+  api('GET', `${P}/event_definitions/:id`, 'event_definitions.retrieve'),
+  api('PATCH', `${P}/event_definitions/:id`, 'event_definitions.update', 'json', S.EventDefinitionUpdate),
 ];

@@ -54,3 +54,56 @@ export const OrganizationUpdate = Type.Object({
   name: Type.Optional(Type.String()),
   feature_flags_access_level: Type.Optional(Type.Integer()),
 }, { additionalProperties: true, $id: 'OrganizationUpdate' });
+
+// Persons: field types are checked by the worker, which words the errors per field (attr `properties`, `key`...).
+export const PersonCreate = Type.Object({
+  properties: Type.Optional(Type.Unknown()),
+  distinct_ids: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PersonCreate' });
+
+export const PersonUpdate = Type.Object({
+  properties: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PersonUpdate' });
+
+export const PersonPropertyUpdate = Type.Object({
+  key: Type.Optional(Type.Unknown()),
+  value: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PersonPropertyUpdate' });
+
+export const PersonPropertyDelete = Type.Object({
+  $unset: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PersonPropertyDelete' });
+
+export const PersonSplit = Type.Object({
+  main_distinct_id: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PersonSplit' });
+
+// Cohorts
+export const CohortWrite = Type.Object({
+  name: Type.Optional(Type.Unknown()),
+  description: Type.Optional(Type.Unknown()),
+  filters: Type.Optional(Type.Unknown()),
+  groups: Type.Optional(Type.Unknown()),
+  is_static: Type.Optional(Type.Boolean()),
+  deleted: Type.Optional(Type.Boolean()),
+  person_ids: Type.Optional(Type.Unknown()),
+  distinct_ids: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'CohortWrite' });
+
+export const StaticCohortAdd = Type.Object({
+  person_ids: Type.Optional(Type.Unknown()),
+  distinct_ids: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'StaticCohortAdd' });
+
+export const StaticCohortRemove = Type.Object({
+  person_id: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'StaticCohortRemove' });
+
+// Event definitions: the worker type-checks each writable field (attr per field); other fields are ignored.
+export const EventDefinitionUpdate = Type.Object({
+  owner: Type.Optional(Type.Unknown()),
+  description: Type.Optional(Type.Unknown()),
+  tags: Type.Optional(Type.Unknown()),
+  verified: Type.Optional(Type.Unknown()),
+  post_to_chat: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'EventDefinitionUpdate' });

@@ -11,6 +11,8 @@ import { TaskBatch, type ControlTask, type Reply, type TaskItem } from '../proto
 import { bootstrap } from './bootstrap.js';
 import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
+import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
+import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
 import { appendHandler, appliedHandler, statsHandler } from './ingest/ingest-service.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
@@ -25,6 +27,11 @@ export function createWorkerEntry(data: { config: Readonly<Config>; index: numbe
     append: appendHandler,
     applied: appliedHandler,
     stats: statsHandler,
+    [DELETE_PERSON_EVENTS]: deletePersonEventsHandler,
+    [EVENTS_SCAN]: scanHandler,
+    [EVENTS_GET]: getHandler,
+    [EVENTS_VALUES]: valuesHandler,
+    [EVENTS_VOLUMES]: volumesHandler,
   });
   const debug = data.config.logLevel === 'debug';
 

@@ -127,6 +127,16 @@ export class PersonStore {
     }
   }
 
+  /**
+   * Deletes a person for good (DELETE /persons/:id/): its row, uuid and distinct-id rows, its experience-continuity
+   * hash keys and its static cohort memberships. Only inside `write`.
+   */
+  purgePerson(row: PersonRow): void {
+    this.removePerson(row);
+    for (const flagKey of Object.keys(this.hashKeysOf(row.team, row.id))) this.hashKeyOverrides.remove([row.team, row.id, flagKey]);
+    for (const cohortId of this.staticCohortIdsOf(row.team, row.id)) this.removeFromStaticCohort(row.team, cohortId, row.id);
+  }
+
   group(team: number, typeIndex: number, key: string): GroupRow | undefined {
     return this.groups.get([team, typeIndex, key]);
   }

@@ -5,9 +5,16 @@
 import * as accounts from './accounts.js';
 import * as capture from './capture.js';
 import * as decide from './decide.js';
+import * as flagHelpers from './flag-helpers.js';
+import * as localEvaluation from './local-evaluation.js';
+import * as remoteConfig from './remote-config.js';
 import * as flags from './feature-flags.js';
 import * as roleAccess from './flag-role-access.js';
 import * as roles from './roles.js';
+import * as persons from './persons.js';
+import * as cohorts from './cohorts.js';
+import * as events from './events.js';
+import * as eventDefinitions from './event-definitions.js';
 import type { OpHandler } from './types.js';
 
 export const OPS: Record<string, OpHandler> = {
@@ -17,6 +24,14 @@ export const OPS: Record<string, OpHandler> = {
   'decide.defaults': decide.decideDefaults,
   flags: decide.flags,
   'flags.defaults': decide.flagsDefaults,
+  remote_config: remoteConfig.remoteConfig,
+  'remote_config.js': remoteConfig.remoteConfigScript,
+  'flags.definitions': localEvaluation.flagDefinitions,
+  'flags.local_evaluation_legacy': localEvaluation.legacyLocalEvaluation,
+  'flags.local_evaluation': localEvaluation.projectLocalEvaluation,
+  'flags.evaluation_reasons': flagHelpers.evaluationReasons,
+  'flags.my_flags': flagHelpers.myFlags,
+  'flags.user_blast_radius': flagHelpers.userBlastRadius,
 
   'users.me': accounts.me,
   'organizations.create': accounts.createOrganizationOp,
@@ -52,4 +67,34 @@ export const OPS: Record<string, OpHandler> = {
   'flag_role_access.create': roleAccess.createRoleAccess,
   'flag_role_access.retrieve': roleAccess.retrieveRoleAccess,
   'flag_role_access.delete': roleAccess.deleteRoleAccess,
+
+  'persons.list': persons.listPersons,
+  'persons.create': persons.createPerson,
+  'persons.retrieve': persons.retrievePerson,
+  'persons.update': persons.updatePerson,
+  'persons.delete': persons.deletePerson,
+  'persons.update_property': persons.updatePersonProperty,
+  'persons.delete_property': persons.deletePersonProperty,
+  'persons.split': persons.splitPerson,
+  'persons.activity': persons.personActivity,
+  'persons.all_activity': persons.allPersonsActivity,
+  'persons.properties': persons.personPropertyKeys,
+  'persons.values': persons.personPropertyValues,
+  'persons.cohorts': persons.cohortsOfPerson,
+
+  'cohorts.list': cohorts.listCohorts,
+  'cohorts.create': cohorts.createCohort,
+  'cohorts.retrieve': cohorts.retrieveCohort,
+  'cohorts.update': cohorts.updateCohort,
+  'cohorts.delete': cohorts.deleteCohort,
+  'cohorts.persons': cohorts.cohortPersons,
+  'cohorts.add_persons': cohorts.addPersonsToStaticCohort,
+  'cohorts.remove_person': cohorts.removePersonFromStaticCohort,
+
+  'events.list': events.listEvents,
+  'events.values': events.eventValues,
+  'events.retrieve': events.retrieveEvent,
+  'event_definitions.list': eventDefinitions.listEventDefinitions,
+  'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
+  'event_definitions.update': eventDefinitions.updateEventDefinition,
 };

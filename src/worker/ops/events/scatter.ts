@@ -1,0 +1,227 @@
+/**
+ * Map-reduce over every shard. Events live in shards owned by different workers, so a read asks every worker
+ * (itself included) to run a peer handler over its own shards (`rt.ingest.shards`) and merges the compact answers.
+ * Handlers are registered by kind in src/worker/entry.ts; messages and answers are plain structured-clone data
+ * (filters travel as validated trees and are compiled by each worker).
+ *
+ * Consistency: callers first `await rt.ingest.appliedEverywhere()`; handlers that read persons drop their thread's
+ * LMDB read snapshot first, because persons are written by every thread.
+ */
+import type { CohortRecord } from '../../../domain/flags/index.js';
+import type { PeerMessage } from '../../peers.js';
+import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
+import type { EventStore, StoredEvent } from '../../../stores/events/event-store.js';
+import { compilePropertyFilter, needsPerson, type EventMatcher, type FilterGroup, type FilterSubject } from './property-filter.js';
+import { matchesWhere, type ColumnSource, type Comparison } from './select.js';
+import { parseProperties, PersonResolver, type EventRow } from './serialize.js';
+
+export const EVENTS_SCAN = 'events.scan';
+export const EVENTS_GET = 'events.get';
+export const EVENTS_VALUES = 'events.values';
+export const EVENTS_VOLUMES = 'events.volumes';
+
+export interface ScanRequest {
+  team: number;
+  /** Exclusive bounds, epoch ms. */
+  after: number | null;
+  before: number | null;
+  event: string | null;
+  /** Restrict to these distinct ids (a `distinct_id` or `person_id` filter); [] matches nothing. */
+  distinctIds: string[] | null;
+  ascending: boolean;
+  /** Rows wanted from each shard: offset + limit + 1 (the extra row tells whether there is a next page). */
+  take: number;
+  filter: FilterGroup | null;
+  /** The project's cohorts, when the filter has cohort leaves. */
+  cohorts: CohortRecord[];
+  where: Comparison[];
+  now: number;
+}
+
+type Msg<T> = T & PeerMessage;
+
+/** Newest first (or oldest first); equal timestamps by uuid in the same direction, as the shard indexes order them. */
+export function compareRows(ascending: boolean): (a: EventRow, b: EventRow) => number {
+  const dir = ascending ? 1 : -1;
+  return (a, b) => dir * (a.ts - b.ts || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+}
+
+/** Every matching row any shard returned, merged in order (at most `take` per shard, plus timestamp ties). */
+export async function scanEverywhere(rt: WorkerRuntime, q: ScanRequest): Promise<EventRow[]> {
+  if (q.distinctIds !== null && q.distinctIds.length === 0) return [];
+  const parts = await rt.peers.all<EventRow[]>({ kind: EVENTS_SCAN, ...q } satisfies Msg<ScanRequest>);
+  return parts.flat().sort(compareRows(q.ascending));
+}
+
+function rowOf(e: StoredEvent): EventRow {
+  return {
+    uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, person_id: e.person_id, person_uuid: e.person_uuid,
+    timestamp: e.timestamp, ts: e.ts, properties_json: e.properties_json, elements_chain: e.elements_chain,
+  };
+}
+
+export const scanHandler: PeerHandler = async (rt, msg) => {
+  const q = msg as Msg<ScanRequest>;
+  const usesPerson = needsPerson(q.filter) || q.where.some((w) => w.column.name === 'person_id');
+  if (usesPerson) rt.persons.env.resetReadTxn();
+  const persons = new PersonResolver(rt.persons, q.team);
+  const staticCohorts = new Map<number, ReadonlySet<number>>();
+  const matcher = q.filter ? compilePropertyFilter(q.filter, q.cohorts) : null;
+  const now = new Date(q.now);
+  const out: EventRow[] = [];
+  for (const shard of rt.ingest.shards.values()) collect(shard.events, q, (e) => {
+    let props: Record<string, unknown> | null = null;
+    const properties = () => (props ??= parseProperties(e.properties_json));
+    const personRow = () => persons.of(e.person_id);
+    if (matcher && !matcher(subjectOf(e, properties, personRow, staticCohorts, rt, q.team, now))) return false;
+    if (q.where.length > 0) {
+      const source: ColumnSource = { ...e, properties, personUuid: () => personRow()?.uuid ?? e.person_uuid };
+      if (!matchesWhere(q.where, source)) return false;
+    }
+    return true;
+  }, out);
+  return out;
+};
+
+function subjectOf(
+  e: StoredEvent,
+  properties: () => Record<string, unknown>,
+  personRow: () => ReturnType<PersonResolver['of']>,
+  staticCohorts: Map<number, ReadonlySet<number>>,
+  rt: WorkerRuntime,
+  team: number,
+  now: Date,
+): FilterSubject {
+  return {
+    distinctId: e.distinct_id,
+    eventProperties: properties,
+    person: () => {
+      const p = personRow();
+      if (!p) return null;
+      let ids = staticCohorts.get(p.id);
+      if (!ids) staticCohorts.set(p.id, (ids = rt.persons.staticCohortIdsOf(team, p.id)));
+      return { properties: p.properties, staticCohortIds: ids, createdAt: p.created_at };
+    },
+    now,
+  };
+}
+
+/**
+ * Collects up to `take` matching rows of one shard in scan order, then keeps going while rows tie with the last
+ * one's timestamp: the merge orders ties by uuid, which the distinct-id scan does not, so a cut in the middle of a
+ * tie could drop a row that belongs on the page.
+ */
+function collect(store: EventStore, q: ScanRequest, keep: (e: StoredEvent) => boolean, out: EventRow[]): void {
+  let taken = 0;
+  let lastTs: number | null = null;
+  for (const e of store.scan(q.team, { after: q.after, before: q.before, event: q.event, distinctIds: q.distinctIds, ascending: q.ascending })) {
+    if (taken >= q.take && e.ts !== lastTs) return;
+    if (!keep(e)) continue;
+    out.push(rowOf(e));
+    taken++;
+    lastTs = e.ts;
+  }
+}
+
+interface GetRequest {
+  team: number;
+  uuid: string;
+}
+
+export async function getEverywhere(rt: WorkerRuntime, team: number, uuid: string): Promise<EventRow | null> {
+  const found = await rt.peers.all<EventRow | null>({ kind: EVENTS_GET, team, uuid } satisfies Msg<GetRequest>);
+  return found.find((r) => r !== null) ?? null;
+}
+
+export const getHandler: PeerHandler = async (rt, msg) => {
+  const { team, uuid } = msg as Msg<GetRequest>;
+  for (const shard of rt.ingest.shards.values()) {
+    const e = shard.events.get(team, uuid);
+    if (e) return rowOf(e);
+  }
+  return null;
+};
+
+export interface ValuesRequest {
+  team: number;
+  key: string;
+  /** Lower-cased substring the value must contain, or null. */
+  needle: string | null;
+  eventNames: string[] | null;
+  after: number;
+  limit: number;
+  /** Events examined per shard at most: bounds the cost of a property that is rare or has few values. */
+  maxScan: number;
+}
+
+interface SeenValue {
+  value: string;
+  ts: number;
+}
+
+/** Distinct values of an event property, most recently seen first. */
+export async function valuesEverywhere(rt: WorkerRuntime, q: ValuesRequest): Promise<string[]> {
+  const parts = await rt.peers.all<SeenValue[]>({ kind: EVENTS_VALUES, ...q } satisfies Msg<ValuesRequest>);
+  const newest = new Map<string, number>();
+  for (const { value, ts } of parts.flat()) newest.set(value, Math.max(ts, newest.get(value) ?? -Infinity));
+  return [...newest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, q.limit).map(([v]) => v);
+}
+
+/**
+ * The values a property contributes: strings as they are, lists flattened into their items, other values as
+ * JSON text (PostHog parses JSON arrays and objects out of the stored text and flattens them).
+ */
+export function propertyValues(v: unknown): string[] {
+  if (v === null || v === undefined) return [];
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.flatMap((x) => (Array.isArray(x) ? [JSON.stringify(x)] : propertyValues(x)));
+  return [JSON.stringify(v)];
+}
+
+export const valuesHandler: PeerHandler = async (rt, msg) => {
+  const q = msg as Msg<ValuesRequest>;
+  const seen = new Map<string, number>();
+  const names: (string | null)[] = q.eventNames ?? [null];
+  for (const shard of rt.ingest.shards.values()) {
+    for (const event of names) {
+      let scanned = 0;
+      let fresh = 0;
+      for (const e of shard.events.scan(q.team, { after: q.after, event })) {
+        if (++scanned > q.maxScan || fresh >= q.limit) break;
+        const props = parseProperties(e.properties_json);
+        if (!Object.hasOwn(props, q.key)) continue;
+        for (const value of propertyValues(props[q.key])) {
+          if (q.needle !== null && !value.toLowerCase().includes(q.needle)) continue;
+          const prev = seen.get(value);
+          if (prev === undefined) fresh++;
+          if (prev === undefined || prev < e.ts) seen.set(value, e.ts);
+        }
+      }
+    }
+  }
+  return [...seen].map(([value, ts]): SeenValue => ({ value, ts }));
+};
+
+interface VolumesRequest {
+  team: number;
+  names: string[];
+  after: number;
+}
+
+/** Events per name with a timestamp after `after`, summed over every shard (definitions' `volume_30_day`). */
+export async function volumesEverywhere(rt: WorkerRuntime, team: number, names: string[], after: number): Promise<Map<string, number>> {
+  const totals = new Map<string, number>(names.map((n) => [n, 0]));
+  if (names.length === 0) return totals;
+  const parts = await rt.peers.all<number[]>({ kind: EVENTS_VOLUMES, team, names, after } satisfies Msg<VolumesRequest>);
+  for (const counts of parts) counts.forEach((c, i) => totals.set(names[i]!, totals.get(names[i]!)! + c));
+  return totals;
+}
+
+export const volumesHandler: PeerHandler = async (rt, msg) => {
+  const { team, names, after } = msg as Msg<VolumesRequest>;
+  const counts = names.map(() => 0);
+  for (const shard of rt.ingest.shards.values()) {
+    names.forEach((name, i) => (counts[i]! += shard.events.countByName(team, name, after)));
+  }
+  return counts;
+};

@@ -1,0 +1,38 @@
+/**
+ * DELETE /persons/:id/?delete_events: the person's events live in shards owned by every worker, so the worker
+ * serving the request asks each worker (itself included) to remove, from its own shards, every event of the
+ * person's distinct ids. Each shard's removal is one transaction of its events environment.
+ */
+import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
+
+export const DELETE_PERSON_EVENTS = 'persons.delete_events';
+
+interface DeletePersonEvents {
+  kind: typeof DELETE_PERSON_EVENTS;
+  team: number;
+  distinctIds: string[];
+  [k: string]: unknown;
+}
+
+/** Removes the events on every worker; resolves with how many were removed. */
+export async function deleteEventsOf(rt: WorkerRuntime, team: number, distinctIds: string[]): Promise<number> {
+  if (distinctIds.length === 0) return 0;
+  const msg: DeletePersonEvents = { kind: DELETE_PERSON_EVENTS, team, distinctIds };
+  const counts = await rt.peers.all<number>(msg);
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
+  const { team, distinctIds } = msg as DeletePersonEvents;
+  let removed = 0;
+  for (const shard of rt.ingest.shards.values()) {
+    const store = shard.events;
+    removed += await store.env.transaction(() => {
+      // Collected first: removing rows under a live range cursor is not safe.
+      const doomed = Array.from(store.scan(team, { distinctIds }));
+      for (const e of doomed) store.remove(e);
+      return doomed.length;
+    });
+  }
+  return removed;
+};

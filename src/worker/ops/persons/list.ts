@@ -1,0 +1,74 @@
+/**
+ * GET /persons/ (ingestion-and-api.md §5.2, §4.3): filters `distinct_id`, `email`, `search`, `properties`,
+ * `uuid` and `cohort`, newest person first, limit/offset pages (`count` included; PostHog only adds it on
+ * request, but it costs nothing here), or every match as CSV (capped like PostHog's export).
+ */
+import { Errors } from '../../../protocol/errors.js';
+import type { PersonRow } from '../../../stores/persons/person-store.js';
+import { pageOf, paginateCounted } from '../../pagination.js';
+import type { WorkerRuntime } from '../../runtime.js';
+import { projectIdOf, type OpHandler } from '../types.js';
+import { CohortMembership, personContext } from './cohort-membership.js';
+import { answer, viewOf, wantsCsv } from './person-view.js';
+import { personPropertyMatcher } from './property-filter.js';
+import { settledPersons } from './read-your-writes.js';
+
+const CSV_MAX_ROWS = 10_000;
+
+type RowTest = (row: PersonRow) => boolean;
+
+/** The filters of the query, each a cheap test on a stored row; parsing errors are 400s before any scan. */
+function filtersOf(rt: WorkerRuntime, team: number, query: Record<string, string>): RowTest[] {
+  const tests: RowTest[] = [];
+  if (query.email !== undefined) {
+    const email = query.email;
+    tests.push((row) => row.properties.email === email);
+  }
+  if (query.search !== undefined && query.search !== '') {
+    const needle = query.search.toLowerCase();
+    tests.push((row) =>
+      JSON.stringify(row.properties).toLowerCase().includes(needle) ||
+      row.distinct_ids.some((d) => d.toLowerCase().includes(needle)));
+  }
+  if (query.uuid !== undefined && query.uuid !== '') {
+    const uuids = new Set(query.uuid.split(',').map((u) => u.trim().toLowerCase()));
+    tests.push((row) => uuids.has(row.uuid));
+  }
+  const matcher = personPropertyMatcher(query.properties);
+  if (matcher !== null) {
+    const now = new Date();
+    tests.push((row) => matcher(personContext(row, rt.persons.staticCohortIdsOf(team, row.id), now)));
+  }
+  if (query.cohort !== undefined && query.cohort !== '') {
+    if (!/^\d+$/.test(query.cohort)) throw Errors.validation('cohort', 'invalid_input', 'A valid integer is required.');
+    const cohortId = Number(query.cohort);
+    const membership = new CohortMembership(rt, team);
+    tests.push((row) => membership.contains(cohortId, row));
+  }
+  return tests;
+}
+
+/** Candidate rows: one lookup for `distinct_id`, otherwise every person of the project, newest first. */
+function candidatesOf(rt: WorkerRuntime, team: number, distinctId: string | undefined): Iterable<PersonRow> {
+  if (distinctId === undefined) return rt.persons.personsOf(team);
+  const row = rt.persons.personByDistinctId(team, distinctId);
+  return row ? [row] : [];
+}
+
+export const listPersons: OpHandler = async (item, rt) => {
+  const team = projectIdOf(item);
+  const query = item.meta.query;
+  const csv = wantsCsv(item);
+  const tests = filtersOf(rt, team, query);
+  await settledPersons(rt);
+
+  const rows: PersonRow[] = [];
+  for (const row of candidatesOf(rt, team, query.distinct_id)) {
+    if (tests.every((test) => test(row))) rows.push(row);
+    if (csv && rows.length >= CSV_MAX_ROWS) break;
+  }
+  if (csv) return answer(item, 200, rows.map(viewOf));
+  const page = pageOf(query);
+  const { count, next, previous, results } = paginateCounted(rows.slice(page.offset, page.offset + page.limit), rows.length, item.meta, page);
+  return answer(item, 200, { next, previous, count, results: results.map(viewOf) });
+};
