@@ -6,15 +6,13 @@
  * waits for an fdatasync; flag evaluations must not wait behind it.
  */
 import { fileURLToPath } from 'node:url';
-import { Packr } from 'msgpackr';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Reply, ReplyBatch, TaskItem } from '../protocol/worker-messages.js';
+import { packForTransfer, unpack } from '../protocol/wire.js';
 
 export type Lane = 'fast' | 'ingest' | 'api';
 const LANES: Lane[] = ['fast', 'ingest', 'api'];
-
-const packr = new Packr({ useRecords: false, moreTypes: false });
 
 interface Pending {
   items: TaskItem[];
@@ -110,15 +108,14 @@ export class WorkerPool {
   }
 
   private send(w: WorkerHandle, pending: Pending): void {
-    // slice(): msgpackr packs into a shared buffer; transfer an exact copy, not the whole shared ArrayBuffer.
-    const bytes = packr.pack({ items: pending.items }).slice();
+    const bytes = packForTransfer({ items: pending.items });
     const done = () => {
       w.inFlight -= pending.waiters.length;
     };
     w.pool.run(bytes, { transferList: [bytes.buffer] as never }).then(
       (out: Uint8Array) => {
         done();
-        const { replies } = packr.unpack(out) as ReplyBatch;
+        const { replies } = unpack<ReplyBatch>(out);
         pending.waiters.forEach((waiter, i) => waiter.resolve(replies[i]!));
       },
       (error: unknown) => {
@@ -128,5 +125,3 @@ export class WorkerPool {
     );
   }
 }
-
-export { packr as wirePackr };

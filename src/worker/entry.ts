@@ -2,12 +2,12 @@
  * What a shard worker thread runs (workers/shard-worker.ts only calls this). A task is either a control message
  * (start-up, shutdown) or a msgpackr-encoded batch of requests answered by a batch of replies.
  */
-import { Packr } from 'msgpackr';
 import { Compile } from 'typebox/compile';
 import { move } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { Errors } from '../protocol/errors.js';
 import { TaskBatch, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
+import { packForTransfer, unpack } from '../protocol/wire.js';
 import { bootstrap } from './bootstrap.js';
 import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
@@ -18,7 +18,6 @@ import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { WorkerRuntime } from './runtime.js';
 
-const packr = new Packr({ useRecords: false, moreTypes: false });
 const checkBatch = Compile(TaskBatch);
 
 export function createWorkerEntry(data: { config: Readonly<Config>; index: number }) {
@@ -46,10 +45,10 @@ export function createWorkerEntry(data: { config: Readonly<Config>; index: numbe
   }
 
   async function runBatch(bytes: Uint8Array): Promise<Uint8Array> {
-    const batch = packr.unpack(bytes) as TaskBatch;
+    const batch = unpack<TaskBatch>(bytes);
     if (debug && !checkBatch.Check(batch)) throw new Error('malformed task batch from the front');
     const replies = await Promise.all(batch.items.map(runItem));
-    const out = packr.pack({ replies }).slice();
+    const out = packForTransfer({ replies });
     return move(out) as unknown as Uint8Array;
   }
 
