@@ -147,7 +147,7 @@ function changesOf(body: Record<string, unknown>, meta: MetaStore, organizationI
 
 /**
  * PATCH: only `owner`, `description`, `tags`, `verified`, `post_to_chat` change; read-only fields in the body are
- * ignored. Every PATCH stamps `updated_at`/`updated_by`. `verified` turning true records who verified it and
+ * ignored. `tags` are trimmed, with blanks and repeats dropped. Every PATCH stamps `updated_at`/`updated_by`. `verified` turning true records who verified it and
  * when; turning false clears both. The change is logged (scope `EventDefinition`, activity `changed`).
  */
 export const updateEventDefinition: OpHandler = async (item, rt) => {

@@ -21,7 +21,12 @@ const DAY = 24 * HOUR;
 export function parseEventDate(raw: string, now: number): number | null {
   const text = raw.trim();
   const rel = RELATIVE.exec(text);
-  if (rel) return relative(Number(rel[1] ?? 0), rel[2]!, rel[3] ?? null, now);
+  const ms = rel ? relative(Number(rel[1] ?? 0), rel[2]!, rel[3] ?? null, now) : absoluteOf(text);
+  // Beyond JavaScript's date range (e.g. -999999y) is not a date either.
+  return ms !== null && Number.isFinite(ms) ? ms : null;
+}
+
+function absoluteOf(text: string): number | null {
   const abs = ABSOLUTE.exec(text);
   return abs ? absolute(abs) : null;
 }

@@ -7,7 +7,8 @@
  *   gave fewer than `limit` rows, which is the same result as no lower bound; nor an upper bound of now + 5 s, so
  *   events ingested with a (tolerated) future timestamp are listed too;
  * - `limit`: default 100 (3 500 for CSV), at most 100 000 (larger values are clamped); `limit` and `offset` must
- *   be non-negative integers (PostHog crashed with a 500 on anything else); `limit=0` means the default.
+ *   be non-negative integers (PostHog crashed with a 500 on anything else); `limit=0` means the default;
+ * - the time bounds are exclusive and read in UTC (not the project's time zone).
  */
 import type { CohortRecord } from '../../../domain/flags/index.js';
 import { Errors } from '../../../protocol/errors.js';
@@ -83,7 +84,9 @@ function text(raw: string | undefined): string | null {
 
 export function parseListQuery(query: Record<string, string>, now: number, cohorts: readonly CohortRecord[]): ListQuery {
   const csv = wantsCsv(query);
-  const limitRaw = nonNegativeInt(query.limit, 'limit');
+  // A limit too long to be an exact integer is still "more than the maximum".
+  const hugeLimit = /^0*[1-9]\d{15,}$/.test(query.limit?.trim() ?? '');
+  const limitRaw = hugeLimit ? MAX_LIMIT : nonNegativeInt(query.limit, 'limit');
   const offset = nonNegativeInt(query.offset, 'offset') ?? 0;
   const limit = limitRaw === null || limitRaw === 0 ? (csv ? DEFAULT_CSV_LIMIT : DEFAULT_LIMIT) : Math.min(limitRaw, MAX_LIMIT);
   const select = parseSelect(query.select);
