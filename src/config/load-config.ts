@@ -7,6 +7,7 @@ import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
 const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb']);
+const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection']);
 
 /** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */
 function defaultConfigPath(): string {
@@ -32,7 +33,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   for (const [field, name] of Object.entries(ENV_NAMES) as [keyof Config, string][]) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    merged[field] = NUMERIC.has(field) ? Number(raw) : raw;
+    merged[field] = NUMERIC.has(field) ? Number(raw) : BOOLEAN.has(field) ? raw === '1' || raw.toLowerCase() === 'true' : raw;
   }
   if (!validator.Check(merged)) {
     const first = [...validator.Errors(merged)][0];

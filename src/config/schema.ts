@@ -13,6 +13,7 @@ export const ConfigSchema = Type.Object({
   projectApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PROJECT_API_KEY: key of the first project (only when the data directory is new)' }),
   personalApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PERSONAL_API_KEY: key of the first user (only when the data directory is new)' }),
   logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
+  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -27,4 +28,5 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   projectApiKey: 'QUILL_PROJECT_API_KEY',
   personalApiKey: 'QUILL_PERSONAL_API_KEY',
   logLevel: 'QUILL_LOG_LEVEL',
+  faultInjection: 'QUILL_FAULT_INJECTION',
 };

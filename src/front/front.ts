@@ -33,9 +33,10 @@ export interface RunningQuill {
 
 export async function startQuill(config: Readonly<Config>, log: (msg: string) => void = console.log): Promise<RunningQuill> {
   assertNativeUws();
-  const pool = new WorkerPool(config);
+  const pool = new WorkerPool(config, log);
   const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
   await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'init' })));
+  pool.markStarted();
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }));
 
   const router = new Router<RouteDef>();

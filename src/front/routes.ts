@@ -51,6 +51,8 @@ export const ROUTES: RouteDef[] = [
   pub('POST', '/engage', 'engage', 'ingest'),
   pub('GET', '/engage', 'engage', 'ingest'),
 
+  pub('POST', '/_fault/:kind', 'fault', 'api'),
+
   // Flag evaluation
   pub('POST', '/decide', 'decide', 'fast'),
   pub('GET', '/decide', 'decide.defaults', 'fast'),

@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
-import type { Reply, ReplyBatch, TaskItem } from '../protocol/worker-messages.js';
+import { STARTED, type Reply, type ReplyBatch, type TaskItem } from '../protocol/worker-messages.js';
 import { packForTransfer, unpack } from '../protocol/wire.js';
 
 export type Lane = 'fast' | 'ingest' | 'api';
@@ -29,8 +29,9 @@ export class WorkerPool {
   private readonly workers: WorkerHandle[];
   private flushScheduled = false;
   private roundRobin = 0;
+  private readonly shared = new Int32Array(new SharedArrayBuffer(4));
 
-  constructor(config: Readonly<Config>) {
+  constructor(config: Readonly<Config>, private readonly log: (msg: string) => void = console.error) {
     const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
@@ -43,10 +44,18 @@ export class WorkerPool {
         // The worker's event loop must keep running between tasks: peer messages, the apply loop and lmdb-js
         // commit callbacks live there. With atomics 'sync' the thread would sleep in Atomics.wait instead.
         atomics: 'disabled',
-        workerData: { config, index },
+        workerData: { config, index, shared: this.shared },
       });
+      // A thread that dies (an uncaught error) is replaced by Piscina; without this listener the error would be
+      // re-thrown on the main thread and take the whole server down with it.
+      pool.on('error', (error: unknown) => this.log(`worker ${index} died and is being replaced: ${(error as Error)?.stack ?? error}`));
       return new WorkerHandle(index, pool);
     });
+  }
+
+  /** Marks start-up complete for current and future worker threads. */
+  markStarted(): void {
+    Atomics.store(this.shared, STARTED, 1);
   }
 
   get size(): number {

@@ -6,7 +6,7 @@ import { Compile } from 'typebox/compile';
 import { move } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { Errors } from '../protocol/errors.js';
-import { TaskBatch, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
+import { STARTED, TaskBatch, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
 import { packForTransfer, unpack } from '../protocol/wire.js';
 import { bootstrap } from './bootstrap.js';
 import { authSnapshot } from './ops/accounts.js';
@@ -20,7 +20,14 @@ import { WorkerRuntime } from './runtime.js';
 
 const checkBatch = Compile(TaskBatch);
 
-export function createWorkerEntry(data: { config: Readonly<Config>; index: number }) {
+export interface WorkerData {
+  config: Readonly<Config>;
+  index: number;
+  /** See STARTED in src/protocol/worker-messages.ts. */
+  shared: Int32Array;
+}
+
+export function createWorkerEntry(data: WorkerData) {
   const rt = new WorkerRuntime(data.config, data.index, {
     reload: reloadHandler,
     append: appendHandler,
@@ -34,6 +41,32 @@ export function createWorkerEntry(data: { config: Readonly<Config>; index: numbe
   });
   const debug = data.config.logLevel === 'debug';
 
+  // A library promise nobody awaits (lmdb-js rejects internal commit promises when a disk is full) must not kill
+  // the thread: the operation that failed has already answered 503 or will retry.
+  process.on('unhandledRejection', (reason) => rt.log.error(`unhandled rejection: ${(reason as Error)?.stack ?? reason}`));
+
+  /** Opens and recovers this worker's shards, once. */
+  let initialised: Promise<void> | null = null;
+  function initialise(): Promise<void> {
+    initialised ??= (async () => {
+      rt.meta.env.resetReadTxn();
+      rt.cache.invalidate({ projects: true });
+      const layout = rt.meta.layout();
+      if (!layout) throw new Error('init before bootstrap: no data-directory layout');
+      await rt.ingest.openShards(layout.shardCount);
+    })();
+    rt.ready = initialised;
+    return initialised;
+  }
+  // A thread started after start-up replaces one that died: nothing will send it `init`, so it initialises itself.
+  if (Atomics.load(data.shared, STARTED) === 1) {
+    rt.log.info('replacement thread: reopening shards');
+    initialise().then(
+      () => rt.peers.announceRestart(),
+      (error: unknown) => rt.log.error(`re-initialisation failed: ${(error as Error)?.stack ?? error}`),
+    );
+  }
+
   async function runItem(item: TaskItem): Promise<Reply> {
     const handler = OPS[item.op];
     if (!handler) return errorReply(Errors.server(`unknown operation ${item.op}`));
@@ -45,6 +78,7 @@ export function createWorkerEntry(data: { config: Readonly<Config>; index: numbe
   }
 
   async function runBatch(bytes: Uint8Array): Promise<Uint8Array> {
+    if (initialised) await initialised;
     const batch = unpack<TaskBatch>(bytes);
     if (debug && !checkBatch.Check(batch)) throw new Error('malformed task batch from the front');
     const replies = await Promise.all(batch.items.map(runItem));
@@ -56,14 +90,9 @@ export function createWorkerEntry(data: { config: Readonly<Config>; index: numbe
     switch (task.control) {
       case 'bootstrap':
         return bootstrap(rt);
-      case 'init': {
-        rt.meta.env.resetReadTxn();
-        rt.cache.invalidate({ projects: true });
-        const layout = rt.meta.layout();
-        if (!layout) throw new Error('init before bootstrap: no data-directory layout');
-        await rt.ingest.openShards(layout.shardCount);
+      case 'init':
+        await initialise();
         return true;
-      }
       case 'auth-snapshot':
         return authSnapshot(rt);
       case 'shutdown':

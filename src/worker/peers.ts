@@ -10,14 +10,15 @@ export type PeerMessage = { kind: string; [k: string]: unknown };
 type Envelope =
   | { call: number; from: number; msg: PeerMessage }
   | { reply: number; ok: true; value: unknown }
-  | { reply: number; ok: false; error: string };
+  | { reply: number; ok: false; error: string }
+  | { restarted: number };
 
 const CALL_TIMEOUT_MS = 60_000;
 
 export class Peers {
   private readonly inbox: BroadcastChannel;
   private readonly outboxes = new Map<number, BroadcastChannel>();
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<number, { target: number; msg: PeerMessage; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private nextCall = 1;
 
   constructor(
@@ -38,7 +39,7 @@ export class Peers {
         this.waiting.delete(id);
         reject(new Error(`peer ${target} did not answer ${msg.kind} within ${CALL_TIMEOUT_MS} ms`));
       }, CALL_TIMEOUT_MS);
-      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.waiting.set(id, { target, msg, resolve: resolve as (v: unknown) => void, reject, timer });
       this.outbox(target).postMessage({ call: id, from: this.index, msg } satisfies Envelope);
     });
   }
@@ -53,6 +54,15 @@ export class Peers {
     const calls: Promise<T>[] = [];
     for (let i = 0; i < this.count; i++) if (i !== this.index) calls.push(this.call<T>(i, msg));
     return Promise.all(calls);
+  }
+
+  /**
+   * Called by a thread that replaces one that died: calls the dead thread received but never answered are sent
+   * again to this one. Safe because every peer message is idempotent (appends are deduplicated by uuid when
+   * applied; the others read or reload).
+   */
+  announceRestart(): void {
+    for (let i = 0; i < this.count; i++) if (i !== this.index) this.outbox(i).postMessage({ restarted: this.index } satisfies Envelope);
   }
 
   close(): void {
@@ -77,6 +87,12 @@ export class Peers {
   }
 
   private receive(env: Envelope): void {
+    if ('restarted' in env) {
+      for (const [id, w] of this.waiting) {
+        if (w.target === env.restarted) this.outbox(w.target).postMessage({ call: id, from: this.index, msg: w.msg } satisfies Envelope);
+      }
+      return;
+    }
     if ('call' in env) {
       const back = this.outbox(env.from);
       this.handle(env.msg, env.from).then(

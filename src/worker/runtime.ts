@@ -44,9 +44,12 @@ export class WorkerRuntime {
     this.cache = new ProjectCache(this.meta);
     this.persons = new PersonStore(config.dataDir);
     this.ingest = new IngestService(this, this.persons);
-    this.peers = new Peers(index, config.workers, (msg, from) => {
+    this.peers = new Peers(index, config.workers, async (msg, from) => {
       const handler = peerHandlers[msg.kind];
-      if (!handler) return Promise.reject(new Error(`unknown peer message ${msg.kind}`));
+      if (!handler) throw new Error(`unknown peer message ${msg.kind}`);
+      // Everything but a reload needs this worker's shards. (A reload must not wait: shard recovery itself may
+      // replicate new group types to every worker while they are all still starting.)
+      if (msg.kind !== 'reload') await this.ready;
       return handler(this, msg, from);
     });
   }
@@ -56,6 +59,8 @@ export class WorkerRuntime {
   }
 
   private readonly closeHooks: (() => void)[] = [];
+  /** Resolves once this worker's shards are open and recovered (set by src/worker/entry.ts). */
+  ready: Promise<void> = Promise.resolve();
 
   /** Runs `hook` after the stores are closed (e.g. releasing the data-directory lock). */
   onClose(hook: () => void): void {

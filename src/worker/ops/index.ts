@@ -5,6 +5,7 @@
 import * as accounts from './accounts.js';
 import * as capture from './capture.js';
 import * as decide from './decide.js';
+import { injectFault } from './fault-injection.js';
 import * as flagHelpers from './flag-helpers.js';
 import * as localEvaluation from './local-evaluation.js';
 import * as remoteConfig from './remote-config.js';
@@ -20,6 +21,7 @@ import type { OpHandler } from './types.js';
 export const OPS: Record<string, OpHandler> = {
   capture: capture.captureEvents,
   engage: capture.engageEvents,
+  fault: injectFault,
   decide: decide.decide,
   'decide.defaults': decide.decideDefaults,
   flags: decide.flags,
