@@ -2,17 +2,16 @@
 // events, volume_30_day counted over every shard, ordering, search, pagination, retrieve, and the PATCH rules
 // (writable fields only, type errors, verified stamps, updated_by/updated_at).
 import t from 'tap';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
+const server = quillForFile(t);
 let me: { id: number; uuid: string; distinct_id: string; first_name: string; email: string };
 const ED = '/api/projects/@current/event_definitions/';
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function ingest(events: Record<string, unknown>[]): Promise<void> {
-  const res = await fetch(q.base + '/batch/', { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) });
+  const res = await fetch(server.q.base + '/batch/', { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) });
   if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
 }
 
@@ -21,28 +20,22 @@ const many = (name: string, count: number, at: number) =>
   Array.from({ length: count }, (_, i) => ({ event: name, distinct_id: `${name}-${i}`, timestamp: iso(at + i), properties: {} }));
 
 async function byName(name: string) {
-  const res = await api.get(`${ED}?search=${encodeURIComponent(name)}&limit=1000`);
+  const res = await server.api.get(`${ED}?search=${encodeURIComponent(name)}&limit=1000`);
   return res.body.results.find((d: { name: string }) => d.name === name);
 }
 
 t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-  const user = (await api.get('/api/users/@me/')).body;
+  const user = (await server.api.get('/api/users/@me/')).body;
   me = { id: user.id, uuid: user.uuid, distinct_id: user.distinct_id, first_name: user.first_name, email: user.email };
 });
 
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
 
 t.test('a definition is created on the first sight of a name, with the seed field set', async (t) => {
-  const before = await api.get(ED);
+  const before = await server.api.get(ED);
   t.same(before.body, { count: 0, next: null, previous: null, results: [] });
   const now = Date.now();
   await ingest([...many('signed_up', 3, now - DAY), { event: '$$plugin_metrics', distinct_id: 'x', properties: {} }]);
-  const res = await api.get(ED);
+  const res = await server.api.get(ED);
   t.equal(res.status, 200);
   t.equal(res.body.count, 1, 'internal $$plugin_metrics gets no definition');
   const d = res.body.results[0];
@@ -58,7 +51,7 @@ t.test('a definition is created on the first sight of a name, with the seed fiel
     is_calculating: false, last_calculated_at: String, created_by: null, post_to_chat: false,
   });
   await ingest(many('signed_up', 2, now - 2 * DAY));
-  const again = await api.get(ED);
+  const again = await server.api.get(ED);
   t.equal(again.body.count, 1, 'the same name keeps one definition');
   t.equal(again.body.results[0].id, d.id);
   t.equal(again.body.results[0].volume_30_day, 5);
@@ -82,42 +75,42 @@ t.test('volume_30_day counts events of the last 30 days on every shard; order is
     ...many('beta', 4, now - 29 * DAY),
     ...many('beta', 9, now - 31 * DAY),
   ]);
-  const res = await api.get(ED);
+  const res = await server.api.get(ED);
   const rows = res.body.results.map((d: { name: string; volume_30_day: number }) => [d.name, d.volume_30_day]);
   t.same(rows, [['zeta', 12], ['signed_up', 5], ['alpha', 4], ['beta', 4], ['moving', 0]]);
 });
 
 t.test('search and pagination', async (t) => {
-  const search = await api.get(`${ED}?search=ET`);
+  const search = await server.api.get(`${ED}?search=ET`);
   t.same(search.body.results.map((d: { name: string }) => d.name), ['zeta', 'beta'], 'case-insensitive substring');
-  const page = await api.get(`${ED}?limit=2&offset=2`);
+  const page = await server.api.get(`${ED}?limit=2&offset=2`);
   t.equal(page.body.count, 5);
   t.same(page.body.results.map((d: { name: string }) => d.name), ['alpha', 'beta']);
-  t.equal(page.body.next, `${q.base}${ED}?limit=2&offset=4`);
-  t.equal(page.body.previous, `${q.base}${ED}?limit=2`);
+  t.equal(page.body.next, `${server.q.base}${ED}?limit=2&offset=4`);
+  t.equal(page.body.previous, `${server.q.base}${ED}?limit=2`);
 });
 
 t.test('retrieve by id; unknown, malformed and other-project ids are 404', async (t) => {
   const listed = await byName('alpha');
-  const res = await api.get(`${ED}${listed.id}/`);
+  const res = await server.api.get(`${ED}${listed.id}/`);
   t.equal(res.status, 200);
   t.same({ ...res.body, last_calculated_at: null }, { ...listed, last_calculated_at: null });
   for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', '12']) {
-    const missing = await api.get(`${ED}${id}/`);
+    const missing = await server.api.get(`${ED}${id}/`);
     t.equal(missing.status, 404, id);
     t.same(missing.body, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
   }
-  const other = await api.post('/api/projects/', { name: 'Other' });
+  const other = await server.api.post('/api/projects/', { name: 'Other' });
   t.equal(other.status, 201);
-  const elsewhere = await api.get(`/api/projects/${other.body.id}/event_definitions/${listed.id}/`);
+  const elsewhere = await server.api.get(`/api/projects/${other.body.id}/event_definitions/${listed.id}/`);
   t.equal(elsewhere.status, 404, 'a definition of another project is not found');
-  const patchElsewhere = await api.patch(`/api/projects/${other.body.id}/event_definitions/${listed.id}/`, { description: 'x' });
+  const patchElsewhere = await server.api.patch(`/api/projects/${other.body.id}/event_definitions/${listed.id}/`, { description: 'x' });
   t.equal(patchElsewhere.status, 404);
 });
 
 t.test('PATCH: writable fields, stamps, read-only fields ignored', async (t) => {
   const d = await byName('zeta');
-  const res = await api.patch(`${ED}${d.id}/`, {
+  const res = await server.api.patch(`${ED}${d.id}/`, {
     description: 'Zeta happens', tags: ['core', ' core ', 'growth'], owner: me.id, post_to_chat: true,
     name: 'renamed', volume_30_day: 1, id: 'x', created_at: '2000-01-01T00:00:00Z', last_seen_at: null, verified_by: 1,
   });
@@ -130,21 +123,21 @@ t.test('PATCH: writable fields, stamps, read-only fields ignored', async (t) => 
   t.ok(Date.parse(res.body.updated_at) >= Date.parse(d.created_at), 'updated_at is stamped');
   t.equal(res.body.last_updated_at, res.body.updated_at);
 
-  const verified = await api.patch(`${ED}${d.id}/`, { verified: true });
+  const verified = await server.api.patch(`${ED}${d.id}/`, { verified: true });
   t.equal(verified.body.verified, true);
   t.same(verified.body.verified_by, me);
   t.type(verified.body.verified_at, 'string');
-  const stillVerified = await api.patch(`${ED}${d.id}/`, { verified: true, description: null });
+  const stillVerified = await server.api.patch(`${ED}${d.id}/`, { verified: true, description: null });
   t.equal(stillVerified.body.verified_at, verified.body.verified_at, 'verifying again keeps the first stamp');
   t.equal(stillVerified.body.description, '', 'description can be cleared');
-  const unverified = await api.patch(`${ED}${d.id}/`, { verified: false });
+  const unverified = await server.api.patch(`${ED}${d.id}/`, { verified: false });
   t.match(unverified.body, { verified: false, verified_at: null, verified_by: null });
-  const empty = await api.patch(`${ED}${d.id}/`, {});
+  const empty = await server.api.patch(`${ED}${d.id}/`, {});
   t.equal(empty.status, 200, 'an empty PATCH only stamps');
   t.ok(Date.parse(empty.body.updated_at) >= Date.parse(unverified.body.updated_at));
-  const cleared = await api.patch(`${ED}${d.id}/`, { owner: null, tags: [] });
+  const cleared = await server.api.patch(`${ED}${d.id}/`, { owner: null, tags: [] });
   t.match(cleared.body, { owner: null, tags: [], description: '', post_to_chat: true });
-  t.same(await api.get(`${ED}${d.id}/`).then((r) => ({ ...r.body, last_calculated_at: null })), { ...cleared.body, last_calculated_at: null },
+  t.same(await server.api.get(`${ED}${d.id}/`).then((r) => ({ ...r.body, last_calculated_at: null })), { ...cleared.body, last_calculated_at: null },
     'the change is stored');
 });
 
@@ -161,23 +154,23 @@ t.test('PATCH: type errors are 400 with the field in attr', async (t) => {
     [{ post_to_chat: 1 }, { code: 'invalid_input', detail: 'Must be a valid boolean.', attr: 'post_to_chat' }],
   ];
   for (const [body, error] of cases) {
-    const res = await api.patch(`${ED}${d.id}/`, body);
+    const res = await server.api.patch(`${ED}${d.id}/`, body);
     t.equal(res.status, 400, JSON.stringify(body));
     t.same(res.body, { type: 'validation_error', ...error }, JSON.stringify(body));
   }
-  const after = await api.get(`${ED}${d.id}/`);
+  const after = await server.api.get(`${ED}${d.id}/`);
   t.match(after.body, { owner: null, description: '', tags: [], verified: false, post_to_chat: false, updated_by: null }, 'nothing was changed');
 
-  const notJson = await api.request('PATCH', `${ED}${d.id}/`, '{oops', { 'content-type': 'application/json' });
+  const notJson = await server.api.request('PATCH', `${ED}${d.id}/`, '{oops', { 'content-type': 'application/json' });
   t.equal(notJson.status, 400);
   t.equal(notJson.body.type, 'invalid_request');
-  const owner = await api.patch(`${ED}${d.id}/`, { owner: String(me.id) });
+  const owner = await server.api.patch(`${ED}${d.id}/`, { owner: String(me.id) });
   t.equal(owner.body.owner, me.id, 'a numeric string is a pk, as in DRF');
 });
 
 t.test('unsupported methods and authentication', async (t) => {
   const d = await byName('beta');
-  t.equal((await api.delete(`${ED}${d.id}/`)).status, 405);
-  t.equal((await api.post(ED, { name: 'new' })).status, 405);
-  t.equal((await api.withKey(null).get(ED)).status, 401);
+  t.equal((await server.api.delete(`${ED}${d.id}/`)).status, 405);
+  t.equal((await server.api.post(ED, { name: 'new' })).status, 405);
+  t.equal((await server.api.withKey(null).get(ED)).status, 401);
 });

@@ -4,10 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { personUuid } from '../../src/domain/ingest/index.js';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
+const server = quillForFile(t);
 let team: number;
 const EV = '/api/projects/@current/events/';
 
@@ -25,7 +24,7 @@ const USERS = 40;
 const dataset: Sent[] = [];
 
 async function ingest(events: Record<string, unknown>[]): Promise<void> {
-  const res = await fetch(q.base + '/batch/', { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) });
+  const res = await fetch(server.q.base + '/batch/', { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) });
   if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
 }
 
@@ -43,9 +42,7 @@ const ids = (body: { results: { id: string }[] }) => body.results.map((r) => r.i
 const enc = (v: unknown) => encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
 
 t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-  team = (await api.get('/api/projects/@current/')).body.id;
+  team = (await server.api.get('/api/projects/@current/')).body.id;
   for (let i = 0; i < USERS; i++) {
     const distinct_id = `user-${i}`;
     dataset.push({
@@ -65,13 +62,9 @@ t.before(async () => {
   await ingest(dataset.map(event));
 });
 
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
 
 t.test('list: newest first, stored event shape, default limit', async (t) => {
-  const res = await api.get(EV);
+  const res = await server.api.get(EV);
   t.equal(res.status, 200);
   t.same(Object.keys(res.body).sort(), ['next', 'results']);
   t.same(ids(res.body), ordered(dataset).map((e) => e.uuid));
@@ -90,36 +83,36 @@ t.test('list: newest first, stored event shape, default limit', async (t) => {
   await ingest(Array.from({ length: 120 }, (_, i) => ({
     event: 'bulk', distinct_id: `bulk-${i % 7}`, timestamp: iso(BASE - 86_400_000 + i * 1000), properties: {},
   })));
-  const full = await api.get(EV);
+  const full = await server.api.get(EV);
   t.equal(full.body.results.length, 100, 'default limit is 100');
   t.type(full.body.next, 'string');
 });
 
 t.test('filters: event, distinct_id, person_id (uuid and numeric id)', async (t) => {
-  const purchases = await api.get(`${EV}?event=purchase`);
+  const purchases = await server.api.get(`${EV}?event=purchase`);
   t.same(ids(purchases.body), ordered(dataset.filter((e) => e.event === 'purchase')).map((e) => e.uuid));
-  const none = await api.get(`${EV}?event=Purchase`);
+  const none = await server.api.get(`${EV}?event=Purchase`);
   t.same(none.body.results, [], 'event names match exactly');
 
-  const byId = await api.get(`${EV}?distinct_id=user-10`);
+  const byId = await server.api.get(`${EV}?distinct_id=user-10`);
   t.same(ids(byId.body), ordered(dataset.filter((e) => e.distinct_id === 'user-10')).map((e) => e.uuid));
-  const both = await api.get(`${EV}?distinct_id=user-10&event=purchase`);
+  const both = await server.api.get(`${EV}?distinct_id=user-10&event=purchase`);
   t.same(ids(both.body), ordered(dataset.filter((e) => e.distinct_id === 'user-10' && e.event === 'purchase')).map((e) => e.uuid));
 
   const uuid = personUuid(team, 'user-15');
-  const byPerson = await api.get(`${EV}?person_id=${uuid}`);
+  const byPerson = await server.api.get(`${EV}?person_id=${uuid}`);
   t.same(ids(byPerson.body), ordered(dataset.filter((e) => e.distinct_id === 'user-15')).map((e) => e.uuid));
-  const select = await api.get(`${EV}?distinct_id=user-15&select=${enc(['person_id'])}`);
+  const select = await server.api.get(`${EV}?distinct_id=user-15&select=${enc(['person_id'])}`);
   t.same(select.body.results, [[uuid], [uuid]], 'select person_id gives the person uuid');
 
-  const persons = await api.get('/api/projects/@current/persons/?distinct_id=user-15');
+  const persons = await server.api.get('/api/projects/@current/persons/?distinct_id=user-15');
   t.equal(persons.status, 200);
   const numeric = persons.body.results[0].id;
-  const byNumeric = await api.get(`${EV}?person_id=${numeric}`);
+  const byNumeric = await server.api.get(`${EV}?person_id=${numeric}`);
   t.same(ids(byNumeric.body), ids(byPerson.body), 'a numeric person id works like the uuid');
-  const unknown = await api.get(`${EV}?person_id=${randomUUID()}`);
+  const unknown = await server.api.get(`${EV}?person_id=${randomUUID()}`);
   t.same(unknown.body, { next: null, results: [] }, 'an unknown person has no events');
-  const bad = await api.get(`${EV}?person_id=user-15`);
+  const bad = await server.api.get(`${EV}?person_id=user-15`);
   t.equal(bad.status, 400);
   t.same(bad.body, { type: 'validation_error', code: 'invalid_input', detail: 'person_id must be a numeric person id or a person uuid.', attr: 'person_id' });
 });
@@ -127,7 +120,7 @@ t.test('filters: event, distinct_id, person_id (uuid and numeric id)', async (t)
 t.test('properties filter: event properties, operators, groups', async (t) => {
   const pageviews = dataset.filter((e) => e.event === '$pageview');
   const check = async (filter: unknown, expected: Sent[], msg: string) => {
-    const res = await api.get(`${EV}?event=%24pageview&properties=${enc(filter)}`);
+    const res = await server.api.get(`${EV}?event=%24pageview&properties=${enc(filter)}`);
     t.equal(res.status, 200, msg);
     t.same(ids(res.body), ordered(expected).map((e) => e.uuid), msg);
   };
@@ -150,20 +143,20 @@ t.test('properties filter: event properties, operators, groups', async (t) => {
 });
 
 t.test('properties filter: person properties and cohorts', async (t) => {
-  const gold = await api.get(`${EV}?properties=${enc([{ key: 'tier', value: 'gold', type: 'person' }])}`);
+  const gold = await server.api.get(`${EV}?properties=${enc([{ key: 'tier', value: 'gold', type: 'person' }])}`);
   const goldIds = new Set(Array.from({ length: 10 }, (_, i) => `user-${i}`));
   t.same(ids(gold.body), ordered(dataset.filter((e) => goldIds.has(e.distinct_id))).map((e) => e.uuid));
-  const mixed = await api.get(`${EV}?properties=${enc({ type: 'AND', values: [
+  const mixed = await server.api.get(`${EV}?properties=${enc({ type: 'AND', values: [
     { key: 'tier', value: 'gold', type: 'person' }, { key: 'amount', value: 0, operator: 'gt', type: 'event' }] })}`);
   t.same(ids(mixed.body), ordered(dataset.filter((e) => goldIds.has(e.distinct_id) && ((e.properties.amount as number) ?? 0) > 0)).map((e) => e.uuid));
 
-  const cohort = await api.post('/api/projects/@current/cohorts/', {
+  const cohort = await server.api.post('/api/projects/@current/cohorts/', {
     name: 'Gold', filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'tier', value: 'gold', type: 'person' }] }] } },
   });
   t.equal(cohort.status, 201, 'cohort created');
-  const inCohort = await api.get(`${EV}?properties=${enc([{ key: 'id', value: cohort.body.id, type: 'cohort' }])}`);
+  const inCohort = await server.api.get(`${EV}?properties=${enc([{ key: 'id', value: cohort.body.id, type: 'cohort' }])}`);
   t.same(ids(inCohort.body), ids(gold.body), 'cohort filter');
-  const missing = await api.get(`${EV}?properties=${enc([{ key: 'id', value: 999999, type: 'cohort' }])}`);
+  const missing = await server.api.get(`${EV}?properties=${enc([{ key: 'id', value: 999999, type: 'cohort' }])}`);
   t.equal(missing.status, 400, 'an unknown cohort is refused');
   t.equal(missing.body.attr, 'properties');
 });
@@ -178,7 +171,7 @@ t.test('properties filter: malformed input is a 400 with attr properties', async
     [enc({ type: 'XOR', values: [] }), 'unknown group type'],
     [enc([5]), 'a filter that is not an object'],
   ] as const) {
-    const res = await api.get(`${EV}?properties=${raw}`);
+    const res = await server.api.get(`${EV}?properties=${raw}`);
     t.equal(res.status, 400, why);
     t.match(res.body, { type: 'validation_error', code: String, detail: String, attr: 'properties' }, why);
   }
@@ -187,29 +180,29 @@ t.test('properties filter: malformed input is a 400 with attr properties', async
 t.test('after / before: strict bounds, absolute and relative dates', async (t) => {
   const pageviews = dataset.filter((e) => e.event === '$pageview');
   const at = (i: number) => iso(BASE + i * 60_000);
-  const window = await api.get(`${EV}?event=%24pageview&after=${enc(at(5))}&before=${enc(at(9))}`);
+  const window = await server.api.get(`${EV}?event=%24pageview&after=${enc(at(5))}&before=${enc(at(9))}`);
   t.same(ids(window.body), ordered(pageviews.filter((e) => e.properties.n as number > 5 && (e.properties.n as number) < 9)).map((e) => e.uuid),
     'bounds are exclusive');
-  const offset = await api.get(`${EV}?event=%24pageview&after=${enc('2024-03-01T11:05:00+01:00')}&before=${enc('2024-03-01 10:09:00')}`);
+  const offset = await server.api.get(`${EV}?event=%24pageview&after=${enc('2024-03-01T11:05:00+01:00')}&before=${enc('2024-03-01 10:09:00')}`);
   t.same(ids(offset.body), ids(window.body), 'offsets and a space separator are understood');
-  const unencodedPlus = await api.get(`${EV}?event=%24pageview&after=2024-03-01T11:05:00+01:00&before=${enc(at(9))}`);
+  const unencodedPlus = await server.api.get(`${EV}?event=%24pageview&after=2024-03-01T11:05:00+01:00&before=${enc(at(9))}`);
   t.same(ids(unencodedPlus.body), ids(window.body), 'an unencoded + (a space once decoded) still reads as an offset');
-  const day = await api.get(`${EV}?before=2024-03-01`);
+  const day = await server.api.get(`${EV}?before=2024-03-01`);
   t.same(ids(day.body).filter((id) => dataset.some((e) => e.uuid === id)), [], 'a plain date is midnight UTC');
 
   const recent = { uuid: randomUUID(), event: 'recent', distinct_id: 'user-1', timestamp: iso(Date.now() - 2 * 3_600_000), properties: {} };
   await ingest([event(recent)]);
-  const lastDay = await api.get(`${EV}?after=-1d`);
+  const lastDay = await server.api.get(`${EV}?after=-1d`);
   t.same(ids(lastDay.body), [recent.uuid], 'relative -1d');
-  const lastHour = await api.get(`${EV}?after=-1h`);
+  const lastHour = await server.api.get(`${EV}?after=-1h`);
   t.same(ids(lastHour.body), [], 'relative -1h (two hours ago is outside)');
-  const older = await api.get(`${EV}?before=-1w&event=recent`);
+  const older = await server.api.get(`${EV}?before=-1w&event=recent`);
   t.same(ids(older.body), [], 'relative -1w as an upper bound');
-  const month = await api.get(`${EV}?after=-1mStart&event=recent`);
+  const month = await server.api.get(`${EV}?after=-1mStart&event=recent`);
   t.same(ids(month.body), [recent.uuid], 'relative -1mStart');
 
   for (const [param, value] of [['after', 'yesterday'], ['before', '2024-13-01'], ['after', '2024-02-30'], ['before', '-5x'], ['after', '-999999y']]) {
-    const res = await api.get(`${EV}?${param}=${value}`);
+    const res = await server.api.get(`${EV}?${param}=${value}`);
     t.equal(res.status, 400, `${param}=${value}`);
     t.match(res.body, { type: 'validation_error', code: 'invalid_input', attr: param });
   }
@@ -217,24 +210,24 @@ t.test('after / before: strict bounds, absolute and relative dates', async (t) =
 
 t.test('orderBy, limit, offset', async (t) => {
   const purchases = dataset.filter((e) => e.event === 'purchase');
-  const asc = await api.get(`${EV}?event=purchase&orderBy=${enc(['timestamp'])}`);
+  const asc = await server.api.get(`${EV}?event=purchase&orderBy=${enc(['timestamp'])}`);
   t.same(ids(asc.body), ordered(purchases, true).map((e) => e.uuid));
-  const desc = await api.get(`${EV}?event=purchase&orderBy=${enc(['-timestamp'])}`);
+  const desc = await server.api.get(`${EV}?event=purchase&orderBy=${enc(['-timestamp'])}`);
   t.same(ids(desc.body), ordered(purchases).map((e) => e.uuid));
-  const page = await api.get(`${EV}?event=purchase&limit=3&offset=2`);
+  const page = await server.api.get(`${EV}?event=purchase&limit=3&offset=2`);
   t.same(ids(page.body), ordered(purchases).slice(2, 5).map((e) => e.uuid));
-  const beyond = await api.get(`${EV}?event=purchase&offset=500`);
+  const beyond = await server.api.get(`${EV}?event=purchase&offset=500`);
   t.same(beyond.body, { next: null, results: [] });
 
   for (const [query, attr] of [['limit=ten', 'limit'], ['limit=-1', 'limit'], ['offset=1.5', 'offset'], [`orderBy=${enc(['event'])}`, 'orderBy'], ['orderBy=%5B', 'orderBy']]) {
-    const res = await api.get(`${EV}?${query}`);
+    const res = await server.api.get(`${EV}?${query}`);
     t.equal(res.status, 400, query);
     t.match(res.body, { type: 'validation_error', code: 'invalid_input', attr }, query);
   }
-  const huge = await api.get(`${EV}?event=purchase&limit=100000000`);
+  const huge = await server.api.get(`${EV}?event=purchase&limit=100000000`);
   t.equal(huge.status, 200, 'a limit above the maximum is clamped');
   t.equal(huge.body.results.length, purchases.length);
-  const enormous = await api.get(`${EV}?event=purchase&limit=123456789012345678901234567890`);
+  const enormous = await server.api.get(`${EV}?event=purchase&limit=123456789012345678901234567890`);
   t.equal(enormous.status, 200, 'even one too long for an exact integer');
   t.equal(enormous.body.results.length, purchases.length);
 });
@@ -243,9 +236,9 @@ t.test('orderBy, limit, offset', async (t) => {
 async function walk(path: string): Promise<{ seen: string[]; links: string[] }> {
   const seen: string[] = [];
   const links: string[] = [];
-  let url: string | null = q.base + path;
+  let url: string | null = server.q.base + path;
   for (let guard = 0; url && guard < 100; guard++) {
-    const res = await api.get(url.slice(q.base.length));
+    const res = await server.api.get(url.slice(server.q.base.length));
     seen.push(...ids(res.body));
     url = res.body.next;
     if (url) links.push(url);
@@ -255,9 +248,9 @@ async function walk(path: string): Promise<{ seen: string[]; links: string[] }> 
 
 t.test('next: an absolute URL with the cursor, keeping the other parameters', async (t) => {
   const pageviews = ordered(dataset.filter((e) => e.event === '$pageview'));
-  const first = await api.get(`${EV}?event=%24pageview&limit=15`);
+  const first = await server.api.get(`${EV}?event=%24pageview&limit=15`);
   const last = pageviews[14]!;
-  t.equal(first.body.next, `${q.base}${EV}?event=%24pageview&limit=15&before=${encodeURIComponent(last.timestamp)}`);
+  t.equal(first.body.next, `${server.q.base}${EV}?event=%24pageview&limit=15&before=${encodeURIComponent(last.timestamp)}`);
   const { seen, links } = await walk(`${EV}?event=%24pageview&limit=15`);
   t.same(seen, pageviews.map((e) => e.uuid), 'walking next visits every row once, in order');
   t.equal(links.length, 2);
@@ -266,9 +259,9 @@ t.test('next: an absolute URL with the cursor, keeping the other parameters', as
   t.same(asc.seen, ordered(dataset.filter((e) => e.event === '$pageview'), true).map((e) => e.uuid));
   t.match(asc.links[0], /[?&]after=2024-03-01T10%3A14%3A00.000Z/, 'ascending pages move `after`');
 
-  const withOffset = await api.get(`${EV}?event=%24pageview&limit=10&offset=5`);
+  const withOffset = await server.api.get(`${EV}?event=%24pageview&limit=10&offset=5`);
   t.notMatch(withOffset.body.next, /offset=/, 'the cursor replaces the offset');
-  const rest = await api.get(withOffset.body.next.slice(q.base.length));
+  const rest = await server.api.get(withOffset.body.next.slice(server.q.base.length));
   t.same(ids(rest.body), pageviews.slice(15, 25).map((e) => e.uuid));
 });
 
@@ -288,22 +281,22 @@ t.test('person field follows $identify merges', async (t) => {
   const anonMerged = { uuid: randomUUID(), event: '$pageview', distinct_id: 'anon-2', timestamp: iso(T + 1000), properties: {} };
   await ingest([event(anonOnly), event(anonMerged),
     { event: '$pageview', distinct_id: 'known-2', timestamp: iso(T + 2000), properties: { $set: { email: 'k2@example.com' } } }]);
-  let res = await api.get(`${EV}?distinct_id=anon-2`);
+  let res = await server.api.get(`${EV}?distinct_id=anon-2`);
   t.same(res.body.results[0].person, { is_identified: false, distinct_ids: ['anon-2'], properties: {} }, 'before the merge');
 
   await ingest([
     { event: '$identify', distinct_id: 'known-1', timestamp: iso(T + 3000), properties: { $anon_distinct_id: 'anon-1', $set: { email: 'k1@example.com', name: 'K One', username: 'k1', age: 40 } } },
     { event: '$identify', distinct_id: 'known-2', timestamp: iso(T + 4000), properties: { $anon_distinct_id: 'anon-2', $set: { name: 'K Two' } } },
   ]);
-  res = await api.get(`${EV}?distinct_id=anon-1`);
+  res = await server.api.get(`${EV}?distinct_id=anon-1`);
   t.same(res.body.results[0].person, {
     is_identified: true, distinct_ids: ['anon-1'], properties: { email: 'k1@example.com', name: 'K One', username: 'k1' },
   }, 'the anonymous person gained the identified id');
-  res = await api.get(`${EV}?distinct_id=anon-2`);
+  res = await server.api.get(`${EV}?distinct_id=anon-2`);
   t.same(res.body.results[0].person, {
     is_identified: true, distinct_ids: ['known-2'], properties: { email: 'k2@example.com', name: 'K Two' },
   }, 'an event of a merged-away person shows the surviving person');
-  const byPerson = await api.get(`${EV}?person_id=${personUuid(team, 'known-2')}&orderBy=${enc(['timestamp'])}`);
+  const byPerson = await server.api.get(`${EV}?person_id=${personUuid(team, 'known-2')}&orderBy=${enc(['timestamp'])}`);
   t.same(byPerson.body.results.map((r: { distinct_id: string }) => r.distinct_id), ['anon-2', 'known-2', 'known-2'],
     'person_id covers every distinct id the person has now');
 });
@@ -320,7 +313,7 @@ t.test('elements and elements_chain from autocapture $elements', async (t) => {
       ],
     },
   }]);
-  const res = await api.get(`${EV}${uuid}/`);
+  const res = await server.api.get(`${EV}${uuid}/`);
   t.equal(res.status, 200);
   t.equal(res.body.elements_chain,
     'button.btn.primary:attr__class="btn primary"attr__id="buy"attr_id="buy"nth-child="1"nth-of-type="1"text="Buy";'
@@ -331,29 +324,29 @@ t.test('elements and elements_chain from autocapture $elements', async (t) => {
   ]);
   t.equal(res.body.properties.$event_type, 'click');
   t.notOk('$elements' in res.body.properties, '$elements leaves the properties');
-  const listed = await api.get(`${EV}?event=%24autocapture`);
+  const listed = await server.api.get(`${EV}?event=%24autocapture`);
   t.same(listed.body.results[0], res.body, 'list items and retrieve agree');
 });
 
 t.test('retrieve: shape, invalid uuid, unknown uuid', async (t) => {
   const sent = dataset.find((e) => e.event === 'purchase' && e.distinct_id === 'user-20')!;
-  const res = await api.get(`${EV}${sent.uuid}/`);
+  const res = await server.api.get(`${EV}${sent.uuid}/`);
   t.equal(res.status, 200);
   t.match(res.body, { id: sent.uuid, distinct_id: 'user-20', event: 'purchase', timestamp: sent.timestamp, properties: { amount: 200, items: ['apple', 'pear'] } });
-  const upper = await api.get(`${EV}${sent.uuid.toUpperCase()}`);
+  const upper = await server.api.get(`${EV}${sent.uuid.toUpperCase()}`);
   t.equal(upper.body.id, sent.uuid, 'uuids are case-insensitive');
-  const bad = await api.get(`${EV}not-a-uuid/`);
+  const bad = await server.api.get(`${EV}not-a-uuid/`);
   t.equal(bad.status, 400);
   t.same(bad.body, { type: 'validation_error', code: 'invalid', detail: 'Invalid UUID', attr: null });
   const id = randomUUID();
-  const missing = await api.get(`${EV}${id}/`);
+  const missing = await server.api.get(`${EV}${id}/`);
   t.equal(missing.status, 404);
   t.same(missing.body, { type: 'invalid_request', code: 'not_found', detail: `No events exist for event UUID ${id}`, attr: null });
 });
 
 t.test('CSV: list and retrieve, flattened with a sorted header', async (t) => {
   const sent = dataset.find((e) => e.event === 'purchase' && e.distinct_id === 'user-5')!;
-  const one = await api.get(`${EV}${sent.uuid}/?format=csv`);
+  const one = await server.api.get(`${EV}${sent.uuid}/?format=csv`);
   t.equal(one.status, 200);
   t.match(one.headers.get('content-type'), /^text\/csv/);
   const [header, row, end] = one.text.split('\r\n');
@@ -364,16 +357,16 @@ t.test('CSV: list and retrieve, flattened with a sorted header', async (t) => {
   t.equal(row!.split(',')[columns.indexOf('properties.amount')], '50');
   t.equal(row!.split(',')[columns.indexOf('id')], sent.uuid);
 
-  const list = await api.get(`${EV}?event=purchase&format=csv`);
+  const list = await server.api.get(`${EV}?event=purchase&format=csv`);
   const lines = list.text.split('\r\n').filter((l) => l !== '');
   t.equal(lines.length, 1 + dataset.filter((e) => e.event === 'purchase').length, 'one line per event after the header');
-  const xml = await api.get(`${EV}?format=xml`);
+  const xml = await server.api.get(`${EV}?format=xml`);
   t.equal(xml.status, 404, 'an unknown format is not found, as DRF answers');
 });
 
 t.test('select / where subset', async (t) => {
   const purchases = ordered(dataset.filter((e) => e.event === 'purchase'));
-  const res = await api.get(`${EV}?event=purchase&select=${enc(['event', 'distinct_id', 'properties.amount', "properties.items"])}&limit=2`);
+  const res = await server.api.get(`${EV}?event=purchase&select=${enc(['event', 'distinct_id', 'properties.amount', "properties.items"])}&limit=2`);
   t.equal(res.status, 200);
   t.same(res.body, {
     columns: ['event', 'distinct_id', 'properties.amount', 'properties.items'],
@@ -381,20 +374,20 @@ t.test('select / where subset', async (t) => {
     results: purchases.slice(0, 2).map((e) => ['purchase', e.distinct_id, String(e.properties.amount), '["apple","pear"]']),
     hasMore: true,
   });
-  const where = await api.get(`${EV}?select=${enc(['uuid', 'timestamp'])}&where=${enc(["event = 'purchase'", 'properties.amount >= 200'])}`);
+  const where = await server.api.get(`${EV}?select=${enc(['uuid', 'timestamp'])}&where=${enc(["event = 'purchase'", 'properties.amount >= 200'])}`);
   t.same(where.body.results, purchases.filter((e) => (e.properties.amount as number) >= 200).map((e) => [e.uuid, e.timestamp]));
   t.same(where.body.types, ['UUID', "DateTime64(6, 'UTC')"]);
   t.equal(where.body.hasMore, false);
-  const star = await api.get(`${EV}?event=purchase&limit=1&select=${enc(['*'])}`);
+  const star = await server.api.get(`${EV}?event=purchase&limit=1&select=${enc(['*'])}`);
   t.same(star.body.columns, ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain']);
 
-  const whereAlone = await api.get(`${EV}?where=${enc(["event = 'x'"])}`);
+  const whereAlone = await server.api.get(`${EV}?where=${enc(["event = 'x'"])}`);
   t.equal(whereAlone.status, 400);
   t.match(whereAlone.body, { type: 'validation_error', attr: 'where' });
-  const aggregate = await api.get(`${EV}?select=${enc(['count()'])}`);
+  const aggregate = await server.api.get(`${EV}?select=${enc(['count()'])}`);
   t.equal(aggregate.status, 400);
   t.match(aggregate.body, { type: 'validation_error', attr: 'select', detail: /Unsupported select expression "count\(\)"/ });
-  const badWhere = await api.get(`${EV}?select=${enc(['event'])}&where=${enc(['event LIKE 1'])}`);
+  const badWhere = await server.api.get(`${EV}?select=${enc(['event'])}&where=${enc(['event LIKE 1'])}`);
   t.equal(badWhere.status, 400);
   t.equal(badWhere.body.attr, 'where');
 });
@@ -408,39 +401,39 @@ t.test('values: custom events, property values, filters', async (t) => {
     ...Array.from({ length: 15 }, (_, i) => ({ event: 'many', distinct_id: `v-many-${i}`, timestamp: iso(now - 60_000 * (i + 1)), properties: { k: `value-${i}` } })),
   ]);
   const V = `${EV}values/`;
-  const custom = await api.get(`${V}?key=custom_event`);
+  const custom = await server.api.get(`${V}?key=custom_event`);
   t.equal(custom.status, 200);
   const names = custom.body.map((r: { name: string }) => r.name);
   t.ok(names.includes('purchase') && names.includes('signup') && names.includes('many'));
   t.notOk(names.some((n: string) => n.startsWith('$')), 'no $ events');
 
-  const browsers = await api.get(`${V}?key=%24browser`);
+  const browsers = await server.api.get(`${V}?key=%24browser`);
   t.same(browsers.body, [{ name: 'Safari' }, { name: 'Edge' }], 'recent events only (the 2024 dataset and the 10-day-old event are out), newest first');
-  const filtered = await api.get(`${V}?key=%24browser&value=saf`);
+  const filtered = await server.api.get(`${V}?key=%24browser&value=saf`);
   t.same(filtered.body, [{ name: 'Safari' }], 'value is a case-insensitive substring');
-  const byEvent = await api.get(`${V}?key=%24browser&event_name=%24pageview`);
+  const byEvent = await server.api.get(`${V}?key=%24browser&event_name=%24pageview`);
   t.same(byEvent.body, [{ name: 'Edge' }], 'event_name');
-  const byEvents = await api.get(`${V}?key=%24browser&event_name=${enc(['$pageview', 'signup'])}`);
+  const byEvents = await server.api.get(`${V}?key=%24browser&event_name=${enc(['$pageview', 'signup'])}`);
   t.same(byEvents.body, [{ name: 'Safari' }, { name: 'Edge' }], 'event_name as a JSON list');
-  const tags = await api.get(`${V}?key=tags`);
+  const tags = await server.api.get(`${V}?key=tags`);
   t.same(tags.body, [{ name: 'blue' }, { name: 'red' }, { name: 'green' }], 'lists are flattened (values seen together by name)');
-  t.same((await api.get(`${V}?key=meta`)).body, [{ name: '{"a":1}' }], 'objects as JSON text');
-  t.same((await api.get(`${V}?key=count`)).body, [{ name: '3' }], 'numbers as text');
-  const many = await api.get(`${V}?key=k`);
+  t.same((await server.api.get(`${V}?key=meta`)).body, [{ name: '{"a":1}' }], 'objects as JSON text');
+  t.same((await server.api.get(`${V}?key=count`)).body, [{ name: '3' }], 'numbers as text');
+  const many = await server.api.get(`${V}?key=k`);
   t.equal(many.body.length, 10, 'at most 10 values');
   t.same(many.body[0], { name: 'value-0' });
-  t.same((await api.get(V)).body, [], 'no key');
-  t.same((await api.get(`${V}?key=absent`)).body, [], 'unknown key');
-  const csv = await api.get(`${V}?key=%24browser&format=csv`);
+  t.same((await server.api.get(V)).body, [], 'no key');
+  t.same((await server.api.get(`${V}?key=absent`)).body, [], 'unknown key');
+  const csv = await server.api.get(`${V}?key=%24browser&format=csv`);
   t.equal(csv.text, 'name\r\nSafari\r\nEdge\r\n');
 });
 
 t.test('authentication and unknown paths', async (t) => {
-  const anonymous = await api.withKey(null).get(EV);
+  const anonymous = await server.api.withKey(null).get(EV);
   t.equal(anonymous.status, 401);
   t.equal(anonymous.body.type, 'authentication_error');
-  const post = await api.post(EV, {});
+  const post = await server.api.post(EV, {});
   t.equal(post.status, 405);
-  const other = await api.get('/api/projects/999999/events/');
+  const other = await server.api.get('/api/projects/999999/events/');
   t.equal(other.status, 404);
 });

@@ -1,30 +1,21 @@
 // One table per property operator and one per reason code, evaluated by the real server through /flags/?v=2
 // with request person_properties (the stored-person path is covered in flags-persons-groups.test.ts).
 import t from 'tap';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
 const FF = '/api/projects/@current/feature_flags/';
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t);
 
 let n = 0;
 async function flagWith(filters: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
   const key = `f${++n}`;
-  const res = await api.post(FF, { key, filters, ...extra });
+  const res = await server.api.post(FF, { key, filters, ...extra });
   if (res.status !== 201) throw new Error(`create ${JSON.stringify(filters)}: ${res.text}`);
   return key;
 }
 
 async function evaluate(key: string, body: Record<string, unknown>) {
-  const res = await new Client(q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'someone', flag_keys_to_evaluate: [key], ...body });
+  const res = await new Client(server.q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'someone', flag_keys_to_evaluate: [key], ...body });
   if (res.status !== 200) throw new Error(res.text);
   return res.body.flags[key];
 }

@@ -1,36 +1,27 @@
 // Flag evaluation against what ingestion stored: person properties, group properties, experience continuity
 // across identify, static cohorts via stored persons, and the management helpers.
 import t from 'tap';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
 const FF = '/api/projects/@current/feature_flags/';
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t);
 
 async function capture(events: Record<string, unknown>[]) {
-  const res = await fetch(`${q.base}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) });
+  const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) });
   if (res.status !== 200) throw new Error(await res.text());
 }
 /** evaluation_reasons waits until every acknowledged event is applied: a read-your-writes barrier. */
 async function applied() {
-  await api.get(`${FF}evaluation_reasons/?distinct_id=barrier`);
+  await server.api.get(`${FF}evaluation_reasons/?distinct_id=barrier`);
 }
 async function flags(body: Record<string, unknown>) {
-  const res = await new Client(q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, ...body });
+  const res = await new Client(server.q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, ...body });
   if (res.status !== 200) throw new Error(res.text);
   return res.body.flags;
 }
 
 t.test('stored person properties, overlaid by request person_properties', async (t) => {
-  await api.post(FF, { key: 'pro-users', filters: { groups: [{ properties: [{ key: 'plan', type: 'person', operator: 'exact', value: 'pro' }] }] } });
+  await server.api.post(FF, { key: 'pro-users', filters: { groups: [{ properties: [{ key: 'plan', type: 'person', operator: 'exact', value: 'pro' }] }] } });
   await capture([{ event: '$set', distinct_id: 'stored-1', properties: { $set: { plan: 'pro', email: 'p@x.io' } } }]);
   await applied();
   t.equal((await flags({ distinct_id: 'stored-1' }))['pro-users'].enabled, true, 'stored property matches');
@@ -44,7 +35,7 @@ t.test('group flags use stored group properties and the group type mapping', asy
     { event: 'clicked', distinct_id: 'g-user', properties: { $groups: { company: 'acme' } } },
   ]);
   await applied();
-  const created = await api.post(FF, {
+  const created = await server.api.post(FF, {
     key: 'enterprise-companies',
     filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: 'tier', type: 'group', group_type_index: 0, operator: 'exact', value: 'enterprise' }], rollout_percentage: 100 }] },
   });
@@ -53,13 +44,13 @@ t.test('group flags use stored group properties and the group type mapping', asy
   t.equal((await flags({ distinct_id: 'anyone', groups: { company: 'other' } }))['enterprise-companies'].enabled, false);
   t.equal((await flags({ distinct_id: 'anyone', groups: { company: 'other' }, group_properties: { company: { tier: 'enterprise' } } }))['enterprise-companies'].enabled, true, 'request group_properties');
   t.equal((await flags({ distinct_id: 'anyone' }))['enterprise-companies'].reason.code, 'no_group_type');
-  const defs = await api.get(`${FF}local_evaluation/`);
+  const defs = await server.api.get(`${FF}local_evaluation/`);
   t.same(defs.body.group_type_mapping, { 0: 'company' });
 });
 
 t.test('experience continuity keeps the anonymous variant after identify', async (t) => {
   const variants = Array.from({ length: 10 }, (_, i) => ({ key: `v${i}`, rollout_percentage: 10 }));
-  await api.post(FF, { key: 'sticky', ensure_experience_continuity: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants } } });
+  await server.api.post(FF, { key: 'sticky', ensure_experience_continuity: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants } } });
   // Find an anonymous id whose variant differs from the identified id's own variant.
   let anon = '';
   let anonVariant = '';
@@ -83,16 +74,16 @@ t.test('experience continuity keeps the anonymous variant after identify', async
 });
 
 t.test('evaluation_reasons, my_flags, user_blast_radius', async (t) => {
-  const reasons = await api.get(`${FF}evaluation_reasons/?distinct_id=stored-1`);
+  const reasons = await server.api.get(`${FF}evaluation_reasons/?distinct_id=stored-1`);
   t.equal(reasons.status, 200);
   t.match(reasons.body['pro-users'], { value: true, evaluation: { reason: 'condition_match', condition_index: 0 } });
-  await api.post(FF, { key: 'switched-off', active: false });
-  t.match((await api.get(`${FF}evaluation_reasons/?distinct_id=stored-1`)).body['switched-off'], { value: false, evaluation: { reason: 'disabled' } });
-  const missing = await api.get(`${FF}evaluation_reasons/`);
+  await server.api.post(FF, { key: 'switched-off', active: false });
+  t.match((await server.api.get(`${FF}evaluation_reasons/?distinct_id=stored-1`)).body['switched-off'], { value: false, evaluation: { reason: 'disabled' } });
+  const missing = await server.api.get(`${FF}evaluation_reasons/`);
   t.equal(missing.status, 400);
   t.equal(missing.body.detail, 'distinct_id is required');
 
-  const mine = await api.get(`${FF}my_flags/`);
+  const mine = await server.api.get(`${FF}my_flags/`);
   t.equal(mine.status, 200);
   t.ok(mine.body.some((r: { feature_flag: { key: string }; value: unknown }) => r.feature_flag.key === 'pro-users' && r.value === false));
 
@@ -100,11 +91,11 @@ t.test('evaluation_reasons, my_flags, user_blast_radius', async (t) => {
     { event: '$set', distinct_id: 'br-1', properties: { $set: { plan: 'pro' } } },
     { event: '$set', distinct_id: 'br-2', properties: { $set: { plan: 'free' } } },
   ]);
-  const radius = await api.post(`${FF}user_blast_radius/`, { condition: { properties: [{ key: 'plan', type: 'person', value: 'pro', operator: 'exact' }], rollout_percentage: 50 } });
+  const radius = await server.api.post(`${FF}user_blast_radius/`, { condition: { properties: [{ key: 'plan', type: 'person', value: 'pro', operator: 'exact' }], rollout_percentage: 50 } });
   t.equal(radius.status, 200);
   t.equal(radius.body.users_affected, 2, 'stored-1 and br-1 are pro');
   t.ok(radius.body.total_users >= 4);
-  const groups = await api.post(`${FF}user_blast_radius/`, { condition: { properties: [] }, group_type_index: 0 });
+  const groups = await server.api.post(`${FF}user_blast_radius/`, { condition: { properties: [] }, group_type_index: 0 });
   t.same(groups.body, { users_affected: 1, total_users: 1 });
-  t.equal((await api.post(`${FF}user_blast_radius/`, {})).status, 400);
+  t.equal((await server.api.post(`${FF}user_blast_radius/`, {})).status, 400);
 });

@@ -3,31 +3,24 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../../../shared/spec/flag-vectors.json', import.meta.url), 'utf8'));
-let q: QuillProcess;
-let api: Client;
+const server = quillForFile(t);
 const FF = '/api/projects/@current/feature_flags/';
 
 t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
   for (const def of [vectors.simple_flag.flag_definition, vectors.multivariate_flag.flag_definition]) {
-    const res = await api.post(FF, { key: def.key, filters: def.filters, active: true });
+    const res = await server.api.post(FF, { key: def.key, filters: def.filters, active: true });
     if (res.status !== 201) throw new Error(`flag create failed: ${res.text}`);
   }
-  await api.post(FF, { key: 'with-payload', filters: { groups: [{ rollout_percentage: 100 }], payloads: { true: '{"color":"blue"}' } } });
-  await api.post(FF, { key: 'off-for-all', filters: { groups: [{ rollout_percentage: 0 }] } });
-  await api.post(FF, { key: 'inactive', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
+  await server.api.post(FF, { key: 'with-payload', filters: { groups: [{ rollout_percentage: 100 }], payloads: { true: '{"color":"blue"}' } } });
+  await server.api.post(FF, { key: 'off-for-all', filters: { groups: [{ rollout_percentage: 0 }] } });
+  await server.api.post(FF, { key: 'inactive', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  new Client(q.base, null).post(path, body, headers);
+  new Client(server.q.base, null).post(path, body, headers);
 
 t.test('2000 published vectors through /flags/?v=2 and /decide/?v=3', async (t) => {
   const ids = Array.from({ length: 1000 }, (_, i) => `distinct_id_${i}`);
@@ -126,7 +119,7 @@ t.test('errors', async (t) => {
   const malformed = await post('/decide/', '{"token":', { 'content-type': 'application/json' });
   t.equal(malformed.status, 400);
   t.match(malformed.body, { type: 'validation_error', code: 'malformed_data' });
-  const get = await fetch(`${q.base}/decide/`);
+  const get = await fetch(`${server.q.base}/decide/`);
   t.equal(get.status, 200);
   t.match(await get.json(), { config: { enable_collect_everything: true }, featureFlags: [] });
   const numericId = await post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 12345 });
@@ -134,11 +127,11 @@ t.test('errors', async (t) => {
 });
 
 t.test('remote config for posthog-js', async (t) => {
-  const res = await fetch(`${q.base}/array/${PROJECT_KEY}/config`);
+  const res = await fetch(`${server.q.base}/array/${PROJECT_KEY}/config`);
   t.equal(res.status, 200);
   t.match(await res.json(), { token: PROJECT_KEY, hasFeatureFlags: true, supportedCompression: Array, sessionRecording: false });
-  const js = await fetch(`${q.base}/array/${PROJECT_KEY}/config.js`);
+  const js = await fetch(`${server.q.base}/array/${PROJECT_KEY}/config.js`);
   t.equal(js.headers.get('content-type'), 'application/javascript');
   t.match(await js.text(), /window\._POSTHOG_REMOTE_CONFIG\[/);
-  t.equal((await fetch(`${q.base}/array/phc_unknown/config`)).status, 401);
+  t.equal((await fetch(`${server.q.base}/array/phc_unknown/config`)).status, 401);
 });

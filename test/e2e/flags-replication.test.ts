@@ -1,22 +1,13 @@
 // A flag or cohort changed through the API is what /flags/ answers on every worker as soon as the API call has
 // returned. Run with 4 workers so consecutive requests land on different threads.
 import t from 'tap';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
 const FF = '/api/projects/@current/feature_flags/';
-t.before(async () => {
-  q = await startQuill({ workers: 4 });
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t, { workers: 4 });
 
 async function enabledEverywhere(key: string, concurrent = 32): Promise<boolean[]> {
-  const anon = new Client(q.base, null);
+  const anon = new Client(server.q.base, null);
   return Promise.all(Array.from({ length: concurrent }, async (_, i) => {
     const res = await anon.post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: `replica-${i}`, flag_keys_to_evaluate: [key] });
     return res.body.flags[key]?.enabled ?? false;
@@ -24,21 +15,21 @@ async function enabledEverywhere(key: string, concurrent = 32): Promise<boolean[
 }
 
 t.test('every answer after PATCH returns reflects the change', async (t) => {
-  const created = await api.post(FF, { key: 'toggle', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+  const created = await server.api.post(FF, { key: 'toggle', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
   const id = created.body.id;
   t.same(new Set(await enabledEverywhere('toggle')), new Set([true]));
   for (let round = 0; round < 10; round++) {
     const on = round % 2 === 1;
-    const patched = await api.patch(`${FF}${id}/`, { filters: { groups: [{ properties: [], rollout_percentage: on ? 100 : 0 }] } });
+    const patched = await server.api.patch(`${FF}${id}/`, { filters: { groups: [{ properties: [], rollout_percentage: on ? 100 : 0 }] } });
     t.equal(patched.status, 200);
     const answers = await enabledEverywhere('toggle');
     t.same([...new Set(answers)], [on], `round ${round}: all 32 answers (over 4 workers) are ${on}`);
   }
-  await api.patch(`${FF}${id}/`, { active: false });
+  await server.api.patch(`${FF}${id}/`, { active: false });
   t.same(await enabledEverywhere('toggle'), Array(32).fill(false), 'deactivation is immediate too');
-  await api.patch(`${FF}${id}/`, { active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
-  await api.patch(`${FF}${id}/`, { deleted: true });
-  const anon = new Client(q.base, null);
+  await server.api.patch(`${FF}${id}/`, { active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+  await server.api.patch(`${FF}${id}/`, { deleted: true });
+  const anon = new Client(server.q.base, null);
   const afterDelete = await anon.post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'x' });
   t.notOk('toggle' in afterDelete.body.flags, 'a soft-deleted flag disappears at once');
 });
@@ -46,7 +37,7 @@ t.test('every answer after PATCH returns reflects the change', async (t) => {
 t.test('a new flag is served by every worker at once', async (t) => {
   for (let i = 0; i < 5; i++) {
     const key = `fresh-${i}`;
-    t.equal((await api.post(FF, { key, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })).status, 201);
+    t.equal((await server.api.post(FF, { key, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })).status, 201);
     t.same(await enabledEverywhere(key, 16), Array(16).fill(true), `${key} everywhere`);
   }
 });

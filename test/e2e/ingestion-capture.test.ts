@@ -3,21 +3,12 @@
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { event, sendBatch, storedEvents } from '../helpers/ingest.js';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PROJECT_KEY, quillForFile, removeDir, startQuill } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t);
 
 const raw = (path: string, body: string | Uint8Array | undefined, headers: Record<string, string> = {}, method = 'POST') =>
-  fetch(q.base + path, { method, headers, body });
+  fetch(server.q.base + path, { method, headers, body });
 
 t.test('every capture path, with and without the trailing slash, POST and GET', async (t) => {
   const paths = ['/capture', '/batch', '/e', '/i/v0/e', '/track', '/engage'];
@@ -32,11 +23,11 @@ t.test('every capture path, with and without the trailing slash, POST and GET', 
     }
   }
   for (const path of paths) {
-    const stored = await storedEvents(api, `path-${path}-slash`);
+    const stored = await storedEvents(server.api, `path-${path}-slash`);
     t.equal(stored.length, 1, `stored via ${path}/`);
     // /engage/ turns a single legacy people call into $identify.
     t.equal(stored[0].event, path === '/engage' ? '$identify' : 'hit');
-    t.equal((await storedEvents(api, `path-${path}-bare-get`)).length, 1, `stored via GET ${path}`);
+    t.equal((await storedEvents(server.api, `path-${path}-bare-get`)).length, 1, `stored via GET ${path}`);
   }
 });
 
@@ -59,9 +50,9 @@ t.test('body shapes and encodings', async (t) => {
     t.equal(res.status, 200, `${name}: ${res.status === 200 ? '' : await res.text()}`);
   }
   for (const id of ['enc-json', 'enc-batch', 'enc-array', 'enc-gzip-header', 'enc-gzip-param', 'enc-gzip-magic', 'enc-b64', 'enc-form', 'enc-plus']) {
-    t.equal((await storedEvents(api, id)).length, 1, `${id} stored`);
+    t.equal((await storedEvents(server.api, id)).length, 1, `${id} stored`);
   }
-  t.equal((await storedEvents(api, 'enc-plus'))[0].properties.s, '>>>???');
+  t.equal((await storedEvents(server.api, 'enc-plus'))[0].properties.s, '>>>???');
 });
 
 t.test('token places', async (t) => {
@@ -76,7 +67,7 @@ t.test('token places', async (t) => {
     ['first item of an array', () => raw('/e/', JSON.stringify([{ ...base, distinct_id: 'tok-7', token: PROJECT_KEY }, { ...base, distinct_id: 'tok-8' }]))],
   ];
   for (const [name, send] of sends) t.equal((await send()).status, 200, name);
-  for (let i = 1; i <= 8; i++) t.equal((await storedEvents(api, `tok-${i}`)).length, 1, `tok-${i}`);
+  for (let i = 1; i <= 8; i++) t.equal((await storedEvents(server.api, `tok-${i}`)).length, 1, `tok-${i}`);
 });
 
 t.test('error answers and skipped events', async (t) => {
@@ -98,18 +89,18 @@ t.test('error answers and skipped events', async (t) => {
   t.equal(projectNotInt.status, 400);
   t.same(await projectNotInt.json(), { type: 'validation_error', code: 'invalid_project', detail: 'Invalid Project ID.', attr: 'project_id' });
 
-  const skipped = await sendBatch(q.base, [
+  const skipped = await sendBatch(server.q.base, [
     { event: 'no-distinct-id', properties: {} },
     { distinct_id: 'skip-1', properties: {} },
     { event: 'empty-distinct-id', distinct_id: '' },
     { event: 'kept', distinct_id: 'skip-1' },
   ]);
   t.equal(skipped.status, 200, 'events without name or distinct id are skipped, still 200');
-  const stored = await storedEvents(api, 'skip-1');
+  const stored = await storedEvents(server.api, 'skip-1');
   t.same(stored.map((e) => e.event), ['kept']);
-  const emptyBatch = await sendBatch(q.base, []);
+  const emptyBatch = await sendBatch(server.q.base, []);
   t.equal(emptyBatch.status, 200, 'an empty batch is accepted');
-  t.equal((await fetch(`${q.base}/_health`)).status, 200, 'still serving');
+  t.equal((await fetch(`${server.q.base}/_health`)).status, 200, 'still serving');
 });
 
 t.test('timestamps: skew correction, offset, `_`, missing', async (t) => {
@@ -120,34 +111,34 @@ t.test('timestamps: skew correction, offset, `_`, missing', async (t) => {
     sent_at: new Date(clientNow).toISOString(),
     batch: [{ event: 'skewed', distinct_id: 'ts-1', timestamp: new Date(clientNow - 60_000).toISOString() }],
   }));
-  const skewed = (await storedEvents(api, 'ts-1'))[0];
+  const skewed = (await storedEvents(server.api, 'ts-1'))[0];
   const delta = Date.parse(skewed.timestamp) - (now - 60_000);
   t.ok(Math.abs(delta) < 5_000, `now + (timestamp - sent_at): off by ${delta} ms`);
 
   await raw('/capture/', JSON.stringify({ api_key: PROJECT_KEY, event: 'offset', distinct_id: 'ts-2', offset: 120_000 }));
-  const offset = (await storedEvents(api, 'ts-2'))[0];
+  const offset = (await storedEvents(server.api, 'ts-2'))[0];
   t.ok(Math.abs(Date.parse(offset.timestamp) - (now - 120_000)) < 5_000, 'now - offset');
 
   await raw(`/e/?_=${clientNow}`, JSON.stringify({ api_key: PROJECT_KEY, event: 'underscore', distinct_id: 'ts-3', timestamp: new Date(clientNow - 30_000).toISOString() }));
-  const underscore = (await storedEvents(api, 'ts-3'))[0];
+  const underscore = (await storedEvents(server.api, 'ts-3'))[0];
   t.ok(Math.abs(Date.parse(underscore.timestamp) - (now - 30_000)) < 5_000, '`_` query parameter is sent_at in ms');
 
   await raw('/capture/', JSON.stringify({ api_key: PROJECT_KEY, event: 'no-ts', distinct_id: 'ts-4' }));
-  t.ok(Math.abs(Date.parse((await storedEvents(api, 'ts-4'))[0].timestamp) - Date.now()) < 10_000, 'missing timestamp = now');
+  t.ok(Math.abs(Date.parse((await storedEvents(server.api, 'ts-4'))[0].timestamp) - Date.now()) < 10_000, 'missing timestamp = now');
 
   await raw('/capture/', JSON.stringify({ api_key: PROJECT_KEY, event: 'fixed', distinct_id: 'ts-5', timestamp: '2023-05-06T07:08:09.123Z' }));
-  t.equal(Date.parse((await storedEvents(api, 'ts-5'))[0].timestamp), Date.parse('2023-05-06T07:08:09.123Z'), 'timestamp without sent_at kept');
+  t.equal(Date.parse((await storedEvents(server.api, 'ts-5'))[0].timestamp), Date.parse('2023-05-06T07:08:09.123Z'), 'timestamp without sent_at kept');
 });
 
 t.test('uuids: client uuid kept, a repeat stored once, invalid regenerated', async (t) => {
   const e = event('uuid-1', 'with-uuid');
-  t.equal((await sendBatch(q.base, [e])).status, 200);
-  t.equal((await sendBatch(q.base, [e, e])).status, 200, 'an SDK retry of an acknowledged batch');
-  const stored = await storedEvents(api, 'uuid-1');
+  t.equal((await sendBatch(server.q.base, [e])).status, 200);
+  t.equal((await sendBatch(server.q.base, [e, e])).status, 200, 'an SDK retry of an acknowledged batch');
+  const stored = await storedEvents(server.api, 'uuid-1');
   t.equal(stored.length, 1, 'stored exactly once');
   t.equal(stored[0].id, e.uuid, 'the client uuid is the event id');
-  await sendBatch(q.base, [{ event: 'bad-uuid', distinct_id: 'uuid-2', uuid: 'not-a-uuid' }]);
-  const regenerated = await storedEvents(api, 'uuid-2');
+  await sendBatch(server.q.base, [{ event: 'bad-uuid', distinct_id: 'uuid-2', uuid: 'not-a-uuid' }]);
+  const regenerated = await storedEvents(server.api, 'uuid-2');
   t.equal(regenerated.length, 1, 'an invalid uuid does not fail the request');
   t.match(regenerated[0].id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUIDv7 is generated');
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { event, sendBatch } from '../helpers/ingest.js';
-import { Client, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 
 async function allEventIds(q: QuillProcess): Promise<string[]> {
   const res = await new Client(q.base).get('/api/projects/@current/events/?limit=1000000&after=2000-01-01');

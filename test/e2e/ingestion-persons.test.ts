@@ -1,22 +1,12 @@
 // Person processing during ingestion (ingestion-and-api.md §2), read back through the persons and events APIs.
 import t from 'tap';
 import { event, personOf, sendBatch, storedEvents } from '../helpers/ingest.js';
-import { Client, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  if (process.env.QUILL_TEST_DUMP) console.error(q.output());
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t);
 
 const send = async (batch: unknown[]) => {
-  const res = await sendBatch(q.base, batch);
+  const res = await sendBatch(server.q.base, batch);
   if (res.status !== 200) throw new Error(await res.text());
 };
 
@@ -26,17 +16,17 @@ t.test('first sight creates a person; $set_once, $set, $unset in that order, in 
     event('p-1', 'upgrade', { $set: { plan: 'pro' }, $set_once: { first: 'ignored' } }),
     event('p-1', 'cleanup', { $unset: ['temp'], $set: { temp: 'x' } }),
   ]);
-  const p = await personOf(api, 'p-1');
+  const p = await personOf(server.api, 'p-1');
   t.same(p.distinct_ids, ['p-1']);
   t.match(p.properties, { first: 'a', both: 'set', plan: 'pro' });
   t.notOk('temp' in p.properties, '$unset runs after $set within one event');
   t.match(p.uuid, /^[0-9a-f-]{36}$/);
   // Ingestion order, not event time: an old event ingested later still overwrites.
   await send([event('p-1', 'late', { $set: { plan: 'legacy' } }, { timestamp: '2001-01-01T00:00:00Z' })]);
-  t.equal((await personOf(api, 'p-1')).properties.plan, 'legacy');
+  t.equal((await personOf(server.api, 'p-1')).properties.plan, 'legacy');
   // Top-level $set (posthog-js style) is merged too.
   await send([{ ...event('p-1', 'top'), $set: { top: 1 } }]);
-  t.equal((await personOf(api, 'p-1')).properties.top, 1);
+  t.equal((await personOf(server.api, 'p-1')).properties.top, 1);
 });
 
 t.test('$identify merges the anonymous person into the identified one', async (t) => {
@@ -44,16 +34,16 @@ t.test('$identify merges the anonymous person into the identified one', async (t
     event('anon-1', '$pageview', { $set: { shared: 'anon', anonOnly: true } }, { timestamp: '2024-01-01T00:00:00Z' }),
     event('user-1', 'login', { $set: { shared: 'user', userOnly: true } }, { timestamp: '2024-02-01T00:00:00Z' }),
   ]);
-  const before = await personOf(api, 'anon-1');
+  const before = await personOf(server.api, 'anon-1');
   await send([event('user-1', '$identify', { $anon_distinct_id: 'anon-1', $set: { email: 'u1@x.io' } })]);
-  const merged = await personOf(api, 'user-1');
+  const merged = await personOf(server.api, 'user-1');
   t.same([...merged.distinct_ids].sort(), ['anon-1', 'user-1']);
   t.match(merged.properties, { shared: 'user', anonOnly: true, userOnly: true, email: 'u1@x.io' }, 'the distinct_id person wins conflicts');
   t.equal(Date.parse(merged.created_at), Date.parse('2024-01-01T00:00:00Z'), 'earliest created_at is kept');
-  t.equal((await personOf(api, 'anon-1')).id, merged.id, 'both distinct ids resolve to one person');
+  t.equal((await personOf(server.api, 'anon-1')).id, merged.id, 'both distinct ids resolve to one person');
   t.equal(merged.name, 'u1@x.io');
   // Events keep their ingestion-time person id; reading resolves merges.
-  const anonEvents = await storedEvents(api, 'anon-1');
+  const anonEvents = await storedEvents(server.api, 'anon-1');
   t.ok(anonEvents[0].person, 'the old event resolves to the surviving person');
   t.not(before.id, undefined);
 });
@@ -61,9 +51,9 @@ t.test('$identify merges the anonymous person into the identified one', async (t
 t.test('identify with only one existing side, or neither', async (t) => {
   await send([event('anon-2', '$pageview')]);
   await send([event('user-2', '$identify', { $anon_distinct_id: 'anon-2' })]);
-  t.same([...(await personOf(api, 'user-2')).distinct_ids].sort(), ['anon-2', 'user-2']);
+  t.same([...(await personOf(server.api, 'user-2')).distinct_ids].sort(), ['anon-2', 'user-2']);
   await send([event('user-3', '$identify', { $anon_distinct_id: 'anon-3', $set: { k: 1 } })]);
-  const both = await personOf(api, 'anon-3');
+  const both = await personOf(server.api, 'anon-3');
   t.same([...both.distinct_ids].sort(), ['anon-3', 'user-3']);
   t.equal(both.properties.k, 1);
 });
@@ -73,41 +63,41 @@ t.test('merge guards: already identified, illegal ids; $create_alias and $merge_
   await send([event('ident-a', '$identify', { $anon_distinct_id: 'anon-a' })]); // ident-a's person is now identified
   // ident-a and ident-b may live in different shards, whose apply order is not defined (as in PostHog's
   // partitioned log): read once so the identify above is applied before the next step.
-  t.equal((await personOf(api, 'ident-a')).is_identified, true);
+  t.equal((await personOf(server.api, 'ident-a')).is_identified, true);
   await send([event('ident-b', '$identify', { $anon_distinct_id: 'ident-a' })]);
-  t.not((await personOf(api, 'ident-b')).id, (await personOf(api, 'ident-a')).id, 'an identified person is not merged away by $identify');
+  t.not((await personOf(server.api, 'ident-b')).id, (await personOf(server.api, 'ident-a')).id, 'an identified person is not merged away by $identify');
 
   await send([event('ident-c', '$identify', { $anon_distinct_id: 'undefined' }), event('ident-d', '$identify', { $anon_distinct_id: 'null' })]);
-  t.same((await personOf(api, 'ident-c')).distinct_ids, ['ident-c'], 'illegal anonymous id: no merge');
-  t.equal(await personOf(api, 'undefined'), null);
+  t.same((await personOf(server.api, 'ident-c')).distinct_ids, ['ident-c'], 'illegal anonymous id: no merge');
+  t.equal(await personOf(server.api, 'undefined'), null);
 
   await send([event('alias-1', 'x', { $set: { a: 1 } }), event('alias-2', 'x', { $set: { b: 2 } })]);
   await send([event('alias-1', '$create_alias', { alias: 'alias-2' })]);
-  const aliased = await personOf(api, 'alias-1');
+  const aliased = await personOf(server.api, 'alias-1');
   t.same([...aliased.distinct_ids].sort(), ['alias-1', 'alias-2']);
   t.match(aliased.properties, { a: 1, b: 2 });
 
   await send([event('ident-a', '$merge_dangerously', { alias: 'ident-b' })]);
-  t.equal((await personOf(api, 'ident-b')).id, (await personOf(api, 'ident-a')).id, '$merge_dangerously ignores the identified guard');
+  t.equal((await personOf(server.api, 'ident-b')).id, (await personOf(server.api, 'ident-a')).id, '$merge_dangerously ignores the identified guard');
 });
 
 t.test('initial and UTM properties; $groups on events; $process_person_profile false', async (t) => {
   await send([event('utm-1', '$pageview', { utm_source: 'news', $browser: 'Firefox', $current_url: 'https://x.io/a' })]);
   await send([event('utm-1', '$pageview', { utm_source: 'ads', $browser: 'Chrome' })]);
-  const p = await personOf(api, 'utm-1');
+  const p = await personOf(server.api, 'utm-1');
   t.match(p.properties, { utm_source: 'ads', $initial_utm_source: 'news', $browser: 'Chrome', $initial_browser: 'Firefox', $initial_current_url: 'https://x.io/a' });
 
   await send([event('grp-1', 'used', { $groups: { company: 'acme', project: 'p1' } })]);
-  const [used] = await storedEvents(api, 'grp-1');
+  const [used] = await storedEvents(server.api, 'grp-1');
   t.match(used.properties, { $group_0: 'acme', $group_1: 'p1' });
 
   await send([event('quiet-1', '$pageview', { $process_person_profile: false, $set: { nope: 1 } })]);
-  t.equal(await personOf(api, 'quiet-1'), null, 'no person is created');
-  const [quiet] = await storedEvents(api, 'quiet-1');
+  t.equal(await personOf(server.api, 'quiet-1'), null, 'no person is created');
+  const [quiet] = await storedEvents(server.api, 'quiet-1');
   t.ok(quiet, 'the event is stored');
   t.notOk('$set' in quiet.properties);
   await send([event('quiet-2', '$identify', { $process_person_profile: false, $anon_distinct_id: 'quiet-3' })]);
-  t.same(await storedEvents(api, 'quiet-2'), [], '$identify without person processing is dropped');
+  t.same(await storedEvents(server.api, 'quiet-2'), [], '$identify without person processing is dropped');
 });
 
 t.test('concurrent merges and updates from several workers lose nothing', async (t) => {
@@ -123,8 +113,8 @@ t.test('concurrent merges and updates from several workers lose nothing', async 
   await Promise.all(ids.flatMap((k) => Array.from({ length: 6 }, (_, j) => send([event(j % 2 ? `c-anon-${k}` : `c-user-${k}`, 'set', { $set: { [`prop_${j}`]: j } })]))));
   let complete = 0;
   for (const k of ids) {
-    const p = await personOf(api, `c-user-${k}`);
-    const viaAnon = await personOf(api, `c-anon-${k}`);
+    const p = await personOf(server.api, `c-user-${k}`);
+    const viaAnon = await personOf(server.api, `c-anon-${k}`);
     const ok = p.id === viaAnon.id && [...p.distinct_ids].sort().join() === [`c-anon-${k}`, `c-user-${k}`].sort().join() &&
       p.properties[`anon_${k}`] === true && p.properties[`ident_${k}`] === true && p.properties[`user_${k}`] === true &&
       [0, 1, 2, 3, 4, 5].every((j) => p.properties[`prop_${j}`] === j);

@@ -3,28 +3,19 @@
 // wherever its local result is conclusive.
 import t from 'tap';
 import { PostHog } from 'posthog-node';
-import { Client, PERSONAL_KEY, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PERSONAL_KEY, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
 const FF = '/api/projects/@current/feature_flags/';
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t);
 
 t.test('definitions endpoints: auth, body, ETag and 304', async (t) => {
-  await api.post(FF, { key: 'def-a', filters: { groups: [{ properties: [], rollout_percentage: 40 }] } });
-  await api.post(FF, { key: 'def-inactive', active: false });
-  const deleted = await api.post(FF, { key: 'def-deleted' });
-  await api.patch(`${FF}${deleted.body.id}/`, { deleted: true });
+  await server.api.post(FF, { key: 'def-a', filters: { groups: [{ properties: [], rollout_percentage: 40 }] } });
+  await server.api.post(FF, { key: 'def-inactive', active: false });
+  const deleted = await server.api.post(FF, { key: 'def-deleted' });
+  await server.api.patch(`${FF}${deleted.body.id}/`, { deleted: true });
 
   const path = `/flags/definitions?token=${PROJECT_KEY}&send_cohorts`;
-  const first = await api.get(path);
+  const first = await server.api.get(path);
   t.equal(first.status, 200);
   const etag = first.headers.get('etag');
   t.match(etag, /^"[0-9a-f]+"$/, 'strong ETag');
@@ -35,29 +26,29 @@ t.test('definitions endpoints: auth, body, ETag and 304', async (t) => {
   t.same(first.body.group_type_mapping, {});
   t.same(first.body.cohorts, {});
 
-  const cached = await api.get(path, { 'if-none-match': etag! });
+  const cached = await server.api.get(path, { 'if-none-match': etag! });
   t.equal(cached.status, 304);
   t.equal(cached.text, '');
   t.equal(cached.headers.get('etag'), etag);
 
-  await api.post(FF, { key: 'def-b' });
-  const changed = await api.get(path, { 'if-none-match': etag! });
+  await server.api.post(FF, { key: 'def-b' });
+  const changed = await server.api.get(path, { 'if-none-match': etag! });
   t.equal(changed.status, 200, 'a flag change invalidates the ETag');
   t.not(changed.headers.get('etag'), etag);
 
-  const legacy = await api.get(`/api/feature_flag/local_evaluation?token=${PROJECT_KEY}&send_cohorts`);
+  const legacy = await server.api.get(`/api/feature_flag/local_evaluation?token=${PROJECT_KEY}&send_cohorts`);
   t.equal(legacy.status, 200);
   t.same(legacy.body.flags.map((f: { key: string }) => f.key).sort(), changed.body.flags.map((f: { key: string }) => f.key).sort());
-  const project = await api.get(`${FF}local_evaluation/`);
+  const project = await server.api.get(`${FF}local_evaluation/`);
   t.equal(project.status, 200);
   t.equal(project.headers.get('etag') !== null, true);
 
-  t.equal((await api.withKey(null).get(path)).status, 401, 'no personal key');
-  t.equal((await api.withKey('phx_bad').get(path)).status, 401, 'bad personal key');
-  t.equal((await api.get('/flags/definitions?token=phc_unknown')).status, 401, 'unknown project token');
-  t.equal((await api.get('/flags/definitions')).status, 401, 'no token');
-  const other = await api.post('/api/organizations/', { name: 'Elsewhere' });
-  t.equal((await api.withKey(other.body.personal_api_key).get(path)).status, 403, 'key of another organization');
+  t.equal((await server.api.withKey(null).get(path)).status, 401, 'no personal key');
+  t.equal((await server.api.withKey('phx_bad').get(path)).status, 401, 'bad personal key');
+  t.equal((await server.api.get('/flags/definitions?token=phc_unknown')).status, 401, 'unknown project token');
+  t.equal((await server.api.get('/flags/definitions')).status, 401, 'no token');
+  const other = await server.api.post('/api/organizations/', { name: 'Elsewhere' });
+  t.equal((await server.api.withKey(other.body.personal_api_key).get(path)).status, 403, 'key of another organization');
 });
 
 // ---- differential test ----
@@ -139,14 +130,14 @@ function generatePerson(r: () => number, i: number) {
 
 t.test('posthog-node local evaluation agrees with /flags/', async (t) => {
   // Group type "company" must exist (index 0) before group flags evaluate: ingest one group event.
-  await fetch(`${q.base}/capture/`, { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, event: '$groupidentify', distinct_id: 'setup', properties: { $group_type: 'company', $group_key: 'co-setup' } }) });
-  await api.get(`${FF}evaluation_reasons/?distinct_id=barrier`);
+  await fetch(`${server.q.base}/capture/`, { method: 'POST', body: JSON.stringify({ api_key: PROJECT_KEY, event: '$groupidentify', distinct_id: 'setup', properties: { $group_type: 'company', $group_key: 'co-setup' } }) });
+  await server.api.get(`${FF}evaluation_reasons/?distinct_id=barrier`);
   const r = rng(20261122);
   for (const flag of generateFlags(r)) {
-    const res = await api.post(FF, flag);
+    const res = await server.api.post(FF, flag);
     if (res.status !== 201) t.fail(`create ${flag.key}: ${res.text}`);
   }
-  const sdk = new PostHog(PROJECT_KEY, { host: q.base, personalApiKey: PERSONAL_KEY, featureFlagsPollingInterval: 600_000, disableGeoip: true, flushAt: 1 });
+  const sdk = new PostHog(PROJECT_KEY, { host: server.q.base, personalApiKey: PERSONAL_KEY, featureFlagsPollingInterval: 600_000, disableGeoip: true, flushAt: 1 });
   t.teardown(() => sdk.shutdown());
   t.equal(await sdk.waitForLocalEvaluationReady(10_000), true, 'the SDK loaded definitions from Quill');
 
@@ -156,7 +147,7 @@ t.test('posthog-node local evaluation agrees with /flags/', async (t) => {
   for (let i = 0; i < 150; i++) {
     const p = generatePerson(r, i);
     const local = await sdk.getAllFlagsAndPayloads(p.distinctId, { personProperties: p.personProperties, groups: p.groups, groupProperties: p.groupProperties, onlyEvaluateLocally: true });
-    const remote = await new Client(q.base, null).post('/flags/?v=2', {
+    const remote = await new Client(server.q.base, null).post('/flags/?v=2', {
       token: PROJECT_KEY, distinct_id: p.distinctId, person_properties: p.personProperties, groups: p.groups, group_properties: p.groupProperties,
     });
     for (const [key, value] of Object.entries(local.featureFlags ?? {})) {

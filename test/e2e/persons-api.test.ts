@@ -3,20 +3,11 @@
 // metadata endpoints. Each behaviour that reads the whole list runs in a project of its own.
 import t from 'tap';
 import { personUuid } from '../../src/domain/ingest/index.js';
-import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-let q: QuillProcess;
-let api: Client;
+const server = quillForFile(t);
 const PERSONS = '/api/projects/@current/persons/';
 
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  await q.stop();
-  removeDir(q.dataDir);
-});
 
 interface Project {
   id: number;
@@ -25,7 +16,7 @@ interface Project {
 }
 
 async function ingest(batch: object[], token = PROJECT_KEY): Promise<void> {
-  const res = await fetch(`${q.base}/batch/`, {
+  const res = await fetch(`${server.q.base}/batch/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ api_key: token, batch }),
@@ -36,13 +27,13 @@ async function ingest(batch: object[], token = PROJECT_KEY): Promise<void> {
 /** Ingests one event and waits until its person is readable (so persons are created in call order). */
 async function personVia(distinctId: string, set: Record<string, unknown>, project?: Project): Promise<any> {
   await ingest([{ event: 'signed_up', distinct_id: distinctId, properties: { $set: set } }], project?.token);
-  const res = await api.get(`${project?.persons ?? PERSONS}?distinct_id=${encodeURIComponent(distinctId)}`);
+  const res = await server.api.get(`${project?.persons ?? PERSONS}?distinct_id=${encodeURIComponent(distinctId)}`);
   if (res.body.results.length !== 1) throw new Error(`no person for ${distinctId}: ${res.text}`);
   return res.body.results[0];
 }
 
 async function newProject(name: string): Promise<Project> {
-  const res = await api.post('/api/projects/', { name });
+  const res = await server.api.post('/api/projects/', { name });
   if (res.status !== 201) throw new Error(`project create answered ${res.status}: ${res.text}`);
   return { id: res.body.id, token: res.body.api_token, persons: `/api/projects/${res.body.id}/persons/` };
 }
@@ -54,7 +45,7 @@ t.test('ingested persons are listed newest first, in the person shape', async (t
   await personVia('list-a', { plan: 'free' }, p);
   await personVia('list-b', { plan: 'pro' }, p);
   await personVia('list-c', {}, p);
-  const res = await api.get(p.persons);
+  const res = await server.api.get(p.persons);
   t.equal(res.status, 200);
   t.same(res.body.results.map((x: any) => x.distinct_ids[0]), ['list-c', 'list-b', 'list-a']);
   t.equal(res.body.count, 3);
@@ -70,26 +61,26 @@ t.test('ingested persons are listed newest first, in the person shape', async (t
 t.test('pagination: limit and offset with absolute next/previous URLs', async (t) => {
   const p = await newProject('paging');
   for (const d of ['page-1', 'page-2', 'page-3']) await personVia(d, {}, p);
-  const first = await api.get(`${p.persons}?limit=2`);
+  const first = await server.api.get(`${p.persons}?limit=2`);
   t.same(first.body.results.map((x: any) => x.distinct_ids[0]), ['page-3', 'page-2']);
   t.equal(first.body.previous, null);
-  t.equal(first.body.next, `${q.base}${p.persons}?limit=2&offset=2`);
-  const second = await api.get(first.body.next.slice(q.base.length));
+  t.equal(first.body.next, `${server.q.base}${p.persons}?limit=2&offset=2`);
+  const second = await server.api.get(first.body.next.slice(server.q.base.length));
   t.same(second.body.results.map((x: any) => x.distinct_ids[0]), ['page-1']);
   t.equal(second.body.next, null);
-  t.equal(second.body.previous, `${q.base}${p.persons}?limit=2`, 'previous of the second page drops the offset');
-  const middle = await api.get(`${p.persons}?limit=1&offset=2`);
-  t.equal(middle.body.previous, `${q.base}${p.persons}?limit=1&offset=1`);
-  const bad = await api.get(`${p.persons}?limit=abc&offset=-4`);
+  t.equal(second.body.previous, `${server.q.base}${p.persons}?limit=2`, 'previous of the second page drops the offset');
+  const middle = await server.api.get(`${p.persons}?limit=1&offset=2`);
+  t.equal(middle.body.previous, `${server.q.base}${p.persons}?limit=1&offset=1`);
+  const bad = await server.api.get(`${p.persons}?limit=abc&offset=-4`);
   t.equal(bad.body.results.length, 3, 'invalid limit/offset fall back to the defaults');
 });
 
 t.test('$identify merges the anonymous person into one person with both distinct ids', async (t) => {
   await ingest([{ event: '$pageview', distinct_id: 'merge-anon', properties: { $set: { first_seen: 'web', plan: 'free' } } }]);
-  await api.get(`${PERSONS}?distinct_id=merge-anon`);
+  await server.api.get(`${PERSONS}?distinct_id=merge-anon`);
   await ingest([{ event: '$identify', distinct_id: 'merge-user', properties: { $anon_distinct_id: 'merge-anon', $set: { plan: 'pro' } } }]);
-  const byAnon = await api.get(`${PERSONS}?distinct_id=merge-anon`);
-  const byUser = await api.get(`${PERSONS}?distinct_id=merge-user`);
+  const byAnon = await server.api.get(`${PERSONS}?distinct_id=merge-anon`);
+  const byUser = await server.api.get(`${PERSONS}?distinct_id=merge-user`);
   t.equal(byAnon.body.results.length, 1);
   t.equal(byAnon.body.results[0].id, byUser.body.results[0].id, 'both distinct ids name the same person');
   t.same([...byUser.body.results[0].distinct_ids].sort(), ['merge-anon', 'merge-user']);
@@ -100,16 +91,16 @@ t.test('$identify merges the anonymous person into one person with both distinct
 t.test('name is the email, else the first identified-looking distinct id; anonymous-looking ids sort last', async (t) => {
   const anon = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
   await ingest([{ event: '$pageview', distinct_id: anon, properties: {} }]);
-  await api.get(`${PERSONS}?distinct_id=${anon}`);
+  await server.api.get(`${PERSONS}?distinct_id=${anon}`);
   await ingest([{ event: '$identify', distinct_id: 'named-user', properties: { $anon_distinct_id: anon } }]);
-  const res = await api.get(`${PERSONS}?distinct_id=named-user`);
+  const res = await server.api.get(`${PERSONS}?distinct_id=named-user`);
   const person = res.body.results[0];
   t.same(person.distinct_ids, ['named-user', anon], 'the uuid-like id is listed last although it came first');
   t.equal(person.name, 'named-user');
   await ingest([{ event: '$set', distinct_id: 'named-user', properties: { $set: { email: 'named@example.com' } } }]);
-  const again = await api.get(`${PERSONS}${person.id}/`);
+  const again = await server.api.get(`${PERSONS}${person.id}/`);
   t.equal(again.body.name, 'named@example.com');
-  const bare = await api.post(PERSONS, { properties: {} });
+  const bare = await server.api.post(PERSONS, { properties: {} });
   t.equal(bare.body.name, String(bare.body.id), 'without email or distinct ids the name is the id');
 });
 
@@ -119,7 +110,7 @@ t.test('list filters', async (t) => {
   await personVia('f-bob', { email: 'bob@example.com', plan: 'free', age: 19, signup: '2023-05-01' }, p);
   await personVia('f-carl', { plan: 'enterprise', age: 45, nickname: 'carl' }, p);
   const list = async (query: string) => {
-    const res = await api.get(`${p.persons}?${query}`);
+    const res = await server.api.get(`${p.persons}?${query}`);
     t.equal(res.status, 200, query);
     return firstIds(res.body);
   };
@@ -180,7 +171,7 @@ t.test('list filters', async (t) => {
   t.test('properties: malformed filters are 400s with attr properties', async (t) => {
     for (const raw of ['[{"key":', '"plan"', JSON.stringify([pf('age', 'sorta', 1)]), JSON.stringify({ type: 'XOR', values: [] }),
       JSON.stringify([pf('email', 'regex', '(')]), JSON.stringify([1]), JSON.stringify([pf('signup', 'is_date_after', 'not a date')])]) {
-      const res = await api.get(`${p.persons}?properties=${encodeURIComponent(raw)}`);
+      const res = await server.api.get(`${p.persons}?properties=${encodeURIComponent(raw)}`);
       t.equal(res.status, 400, raw);
       t.match(res.body, { type: 'validation_error', attr: 'properties', detail: String }, raw);
     }
@@ -191,7 +182,7 @@ t.test('CSV output: the list and a single person', async (t) => {
   const p = await newProject('csv');
   const one = await personVia('csv-1', { email: 'one@example.com', city: 'Oslo, Norway' }, p);
   await personVia('csv-2', { plan: 'pro' }, p);
-  const res = await api.get(`${p.persons}?format=csv`);
+  const res = await server.api.get(`${p.persons}?format=csv`);
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^text\/csv/);
   const lines = res.text.split('\r\n');
@@ -200,143 +191,143 @@ t.test('CSV output: the list and a single person', async (t) => {
   t.equal(lines.length, 4, 'header, two rows, trailing CRLF');
   t.ok(lines[1]!.includes(',csv-2,') && lines[1]!.endsWith(`,pro,${personUuid(p.id, 'csv-2')}`), lines[1]);
   t.ok(lines[2]!.includes(',"Oslo, Norway",one@example.com,,'), 'cells with commas are quoted');
-  const single = await api.get(`${p.persons}${one.id}/?format=csv`);
+  const single = await server.api.get(`${p.persons}${one.id}/?format=csv`);
   t.equal(single.status, 200);
   t.equal(single.text.split('\r\n')[0], 'created_at,distinct_ids.0,id,is_identified,name,properties.city,properties.email,uuid');
   t.equal(single.text.split('\r\n').length, 3, 'one row');
-  const unknown = await api.get(`${p.persons}?format=xml`);
+  const unknown = await server.api.get(`${p.persons}?format=xml`);
   t.equal(unknown.status, 404, 'an unknown format has no renderer');
 });
 
 t.test('POST /persons/ creates a person', async (t) => {
-  const res = await api.post(PERSONS, { properties: { email: 'made@example.com' } });
+  const res = await server.api.post(PERSONS, { properties: { email: 'made@example.com' } });
   t.equal(res.status, 201);
   t.match(res.body, { id: Number, name: 'made@example.com', distinct_ids: [], properties: { email: 'made@example.com' }, uuid: String });
-  t.equal((await api.get(`${PERSONS}${res.body.id}/`)).body.uuid, res.body.uuid);
-  const empty = await api.post(PERSONS, {});
+  t.equal((await server.api.get(`${PERSONS}${res.body.id}/`)).body.uuid, res.body.uuid);
+  const empty = await server.api.post(PERSONS, {});
   t.equal(empty.status, 201);
   t.same(empty.body.properties, {});
 
-  const withIds = await api.post(PERSONS, { properties: { plan: 'api' }, distinct_ids: ['made-1', 'made-2'] });
+  const withIds = await server.api.post(PERSONS, { properties: { plan: 'api' }, distinct_ids: ['made-1', 'made-2'] });
   t.equal(withIds.status, 201);
   t.same(withIds.body.distinct_ids, ['made-1', 'made-2']);
   await ingest([{ event: 'x', distinct_id: 'made-2', properties: { $set: { seen: true } } }]);
-  const after = await api.get(`${PERSONS}${withIds.body.id}/`);
+  const after = await server.api.get(`${PERSONS}${withIds.body.id}/`);
   t.same(after.body.properties, { plan: 'api', seen: true }, 'events of its distinct ids update the created person');
 
-  const taken = await api.post(PERSONS, { distinct_ids: ['made-1'] });
+  const taken = await server.api.post(PERSONS, { distinct_ids: ['made-1'] });
   t.equal(taken.status, 400);
   t.match(taken.body, { type: 'validation_error', code: 'unique', attr: 'distinct_ids' });
   for (const body of [{ properties: ['x'] }, { properties: 'x' }]) {
-    const bad = await api.post(PERSONS, body);
+    const bad = await server.api.post(PERSONS, body);
     t.equal(bad.status, 400);
     t.same(bad.body, { type: 'validation_error', code: 'invalid_input', detail: 'Expected a dictionary of items.', attr: 'properties' });
   }
   for (const ids of ['made-3', [''], [1]]) {
-    const bad = await api.post(PERSONS, { distinct_ids: ids });
+    const bad = await server.api.post(PERSONS, { distinct_ids: ids });
     t.equal(bad.status, 400);
     t.equal(bad.body.attr, 'distinct_ids');
   }
-  const notJson = await api.post(PERSONS, '{"properties":');
+  const notJson = await server.api.post(PERSONS, '{"properties":');
   t.equal(notJson.status, 400);
   t.equal(notJson.body.code, 'parse_error');
 });
 
 t.test('GET /persons/:id/ by id or uuid; other ids are 400, unknown ones 404', async (t) => {
   const person = await personVia('get-me', { a: 1 });
-  t.same((await api.get(`${PERSONS}${person.id}/`)).body, person);
-  t.same((await api.get(`${PERSONS}${person.uuid}/`)).body, person);
-  t.same((await api.get(`${PERSONS}${person.uuid.toUpperCase()}`)).body, person, 'uuids in either case, no trailing slash');
-  const bad = await api.get(`${PERSONS}get-me/`);
+  t.same((await server.api.get(`${PERSONS}${person.id}/`)).body, person);
+  t.same((await server.api.get(`${PERSONS}${person.uuid}/`)).body, person);
+  t.same((await server.api.get(`${PERSONS}${person.uuid.toUpperCase()}`)).body, person, 'uuids in either case, no trailing slash');
+  const bad = await server.api.get(`${PERSONS}get-me/`);
   t.equal(bad.status, 400);
   t.match(bad.body, { type: 'validation_error', code: 'invalid_input', detail: /does not look like a personID/, attr: null });
-  const missing = await api.get(`${PERSONS}999999/`);
+  const missing = await server.api.get(`${PERSONS}999999/`);
   t.equal(missing.status, 404);
   t.same(missing.body, { type: 'invalid_request', code: 'not_found', detail: 'Person not found.', attr: null });
-  t.equal((await api.get(`${PERSONS}00000000-0000-4000-8000-000000000000/`)).status, 404);
-  const anonymous = await api.withKey(null).get(`${PERSONS}${person.id}/`);
+  t.equal((await server.api.get(`${PERSONS}00000000-0000-4000-8000-000000000000/`)).status, 404);
+  const anonymous = await server.api.withKey(null).get(`${PERSONS}${person.id}/`);
   t.equal(anonymous.status, 401);
 });
 
 t.test('PATCH /persons/:id/ merges properties', async (t) => {
   const person = await personVia('patch-me', { keep: 'yes', plan: 'free' });
-  const res = await api.patch(`${PERSONS}${person.id}/`, { properties: { plan: 'pro', seats: 3 } });
+  const res = await server.api.patch(`${PERSONS}${person.id}/`, { properties: { plan: 'pro', seats: 3 } });
   t.equal(res.status, 200);
   t.same(res.body.properties, { keep: 'yes', plan: 'pro', seats: 3 });
-  t.same((await api.get(`${PERSONS}${person.id}/`)).body.properties, { keep: 'yes', plan: 'pro', seats: 3 });
-  const put = await api.request('PUT', `${PERSONS}${person.uuid}/`, { properties: { plan: 'team' } });
+  t.same((await server.api.get(`${PERSONS}${person.id}/`)).body.properties, { keep: 'yes', plan: 'pro', seats: 3 });
+  const put = await server.api.request('PUT', `${PERSONS}${person.uuid}/`, { properties: { plan: 'team' } });
   t.equal(put.status, 200);
   t.equal(put.body.properties.plan, 'team');
 
-  const missing = await api.patch(`${PERSONS}${person.id}/`, { name: 'x' });
+  const missing = await server.api.patch(`${PERSONS}${person.id}/`, { name: 'x' });
   t.equal(missing.status, 400);
   t.same(missing.body, { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'properties' });
-  const wrong = await api.patch(`${PERSONS}${person.id}/`, { properties: [1] });
+  const wrong = await server.api.patch(`${PERSONS}${person.id}/`, { properties: [1] });
   t.equal(wrong.status, 400);
   t.equal(wrong.body.attr, 'properties');
-  t.equal((await api.patch(`${PERSONS}999999/`, { properties: {} })).status, 404);
+  t.equal((await server.api.patch(`${PERSONS}999999/`, { properties: {} })).status, 404);
 });
 
 t.test('update_property: key and value from the query string or the body', async (t) => {
   const person = await personVia('upd-prop', { a: 'x' });
   const path = `${PERSONS}${person.id}/update_property/`;
-  const fromQuery = await api.post(`${path}?key=tier&value=42`);
+  const fromQuery = await server.api.post(`${path}?key=tier&value=42`);
   t.equal(fromQuery.status, 200);
   t.same(fromQuery.body.properties, { a: 'x', tier: '42' }, 'a query-string value is a string');
-  const fromBody = await api.post(path, { key: 'tier', value: 42 });
+  const fromBody = await server.api.post(path, { key: 'tier', value: 42 });
   t.equal(fromBody.body.properties.tier, 42, 'a body value keeps its JSON type');
-  const object = await api.post(path, { key: 'prefs', value: { dark: true } });
+  const object = await server.api.post(path, { key: 'prefs', value: { dark: true } });
   t.same(object.body.properties.prefs, { dark: true });
-  const nullValue = await api.post(path, { key: 'a', value: null });
+  const nullValue = await server.api.post(path, { key: 'a', value: null });
   t.equal(nullValue.body.properties.a, null);
 
-  const noKey = await api.post(`${path}?value=1`);
+  const noKey = await server.api.post(`${path}?value=1`);
   t.equal(noKey.status, 400);
   t.same(noKey.body, { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'key' });
-  const noValue = await api.post(`${path}?key=tier`);
+  const noValue = await server.api.post(`${path}?key=tier`);
   t.equal(noValue.status, 400);
   t.same(noValue.body, { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'value' });
-  const badKey = await api.post(path, { key: 5, value: 1 });
+  const badKey = await server.api.post(path, { key: 5, value: 1 });
   t.equal(badKey.status, 400);
   t.equal(badKey.body.attr, 'key');
-  t.equal((await api.post(`${PERSONS}999999/update_property/?key=a&value=b`)).status, 404);
+  t.equal((await server.api.post(`${PERSONS}999999/update_property/?key=a&value=b`)).status, 404);
 });
 
 t.test('delete_property: $unset from the query string or the body', async (t) => {
   const person = await personVia('del-prop', { a: 1, b: 2, c: 3 });
   const path = `${PERSONS}${person.id}/delete_property/`;
-  const fromQuery = await api.post(`${path}?%24unset=a`);
+  const fromQuery = await server.api.post(`${path}?%24unset=a`);
   t.equal(fromQuery.status, 200);
   t.same(fromQuery.body.properties, { b: 2, c: 3 });
-  const fromBody = await api.post(path, { $unset: 'b' });
+  const fromBody = await server.api.post(path, { $unset: 'b' });
   t.same(fromBody.body.properties, { c: 3 });
-  const absent = await api.post(path, { $unset: 'zzz' });
+  const absent = await server.api.post(path, { $unset: 'zzz' });
   t.equal(absent.status, 200, 'removing an absent key is not an error');
   t.same(absent.body.properties, { c: 3 });
-  const missing = await api.post(path, {});
+  const missing = await server.api.post(path, {});
   t.equal(missing.status, 400);
   t.same(missing.body, { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: '$unset' });
-  t.equal((await api.post(`${PERSONS}not-an-id/delete_property/`, { $unset: 'c' })).status, 400);
+  t.equal((await server.api.post(`${PERSONS}not-an-id/delete_property/`, { $unset: 'c' })).status, 400);
 });
 
 t.test('split: every distinct id but the main one moves to a new empty person', async (t) => {
   await ingest([{ event: 'x', distinct_id: 'split-a', properties: { $set: { plan: 'pro' } } }]);
-  await api.get(`${PERSONS}?distinct_id=split-a`);
+  await server.api.get(`${PERSONS}?distinct_id=split-a`);
   await ingest([{ event: '$create_alias', distinct_id: 'split-a', properties: { alias: 'split-b' } }]);
-  await api.get(`${PERSONS}?distinct_id=split-a`);
+  await server.api.get(`${PERSONS}?distinct_id=split-a`);
   await ingest([{ event: '$create_alias', distinct_id: 'split-a', properties: { alias: 'split-c' } }]);
-  const original = (await api.get(`${PERSONS}?distinct_id=split-a`)).body.results[0];
+  const original = (await server.api.get(`${PERSONS}?distinct_id=split-a`)).body.results[0];
   t.same([...original.distinct_ids].sort(), ['split-a', 'split-b', 'split-c']);
 
-  const res = await api.post(`${PERSONS}${original.id}/split/`, { main_distinct_id: 'split-b' });
+  const res = await server.api.post(`${PERSONS}${original.id}/split/`, { main_distinct_id: 'split-b' });
   t.equal(res.status, 201);
   t.same(res.body, { success: true });
-  const kept = await api.get(`${PERSONS}${original.id}/`);
+  const kept = await server.api.get(`${PERSONS}${original.id}/`);
   t.same(kept.body.distinct_ids, ['split-b']);
   t.same(kept.body.properties, { plan: 'pro' }, 'the original keeps its properties');
   const uuids = new Set([original.uuid]);
   for (const d of ['split-a', 'split-c']) {
-    const other = (await api.get(`${PERSONS}?distinct_id=${d}`)).body.results[0];
+    const other = (await server.api.get(`${PERSONS}?distinct_id=${d}`)).body.results[0];
     t.not(other.id, original.id, `${d} has its own person`);
     t.same(other.distinct_ids, [d]);
     t.same(other.properties, {});
@@ -344,31 +335,31 @@ t.test('split: every distinct id but the main one moves to a new empty person', 
     uuids.add(other.uuid);
   }
 
-  const bad = await api.post(`${PERSONS}${original.id}/split/`, { main_distinct_id: 'not-mine' });
+  const bad = await server.api.post(`${PERSONS}${original.id}/split/`, { main_distinct_id: 'not-mine' });
   t.equal(bad.status, 400);
   t.equal(bad.body.attr, 'main_distinct_id');
-  t.equal((await api.post(`${PERSONS}999999/split/`, {})).status, 404);
+  t.equal((await server.api.post(`${PERSONS}999999/split/`, {})).status, 404);
 });
 
 t.test('split without main_distinct_id keeps the first distinct id', async (t) => {
   await ingest([{ event: 'x', distinct_id: 'first-id', properties: { $set: { n: 1 } } }]);
-  await api.get(`${PERSONS}?distinct_id=first-id`);
+  await server.api.get(`${PERSONS}?distinct_id=first-id`);
   await ingest([{ event: '$create_alias', distinct_id: 'first-id', properties: { alias: 'second-id' } }]);
-  const person = (await api.get(`${PERSONS}?distinct_id=second-id`)).body.results[0];
-  const res = await api.post(`${PERSONS}${person.id}/split/`);
+  const person = (await server.api.get(`${PERSONS}?distinct_id=second-id`)).body.results[0];
+  const res = await server.api.post(`${PERSONS}${person.id}/split/`);
   t.equal(res.status, 201);
-  t.same((await api.get(`${PERSONS}${person.id}/`)).body.distinct_ids, ['first-id']);
-  t.not((await api.get(`${PERSONS}?distinct_id=second-id`)).body.results[0].id, person.id);
+  t.same((await server.api.get(`${PERSONS}${person.id}/`)).body.distinct_ids, ['first-id']);
+  t.not((await server.api.get(`${PERSONS}?distinct_id=second-id`)).body.results[0].id, person.id);
 });
 
 t.test('DELETE removes the person; the next event of its distinct id makes a fresh person', async (t) => {
   const person = await personVia('del-me', { plan: 'old' });
-  const res = await api.delete(`${PERSONS}${person.id}/`);
+  const res = await server.api.delete(`${PERSONS}${person.id}/`);
   t.equal(res.status, 204);
   t.equal(res.text, '');
-  t.equal((await api.get(`${PERSONS}${person.id}/`)).status, 404);
-  t.same((await api.get(`${PERSONS}?distinct_id=del-me`)).body.results, []);
-  t.equal((await api.delete(`${PERSONS}${person.id}/`)).status, 404, 'a second delete finds nothing');
+  t.equal((await server.api.get(`${PERSONS}${person.id}/`)).status, 404);
+  t.same((await server.api.get(`${PERSONS}?distinct_id=del-me`)).body.results, []);
+  t.equal((await server.api.delete(`${PERSONS}${person.id}/`)).status, 404, 'a second delete finds nothing');
   const fresh = await personVia('del-me', { plan: 'new' });
   t.not(fresh.id, person.id);
   t.same(fresh.properties, { plan: 'new' }, 'nothing of the deleted person comes back');
@@ -379,16 +370,16 @@ t.test('DELETE with delete_events removes the events, without it they stay', asy
   const keptUuid = '0193a1b2-0000-7000-8000-00000000a001';
   const goneUuid = '0193a1b2-0000-7000-8000-00000000a002';
   await ingest([{ event: 'x', uuid: keptUuid, distinct_id: 'keep-events', properties: { $set: { from: 'first' } } }]);
-  const keep = (await api.get(`${PERSONS}?distinct_id=keep-events`)).body.results[0];
-  t.equal((await api.delete(`${PERSONS}${keep.id}/`)).status, 204);
+  const keep = (await server.api.get(`${PERSONS}?distinct_id=keep-events`)).body.results[0];
+  t.equal((await server.api.delete(`${PERSONS}${keep.id}/`)).status, 204);
   await ingest([{ event: 'x', uuid: keptUuid, distinct_id: 'keep-events', properties: { $set: { from: 'first' } } }]);
-  t.same((await api.get(`${PERSONS}?distinct_id=keep-events`)).body.results, [], 'the stored event was not deleted, its replay is a duplicate');
+  t.same((await server.api.get(`${PERSONS}?distinct_id=keep-events`)).body.results, [], 'the stored event was not deleted, its replay is a duplicate');
 
   await ingest([{ event: 'x', uuid: goneUuid, distinct_id: 'drop-events', properties: { $set: { from: 'first' } } }]);
-  const drop = (await api.get(`${PERSONS}?distinct_id=drop-events`)).body.results[0];
-  t.equal((await api.delete(`${PERSONS}${drop.id}/?delete_events=true`)).status, 204);
+  const drop = (await server.api.get(`${PERSONS}?distinct_id=drop-events`)).body.results[0];
+  t.equal((await server.api.delete(`${PERSONS}${drop.id}/?delete_events=true`)).status, 204);
   await ingest([{ event: 'x', uuid: goneUuid, distinct_id: 'drop-events', properties: { $set: { from: 'first' } } }]);
-  const again = (await api.get(`${PERSONS}?distinct_id=drop-events`)).body.results;
+  const again = (await server.api.get(`${PERSONS}?distinct_id=drop-events`)).body.results;
   t.equal(again.length, 1, 'the deleted event is ingested again and makes a fresh person');
   t.not(again[0].id, drop.id);
 });
@@ -396,11 +387,11 @@ t.test('DELETE with delete_events removes the events, without it they stay', asy
 t.test('activity log: updated, delete_property, split_person and deleted entries', async (t) => {
   const person = await personVia('act-1', { a: 1 });
   await ingest([{ event: '$create_alias', distinct_id: 'act-1', properties: { alias: 'act-2' } }]);
-  await api.patch(`${PERSONS}${person.id}/`, { properties: { a: 2 } });
-  await api.patch(`${PERSONS}${person.id}/`, { properties: { a: 2 } });
-  await api.post(`${PERSONS}${person.id}/delete_property/`, { $unset: 'a' });
-  await api.post(`${PERSONS}${person.id}/split/`);
-  const res = await api.get(`${PERSONS}${person.id}/activity/`);
+  await server.api.patch(`${PERSONS}${person.id}/`, { properties: { a: 2 } });
+  await server.api.patch(`${PERSONS}${person.id}/`, { properties: { a: 2 } });
+  await server.api.post(`${PERSONS}${person.id}/delete_property/`, { $unset: 'a' });
+  await server.api.post(`${PERSONS}${person.id}/split/`);
+  const res = await server.api.get(`${PERSONS}${person.id}/activity/`);
   t.equal(res.status, 200);
   t.same(res.body.results.map((e: any) => e.activity), ['split_person', 'delete_property', 'updated'],
     'newest first; a PATCH that changes nothing is not logged');
@@ -410,19 +401,19 @@ t.test('activity log: updated, delete_property, split_person and deleted entries
   t.same(split.detail.changes, [{ type: 'Person', action: 'split', field: null, before: null, after: { distinct_ids: ['act-2'] } }]);
   t.equal(split.detail.name, person.uuid);
   t.same(updated.detail.changes, [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }]);
-  t.equal((await api.get(`${PERSONS}${person.uuid}/activity/`)).body.total_count, 3, 'by uuid too');
+  t.equal((await server.api.get(`${PERSONS}${person.uuid}/activity/`)).body.total_count, 3, 'by uuid too');
 
-  t.equal((await api.delete(`${PERSONS}${person.id}/`)).status, 204);
-  const all = await api.get(`${PERSONS}activity/`);
+  t.equal((await server.api.delete(`${PERSONS}${person.id}/`)).status, 204);
+  const all = await server.api.get(`${PERSONS}activity/`);
   t.equal(all.status, 200);
   t.match(all.body.results[0], { activity: 'deleted', scope: 'Person', item_id: String(person.id), detail: { name: person.uuid } });
-  const afterDelete = await api.get(`${PERSONS}${person.id}/activity/`);
+  const afterDelete = await server.api.get(`${PERSONS}${person.id}/activity/`);
   t.equal(afterDelete.body.total_count, 4, 'the history of a deleted person stays readable by id');
-  const paged = await api.get(`${PERSONS}${person.id}/activity/?limit=1&page=2`);
+  const paged = await server.api.get(`${PERSONS}${person.id}/activity/?limit=1&page=2`);
   t.equal(paged.body.results.length, 1);
   t.match(paged.body.next, /page=3/);
   t.match(paged.body.previous, /page=1/);
-  t.equal((await api.get(`${PERSONS}not-a-person/activity/`)).status, 400);
+  t.equal((await server.api.get(`${PERSONS}not-a-person/activity/`)).status, 400);
 });
 
 t.test('/persons/properties/ and /persons/values/', async (t) => {
@@ -431,18 +422,18 @@ t.test('/persons/properties/ and /persons/values/', async (t) => {
   await personVia('m-2', { plan: 'pro', active: false }, p);
   await personVia('m-3', { plan: 'Free', nested: { b: 1, a: 2 } }, p);
   await personVia('m-4', { plan: '' }, p);
-  const keys = await api.get(`${p.persons}properties/`);
+  const keys = await server.api.get(`${p.persons}properties/`);
   t.equal(keys.status, 200);
   t.same(keys.body, [
     { name: 'plan', count: 4 }, { name: 'active', count: 2 }, { name: 'nested', count: 1 }, { name: 'seats', count: 1 },
   ], 'count descending, then name');
-  const values = await api.get(`${p.persons}values/?key=plan`);
+  const values = await server.api.get(`${p.persons}values/?key=plan`);
   t.same(values.body, [{ name: 'pro', count: 2 }, { name: 'Free', count: 1 }], 'empty values are left out');
-  t.same((await api.get(`${p.persons}values/?key=plan&value=FR`)).body, [{ name: 'Free', count: 1 }], 'case-insensitive substring');
-  t.same((await api.get(`${p.persons}values/?key=active`)).body, [{ name: 'false', count: 1 }, { name: 'true', count: 1 }],
+  t.same((await server.api.get(`${p.persons}values/?key=plan&value=FR`)).body, [{ name: 'Free', count: 1 }], 'case-insensitive substring');
+  t.same((await server.api.get(`${p.persons}values/?key=active`)).body, [{ name: 'false', count: 1 }, { name: 'true', count: 1 }],
     'every value is a string');
-  t.same((await api.get(`${p.persons}values/?key=nested`)).body, [{ name: '{"a": 2, "b": 1}', count: 1 }]);
-  t.same((await api.get(`${p.persons}values/`)).body, [], 'no key, no values');
-  const csv = await api.get(`${p.persons}values/?key=plan&format=csv`);
+  t.same((await server.api.get(`${p.persons}values/?key=nested`)).body, [{ name: '{"a": 2, "b": 1}', count: 1 }]);
+  t.same((await server.api.get(`${p.persons}values/`)).body, [], 'no key, no values');
+  const csv = await server.api.get(`${p.persons}values/?key=plan&format=csv`);
   t.equal(csv.text, 'count,name\r\n2,pro\r\n1,Free\r\n');
 });

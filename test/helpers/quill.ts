@@ -124,3 +124,25 @@ export class Client {
   patch = <T = any>(path: string, body?: unknown) => this.request<T>('PATCH', path, body);
   delete = <T = any>(path: string) => this.request<T>('DELETE', path);
 }
+
+/**
+ * One Quill for a whole test file: started before the first subtest, stopped and its data directory removed after
+ * the last. Set QUILL_TEST_DUMP=1 to print the server's output at the end (debugging a failure).
+ */
+export function quillForFile(
+  t: { before(fn: () => Promise<void>): void; teardown(fn: () => Promise<void>): void },
+  opts: StartOptions = {},
+): { q: QuillProcess; api: Client } {
+  const server = {} as { q: QuillProcess; api: Client };
+  t.before(async () => {
+    server.q = await startQuill(opts);
+    server.api = new Client(server.q.base);
+  });
+  t.teardown(async () => {
+    if (!server.q) return; // start-up failed: t.before already reported it
+    if (process.env.QUILL_TEST_DUMP) console.error(server.q.output());
+    await server.q.stop();
+    removeDir(server.q.dataDir);
+  });
+  return server;
+}

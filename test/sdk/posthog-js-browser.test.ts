@@ -9,7 +9,7 @@ import type { Page, Request } from 'playwright-core';
 import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
 import { eventually } from '../helpers/eventually.js';
 import { personOf, storedEvents } from '../helpers/ingest.js';
-import { Client, PROJECT_KEY, ROOT, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PROJECT_KEY, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
 import { serveStaticSite, type StaticSite } from '../helpers/static-site.js';
 
 const SDK_VERSION = '1.449.2';

@@ -6,22 +6,12 @@ import { PostHog, type PostHogOptions } from 'posthog-node';
 import { eventually } from '../helpers/eventually.js';
 import { personOf, storedEvents } from '../helpers/ingest.js';
 import { recordingFetch, type Recorder } from '../helpers/recording-fetch.js';
-import { Client, PERSONAL_KEY, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { Client, PERSONAL_KEY, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
 const SDK_VERSION = '5.70.0';
 const FF = '/api/projects/@current/feature_flags/';
 
-let q: QuillProcess;
-let api: Client;
-t.before(async () => {
-  q = await startQuill();
-  api = new Client(q.base);
-});
-t.teardown(async () => {
-  if (!q) return; // start-up failed: t.before already reported it
-  await q.stop();
-  removeDir(q.dataDir);
-});
+const server = quillForFile(t);
 
 /**
  * A client on Quill with a recording fetch (the SDK's own `fetch` option, so every request — batches, /flags/,
@@ -33,7 +23,7 @@ t.teardown(async () => {
 function client(t: { teardown(fn: () => unknown): void }, options: Partial<PostHogOptions> = {}): { sdk: PostHog; rec: Recorder; errors: unknown[] } {
   const rec = recordingFetch();
   const sdk = new PostHog(PROJECT_KEY, {
-    host: q.base, fetch: rec.fetch, fetchRetryCount: 0, flushInterval: 60_000, disableCompression: false, ...options,
+    host: server.q.base, fetch: rec.fetch, fetchRetryCount: 0, flushInterval: 60_000, disableCompression: false, ...options,
   });
   const errors: unknown[] = [];
   sdk.on('error', (e: unknown) => errors.push(e));
@@ -42,7 +32,7 @@ function client(t: { teardown(fn: () => unknown): void }, options: Partial<PostH
 }
 
 async function createFlag(body: Record<string, unknown>): Promise<{ id: number }> {
-  const res = await api.post(FF, body);
+  const res = await server.api.post(FF, body);
   if (res.status !== 201) throw new Error(`create flag ${String(body.key)}: ${res.status} ${res.text}`);
   return res.body;
 }
@@ -70,20 +60,20 @@ t.test('capture: properties, groups, timestamp; batches of flushAt, gzip, flush(
   }
   t.equal(batches.reduce((n, b) => n + b.json.batch.length, 0), 26, 'every event sent once');
 
-  const stored = await storedEvents(api, 'node-batcher');
+  const stored = await storedEvents(server.api, 'node-batcher');
   t.equal(stored.length, 25, 'Quill stored all 25 batched events');
   t.same(stored.map((e) => e.properties.i).sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i));
   t.equal(new Set(stored.map((e) => e.id)).size, 25, 'distinct uuids');
   t.match(stored[0].properties, { $lib: 'posthog-node', $lib_version: SDK_VERSION });
 
-  const [order] = await storedEvents(api, 'node-buyer');
+  const [order] = await storedEvents(server.api, 'node-buyer');
   t.match(order, { event: 'order placed', distinct_id: 'node-buyer', elements: [], elements_chain: '' });
   // The batch carries sent_at, so Quill applies PostHog's clock-skew correction (now + timestamp − sent_at): the
   // stored time is the SDK's timestamp shifted by the request's transit time, not exactly equal to it.
   const shift = Date.parse(order.timestamp) - Date.parse('2024-05-01T12:00:00.000Z');
   t.ok(shift >= 0 && shift < 60_000, `the SDK timestamp is kept, skew-corrected by ${shift} ms`);
   t.match(order.properties, { amount: 42.5, currency: 'EUR', items: [{ sku: 'a-1', qty: 2 }], gift: false, $lib: 'posthog-node', $groups: { company: 'acme' } });
-  const mapping = (await api.get(`${FF}local_evaluation/`)).body.group_type_mapping as Record<string, string>;
+  const mapping = (await server.api.get(`${FF}local_evaluation/`)).body.group_type_mapping as Record<string, string>;
   const index = Object.keys(mapping).find((k) => mapping[k] === 'company');
   t.ok(index !== undefined, `the group type "company" was registered: ${JSON.stringify(mapping)}`);
   t.equal(order.properties[`$group_${index}`], 'acme', '$groups → $group_<index>');
@@ -91,9 +81,9 @@ t.test('capture: properties, groups, timestamp; batches of flushAt, gzip, flush(
 
   // shutdown() flushes what is still queued.
   sdk.capture({ distinctId: 'node-shutdown', event: 'last words' });
-  t.equal((await storedEvents(api, 'node-shutdown')).length, 0, 'still queued before shutdown');
+  t.equal((await storedEvents(server.api, 'node-shutdown')).length, 0, 'still queued before shutdown');
   await sdk.shutdown();
-  t.same((await storedEvents(api, 'node-shutdown')).map((e) => e.event), ['last words'], 'shutdown() flushed the queue');
+  t.same((await storedEvents(server.api, 'node-shutdown')).map((e) => e.event), ['last words'], 'shutdown() flushed the queue');
   t.same(errors, [], 'no SDK errors');
 });
 
@@ -101,7 +91,7 @@ t.test('identify merges the anonymous person; $set and $set_once', async (t) => 
   const { sdk, errors } = client(t);
   sdk.capture({ distinctId: 'node-anon-1', event: 'browsed', properties: { $set: { seen_as_anon: true, plan: 'free' } } });
   await sdk.flush();
-  const anon = await personOf(api, 'node-anon-1');
+  const anon = await personOf(server.api, 'node-anon-1');
   t.same(anon.distinct_ids, ['node-anon-1'], 'the anonymous id has its own person first');
 
   sdk.identify({
@@ -109,24 +99,24 @@ t.test('identify merges the anonymous person; $set and $set_once', async (t) => 
     properties: { $set: { email: 'ada@acme.io', plan: 'pro' }, $set_once: { first_plan: 'pro' }, $anon_distinct_id: 'node-anon-1' },
   });
   await sdk.flush();
-  const merged = await personOf(api, 'node-user-1');
+  const merged = await personOf(server.api, 'node-user-1');
   t.same([...merged.distinct_ids].sort(), ['node-anon-1', 'node-user-1'], 'both ids belong to one person');
-  t.equal((await personOf(api, 'node-anon-1')).id, merged.id, 'the anonymous id resolves to the merged person');
+  t.equal((await personOf(server.api, 'node-anon-1')).id, merged.id, 'the anonymous id resolves to the merged person');
   t.match(merged.properties, { email: 'ada@acme.io', plan: 'pro', first_plan: 'pro', seen_as_anon: true });
 
   // A later identify: $set overwrites, $set_once does not; plain properties are $set (the SDK's shorthand).
   sdk.identify({ distinctId: 'node-user-1', properties: { $set: { plan: 'enterprise' }, $set_once: { first_plan: 'ignored' } } });
   sdk.identify({ distinctId: 'node-user-1', properties: { nickname: 'ada' } });
   await sdk.flush();
-  t.match((await personOf(api, 'node-user-1')).properties, { plan: 'enterprise', first_plan: 'pro', nickname: 'ada' });
+  t.match((await personOf(server.api, 'node-user-1')).properties, { plan: 'enterprise', first_plan: 'pro', nickname: 'ada' });
 
-  const identifies = byName(await storedEvents(api, 'node-user-1'), '$identify');
+  const identifies = byName(await storedEvents(server.api, 'node-user-1'), '$identify');
   t.equal(identifies.length, 3, 'three $identify events stored');
   t.match(identifies[0].properties, { $anon_distinct_id: 'node-anon-1', $set: { email: 'ada@acme.io' }, $lib: 'posthog-node' });
   t.equal(identifies[0].person?.is_identified, true);
   // The events API summarises the person with its first distinct id (PostHog's shape).
   t.same(identifies[0].person.distinct_ids, merged.distinct_ids.slice(0, 1), 'the event resolves to the merged person');
-  const anonEvents = await storedEvents(api, 'node-anon-1');
+  const anonEvents = await storedEvents(server.api, 'node-anon-1');
   t.equal(anonEvents[0].person?.is_identified, true, 'the anonymous event now resolves to the identified person');
   t.same(errors, []);
 });
@@ -136,23 +126,23 @@ t.test('alias joins a second distinct id, and merges an anonymous person into th
   sdk.capture({ distinctId: 'node-user-2', event: 'signed up', properties: { $set: { email: 'bob@acme.io' } } });
   sdk.alias({ distinctId: 'node-user-2', alias: 'bob-crm-17' });
   await sdk.flush();
-  const person = await personOf(api, 'node-user-2');
+  const person = await personOf(server.api, 'node-user-2');
   t.same([...person.distinct_ids].sort(), ['bob-crm-17', 'node-user-2']);
-  t.equal((await personOf(api, 'bob-crm-17')).id, person.id);
+  t.equal((await personOf(server.api, 'bob-crm-17')).id, person.id);
 
   // The alias already has its own (anonymous) person: alias merges it into node-user-2's person.
   sdk.capture({ distinctId: 'bob-device-9', event: 'opened app', properties: { $set: { device: 'ios' } } });
   await sdk.flush();
-  const device = await personOf(api, 'bob-device-9');
+  const device = await personOf(server.api, 'bob-device-9');
   t.not(device.id, person.id, 'two persons before the alias');
   sdk.alias({ distinctId: 'node-user-2', alias: 'bob-device-9' });
   await sdk.flush();
-  const after = await personOf(api, 'node-user-2');
+  const after = await personOf(server.api, 'node-user-2');
   t.same([...after.distinct_ids].sort(), ['bob-crm-17', 'bob-device-9', 'node-user-2']);
   t.match(after.properties, { email: 'bob@acme.io', device: 'ios' });
-  t.equal((await personOf(api, 'bob-device-9')).id, after.id);
+  t.equal((await personOf(server.api, 'bob-device-9')).id, after.id);
 
-  const aliases = byName(await storedEvents(api, 'node-user-2'), '$create_alias');
+  const aliases = byName(await storedEvents(server.api, 'node-user-2'), '$create_alias');
   t.equal(aliases.length, 2);
   t.match(aliases[0].properties, { alias: 'bob-crm-17', distinct_id: 'node-user-2', $lib: 'posthog-node' });
   t.same(errors, []);
@@ -164,10 +154,10 @@ t.test('groupIdentify stores group properties that group flags evaluate against'
   sdk.groupIdentify({ groupType: 'company', groupKey: 'tiny', properties: { name: 'Tiny', seats: 3 }, distinctId: 'node-user-3' });
   await sdk.flush();
 
-  const stored = await storedEvents(api, '$company_acme');
+  const stored = await storedEvents(server.api, '$company_acme');
   t.equal(stored.length, 1, 'without distinctId the SDK uses $<type>_<key>');
   t.match(stored[0], { event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', seats: 120 } } });
-  t.match((await storedEvents(api, 'node-user-3'))[0].properties, { $group_type: 'company', $group_key: 'tiny' });
+  t.match((await storedEvents(server.api, 'node-user-3'))[0].properties, { $group_type: 'company', $group_key: 'tiny' });
 
   // The stored group properties are what Quill evaluates group flags with (the SDK sends none of its own here).
   await createFlag({
@@ -227,7 +217,7 @@ t.test('remote flags: values, payloads parsed as JSON, all flags, evaluateFlags,
   t.ok(flagRequests.length > 0 && flagRequests.every((r) => r.status === 200), 'remote evaluation went to /flags/ and got 200s');
   t.match(flagRequests[0].path, /^\/flags\/\?v=2/);
 
-  const events = await storedEvents(api, id);
+  const events = await storedEvents(server.api, id);
   const checkout = byName(events, 'checkout with flags')[0];
   t.match(checkout.properties, { '$feature/node-multi': 'test', '$feature/node-bool': true, '$feature/node-off': false });
   t.ok(checkout.properties.$active_feature_flags.includes('node-multi'), '$active_feature_flags');
@@ -270,7 +260,7 @@ t.test('local evaluation: definitions with a personal key, polling reuses the ET
   t.equal(rec.to('/flags/?').length, flagsBefore, 'no /flags/ request: evaluated locally from the definitions');
 
   // A change through the API invalidates the ETag: the next poll gets 200 and the new definition.
-  const patched = await api.patch(`${FF}${flag.id}/`, {
+  const patched = await server.api.patch(`${FF}${flag.id}/`, {
     filters: { groups: [{ properties: [{ key: 'plan', type: 'person', operator: 'exact', value: ['free'] }], rollout_percentage: 100 }] },
   });
   if (patched.status !== 200) throw new Error(`flag update: ${patched.status} ${patched.text}`);
@@ -281,7 +271,7 @@ t.test('local evaluation: definitions with a personal key, polling reuses the ET
   t.equal(await sdk.getFeatureFlag('node-local-pro', 'node-local-a', evalOpts('pro')), false);
 
   // Quill agrees with the SDK's local answer.
-  const remote = await new Client(q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'node-local-a', person_properties: { plan: 'free' } });
+  const remote = await new Client(server.q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'node-local-a', person_properties: { plan: 'free' } });
   t.equal(remote.body.flags['node-local-pro'].enabled, true);
   t.same(errors, []);
 });

@@ -16,7 +16,7 @@ import {
   compileCondition, matchesConditionProperties, validateFlagFilters, type CohortRecord, type CompiledCondition,
   type EvaluationContext,
 } from '../../../domain/flags/index.js';
-import { Errors } from '../../../protocol/errors.js';
+import { invalidProperties as invalid, isObject, propertyGroupParam } from '../property-filter-param.js';
 
 export type FilterScope = 'event' | 'person' | 'cohort';
 
@@ -34,12 +34,9 @@ export interface FilterGroup {
 
 export type FilterNode = FilterGroup | FilterLeaf;
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isGroup = (n: FilterNode): n is FilterGroup => (n as FilterGroup).children !== undefined;
 
-function invalid(detail: string, code = 'invalid_input'): never {
-  throw Errors.validation('properties', code, detail);
-}
+
 
 /**
  * Parses and validates the raw query value. Returns null when it filters nothing. Throws a 400 (attr
@@ -47,18 +44,8 @@ function invalid(detail: string, code = 'invalid_input'): never {
  * (unknown operators, bad regexes, unknown cohorts).
  */
 export function parsePropertyFilter(raw: string | undefined, cohorts: readonly CohortRecord[]): FilterGroup | null {
-  if (raw === undefined || raw.trim() === '') return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    invalid('Properties must be JSON: a list of property filters or a property group.');
-  }
-  let root: Record<string, unknown>;
-  if (Array.isArray(parsed)) root = { type: 'AND', values: parsed };
-  else if (isObject(parsed) && Array.isArray(parsed.values)) root = parsed;
-  else if (isObject(parsed) && 'key' in parsed) root = { type: 'AND', values: [parsed] };
-  else invalid('Properties must be a list of property filters or a property group.');
+  const root = propertyGroupParam(raw);
+  if (root === null) return null;
 
   const leaves: FilterLeaf[] = [];
   const tree = groupOf(root, leaves, 0);

@@ -5,20 +5,11 @@
  * `{is_identified, distinct_ids: [its first distinct id], properties: email/name/username only}`.
  */
 import { parseElementsChain } from '../../../domain/ingest/index.js';
+import type { StoredEvent } from '../../../stores/events/event-store.js';
 import type { PersonRow, PersonStore } from '../../../stores/persons/person-store.js';
 
 /** One event as the shard scans return it: plain data, structured-clone-able. */
-export interface EventRow {
-  uuid: string;
-  event: string;
-  distinct_id: string;
-  person_id: number | null;
-  person_uuid: string;
-  timestamp: string;
-  ts: number;
-  properties_json: string;
-  elements_chain: string;
-}
+export type EventRow = Omit<StoredEvent, 'team'>;
 
 export interface EventView {
   id: string;

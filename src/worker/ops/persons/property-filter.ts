@@ -10,7 +10,7 @@
 import {
   compileCohorts, matchesCohort, validateFlagFilters, type EvaluationContext,
 } from '../../../domain/flags/index.js';
-import { Errors } from '../../../protocol/errors.js';
+import { invalidProperties as invalid, isObject, propertyGroupParam } from '../property-filter-param.js';
 
 export type PersonMatcher = (ctx: EvaluationContext) => boolean;
 
@@ -22,23 +22,13 @@ interface Group {
 /** Id of the anonymous cohort the filter compiles into; real cohort ids are positive. */
 const FILTER_COHORT_ID = -1;
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function invalid(detail: string, code = 'invalid_input'): never {
-  throw Errors.validation('properties', code, detail);
-}
+
 
 /** A matcher for the raw query value, or null when it filters nothing. Throws a 400 (attr `properties`). */
 export function personPropertyMatcher(raw: string | undefined): PersonMatcher | null {
-  if (raw === undefined || raw.trim() === '') return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    invalid('Properties must be JSON: a list of property filters or a property group.');
-  }
-  const root: unknown = Array.isArray(parsed) ? { type: 'AND', values: parsed } : parsed;
-  if (!isObject(root)) invalid('Properties must be a list of property filters or a property group.');
+  const root = propertyGroupParam(raw);
+  if (root === null) return null;
   const leaves: Record<string, unknown>[] = [];
   const group = prune(root, leaves);
   if (group === null) return null;

@@ -1,0 +1,59 @@
+/**
+ * `/flags/?v=2` for one stored person with 20 properties, 64 connections: first with 50 active flags (rollouts,
+ * person-property conditions, multivariate), then with 5 of them (the other 45 soft-deleted).
+ */
+import { details, type BenchContext, type CaseResult } from '../lib/context.js';
+import { PERSON_DISTINCT_ID, READY_FLAG, capturePerson, createFlags, flagDefinitions, waitForPerson } from '../lib/flag-fixtures.js';
+import { QuillApi } from '../lib/quill-api.js';
+
+const CONNECTIONS = 64;
+const FLAGS = 50;
+const FEW_FLAGS = 5;
+
+export interface FlagsFixture {
+  ids: Map<string, number>;
+}
+
+async function round(ctx: BenchContext, name: string, flagCount: number, extraNotes: string[]): Promise<CaseResult> {
+  // Check the answer once before loading: every flag evaluated, the person's properties seen.
+  const flags = await ctx.api.flags(PERSON_DISTINCT_ID);
+  const notes = [...extraNotes];
+  if (Object.keys(flags).length !== flagCount) notes.push(`expected ${flagCount} flags in the answer, got ${Object.keys(flags).length}`);
+  if (flags[READY_FLAG] !== true) notes.push('the stored person was not visible to /flags/');
+  const body = JSON.stringify(QuillApi.flagsRequest(PERSON_DISTINCT_ID));
+  const load = { kind: 'static', method: 'POST', path: '/flags/?v=2', headers: { 'Content-Type': 'application/json' }, body } as const;
+  const r = await ctx.measure(name, load, { connections: CONNECTIONS });
+  return {
+    case: name,
+    connections: CONNECTIONS,
+    duration_s: r.duration_s,
+    requests_s: r.requests_s,
+    p50_ms: r.p50_ms,
+    p99_ms: r.p99_ms,
+    ratio_to_baseline: ctx.ratio(r.requests_s, CONNECTIONS),
+    ...ctx.footprint(),
+    notes: [...ctx.roundNotes(r), ...notes].join('; '),
+    active_flags: flagCount,
+    ...details(r),
+  };
+}
+
+export async function runFlags(ctx: BenchContext): Promise<{ results: CaseResult[]; fixture: FlagsFixture }> {
+  ctx.log(`flags: creating ${FLAGS} flags and the stored person`);
+  const defs = flagDefinitions(FLAGS);
+  const ids = await createFlags(ctx.api, defs);
+  await capturePerson(ctx.api);
+  const waited = await waitForPerson(ctx.api);
+  const kinds = `${defs.filter((d) => d.key.startsWith('bench-rollout')).length} rollouts, ` +
+    `${defs.filter((d) => d.key.startsWith('bench-condition') || d.key === READY_FLAG).length} person-property conditions, ` +
+    `${defs.filter((d) => d.key.startsWith('bench-experiment')).length} multivariate`;
+  const many = await round(ctx, 'flags_50', FLAGS, [kinds, `person with 20 properties visible to /flags/ ${waited} ms after its capture was acknowledged`]);
+
+  // Keep the first five (they cover every kind), soft-delete the rest.
+  for (const def of defs.slice(FEW_FLAGS)) {
+    const res = await ctx.api.api('PATCH', `/api/projects/@current/feature_flags/${ids.get(def.key)}/`, { deleted: true });
+    if (res.status !== 200) throw new Error(`soft-deleting ${def.key} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  const few = await round(ctx, 'flags_5', FEW_FLAGS, [`first ${FEW_FLAGS} of the same flags, the other ${FLAGS - FEW_FLAGS} soft-deleted`]);
+  return { results: [many, few], fixture: { ids } };
+}

@@ -1,0 +1,64 @@
+/**
+ * Sends exactly N requests with C concurrent keep-alive connections (wrk can only run for a duration). Bodies
+ * are generated on the fly so every event is unique. Runs in this process: its CPU shows up as "bench".
+ */
+import http from 'node:http';
+import { round2 } from './proc-stats.js';
+
+export interface FixedCountResult {
+  requests: number;
+  ok: number;
+  failed: number;
+  statuses: Record<string, number>;
+  duration_s: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+}
+
+export async function sendFixedCount(opts: {
+  base: string;
+  path: string;
+  requests: number;
+  connections: number;
+  body: () => string;
+  onProgress?: (done: number) => void;
+}): Promise<FixedCountResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
+  const url = new URL(opts.path, opts.base);
+  const latencies = new Float64Array(opts.requests);
+  const statuses: Record<string, number> = {};
+  let next = 0;
+  let done = 0;
+  const post = (body: string) => new Promise<number>((resolve) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end(body);
+  });
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: opts.connections }, async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= opts.requests) return;
+      const body = opts.body();
+      const start = performance.now();
+      const status = await post(body);
+      latencies[i] = performance.now() - start;
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      opts.onProgress?.(++done);
+    }
+  }));
+  const seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  latencies.sort();
+  const at = (p: number) => round2(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!);
+  const ok = Object.entries(statuses).filter(([s]) => s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+  return {
+    requests: opts.requests, ok, failed: opts.requests - ok, statuses, duration_s: round2(seconds),
+    p50_ms: at(50), p90_ms: at(90), p99_ms: at(99), max_ms: round2(latencies[latencies.length - 1]!),
+  };
+}
