@@ -4,6 +4,7 @@
 //
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
+// QUILL_BENCH_ONLY (comma list of batch, capture, flags, events, propagation: run only those cases),
 // QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +32,11 @@ const settings: Settings = {
   busyPct: 25,
 };
 
+// QUILL_BENCH_ONLY=capture,flags runs a subset (for iterating on one path); such partial runs are not written to
+// bench/results/latest.json unless QUILL_BENCH_OUT names a file.
+const only = process.env.QUILL_BENCH_ONLY ? new Set(process.env.QUILL_BENCH_ONLY.split(',').map((s) => s.trim())) : null;
+const selected = (name: string) => only === null || only.has(name);
+
 const startedAt = new Date().toISOString();
 const host = machine();
 if (host.loadavg_at_start[0] > 0.5) log(`machine load average ${host.loadavg_at_start.join(' ')}: other work is running; figures may be disturbed`);
@@ -52,12 +58,11 @@ try {
     cases.push(c);
     log(`${c.case}: ${c.requests_s ?? '-'} req/s${c.events_s ? `, ${c.events_s} events/s` : ''}, p50 ${c.p50_ms ?? '-'} ms, p99 ${c.p99_ms ?? '-'} ms, RSS ${c.rss_mb} MB, data ${c.data_mb} MB${c.notes ? ` (${c.notes})` : ''}`);
   };
-  report(await runBatch(ctx));
-  for (const c of await runCapture(ctx)) report(c);
-  const flags = await runFlags(ctx);
-  for (const c of flags.results) report(c);
-  report(await runEventsList(ctx));
-  report(await runPropagation(ctx));
+  if (selected('batch')) report(await runBatch(ctx));
+  if (selected('capture')) for (const c of await runCapture(ctx)) report(c);
+  if (selected('flags')) for (const c of (await runFlags(ctx)).results) report(c);
+  if (selected('events')) report(await runEventsList(ctx));
+  if (selected('propagation')) report(await runPropagation(ctx));
 } catch (error) {
   // Keep what was measured; say what broke.
   failure = (error as Error)?.stack ?? String(error);
@@ -87,8 +92,10 @@ const doc = {
 };
 const json = JSON.stringify(doc, null, 2);
 process.stdout.write(json + '\n');
-const outFile = process.env.QUILL_BENCH_OUT ?? join(RESULTS_DIR, 'latest.json');
-mkdirSync(RESULTS_DIR, { recursive: true });
-writeFileSync(outFile, json + '\n');
-log(`written to ${outFile}`);
+const outFile = process.env.QUILL_BENCH_OUT ?? (only ? null : join(RESULTS_DIR, 'latest.json'));
+if (outFile) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(outFile, json + '\n');
+  log(`written to ${outFile}`);
+}
 if (failure) process.exitCode = 1;
