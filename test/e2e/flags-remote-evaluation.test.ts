@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/spec/flag-vectors.json', import.meta.url), 'utf8'));
+const vectors = JSON.parse(readFileSync(new URL('../vectors/flag-vectors.json', import.meta.url), 'utf8'));
 const server = quillForFile(t);
 const FF = '/api/projects/@current/feature_flags/';
 

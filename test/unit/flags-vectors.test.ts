@@ -28,7 +28,7 @@ interface Vectors {
   };
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/spec/flag-vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = JSON.parse(readFileSync(new URL('../vectors/flag-vectors.json', import.meta.url), 'utf8')) as Vectors;
 
 function record(id: number, def: { key: string; filters: Record<string, unknown> }): FlagRecord {
   return { id, key: def.key, name: def.key, active: true, deleted: false, filters: def.filters, ensure_experience_continuity: false, version: 1 };

@@ -1,5 +1,5 @@
 /**
- * Feature-flag evaluation engine: pure, PostHog-compatible (see /work/shared/spec/flags.md).
+ * Feature-flag evaluation engine: pure, PostHog-compatible (PostHog's semantics as documented in the team's flags fact sheet).
  *
  * Typical use: `compileFlagSet` once per (project, revision), cache it, then `evaluateFlags` per request.
  */

@@ -1,6 +1,6 @@
 /**
  * Public types of the flag engine: stored records in, compiled sets and results out.
- * Semantics follow /work/shared/spec/flags.md (the "rust/current" server behaviour).
+ * Semantics follow PostHog's current ("rust") server behaviour, as our flags fact sheet describes it.
  */
 
 /** Stored flag record (the subset evaluation needs). `filters` is PostHog's filters object, as stored. */
