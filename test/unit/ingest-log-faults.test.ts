@@ -138,7 +138,7 @@ async function segmentBytesOnDisk(dir: string): Promise<number> {
 t.test('ENOSPC after a short write: rejects the group, truncates, recovers', async (t) => {
   const dir = tempDir(t);
   const f = faultyIo();
-  const log = await IngestLog.open({ dir, io: f.io, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: f.io, warn: () => undefined });
   const acked: number[] = [];
   for (let i = 0; i < 5; i++) {
     await log.append(rec(i));
@@ -165,7 +165,7 @@ t.test('ENOSPC after a short write: rejects the group, truncates, recovers', asy
   t.equal(await segmentBytesOnDisk(dir), log.endPosition.offset, 'no junk left on disk');
   await log.close();
 
-  const again = await IngestLog.open({ dir, warn: () => undefined });
+  const again = await IngestLog.open({ preallocateBytes: 0, dir, warn: () => undefined });
   t.equal(again.recovery.truncatedBytes, 0);
   t.same(await ids(again), acked, 'replay shows exactly the acknowledged records, no half records');
   await again.close();
@@ -174,7 +174,7 @@ t.test('ENOSPC after a short write: rejects the group, truncates, recovers', asy
 t.test('EIO on datasync: rejects, rolls back the unsynced group, later appends succeed', async (t) => {
   const dir = tempDir(t);
   const f = faultyIo();
-  const log = await IngestLog.open({ dir, io: f.io, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: f.io, warn: () => undefined });
   await log.append(rec(0));
   f.arm('datasync', 'EIO');
   await t.rejects(Promise.all([log.append(rec(1)), log.append(rec(2))]), { code: 'EIO' });
@@ -187,7 +187,7 @@ t.test('EIO on datasync: rejects, rolls back the unsynced group, later appends s
 t.test('appends queued behind a failing group get their own attempt', async (t) => {
   const dir = tempDir(t);
   const f = faultyIo();
-  const log = await IngestLog.open({ dir, io: f.io, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: f.io, warn: () => undefined });
   await log.append(rec(0));
   f.arm('writev', 'ENOSPC');
   const first = log.append(rec(1)).then(
@@ -205,7 +205,7 @@ t.test('appends queued behind a failing group get their own attempt', async (t) 
 t.test('a failing repair truncate fails the next group too, until it succeeds', async (t) => {
   const dir = tempDir(t);
   const f = faultyIo();
-  const log = await IngestLog.open({ dir, io: f.io, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: f.io, warn: () => undefined });
   await log.append(rec(0));
   f.arm('writev', 'ENOSPC', { partialBytes: 50 });
   f.arm('truncate', 'EIO');
@@ -219,7 +219,7 @@ t.test('a failing repair truncate fails the next group too, until it succeeds', 
 t.test('rotation failure: rejects, no further writes into the old segment, then rotates', async (t) => {
   const dir = tempDir(t);
   const f = faultyIo();
-  const log = await IngestLog.open({ dir, io: f.io, segmentBytes: 250, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: f.io, segmentBytes: 250, warn: () => undefined });
   await log.append(rec(0));
   await log.append(rec(1)); // segment 1 now holds 216 bytes
   f.arm('syncDir', 'EIO'); // the new file is created but its directory entry cannot be made durable
@@ -232,7 +232,7 @@ t.test('rotation failure: rejects, no further writes into the old segment, then 
   t.same(await log.append(rec(4, 20)), { segment: 2, offset: 28 });
   t.same(await ids(log), [0, 1, 4]);
   await log.close();
-  const again = await IngestLog.open({ dir, segmentBytes: 250, warn: () => undefined });
+  const again = await IngestLog.open({ preallocateBytes: 0, dir, segmentBytes: 250, warn: () => undefined });
   t.same(await ids(again), [0, 1, 4]);
   await again.close();
 });
@@ -240,13 +240,13 @@ t.test('rotation failure: rejects, no further writes into the old segment, then 
 t.test('crash after a failed write (no rollback happened): open cuts the junk', async (t) => {
   const dir = tempDir(t);
   const f = faultyIo();
-  const log = await IngestLog.open({ dir, io: f.io, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: f.io, warn: () => undefined });
   await log.append(rec(0));
   f.arm('writev', 'ENOSPC', { partialBytes: 60 });
   await t.rejects(log.append(rec(1)), { code: 'ENOSPC' });
   // Simulate the process dying here: the old instance is abandoned, a new one opens the same directory.
   const warnings: string[] = [];
-  const again = await IngestLog.open({ dir, warn: (m) => warnings.push(m) });
+  const again = await IngestLog.open({ preallocateBytes: 0, dir, warn: (m) => warnings.push(m) });
   t.equal(again.recovery.truncatedBytes, 60);
   t.match(warnings[0], /dropped 60 bytes/);
   t.same(await ids(again), [0]);
@@ -274,7 +274,7 @@ process.once('exit', unmount); // also when the file aborts before teardown runs
 
 t.test('real ENOSPC on a 256k tmpfs: fails, then recovers after releaseUpTo frees space', { skip: mountError }, async (t) => {
   const dir = join(mountPoint, 'shard');
-  const log = await IngestLog.open({ dir, segmentBytes: 32 * 1024, warn: () => undefined });
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, segmentBytes: 32 * 1024, warn: () => undefined });
   const acked: { id: number; end: LogPosition }[] = [];
   let firstError: NodeJS.ErrnoException | undefined;
   let id = 0;
@@ -300,7 +300,7 @@ t.test('real ENOSPC on a 256k tmpfs: fails, then recovers after releaseUpTo free
   }
   await log.close();
 
-  const again = await IngestLog.open({ dir, segmentBytes: 32 * 1024, warn: () => undefined });
+  const again = await IngestLog.open({ preallocateBytes: 0, dir, segmentBytes: 32 * 1024, warn: () => undefined });
   t.equal(again.recovery.truncatedBytes, 0, 'no torn tail: the failed groups were rolled back');
   const firstLive = Math.min(...(await readdir(dir)).map((f) => Number(f.slice(0, 20))));
   const expected = acked.filter((a) => a.end.segment >= firstLive).map((a) => a.id);

@@ -23,7 +23,8 @@ function tempDir(t: { teardown(fn: () => unknown): void }): string {
 
 // Basic behaviour: framing round trip, positions, rotation, replay, release, group commit, close.
 
-const quiet = { warn: () => undefined };
+// Most tests check exact byte layouts; preallocation is switched off except where it is the subject.
+const quiet = { warn: () => undefined, preallocateBytes: 0 };
 
 function rec(id: number, size = 64): Buffer {
   const b = Buffer.alloc(Math.max(size, 4));
@@ -255,4 +256,28 @@ t.test('creates missing parent directories', async (t) => {
   await log.append(rec(1));
   await log.close();
   t.same(await readdir(dir), ['00000000000000000001.log']);
+});
+
+t.test('preallocation: zeros ahead of the durable end, exact sealed segments, clean reopen', async (t) => {
+  const dir = tempDir(t);
+  const log = await openLog(t, { dir, preallocateBytes: 16 * 1024, segmentBytes: 64 * 1024 });
+  const ends: LogPosition[] = [];
+  for (let i = 0; i < 10; i++) ends.push(await log.append(rec(i, 200)));
+  const active = join(dir, '00000000000000000001.log');
+  t.equal((await stat(active)).size, 16 * 1024, 'the active segment is zero-filled one chunk ahead');
+  t.equal(log.endPosition.offset, ends.at(-1)!.offset, 'the durable end is where the records end');
+  // Fill past the first segment: the sealed one is trimmed to its last record.
+  for (let i = 10; i < 400; i++) await log.append(rec(i, 200));
+  t.ok(log.stats().segments > 1, 'rotated');
+  t.ok((await stat(active)).size < 64 * 1024 && (await stat(active)).size % 208 === 0, 'sealed segment ends on a record boundary');
+  await log.close();
+  const warnings: string[] = [];
+  const again = await IngestLog.open({ dir, warn: (m) => warnings.push(m) });
+  t.same(warnings, [], 'preallocated zeros are not reported as a torn tail');
+  t.match(again.recovery.reason ?? '', /zero-filled/);
+  const seen: number[] = [];
+  for await (const r of again.replay(null)) seen.push(Buffer.from(r.payload).readUInt32LE(0));
+  t.same(seen, Array.from({ length: 400 }, (_, i) => i), 'replay returns every record exactly once');
+  await again.append(rec(400, 200));
+  await again.close();
 });

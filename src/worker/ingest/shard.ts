@@ -43,6 +43,13 @@ const CHUNK_EVENTS = 2000;
 const BACKLOG_HIGH = 200_000;
 const BACKLOG_LOW = 100_000;
 const RETRY_MS = 1000;
+/**
+ * How long a partial chunk may wait for more events before it is applied. Every apply commits two LMDB
+ * transactions, each flushed to disk; under a steady trickle of single events, committing per trickle made those
+ * flushes compete with the ingest log's fdatasync on the same disk and doubled the acknowledgement latency. A
+ * waiting reader (the API's read-your-writes barrier) cuts the wait short.
+ */
+const APPLY_DELAY_MS = 20;
 
 export class Shard {
   private readonly queue: LogRecord[] = [];
@@ -52,6 +59,9 @@ export class Shard {
   private barriers: { target: LogPosition; resolve: () => void }[] = [];
   private admission: { resolve: () => void }[] = [];
   private readonly seenUuids = new Set<string>();
+  private delayed: NodeJS.Timeout | null = null;
+  /** Set while closing: everything queued is applied, however little. */
+  private draining = false;
   /** Totals since start, for stats and benchmarks. */
   readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0 };
 
@@ -84,7 +94,7 @@ export class Shard {
       replayed += e.length;
       if (this.backlog >= CHUNK_EVENTS) await this.drain();
     }
-    await this.drain();
+    await this.drainAll();
     if (replayed > 0) this.ctx.log.info(`shard ${this.id}: replayed ${replayed} logged events`);
   }
 
@@ -106,7 +116,9 @@ export class Shard {
     const target = this.log.endPosition;
     if (this.checkpoint && comparePositions(this.checkpoint, target) >= 0) return Promise.resolve();
     if (!this.checkpoint && this.queue.length === 0 && !this.running) return Promise.resolve();
-    return new Promise((resolve) => this.barriers.push({ target, resolve }));
+    const done = new Promise<void>((resolve) => this.barriers.push({ target, resolve }));
+    this.applyNow();
+    return done;
   }
 
   stats() {
@@ -114,20 +126,44 @@ export class Shard {
   }
 
   async close(): Promise<void> {
-    await this.drain();
+    if (this.delayed) clearTimeout(this.delayed);
+    this.delayed = null;
+    await this.drainAll();
     await this.log.close();
     await this.events.close();
   }
 
+  /** A full chunk is applied at once; a partial one after APPLY_DELAY_MS unless someone is waiting for it. */
   private kick(): void {
+    if (this.running) return;
+    if (this.backlog >= CHUNK_EVENTS || this.barriers.length > 0) this.applyNow();
+    else this.delayed ??= setTimeout(() => this.applyNow(), APPLY_DELAY_MS);
+  }
+
+  private applyNow(): void {
+    if (this.delayed) {
+      clearTimeout(this.delayed);
+      this.delayed = null;
+    }
     if (!this.running) void this.drain();
+  }
+
+  private async drainAll(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.running) await new Promise((r) => setTimeout(r, 5));
+      await this.drain();
+    } finally {
+      this.draining = false;
+    }
   }
 
   private async drain(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
-      while (this.queue.length > 0) {
+      // Keep applying while there is a full chunk, a waiting reader, or a close; leave a partial chunk to kick().
+      while (this.queue.length > 0 && (this.backlog >= CHUNK_EVENTS || this.barriers.length > 0 || this.draining)) {
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < CHUNK_EVENTS)) {
@@ -151,6 +187,7 @@ export class Shard {
     } finally {
       this.running = false;
     }
+    if (this.queue.length > 0) this.kick();
   }
 
   private resolveWaiters(): void {
