@@ -29,6 +29,20 @@ t.test('stored person properties, overlaid by request person_properties', async 
   t.equal((await flags({ distinct_id: 'unknown-person' }))['pro-users'].enabled, false);
 });
 
+t.test('a captured person reaches /flags/ with no API read forcing the apply', async (t) => {
+  // /flags/ never waits for the apply loop; a lone event must still be applied on its own (the apply loop
+  // delays partial chunks briefly, and once forgot to apply them at all when nobody was waiting).
+  await server.api.post(FF, { key: 'beta-testers', filters: { groups: [{ properties: [{ key: 'beta', type: 'person', operator: 'exact', value: ['yes'] }] }] } });
+  await capture([{ event: '$set', distinct_id: 'lone-1', properties: { $set: { beta: 'yes' } } }]);
+  let enabled = false;
+  const deadline = Date.now() + 10_000;
+  while (!enabled && Date.now() < deadline) {
+    enabled = (await flags({ distinct_id: 'lone-1' }))['beta-testers'].enabled;
+    if (!enabled) await new Promise((r) => setTimeout(r, 50));
+  }
+  t.equal(enabled, true, 'the stored property is seen by /flags/ within 10 s');
+});
+
 t.test('group flags use stored group properties and the group type mapping', async (t) => {
   await capture([
     { event: '$groupidentify', distinct_id: 'g-user', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { tier: 'enterprise' } } },

@@ -34,6 +34,8 @@ interface LogRecord {
   /** Present when the events were decoded in this thread; otherwise parsed from `text` when applied. */
   events: NormalizedEvent[] | null;
   text: string | null;
+  /** Events in the record (known before it is parsed: chunks are sized by it). */
+  count: number;
   end: LogPosition;
 }
 
@@ -60,8 +62,6 @@ export class Shard {
   private admission: { resolve: () => void }[] = [];
   private readonly seenUuids = new Set<string>();
   private delayed: NodeJS.Timeout | null = null;
-  /** Set while closing: everything queued is applied, however little. */
-  private draining = false;
   /** Totals since start, for stats and benchmarks. */
   readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0 };
 
@@ -89,7 +89,7 @@ export class Shard {
     for await (const { payload, end } of this.log.replay(this.checkpoint)) {
       const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
       const { t, e } = JSON.parse(text) as { t: number; e: NormalizedEvent[] };
-      this.queue.push({ team: t, events: e, text: null, end });
+      this.queue.push({ team: t, events: e, text: null, count: e.length, end });
       this.backlog += e.length;
       replayed += e.length;
       if (this.backlog >= CHUNK_EVENTS) await this.drain();
@@ -105,7 +105,7 @@ export class Shard {
   async append(team: number, text: string, events: NormalizedEvent[] | null, count: number): Promise<void> {
     while (this.backlog > BACKLOG_HIGH) await new Promise<void>((resolve) => this.admission.push({ resolve }));
     const end = await this.log.append(Buffer.from(text, 'utf8'));
-    this.queue.push({ team, events, text: events ? null : text, end });
+    this.queue.push({ team, events, text: events ? null : text, count, end });
     this.backlog += count;
     this.totals.appendedEvents += count;
     this.kick();
@@ -148,27 +148,24 @@ export class Shard {
     if (!this.running) void this.drain();
   }
 
+  /** Applies everything queued now, without the delay (start-up replay, close). */
   private async drainAll(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.running) await new Promise((r) => setTimeout(r, 5));
-      await this.drain();
-    } finally {
-      this.draining = false;
-    }
+    while (this.running) await new Promise((r) => setTimeout(r, 5));
+    await this.drain();
   }
 
   private async drain(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
-      // Keep applying while there is a full chunk, a waiting reader, or a close; leave a partial chunk to kick().
-      while (this.queue.length > 0 && (this.backlog >= CHUNK_EVENTS || this.barriers.length > 0 || this.draining)) {
+      // kick() decided when to start; from here everything queued is applied, chunk by chunk (events that arrive
+      // meanwhile join the next chunk).
+      while (this.queue.length > 0) {
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < CHUNK_EVENTS)) {
           const r = this.queue[take]!;
-          n += r.events ? r.events.length : 1;
+          n += r.count;
           take++;
         }
         const chunk = this.queue.slice(0, take);
