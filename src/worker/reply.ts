@@ -3,7 +3,15 @@ import { ApiError, Errors } from '../protocol/errors.js';
 import type { Reply } from '../protocol/worker-messages.js';
 
 export function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
-  const reply: Reply = { status, body: JSON.stringify(value), contentType: 'application/json' };
+  return jsonText(status, JSON.stringify(value), headers);
+}
+
+/**
+ * A reply whose JSON text is already written. The body travels as UTF-8 bytes: encoding here, in one of several
+ * workers, spares the single front thread a string conversion per response (it writes the bytes as they are).
+ */
+export function jsonText(status: number, text: string, headers?: Record<string, string>): Reply {
+  const reply: Reply = { status, body: Buffer.from(text, 'utf8'), contentType: 'application/json' };
   if (headers) reply.headers = headers;
   return reply;
 }

@@ -4,17 +4,17 @@
  * request's properties overlay them, and the pure engine evaluates the project's compiled flag set.
  */
 import { randomUUID } from 'node:crypto';
-import { evaluateFlags, type FlagResult } from '../../domain/flags/index.js';
+import { evaluateFlags } from '../../domain/flags/index.js';
 import { Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
-import { json } from '../reply.js';
+import { json, jsonText } from '../reply.js';
+import { flagMembersJson, membersOf, objectJson, type FlagsShape as Shape } from './flags-response.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { decodeOrThrow } from './capture.js';
 import { evaluationContextFor, writeHashKeyOverrides } from './evaluation-context.js';
 import { projectForToken } from './public-auth.js';
 import type { OpHandler } from './types.js';
 
-type Shape = 'keys' | 'enabled_values' | 'all_values' | 'details';
 
 /** The remote-config fields decide answers with (flags.md §5.5: the minimal safe set PostHog's fallback sends). */
 export function configFields(hasFeatureFlags: boolean): Record<string, unknown> {
@@ -38,52 +38,13 @@ export function configFields(hasFeatureFlags: boolean): Record<string, unknown> 
   };
 }
 
+/** The config fields as JSON members, for projects without and with flags (they never change otherwise). */
+const CONFIG_MEMBERS = [membersOf(configFields(false)), membersOf(configFields(true))] as const;
+
 function versionOf(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number.parseInt(raw, 10);
   return Number.isFinite(n) ? n : 2;
-}
-
-function detail(r: FlagResult): object {
-  const out: Record<string, unknown> = {
-    key: r.key,
-    enabled: r.enabled,
-    variant: r.variant,
-    reason: r.reason,
-    metadata: { id: r.flag.id, version: r.flag.version, description: r.flag.name || null, payload: r.enabled ? r.payload ?? null : null },
-  };
-  if (r.failed) out.failed = true;
-  return out;
-}
-
-function flagsBody(results: FlagResult[], shape: Shape): Record<string, unknown> {
-  switch (shape) {
-    case 'keys':
-      return { featureFlags: results.filter((r) => r.enabled).map((r) => r.key) };
-    case 'enabled_values': {
-      const featureFlags: Record<string, unknown> = {};
-      for (const r of results) if (r.enabled) featureFlags[r.key] = r.value;
-      return { featureFlags };
-    }
-    case 'all_values':
-    case 'details': {
-      const featureFlags: Record<string, unknown> = {};
-      const featureFlagPayloads: Record<string, unknown> = {};
-      const flags: Record<string, unknown> = {};
-      for (const r of results) {
-        featureFlags[r.key] = r.value;
-        if (r.enabled && r.payload !== null && r.payload !== undefined) featureFlagPayloads[r.key] = r.payload;
-        if (shape === 'details') flags[r.key] = detail(r);
-      }
-      return shape === 'details'
-        ? { flags, featureFlags, featureFlagPayloads, errorsWhileComputingFlags: results.some((r) => r.failed) }
-        : { featureFlags, featureFlagPayloads, errorsWhileComputingFlags: results.some((r) => r.failed) };
-    }
-  }
-}
-
-function emptyFlags(shape: Shape): Record<string, unknown> {
-  return flagsBody([], shape);
 }
 
 function asObject(v: unknown): Record<string, unknown> {
@@ -104,10 +65,10 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
     .find((t) => typeof t === 'string' && t.trim() !== '') as string | undefined;
   const project = projectForToken(rt, token?.trim() ?? null, body.project_id, Errors.noApiKey);
   const set = rt.cache.flagSet(project.id);
-  const base = withConfig ? configFields(set.flags.length > 0) : {};
-  const common = { requestId: randomUUID(), evaluatedAt: Date.now() };
+  const base = withConfig ? CONFIG_MEMBERS[set.flags.length > 0 ? 1 : 0] : '';
+  const common = `"requestId":"${randomUUID()}","evaluatedAt":${Date.now()}`;
 
-  if (body.disable_flags === true) return json(200, { ...base, ...emptyFlags(shape), ...common });
+  if (body.disable_flags === true) return jsonText(200, objectJson(base, flagMembersJson([], shape), common));
   const rawId = body.distinct_id ?? body.$distinct_id;
   if (rawId === undefined || rawId === null) throw Errors.missingDistinctId();
   const distinctId = (typeof rawId === 'string' ? rawId : JSON.stringify(rawId)).slice(0, 200);
@@ -132,7 +93,7 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
     runtime: typeof body.evaluation_runtime === 'string' ? body.evaluation_runtime : null,
     evaluationContexts: Array.isArray(contexts) ? contexts.map(String) : null,
   });
-  return json(200, { ...base, ...flagsBody(results, shape), ...common });
+  return jsonText(200, objectJson(base, flagMembersJson(results, shape), common));
 }
 
 /** `/decide/?v=N`: v1 (default) keys, v2 enabled values, v3 all values + payloads, v4+ details. Always config. */
