@@ -1,7 +1,7 @@
 /**
  * GET /persons/ (ingestion-and-api.md §5.2, §4.3): filters `distinct_id`, `email`, `search`, `properties`,
  * `uuid` and `cohort`, newest person first, limit/offset pages (`count` included; PostHog only adds it on
- * request, but it costs nothing here), or every match as CSV (capped like PostHog's export).
+ * request; unfiltered it is a keys-only count), or every match as CSV (capped like PostHog's export).
  */
 import { Errors } from '../../../protocol/errors.js';
 import type { PersonRow } from '../../../stores/persons/person-store.js';
@@ -62,13 +62,18 @@ export const listPersons: OpHandler = async (item, rt) => {
   const tests = filtersOf(rt, team, query);
   await settledPersons(rt);
 
+  const page = pageOf(query);
+  // Unfiltered pages read only the rows they show; the count comes from a keys-only scan (measured: a page of one
+  // person out of 50,000 took 200 ms when every row was decoded to count them).
+  const unfiltered = !csv && tests.length === 0 && query.distinct_id === undefined;
+  const wanted = csv ? CSV_MAX_ROWS : unfiltered ? page.offset + page.limit : Infinity;
   const rows: PersonRow[] = [];
   for (const row of candidatesOf(rt, team, query.distinct_id)) {
     if (tests.every((test) => test(row))) rows.push(row);
-    if (csv && rows.length >= CSV_MAX_ROWS) break;
+    if (rows.length >= wanted) break;
   }
   if (csv) return answer(item, 200, rows.map(viewOf));
-  const page = pageOf(query);
-  const { count, next, previous, results } = paginateCounted(rows.slice(page.offset, page.offset + page.limit), rows.length, item.meta, page);
+  const total = unfiltered ? rt.persons.countOf(team) : rows.length;
+  const { count, next, previous, results } = paginateCounted(rows.slice(page.offset, page.offset + page.limit), total, item.meta, page);
   return answer(item, 200, { next, previous, count, results: results.map(viewOf) });
 };
