@@ -15,21 +15,11 @@ type Envelope =
 
 const CALL_TIMEOUT_MS = 60_000;
 
-/**
- * Envelopes for one target are sent together once per event-loop turn. Under load a worker forwards many small
- * appends per turn (one per request whose distinct id another worker owns); one structured-clone message per
- * turn instead of one per call keeps the hop from costing more than the request it carries.
- */
-type Packet = Envelope[];
-
 export class Peers {
   private readonly inbox: BroadcastChannel;
   private readonly outboxes = new Map<number, BroadcastChannel>();
   private readonly waiting = new Map<number, { target: number; msg: PeerMessage; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private nextCall = 1;
-  private readonly unsent = new Map<number, Envelope[]>();
-  private flushScheduled = false;
-  private closed = false;
 
   constructor(
     readonly index: number,
@@ -37,9 +27,7 @@ export class Peers {
     private readonly handle: (msg: PeerMessage, from: number) => Promise<unknown>,
   ) {
     this.inbox = new BroadcastChannel(channelName(index));
-    this.inbox.onmessage = (event) => {
-      for (const env of (event as MessageEvent).data as Packet) this.receive(env);
-    };
+    this.inbox.onmessage = (event) => this.receive((event as MessageEvent).data as Envelope);
   }
 
   /** Calls worker `target` (which may be this worker: then it runs locally, without a hop). */
@@ -52,7 +40,7 @@ export class Peers {
         reject(new Error(`peer ${target} did not answer ${msg.kind} within ${CALL_TIMEOUT_MS} ms`));
       }, CALL_TIMEOUT_MS);
       this.waiting.set(id, { target, msg, resolve: resolve as (v: unknown) => void, reject, timer });
-      this.send(target, { call: id, from: this.index, msg });
+      this.outbox(target).postMessage({ call: id, from: this.index, msg } satisfies Envelope);
     });
   }
 
@@ -74,36 +62,16 @@ export class Peers {
    * applied; the others read or reload).
    */
   announceRestart(): void {
-    for (let i = 0; i < this.count; i++) if (i !== this.index) this.send(i, { restarted: this.index });
+    for (let i = 0; i < this.count; i++) if (i !== this.index) this.outbox(i).postMessage({ restarted: this.index } satisfies Envelope);
   }
 
   close(): void {
-    this.flush();
-    this.closed = true;
     this.inbox.close();
     for (const ch of this.outboxes.values()) ch.close();
     for (const w of this.waiting.values()) {
       clearTimeout(w.timer);
       w.reject(new Error('worker shutting down'));
     }
-  }
-
-  private send(target: number, env: Envelope): void {
-    let list = this.unsent.get(target);
-    if (!list) this.unsent.set(target, (list = []));
-    list.push(env);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushScheduled = false;
-    if (this.closed) return;
-    for (const [target, list] of this.unsent) {
-      if (list.length > 0) this.outbox(target).postMessage(list satisfies Packet);
-    }
-    this.unsent.clear();
   }
 
   private outbox(target: number): BroadcastChannel {
@@ -121,15 +89,15 @@ export class Peers {
   private receive(env: Envelope): void {
     if ('restarted' in env) {
       for (const [id, w] of this.waiting) {
-        if (w.target === env.restarted) this.send(w.target, { call: id, from: this.index, msg: w.msg });
+        if (w.target === env.restarted) this.outbox(w.target).postMessage({ call: id, from: this.index, msg: w.msg } satisfies Envelope);
       }
       return;
     }
     if ('call' in env) {
-      const from = env.from;
-      this.handle(env.msg, from).then(
-        (value) => this.send(from, { reply: env.call, ok: true, value }),
-        (error: unknown) => this.send(from, { reply: env.call, ok: false, error: String((error as Error)?.stack ?? error) }),
+      const back = this.outbox(env.from);
+      this.handle(env.msg, env.from).then(
+        (value) => back.postMessage({ reply: env.call, ok: true, value } satisfies Envelope),
+        (error: unknown) => back.postMessage({ reply: env.call, ok: false, error: String((error as Error)?.stack ?? error) } satisfies Envelope),
       );
       return;
     }
