@@ -47,9 +47,9 @@ t.test('kill -9 while batches are in flight loses no acknowledged event and dupl
     const q = await startQuill({ dataDir });
     const l = load(q, 16, `kill${round}`);
     await new Promise((r) => setTimeout(r, 800 + round * 300));
-    q.proc.kill('SIGKILL');
+    const killed = q.stop('SIGKILL');
     await l.stop();
-    await q.stop();
+    await killed;
     acked.push(...l.acked);
     someBatches.push(...l.ackedBatches.slice(0, 3));
     t.ok(l.acked.length > 0, `round ${round}: ${l.acked.length} events acknowledged before the kill`);

@@ -65,7 +65,14 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
       reject(new Error(`Quill exited with ${code} before listening:\n${out}`));
     });
   });
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let stopping = false;
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code, signal) => {
+      // A server that dies under a test is the failure to explain: show what it printed.
+      if (!stopping) console.error(`Quill exited unexpectedly (code ${code}, signal ${signal}). Its output:\n${out}`);
+      r(code);
+    }),
+  );
   return {
     base: `http://127.0.0.1:${port}`,
     port,
@@ -74,6 +81,7 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
     output: () => out,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      stopping = true;
       proc.kill(signal);
       return exited;
     },
