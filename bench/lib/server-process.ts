@@ -39,8 +39,8 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-async function startServer(name: string, script: string, env: Record<string, string>, listening: RegExp): Promise<ServerProcess> {
-  const proc: ChildProcess = spawn(process.execPath, [script], {
+async function startServer(name: string, script: string, env: Record<string, string>, listening: RegExp, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,9 +110,18 @@ export async function startQuill(opts: { dataDir?: string; env?: Record<string, 
     QUILL_PERSONAL_API_KEY: PERSONAL_KEY,
     QUILL_LOG_LEVEL: 'silent',
     ...opts.env,
-  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, profileArgs());
   const workers = Number(/\((\d+) shard workers?/.exec(server.output())?.[1] ?? 0);
   return { ...server, dataDir, workers };
+}
+
+/**
+ * QUILL_BENCH_PROFILE=<dir>: Quill runs with V8's CPU profiler, one `.cpuprofile` per thread (front and every
+ * worker) written to <dir> when it stops. For finding where time goes; profiled figures are not comparable.
+ */
+function profileArgs(): string[] {
+  const dir = process.env.QUILL_BENCH_PROFILE;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 export function startHelloWorld(): Promise<ServerProcess> {
