@@ -11,6 +11,7 @@ import type { AuthSnapshot, BootstrapResult, Principal, Reply, TaskItem } from '
 import { AuthCache } from './auth-cache.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
+import { parseQuery } from '../http/query.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
@@ -19,6 +20,8 @@ function assertNativeUws(): void {
     throw new Error('uWebSockets.js native module did not load (fallback shim detected); Quill needs Node 20 on a supported platform');
   }
 }
+
+const NO_QUERY: Record<string, string> = {};
 
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
@@ -50,7 +53,8 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   const refreshAuth = async () => auth.replace(await pool.control<AuthSnapshot>(pool.pick(), { control: 'auth-snapshot' }));
 
   async function dispatch(ex: Exchange, route: RouteDef, params: Record<string, string>): Promise<OutgoingReply> {
-    const hasBody = route.body !== 'none' && ex.meta.method !== 'GET' && ex.meta.method !== 'HEAD';
+    const meta = ex.meta;
+    const hasBody = route.body !== 'none' && meta.method !== 'GET' && meta.method !== 'HEAD';
     const raw = hasBody ? await ex.readBody(maxBody) : null;
     let body: unknown = null;
     if (route.body === 'json' && raw) {
@@ -58,7 +62,8 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     }
     let principal: Principal | null = null;
     if (route.auth === 'personal') {
-      principal = auth.principal({ authorization: ex.meta.authorization, body, query: ex.meta.query }, params.project_id ?? null);
+      const query = meta.authorization ? NO_QUERY : parseQuery(meta.rawQuery);
+      principal = auth.principal({ authorization: meta.authorization, body, query }, params.project_id ?? null);
       const orgParam = params.organization_id;
       if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(principal.organizationId)) {
         throw Errors.notFound('Organization not found.');
@@ -68,16 +73,16 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       const invalid = checkBody(route.schema, body);
       if (invalid) throw invalid;
     }
-    const item: TaskItem = { op: route.op, meta: ex.meta, params, principal, body, raw: route.body === 'raw' ? raw : null };
-    const reply: Reply = await pool.call(pool.pick(), route.lane, item);
+    const item: TaskItem = { op: route.op, meta, params, principal, body, raw: route.body === 'raw' ? raw : null };
+    const reply: Reply = await pool.call(pool.pick(), item);
     if (reply.authChanged) await refreshAuth();
     return reply;
   }
 
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const ex = new Exchange(res, req, Date.now());
-    const { method, path } = ex.meta;
-    if (method === 'OPTIONS') return ex.sendPreflight();
+    const { method, path } = ex;
+    if (method === 'OPTIONS') return ex.sendPreflight(req);
     if (path === '/_health') {
       return ex.send(draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
     }
@@ -85,8 +90,10 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     const match = router.match(method, path);
     if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
+    const route = match.value;
+    ex.readFacts(req, route.needs);
     inFlight++;
-    dispatch(ex, match.value, match.params)
+    dispatch(ex, route, match.params)
       .then(
         (reply) => ex.send(reply),
         (error: unknown) => {

@@ -4,7 +4,7 @@
  */
 import type { TSchema } from 'typebox';
 import * as S from '../protocol/api-schemas.js';
-import type { Lane } from './worker-pool.js';
+import type { FactNeeds } from '../http/exchange.js';
 
 export type Auth =
   /** Personal API key (Bearer, body or query); project-scoped when the path has `:project_id`. */
@@ -20,18 +20,24 @@ export type BodyMode =
   /** Raw bytes handed to the worker (ingestion, flag evaluation: encodings vary, decoding is worker work). */
   | 'raw';
 
-export interface RouteDef {
+interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   op: string;
   auth: Auth;
   body: BodyMode;
   schema?: TSchema;
-  lane: Lane;
+  /** Public ingestion: the client address is recorded as `$ip`. */
+  recordsIp?: boolean;
 }
 
-const api = (method: RouteDef['method'], path: string, op: string, body: BodyMode = 'none', schema?: TSchema): RouteDef =>
-  ({ method, path, op, auth: 'personal', body, ...(schema ? { schema } : {}), lane: 'api' });
+export interface RouteDef extends RouteSpec {
+  /** The request facts the front copies for this route (derived below). */
+  needs: FactNeeds;
+}
+
+const api = (method: RouteSpec['method'], path: string, op: string, body: BodyMode = 'none', schema?: TSchema): RouteSpec =>
+  ({ method, path, op, auth: 'personal', body, ...(schema ? { schema } : {}) });
 
 const P = '/api/projects/:project_id';
 const FF = `${P}/feature_flags`;
@@ -39,31 +45,32 @@ const PERSONS = `${P}/persons`;
 const COHORTS = `${P}/cohorts`;
 const ROLES = '/api/organizations/:organization_id/roles';
 
-const pub = (method: RouteDef['method'], path: string, op: string, lane: Lane): RouteDef =>
-  ({ method, path, op, auth: 'public', body: 'raw', lane });
+const pub = (method: RouteSpec['method'], path: string, op: string): RouteSpec =>
+  ({ method, path, op, auth: 'public', body: 'raw' });
+const ingest = (method: RouteSpec['method'], path: string, op: string): RouteSpec => ({ ...pub(method, path, op), recordsIp: true });
 
 /** Every path PostHog SDKs (old and new) send events to; GET carries the payload in `?data=`. */
 const CAPTURE_PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track'];
 
-export const ROUTES: RouteDef[] = [
+const SPECS: RouteSpec[] = [
   // Public ingestion
-  ...CAPTURE_PATHS.flatMap((path) => [pub('POST', path, 'capture', 'ingest'), pub('GET', path, 'capture', 'ingest')]),
-  pub('POST', '/engage', 'engage', 'ingest'),
-  pub('GET', '/engage', 'engage', 'ingest'),
+  ...CAPTURE_PATHS.flatMap((path) => [ingest('POST', path, 'capture'), ingest('GET', path, 'capture')]),
+  ingest('POST', '/engage', 'engage'),
+  ingest('GET', '/engage', 'engage'),
 
-  pub('POST', '/_fault/:kind', 'fault', 'api'),
+  pub('POST', '/_fault/:kind', 'fault'),
 
   // Flag evaluation
-  pub('POST', '/decide', 'decide', 'fast'),
-  pub('GET', '/decide', 'decide.defaults', 'fast'),
-  pub('POST', '/flags', 'flags', 'fast'),
-  pub('GET', '/flags', 'flags.defaults', 'fast'),
-  pub('GET', '/array/:token/config', 'remote_config', 'fast'),
-  pub('GET', '/array/:token/config.js', 'remote_config.js', 'fast'),
+  pub('POST', '/decide', 'decide'),
+  pub('GET', '/decide', 'decide.defaults'),
+  pub('POST', '/flags', 'flags'),
+  pub('GET', '/flags', 'flags.defaults'),
+  pub('GET', '/array/:token/config', 'remote_config'),
+  pub('GET', '/array/:token/config.js', 'remote_config.js'),
 
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
-  { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', lane: 'fast' },
-  { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none', lane: 'fast' },
+  { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none' },
+  { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none' },
 
   // Accounts
   api('GET', '/api/users/@me', 'users.me'),
@@ -146,3 +153,9 @@ export const ROUTES: RouteDef[] = [
   api('GET', `${P}/event_definitions/:id`, 'event_definitions.retrieve'),
   api('PATCH', `${P}/event_definitions/:id`, 'event_definitions.update', 'json', S.EventDefinitionUpdate),
 ];
+
+/** Ingestion records the client address; the private API needs credentials, host and scheme (absolute URLs). */
+export const ROUTES: RouteDef[] = SPECS.map((r) => ({
+  ...r,
+  needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' },
+}));

@@ -22,45 +22,68 @@ export class RequestAborted extends Error {}
 
 const textDecoder = new TextDecoder();
 
+/** Which request facts a route needs; only those headers are read (each read crosses into uWS' C++). */
+export interface FactNeeds {
+  /** The body's content type and encoding (routes that read a body). */
+  body: boolean;
+  /** The client address (ingestion records it as `$ip`). */
+  ip: boolean;
+  /** Authorization, host and scheme (absolute pagination URLs), If-None-Match (private API, definitions). */
+  api: boolean;
+}
+
 export class Exchange {
   private aborted = false;
   private done = false;
   private onAbortHooks: (() => void)[] = [];
-  readonly meta: RequestMeta;
-  /** CORS: the Origin to mirror, and the headers a preflight asked for. */
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  /** CORS: the Origin to mirror. */
   readonly origin: string;
-  readonly requestedHeaders: string;
   readonly contentLength: number | null;
+  /** Set by `readFacts` (synchronously, before the first await). */
+  meta!: RequestMeta;
 
-  constructor(private readonly res: HttpResponse, req: HttpRequest, now: number) {
+  constructor(private readonly res: HttpResponse, req: HttpRequest, private readonly now: number) {
     res.onAborted(() => {
       this.aborted = true;
       for (const hook of this.onAbortHooks) hook();
     });
-    const method = req.getMethod().toUpperCase();
-    const path = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
-    const host = req.getHeader('host') || '127.0.0.1';
-    const forwardedProto = req.getHeader('x-forwarded-proto');
-    const forwardedFor = req.getHeader('x-forwarded-for');
-    const lengthHeader = req.getHeader('content-length');
+    this.method = req.getMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.rawQuery = req.getQuery() ?? '';
     this.origin = req.getHeader('origin');
-    this.requestedHeaders = req.getHeader('access-control-request-headers');
+    const lengthHeader = req.getHeader('content-length');
     this.contentLength = lengthHeader === '' ? null : Number(lengthHeader);
+  }
+
+  /** Copies what the route needs out of the request; must run before the handler returns or awaits. */
+  readFacts(req: HttpRequest, needs: FactNeeds): RequestMeta {
+    let ip = '';
+    if (needs.ip) {
+      const forwardedFor = req.getHeader('x-forwarded-for');
+      ip = forwardedFor ? forwardedFor.split(',')[0]!.trim() : textDecoder.decode(this.res.getRemoteAddressAsText());
+    }
+    let url = '';
+    if (needs.api) {
+      const host = req.getHeader('host') || '127.0.0.1';
+      url = `${req.getHeader('x-forwarded-proto') || 'http'}://${host}${this.path}`;
+    }
     this.meta = {
-      method,
-      path,
-      query: parseQuery(rawQuery),
-      rawQuery,
-      url: `${forwardedProto || 'http'}://${host}${path}`,
-      contentType: req.getHeader('content-type'),
-      contentEncoding: req.getHeader('content-encoding'),
-      ip: forwardedFor ? forwardedFor.split(',')[0]!.trim() : textDecoder.decode(res.getRemoteAddressAsText()),
-      userAgent: req.getHeader('user-agent'),
-      ifNoneMatch: req.getHeader('if-none-match'),
-      authorization: req.getHeader('authorization'),
-      now,
+      method: this.method,
+      path: this.path,
+      query: {},
+      rawQuery: this.rawQuery,
+      url,
+      contentType: needs.body ? req.getHeader('content-type') : '',
+      contentEncoding: needs.body ? req.getHeader('content-encoding') : '',
+      ip,
+      ifNoneMatch: needs.api ? req.getHeader('if-none-match') : '',
+      authorization: needs.api ? req.getHeader('authorization') : '',
+      now: this.now,
     };
+    return this.meta;
   }
 
   get isAborted(): boolean {
@@ -126,37 +149,16 @@ export class Exchange {
   }
 
   /** Preflight answer: mirror what the browser asked for, as PostHog does. */
-  sendPreflight(): void {
+  sendPreflight(req: HttpRequest): void {
+    const requested = req.getHeader('access-control-request-headers');
     this.send({
       status: 200,
       body: '{"status":1}',
       headers: {
         'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
-        'Access-Control-Allow-Headers': this.requestedHeaders || 'Content-Type, Authorization',
+        'Access-Control-Allow-Headers': requested || 'Content-Type, Authorization',
         'Access-Control-Max-Age': '86400',
       },
     });
-  }
-}
-
-function parseQuery(raw: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!raw) return out;
-  for (const part of raw.split('&')) {
-    if (!part) continue;
-    const eq = part.indexOf('=');
-    const k = eq < 0 ? part : part.slice(0, eq);
-    const v = eq < 0 ? '' : part.slice(eq + 1);
-    out[decodeComponent(k)] = decodeComponent(v);
-  }
-  return out;
-}
-
-function decodeComponent(s: string): string {
-  const plus = s.includes('+') ? s.replace(/\+/g, ' ') : s;
-  try {
-    return decodeURIComponent(plus);
-  } catch {
-    return plus;
   }
 }

@@ -1,13 +1,10 @@
 /**
- * What a shard worker thread runs (workers/shard-worker.ts only calls this). A task is either a control message
- * (start-up, shutdown) or a msgpackr-encoded batch of requests answered by a batch of replies.
+ * What a shard worker thread runs (workers/shard-worker.ts only calls this): Piscina control tasks (start-up,
+ * shutdown, and `serve`, which hands over the port that requests arrive on: src/worker/request-port.ts).
  */
-import { Compile } from 'typebox/compile';
-import { move } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { Errors } from '../protocol/errors.js';
-import { STARTED, TaskBatch, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
-import { packForTransfer, unpack } from '../protocol/wire.js';
+import { STARTED, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
 import { bootstrap } from './bootstrap.js';
 import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
@@ -16,9 +13,8 @@ import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, sca
 import { appendHandler, appliedHandler, statsHandler } from './ingest/ingest-service.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
+import { RequestPort } from './request-port.js';
 import { WorkerRuntime } from './runtime.js';
-
-const checkBatch = Compile(TaskBatch);
 
 export interface WorkerData {
   config: Readonly<Config>;
@@ -77,17 +73,15 @@ export function createWorkerEntry(data: WorkerData) {
     }
   }
 
-  async function runBatch(bytes: Uint8Array): Promise<Uint8Array> {
-    if (initialised) await initialised;
-    const batch = unpack<TaskBatch>(bytes);
-    if (debug && !checkBatch.Check(batch)) throw new Error('malformed task batch from the front');
-    const replies = await Promise.all(batch.items.map(runItem));
-    const out = packForTransfer({ replies });
-    return move(out) as unknown as Uint8Array;
-  }
-
   async function runControl(task: ControlTask): Promise<unknown> {
     switch (task.control) {
+      case 'serve': {
+        port?.close();
+        port = new RequestPort(task.port, runItem, async () => {
+          if (initialised) await initialised;
+        }, debug);
+        return port.done;
+      }
       case 'bootstrap':
         return bootstrap(rt);
       case 'init':
@@ -96,11 +90,12 @@ export function createWorkerEntry(data: WorkerData) {
       case 'auth-snapshot':
         return authSnapshot(rt);
       case 'shutdown':
+        port?.close();
         await rt.close();
         return true;
     }
   }
 
-  return (task: Uint8Array | ControlTask): Promise<unknown> =>
-    task instanceof Uint8Array ? runBatch(task) : runControl(task);
+  let port: RequestPort | null = null;
+  return runControl;
 }

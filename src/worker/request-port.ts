@@ -1,0 +1,63 @@
+/**
+ * The worker's end of the front's request port (see src/front/worker-pool.ts): decodes each request frame, runs
+ * every request on its own, and posts the replies that finished in one tick together as one frame. A slow
+ * request (an ingestion waiting for its fdatasync) therefore never holds back a fast one sent beside it.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { Compile } from 'typebox/compile';
+import { parseQuery } from '../http/query.js';
+import { RequestFrame, fromWire, replyToWire, type Reply, type ReplyFrame, type TaskItem, type WireItem } from '../protocol/worker-messages.js';
+import { packForTransfer, unpack } from '../protocol/wire.js';
+
+const checkFrame = Compile(RequestFrame);
+
+export class RequestPort {
+  private readonly ready: ReplyFrame = [];
+  private flushScheduled = false;
+  private closed = false;
+  private stopped!: () => void;
+  /** Resolves when the port is closed (shutdown). */
+  readonly done = new Promise<void>((resolve) => (this.stopped = resolve));
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly run: (item: TaskItem) => Promise<Reply>,
+    /** Resolves once the worker can serve requests (its shards are open). */
+    private readonly whenReady: () => Promise<void>,
+    private readonly checkFrames: boolean,
+  ) {
+    port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.port.close();
+    this.stopped();
+  }
+
+  private async receive(bytes: Uint8Array): Promise<void> {
+    const frame = unpack<RequestFrame>(bytes);
+    if (this.checkFrames && !checkFrame.Check(frame)) throw new Error('malformed request frame from the front');
+    await this.whenReady();
+    for (let i = 0; i < frame.length; i += 2) {
+      const id = frame[i] as number;
+      this.run(fromWire(frame[i + 1] as WireItem, parseQuery)).then((reply) => this.answer(id, reply));
+    }
+  }
+
+  private answer(id: number, reply: Reply): void {
+    this.ready.push(id, replyToWire(reply));
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.closed || this.ready.length === 0) return;
+    const bytes = packForTransfer(this.ready);
+    this.ready.length = 0;
+    this.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+  }
+}
