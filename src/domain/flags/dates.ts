@@ -46,8 +46,11 @@ export function resolveRelative(rel: NonNullable<DateFilter['relative']>, nowMs:
   }
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function daysInMonth(year: number, month0: number): number {
-  return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
+  if (month0 !== 1) return MONTH_DAYS[month0]!;
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
 }
 
 /**
@@ -177,5 +180,17 @@ export function propertyDateMs(value: unknown, nowMs: number, timeZone: string |
   if (NUMERIC_TEXT.test(value)) return Number(value) * 1000;
   const relative = parseRelative(value);
   if (relative) return resolveRelative(relative, nowMs);
-  return parseAbsoluteDate(value, timeZone);
+  if (timeZone !== null) return parseAbsoluteDate(value, timeZone);
+  // The same person's dates are parsed by every date filter of every request: remember recent ones (UTC only;
+  // a zone's offsets are not cached, so zoned values are always parsed).
+  let ms = parsedDates.get(value);
+  if (ms === undefined) {
+    if (parsedDates.size >= MAX_PARSED_DATES) parsedDates.clear();
+    ms = parseAbsoluteDate(value, null);
+    parsedDates.set(value, ms);
+  }
+  return ms;
 }
+
+const parsedDates = new Map<string, number>();
+const MAX_PARSED_DATES = 10_000;

@@ -320,13 +320,82 @@ export function sha1Hex(s: string): string {
 }
 
 /**
- * The first 60 bits (15 hex digits) of SHA-1(a + b + c) as a double, i.e. PostHog's `int(sha1_hex[0:15], 16)`.
- * The concatenation is never materialised.
+ * A string's UTF-8 bytes as big-endian words, starting `shift` bytes into the first word (the bytes before it are
+ * zero), so it can be OR-ed into a message at any alignment.
+ */
+function wordsAt(bytes: Uint8Array, shift: number): Int32Array {
+  const out = new Int32Array(((bytes.length + shift + 3) >> 2) + 1);
+  for (let i = 0; i < bytes.length; i++) {
+    const pos = i + shift;
+    out[pos >> 2] |= bytes[i]! << ((3 - (pos & 3)) << 3);
+  }
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+/** A hash prefix (`<flag key>.`): its words at offset 0 and its byte length. Prefixes repeat on every request. */
+interface EncodedPrefix {
+  words: Int32Array;
+  bytes: number;
+}
+const prefixes = new Map<string, EncodedPrefix>();
+const MAX_PREFIXES = 10_000;
+
+function encodedPrefix(prefix: string): EncodedPrefix {
+  let p = prefixes.get(prefix);
+  if (p === undefined) {
+    if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
+    const bytes = encoder.encode(prefix);
+    p = { words: wordsAt(bytes, 0), bytes: bytes.length };
+    prefixes.set(prefix, p);
+  }
+  return p;
+}
+
+/**
+ * The identifier of the current request (a distinct id, group key or device id) is hashed once per flag with a
+ * different prefix each time; its bytes are encoded once and kept pre-shifted for the four possible alignments
+ * behind a prefix.
+ */
+let lastIdentifier: string | null = null;
+let identifierBytes = new Uint8Array(0);
+const identifierWords: (Int32Array | null)[] = [null, null, null, null];
+
+function identifierAt(identifier: string, shift: number): Int32Array {
+  if (identifier !== lastIdentifier) {
+    lastIdentifier = identifier;
+    identifierBytes = encoder.encode(identifier);
+    identifierWords.fill(null);
+  }
+  let w = identifierWords[shift];
+  if (w === null || w === undefined) identifierWords[shift] = w = wordsAt(identifierBytes, shift);
+  return w;
+}
+
+/**
+ * The first 60 bits (15 hex digits) of SHA-1(prefix + identifier + salt) as a double, i.e. PostHog's
+ * `int(sha1_hex[0:15], 16)`. The concatenation is never materialised: the prefix's and the identifier's encodings
+ * are cached (the same prefixes come back on every request, the same identifier for every flag of a request),
+ * so a hash costs a few word copies and one compression. Measured with `node dist/bench/flag-eval.bench.js`.
  *
  * `h0 * 2^28` is exact; adding the 28-bit tail rounds once, to nearest-even, exactly like Rust's `u64 as f64`
  * and JS `parseInt(hex15, 16)`, so the value matches PostHog bit for bit.
  */
-export function sha1Prefix60(a: string, b: string, c: string): number {
-  digestConcat(a, b, c);
+export function sha1Prefix60(prefix: string, identifier: string, salt: string): number {
+  const p = encodedPrefix(prefix);
+  const shift = p.bytes & 3;
+  const id = identifierAt(identifier, shift);
+  ensureCapacity(p.bytes + identifierBytes.length + salt.length * 3);
+  const w = words;
+  const pw = p.words;
+  const base = p.bytes >> 2;
+  for (let i = 0; i <= base; i++) w[i] = pw[i]!;
+  w[base] |= id[0]!;
+  const idWords = id.length;
+  for (let j = 1; j < idWords; j++) w[base + j] = id[j]!;
+  let pos = p.bytes + identifierBytes.length;
+  if (salt.length > 0) pos = writeUtf8(salt, pos);
+  digest(pos);
   return (H[0]! >>> 0) * 268435456 + (H[1]! >>> 4);
 }
