@@ -3,11 +3,10 @@
  * promises durability in the log, so the ingestion cases report both rates, and need to know when the backlog is
  * gone. Ways to tell, best first:
  *
- *  1. a stats hook: `GET /_stats` (personal key) answering `{shards: [{backlog, appliedEvents, ...}]}` — proposed,
- *     not in the server yet; used automatically once it answers;
- *  2. reading the shard event stores read-only from this process (LMDB allows concurrent readers in other
- *     processes) and counting rows: exact, but tied to the data-directory layout (shards/N/events.mdb, table
- *     `events`);
+ *  1. the stats hook: `GET /_stats` (personal key) answering `{shards: [{backlog, appliedEvents, ...}]}`;
+ *  2. (older builds without it) reading the shard event stores read-only from this process (LMDB allows
+ *     concurrent readers in other processes) and counting rows: exact, but tied to the data-directory layout
+ *     (shards/N/events.mdb, table `events_v2`);
  *  3. the private events API: a read waits until everything acknowledged before it is applied (bounded wait), so
  *     a read that returns well before the bound means the backlog is gone;
  *  4. none: the caller reports the ack rate only.
@@ -60,7 +59,7 @@ export async function storedEvents(dataDir: string): Promise<number | null> {
     // Opened and closed per poll: a reader left open would keep the server from reusing freed pages.
     const env = open({ path, readOnly: true, maxDbs: 32, compression: false });
     try {
-      total += (env.openDB('events', {}).getStats() as { entryCount: number }).entryCount;
+      total += (env.openDB('events_v2', {}).getStats() as { entryCount: number }).entryCount;
     } catch {
       return null;
     } finally {

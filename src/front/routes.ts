@@ -59,6 +59,7 @@ const SPECS: RouteSpec[] = [
   ingest('GET', '/engage', 'engage'),
 
   pub('POST', '/_fault/:kind', 'fault'),
+  { method: 'GET', path: '/_stats', op: 'stats', auth: 'personal', body: 'none' },
 
   // Flag evaluation
   pub('POST', '/decide', 'decide'),

@@ -28,6 +28,15 @@ export function openTable<V, K extends import('lmdb').Key = import('lmdb').Key>(
   return env.openDB<V, K>(name, { ...VALUE_OPTIONS } as object);
 }
 
+/**
+ * A table whose values are JSON text. For rows that are mostly a free-form map (person and group properties)
+ * lmdb-js' JSON decoding is faster than msgpack maps: reading a person with 23 properties took 4.7 µs instead of
+ * 7.2 µs (each a get plus decode, on this machine).
+ */
+export function openJsonTable<V, K extends import('lmdb').Key = import('lmdb').Key>(env: Env, name: string): Table<V, K> {
+  return env.openDB<V, K>(name, { encoding: 'json' } as object);
+}
+
 /** A key-only index table (values are empty); lmdb stores `null` compactly. */
 export function openIndex<K extends import('lmdb').Key = import('lmdb').Key>(env: Env, name: string): Table<null, K> {
   return env.openDB<null, K>(name, { ...VALUE_OPTIONS } as object);

@@ -174,3 +174,20 @@ t.test('413 past QUILL_MAX_BODY_MB, also after decompression; lz64 bodies', asyn
   const stored = await storedEvents(new Client(small.base), 'user-1');
   t.equal(stored[0]?.event, '$pageview');
 });
+
+t.test('GET /_stats needs a personal key and counts what every shard logged and applied', async (t) => {
+  t.equal((await raw('/_stats', undefined, {}, 'GET')).status, 401);
+  const before = await server.api.get('/_stats');
+  t.equal(before.status, 200);
+  t.equal(before.body.workers, 2);
+  t.equal(before.body.shards.length, 2, 'one entry per shard');
+  const total = (body: any, field: string) => body.shards.reduce((n: number, s: any) => n + s[field], 0);
+  const batch = Array.from({ length: 10 }, (_, i) => event(`stats-${i}`, 'stats'));
+  t.equal((await sendBatch(server.q.base, batch)).status, 200);
+  // An events read waits until everything acknowledged is applied, so the counters are settled afterwards.
+  await storedEvents(server.api, 'stats-0');
+  const after = await server.api.get('/_stats');
+  t.equal(total(after.body, 'appendedEvents') - total(before.body, 'appendedEvents'), 10, 'ten events logged');
+  t.equal(total(after.body, 'appliedEvents') - total(before.body, 'appliedEvents'), 10, 'ten events applied');
+  t.equal(total(after.body, 'backlog'), 0, 'nothing left to apply');
+});

@@ -8,7 +8,7 @@
  * update is lost to a race (design.md §1).
  */
 import { join } from 'node:path';
-import { all, openIndex, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { all, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 
 export interface PersonRow {
   id: number;
@@ -48,11 +48,11 @@ export class PersonStore {
 
   constructor(dataDir: string) {
     this.env = openEnv(join(dataDir, 'persons.mdb'));
-    this.persons = openTable(this.env, 'persons');
+    this.persons = openJsonTable(this.env, 'persons_json');
     this.distinctIds = openTable(this.env, 'distinct_ids');
     this.uuids = openTable(this.env, 'person_uuids');
     this.merged = openTable(this.env, 'merged_persons');
-    this.groups = openTable(this.env, 'groups');
+    this.groups = openJsonTable(this.env, 'groups_json');
     this.hashKeyOverrides = openTable(this.env, 'hash_key_overrides');
     this.staticCohortsByPerson = openIndex(this.env, 'static_cohorts_by_person');
     this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
@@ -66,9 +66,18 @@ export class PersonStore {
 
   /** Only inside `write`. Person ids are global integers, like PostHog's primary keys. */
   nextPersonId(): number {
-    const next = (this.sequences.get('person') ?? 0) + 1;
-    this.sequences.put('person', next);
-    return next;
+    return this.reservePersonIds(1);
+  }
+
+  /**
+   * Only inside `write`: reserves `count` consecutive person ids and returns the first. The apply loop reserves
+   * a chunk's worth at once (one counter write per chunk instead of one per new person); ids it does not use are
+   * simply skipped, as database sequences do.
+   */
+  reservePersonIds(count: number): number {
+    const first = (this.sequences.get('person') ?? 0) + 1;
+    this.sequences.put('person', first + count - 1);
+    return first;
   }
 
   personIdOf(team: number, distinctId: string): number | undefined {

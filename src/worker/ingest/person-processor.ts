@@ -19,15 +19,32 @@ export interface PersonOutcome {
   personUuid: string;
 }
 
+/** Person ids reserved per counter write: few gaps in the ids, few writes for a chunk of new persons. */
+const ID_BLOCK = 64;
+
 export class PersonProcessor {
   private readonly loaded = new Map<number, PersonRow>();
   private readonly dirty = new Set<number>();
+  /** Person ids reserved for this transaction and not used yet (see `newPersonId`). */
+  private idsFrom = 0;
+  private idsLeft = 0;
 
   constructor(
     private readonly store: PersonStore,
     private readonly team: number,
     private readonly groupTypes: GroupTypes,
+    /** How many new persons this transaction may create (its event count): ids are reserved in one write. */
+    private readonly expectedEvents = 1,
   ) {}
+
+  private newPersonId(): number {
+    if (this.idsLeft === 0) {
+      this.idsLeft = Math.min(Math.max(1, this.expectedEvents), ID_BLOCK);
+      this.idsFrom = this.store.reservePersonIds(this.idsLeft);
+    }
+    this.idsLeft--;
+    return this.idsFrom++;
+  }
 
   /** Returns the event's person, or null when the event must be dropped (§2.9). Mutates `ev.properties`. */
   process(ev: NormalizedEvent): PersonOutcome | null {
@@ -104,7 +121,7 @@ export class PersonProcessor {
     // The deterministic uuid can already belong to a live person (e.g. after a split); never share one.
     if (this.store.uuids.get([this.team, uuid]) !== undefined) uuid = randomUUID();
     const row: PersonRow = {
-      id: this.store.nextPersonId(), team: this.team, uuid, properties: {}, created_at: timestamp,
+      id: this.newPersonId(), team: this.team, uuid, properties: {}, created_at: timestamp,
       is_identified: identified, version: -1, distinct_ids: distinctIds,
     };
     this.store.uuids.put([this.team, uuid], row.id);

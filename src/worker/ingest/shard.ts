@@ -233,7 +233,7 @@ export class Shard {
       if (newTypes.size > 0) groupTypes = await this.ctx.ensureGroupTypes(team, [...newTypes]);
 
       const outcomes = await this.ctx.persons.write(() => {
-        const processor = new PersonProcessor(this.ctx.persons, team, groupTypes);
+        const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length);
         const out = fresh.map((e) => processor.process(e));
         processor.flush();
         return out;
@@ -258,6 +258,7 @@ export class Shard {
     const end = chunk[chunk.length - 1]!.end;
     await this.events.env.transaction(() => {
       for (const e of stored) this.events.put(e);
+      this.events.flushCounts();
       this.events.state.put('checkpoint', end);
     });
     this.totals.appliedEvents += stored.length;

@@ -16,12 +16,14 @@ import * as persons from './persons.js';
 import * as cohorts from './cohorts.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
+import { ingestionStats } from './stats.js';
 import type { OpHandler } from './types.js';
 
 export const OPS: Record<string, OpHandler> = {
   capture: capture.captureEvents,
   engage: capture.engageEvents,
   fault: injectFault,
+  stats: ingestionStats,
   decide: decide.decide,
   'decide.defaults': decide.decideDefaults,
   flags: decide.flags,

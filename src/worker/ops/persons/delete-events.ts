@@ -31,6 +31,7 @@ export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
       // Collected first: removing rows under a live range cursor is not safe.
       const doomed = Array.from(store.scan(team, { distinctIds }));
       for (const e of doomed) store.remove(e);
+      store.flushCounts();
       return doomed.length;
     });
   }
