@@ -82,9 +82,14 @@ function parseUuidBytes(uuid: string): Buffer {
   return Buffer.from(uuid.replaceAll('-', ''), 'hex');
 }
 
+const namespaceBytes = new Map<string, Buffer>();
+
 /** RFC 9562 §5.5 name-based UUID (SHA-1): sha1(namespace bytes ‖ UTF-8 name), version 5, variant 10. */
 export function uuidv5(namespace: string, name: string): string {
-  const hash = createHash('sha1').update(parseUuidBytes(namespace)).update(name, 'utf8').digest();
+  // Every new person needs one (§2.1); parsing the namespace each time was most of its cost.
+  let ns = namespaceBytes.get(namespace);
+  if (ns === undefined) namespaceBytes.set(namespace, (ns = parseUuidBytes(namespace)));
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   return format(hash);
