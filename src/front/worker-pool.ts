@@ -17,8 +17,9 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
-import { STARTED, replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
+import { replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
 import { packForTransfer, unpack } from '../protocol/wire.js';
+import { createSharedState, SharedState } from '../protocol/shared-state.js';
 
 interface Waiter {
   resolve: (r: Reply) => void;
@@ -42,7 +43,8 @@ export class WorkerPool {
   private roundRobin = 0;
   private nextId = 1;
   private closing = false;
-  private readonly shared = new Int32Array(new SharedArrayBuffer(4));
+  /** Shared with every worker thread: see src/protocol/shared-state.ts. */
+  private readonly shared = createSharedState();
 
   constructor(config: Readonly<Config>, private readonly log: (msg: string) => void = console.error) {
     const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
@@ -68,7 +70,7 @@ export class WorkerPool {
 
   /** Marks start-up complete for current and future worker threads, and opens the request ports. */
   markStarted(): void {
-    Atomics.store(this.shared, STARTED, 1);
+    new SharedState(this.shared).markStarted();
     for (const w of this.workers) this.serve(w);
   }
 

@@ -183,10 +183,3 @@ export const AuthSnapshot = Type.Object({
   projects: Type.Array(Type.Object({ id: Type.Integer(), organizationId: Type.Integer() })),
 });
 export type AuthSnapshot = Static<typeof AuthSnapshot>;
-
-/**
- * Index, in the Int32Array shared with every worker thread (workerData.shared), of the "start-up complete" word.
- * It becomes 1 once the data-directory lock is held, bootstrap ran and every shard recovered, so a thread Piscina
- * starts later to replace one that died knows it may open its shards by itself (src/worker/entry.ts).
- */
-export const STARTED = 0;

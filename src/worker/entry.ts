@@ -4,13 +4,14 @@
  */
 import type { Config } from '../config/schema.js';
 import { Errors } from '../protocol/errors.js';
-import { STARTED, type ControlTask, type Reply, type TaskItem } from '../protocol/worker-messages.js';
+import type { ControlTask, Reply, TaskItem } from '../protocol/worker-messages.js';
+import { SharedState } from '../protocol/shared-state.js';
 import { bootstrap } from './bootstrap.js';
 import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
-import { appendHandler, appliedHandler, statsHandler } from './ingest/ingest-service.js';
+import { appliedHandler, statsHandler } from './ingest/ingest-service.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -19,14 +20,13 @@ import { WorkerRuntime } from './runtime.js';
 export interface WorkerData {
   config: Readonly<Config>;
   index: number;
-  /** See STARTED in src/protocol/worker-messages.ts. */
-  shared: Int32Array;
+  /** See src/protocol/shared-state.ts. */
+  shared: SharedArrayBuffer;
 }
 
 export function createWorkerEntry(data: WorkerData) {
-  const rt = new WorkerRuntime(data.config, data.index, {
+  const rt = new WorkerRuntime(data.config, data.index, new SharedState(data.shared), {
     reload: reloadHandler,
-    append: appendHandler,
     applied: appliedHandler,
     stats: statsHandler,
     [DELETE_PERSON_EVENTS]: deletePersonEventsHandler,
@@ -55,7 +55,7 @@ export function createWorkerEntry(data: WorkerData) {
     return initialised;
   }
   // A thread started after start-up replaces one that died: nothing will send it `init`, so it initialises itself.
-  if (Atomics.load(data.shared, STARTED) === 1) {
+  if (rt.shared.started) {
     rt.log.info('replacement thread: reopening shards');
     initialise().then(
       () => rt.peers.announceRestart(),

@@ -3,6 +3,7 @@
  * channel. Created once per thread (src/worker/entry.ts) and passed to every operation.
  */
 import type { Config } from '../config/schema.js';
+import type { SharedState } from '../protocol/shared-state.js';
 import { MetaStore } from '../stores/meta/meta-store.js';
 import { PersonStore } from '../stores/persons/person-store.js';
 import { IngestService } from './ingest/ingest-service.js';
@@ -37,6 +38,8 @@ export class WorkerRuntime {
   constructor(
     readonly config: Readonly<Config>,
     readonly index: number,
+    /** Memory shared with the front and the other workers (src/protocol/shared-state.ts). */
+    readonly shared: SharedState,
     peerHandlers: Record<string, PeerHandler>,
   ) {
     this.log = makeLogger(config, `[worker ${index}]`);

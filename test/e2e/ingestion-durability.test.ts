@@ -83,11 +83,14 @@ t.test('disk full: 503 and never a false 200; acknowledged events survive', asyn
   });
   const q = await startQuill({ dataDir: dir });
   const l = load(q, 8, 'full');
-  // Fill the file system: big events fill the log and the stores until writes fail.
+  // Fill the file system: big events fill the logs and the stores until writes fail. Filler batches that are
+  // acknowledged count like any other.
+  const bigBatch = () => Array.from({ length: 10 }, () => event('filler', 'blob', { blob: 'z'.repeat(20_000) }));
   const filler = (async () => {
     for (let i = 0; i < 400; i++) {
-      const batch = Array.from({ length: 10 }, () => event('filler', 'blob', { blob: 'z'.repeat(20_000) }));
+      const batch = bigBatch();
       const res = await sendBatch(q.base, batch).catch(() => null);
+      if (res?.status === 200) l.acked.push(...batch.map((e) => e.uuid));
       if (res?.status === 503) return true;
     }
     return false;
@@ -98,10 +101,23 @@ t.test('disk full: 503 and never a false 200; acknowledged events survive', asyn
     if (process.env.QUILL_TEST_DUMP) console.error(q.output());
   });
   t.ok(saw503, 'a full disk answers 503');
-  // A small batch may still fit in the bytes a failed write left free; a batch as large as the one refused does not.
-  const body = await sendBatch(q.base, Array.from({ length: 10 }, () => event('filler', 'blob', { blob: 'z'.repeat(20_000) })));
-  t.equal(body.status, 503, 'and keeps answering 503 while the disk is full');
-  t.match(await body.json(), { type: 'server_error', code: 'storage_unavailable' });
+  // Each worker logs into its own shard, and a log may still have preallocated room after another one refused:
+  // keep sending until every shard refuses, five times in a row. Whatever is acknowledged meanwhile is real.
+  let refusedInARow = 0;
+  let refusal: unknown = null;
+  for (let i = 0; i < 200 && refusedInARow < 5; i++) {
+    const batch = bigBatch();
+    const res = await sendBatch(q.base, batch);
+    if (res.status === 200) {
+      l.acked.push(...batch.map((e) => e.uuid));
+      refusedInARow = 0;
+    } else {
+      refusal = { status: res.status, body: await res.json() };
+      refusedInARow++;
+    }
+  }
+  t.equal(refusedInARow, 5, 'and keeps answering 503 while the disk is full');
+  t.match(refusal, { status: 503, body: { type: 'server_error', code: 'storage_unavailable' } });
   await q.stop('SIGKILL');
   // Give the file system room again and restart: every acknowledged event is there.
   execFileSync('mount', ['-o', 'remount,size=256m', dir]);

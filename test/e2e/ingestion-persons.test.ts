@@ -123,3 +123,15 @@ t.test('concurrent merges and updates from several workers lose nothing', async 
   }
   t.equal(complete, N, 'every person has both distinct ids and every property update');
 });
+
+t.test('requests acknowledged one after the other are applied in that order, whichever worker logged them', async (t) => {
+  // Successive requests are spread over both workers, which log into different shards. Each waits for the
+  // previous acknowledgement, so the last $set must win, and the identify that came first must be applied first.
+  await send([event('order-anon', 'start', { $set: { step: 0 } })]);
+  await send([event('order-user', '$identify', { $anon_distinct_id: 'order-anon', $set: { step: 1 } })]);
+  for (let i = 2; i <= 40; i++) await send([event('order-user', 'step', { $set: { step: i } })]);
+  const p = await personOf(server.api, 'order-anon');
+  t.ok(p, 'the anonymous id belongs to the identified person');
+  t.same([...p.distinct_ids].sort(), ['order-anon', 'order-user']);
+  t.equal(p.properties.step, 40, 'the last acknowledged $set wins');
+});

@@ -1,12 +1,12 @@
 /**
- * Ingestion inside a worker: routing a request's events to the shards that own them (local, or another worker
- * over the peer channel) and waiting until every part is durable; plus what the apply loop needs from the
- * metadata environment (group types, event definitions).
+ * Ingestion inside a worker: logging each request in a shard this worker owns and waiting until it is durable;
+ * opening and recovering the shards; and what the apply loop needs from the metadata environment (group types,
+ * event definitions).
  */
 import { randomUUID } from 'node:crypto';
 import type { NormalizedEvent } from '../../domain/ingest/index.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
-import { ownerOf, shardOf } from '../../domain/shard-of.js';
+import { ownerOf } from '../../domain/shard-of.js';
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
@@ -21,40 +21,39 @@ export class IngestService {
   readonly shards = new Map<number, Shard>();
   shardCount = 1;
   private readonly lastSeenWritten = new Map<string, number>();
+  /** This worker's shards, taken in turn by successive requests. */
+  private own: Shard[] = [];
+  private turn = 0;
 
   constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {}
 
-  /** Opens (and recovers) the shards this worker owns. */
+  /**
+   * Opens the shards this worker owns and replays what they logged but had not applied. Replays wait for one
+   * another across shards (causal order, see shard.ts), so every worker recovers at the same time.
+   */
   async openShards(shardCount: number): Promise<void> {
     this.shardCount = shardCount;
     const ctx = this.applyContext();
+    const opened: Shard[] = [];
     for (let s = 0; s < shardCount; s++) {
       if (ownerOf(s, this.rt.workerCount) !== this.rt.index || this.shards.has(s)) continue;
-      this.shards.set(s, await Shard.open(this.rt.config.dataDir, s, ctx));
+      const shard = await Shard.open(this.rt.config.dataDir, s, ctx);
+      this.shards.set(s, shard);
+      opened.push(shard);
     }
+    this.own = [...this.shards.values()];
+    await Promise.all(opened.map((shard) => shard.recover()));
   }
 
   /**
-   * Logs the events of one request durably, each in the shard that owns its distinct id. Resolves when all parts
-   * are fdatasync'ed; rejects if any part could not be written (the caller answers 503).
+   * Logs the events of one request durably in one of this worker's shards. Resolves when they are fdatasync'ed;
+   * rejects if they could not be written (the caller answers 503).
    */
   async ingest(team: number, events: NormalizedEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const parts = new Map<number, NormalizedEvent[]>();
-    for (const e of events) {
-      const s = shardOf(team, e.distinct_id, this.shardCount);
-      let list = parts.get(s);
-      if (!list) parts.set(s, (list = []));
-      list.push(e);
-    }
-    const writes: Promise<unknown>[] = [];
-    for (const [s, list] of parts) {
-      const text = `{"t":${team},"e":${JSON.stringify(list)}}`;
-      const local = this.shards.get(s);
-      if (local) writes.push(local.append(team, text, list, list.length));
-      else writes.push(this.rt.peers.call(ownerOf(s, this.rt.workerCount), { kind: 'append', shard: s, team, text, count: list.length }));
-    }
-    await Promise.all(writes);
+    const shard = this.own[this.turn++ % this.own.length];
+    if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
+    await shard.append(team, events);
   }
 
   /** Waits until every event acknowledged so far, on every shard of every worker, is applied. */
@@ -76,6 +75,8 @@ export class IngestService {
     const rt = this.rt;
     return {
       persons: this.persons,
+      shared: rt.shared,
+      shardCount: this.shardCount,
       groupTypes: (team) => rt.cache.groupTypes(team),
       ensureGroupTypes: (team, names) => this.ensureGroupTypes(team, names),
       recordEventNames: (team, lastSeen) => this.recordEventNames(team, lastSeen),
@@ -136,15 +137,6 @@ export class IngestService {
     });
   }
 }
-
-/** Peer message: append a part of a request to a shard this worker owns. */
-export const appendHandler: PeerHandler = async (rt, msg) => {
-  const m = msg as unknown as { shard: number; team: number; text: string; count: number };
-  const shard = rt.ingest.shards.get(m.shard);
-  if (!shard) throw new Error(`shard ${m.shard} is not owned by worker ${rt.index}`);
-  await shard.append(m.team, m.text, null, m.count);
-  return true;
-};
 
 export const appliedHandler: PeerHandler = async (rt) => {
   await rt.ingest.localApplied();
