@@ -81,6 +81,8 @@ const RETRY_MS = 1000;
 const APPLY_DELAY_MS = 20;
 /** Longest sleep of an apply loop waiting for another shard to apply what its next record depends on. */
 const DEPENDENCY_WAIT_MS = 50;
+/** How long a closing shard keeps waiting for other shards before it leaves the rest to the next start. */
+const CLOSE_WAIT_MS = 10_000;
 
 export class Shard {
   private readonly queue: LogRecord[] = [];
@@ -90,6 +92,8 @@ export class Shard {
   private barriers: { target: LogPosition; resolve: () => void }[] = [];
   private admission: { resolve: () => void }[] = [];
   private delayed: NodeJS.Timeout | null = null;
+  /** Set by `close`: when an apply loop waiting for another shard gives up. */
+  private closeBy: number | null = null;
   /** Totals since start, for stats and benchmarks. */
   readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0 };
 
@@ -165,6 +169,9 @@ export class Shard {
   async close(): Promise<void> {
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
+    // Apply what can be applied; records still waiting for another shard after the bound stay in the log and are
+    // replayed at the next start (a shutdown must end).
+    this.closeBy = Date.now() + CLOSE_WAIT_MS;
     await this.drainAll();
     await this.log.close();
     await this.events.close();
@@ -222,6 +229,7 @@ export class Shard {
           take++;
         }
         if (take === 0) {
+          if (this.closeBy !== null && Date.now() > this.closeBy) break;
           await this.ctx.shared.waitForApply(generation, DEPENDENCY_WAIT_MS);
           continue;
         }
@@ -244,7 +252,7 @@ export class Shard {
     } finally {
       this.running = false;
     }
-    if (this.queue.length > 0) this.kick();
+    if (this.queue.length > 0 && this.closeBy === null) this.kick();
   }
 
   private resolveWaiters(): void {

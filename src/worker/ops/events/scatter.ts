@@ -46,7 +46,7 @@ export function compareRows(ascending: boolean): (a: EventRow, b: EventRow) => n
   return (a, b) => dir * (a.ts - b.ts || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
 }
 
-/** Every matching row any shard returned, merged in order (at most `take` per shard, plus timestamp ties). */
+/** Every matching row any shard returned (at most `take` each), merged in order. */
 export async function scanEverywhere(rt: WorkerRuntime, q: ScanRequest): Promise<EventRow[]> {
   if (q.distinctIds !== null && q.distinctIds.length === 0) return [];
   const parts = await rt.peers.all<EventRow[]>({ kind: EVENTS_SCAN, ...q } satisfies Msg<ScanRequest>);
@@ -107,19 +107,16 @@ function subjectOf(
 }
 
 /**
- * Collects up to `take` matching rows of one shard in scan order, then keeps going while rows tie with the last
- * one's timestamp: the merge orders ties by uuid, which the distinct-id scan does not, so a cut in the middle of a
- * tie could drop a row that belongs on the page.
+ * Collects up to `take` matching rows of one shard in scan order. Every shard scans its rows in (timestamp, uuid)
+ * order, the order of the merge, so the first `take` of each shard are enough for any page.
  */
 function collect(store: EventStore, q: ScanRequest, keep: (e: StoredEvent) => boolean, out: EventRow[]): void {
   let taken = 0;
-  let lastTs: number | null = null;
   for (const e of store.scan(q.team, { after: q.after, before: q.before, event: q.event, distinctIds: q.distinctIds, ascending: q.ascending })) {
-    if (taken >= q.take && e.ts !== lastTs) return;
+    if (taken >= q.take) return;
     if (!keep(e)) continue;
     out.push(rowOf(e));
     taken++;
-    lastTs = e.ts;
   }
 }
 
