@@ -38,7 +38,10 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   assertNativeUws();
   const pool = new WorkerPool(config, log);
   const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
-  await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'init' })));
+  // Replays hand events to other workers, so every worker opens its shards before any starts replaying.
+  for (const step of ['open', 'recover'] as const) {
+    await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: step })));
+  }
   pool.markStarted();
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }));
 

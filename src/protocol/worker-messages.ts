@@ -154,8 +154,10 @@ export const ControlTask = Type.Union([
   /** Runs for the thread's life: requests arrive on `port` (see src/front/worker-pool.ts); resolves on shutdown. */
   Type.Object({ control: Type.Literal('serve'), port: Type.Unsafe<import('node:worker_threads').MessagePort>({ description: 'MessagePort' }) }),
   Type.Object({ control: Type.Literal('bootstrap') }),
-  /** After bootstrap: refresh caches, open and recover the shards this worker owns (from the stored layout). */
-  Type.Object({ control: Type.Literal('init') }),
+  /** After bootstrap, on every worker: refresh caches, open the shards this worker owns (from the stored layout). */
+  Type.Object({ control: Type.Literal('open') }),
+  /** Once every worker has opened its shards: replay what the logs hold after their checkpoints. */
+  Type.Object({ control: Type.Literal('recover') }),
   Type.Object({ control: Type.Literal('auth-snapshot') }),
   Type.Object({ control: Type.Literal('shutdown') }),
 ]);

@@ -11,7 +11,7 @@ import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
-import { appliedHandler, statsHandler } from './ingest/ingest-service.js';
+import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-service.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -27,6 +27,7 @@ export interface WorkerData {
 export function createWorkerEntry(data: WorkerData) {
   const rt = new WorkerRuntime(data.config, data.index, new SharedState(data.shared), {
     reload: reloadHandler,
+    enqueue: enqueueHandler,
     applied: appliedHandler,
     stats: statsHandler,
     [DELETE_PERSON_EVENTS]: deletePersonEventsHandler,
@@ -41,17 +42,26 @@ export function createWorkerEntry(data: WorkerData) {
   // the thread: the operation that failed has already answered 503 or will retry.
   process.on('unhandledRejection', (reason) => rt.log.error(`unhandled rejection: ${(reason as Error)?.stack ?? reason}`));
 
-  /** Opens and recovers this worker's shards, once. */
-  let initialised: Promise<void> | null = null;
-  function initialise(): Promise<void> {
-    initialised ??= (async () => {
+  /**
+   * Start-up in two steps, each run on every worker before the next begins (src/front/front.ts): open the shards
+   * (from then on this worker's inbox is listening and peers may queue events here), then replay the logs, which
+   * hands replayed events to other workers too.
+   */
+  let opened: Promise<void> | null = null;
+  function openShards(): Promise<void> {
+    opened ??= (async () => {
       rt.meta.env.resetReadTxn();
       rt.cache.invalidate({ projects: true });
       const layout = rt.meta.layout();
       if (!layout) throw new Error('init before bootstrap: no data-directory layout');
       await rt.ingest.openShards(layout.shardCount);
+      rt.shardsOpened();
     })();
-    rt.ready = initialised;
+    return opened;
+  }
+  let initialised: Promise<void> | null = null;
+  function initialise(): Promise<void> {
+    initialised ??= openShards().then(() => rt.ingest.recoverShards());
     return initialised;
   }
   // A thread started after start-up replaces one that died: nothing will send it `init`, so it initialises itself.
@@ -84,7 +94,10 @@ export function createWorkerEntry(data: WorkerData) {
       }
       case 'bootstrap':
         return bootstrap(rt);
-      case 'init':
+      case 'open':
+        await openShards();
+        return true;
+      case 'recover':
         await initialise();
         return true;
       case 'auth-snapshot':

@@ -25,6 +25,8 @@ export class Peers {
     readonly index: number,
     readonly count: number,
     private readonly handle: (msg: PeerMessage, from: number) => Promise<unknown>,
+    /** Told when another worker's thread was replaced (after its calls have been re-sent). */
+    private readonly onRestart: (worker: number) => void = () => undefined,
   ) {
     this.inbox = new BroadcastChannel(channelName(index));
     this.inbox.onmessage = (event) => this.receive((event as MessageEvent).data as Envelope);
@@ -91,6 +93,7 @@ export class Peers {
       for (const [id, w] of this.waiting) {
         if (w.target === env.restarted) this.outbox(w.target).postMessage({ call: id, from: this.index, msg: w.msg } satisfies Envelope);
       }
+      this.onRestart(env.restarted);
       return;
     }
     if ('call' in env) {

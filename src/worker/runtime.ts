@@ -54,7 +54,7 @@ export class WorkerRuntime {
       // replicate new group types to every worker while they are all still starting.)
       if (msg.kind !== 'reload') await this.ready;
       return handler(this, msg, from);
-    });
+    }, (worker) => void this.ingest.resendTo(worker).catch((error: unknown) => this.log.error(`re-sending events to worker ${worker} failed: ${(error as Error)?.stack ?? error}`)));
   }
 
   get workerCount(): number {
@@ -62,8 +62,16 @@ export class WorkerRuntime {
   }
 
   private readonly closeHooks: (() => void)[] = [];
-  /** Resolves once this worker's shards are open and recovered (set by src/worker/entry.ts). */
-  ready: Promise<void> = Promise.resolve();
+  private markOpened!: () => void;
+  /**
+   * Resolves once this worker's shards are open (src/worker/entry.ts calls `shardsOpened`). Peer messages other
+   * than reloads wait for it: at start-up, other workers' replays queue events here before this one is done.
+   */
+  readonly ready: Promise<void> = new Promise<void>((resolve) => (this.markOpened = resolve));
+
+  shardsOpened(): void {
+    this.markOpened();
+  }
 
   /** Runs `hook` after the stores are closed (e.g. releasing the data-directory lock). */
   onClose(hook: () => void): void {

@@ -7,8 +7,8 @@
  *    t1 and t2" is one reverse range scan. The event name and distinct id ride in the key, so a scan filtered by
  *    either reads keys only (LMDB iterates keys without touching values; measured 2.5 M keys/s) and decodes just
  *    the rows that match. This replaced two key-only indexes (by name, by distinct id) that doubled the writes;
- *  - (where each event uuid went is recorded once for all shards, in the persons environment: PersonStore
- *    `eventUuids`, which makes ingestion idempotent across shards and serves GET /events/:id);
+ *  - `by_uuid` [team, uuid] -> [ts, event, distinct_id]: idempotent ingestion (a repeated uuid is stored once;
+ *    all events of a distinct id, retries included, are applied by the shard that owns it) and GET /events/:id;
  *  - `daily` [team, event, day] -> count: events per name and UTC day, maintained with the rows, so volumes
  *    (event definitions' `volume_30_day`) are read from a few counters instead of a scan.
  * Rows keep `properties` as JSON text: writing it costs nothing extra (ingestion has it) and scans that do not
@@ -20,6 +20,8 @@ import { openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 /** [person_id, timestamp ISO, properties JSON, elements_chain, person uuid] */
 type EventRow = [number | null, string, string, string, string];
 type EventKey = [number, number, string, string, string];
+/** Where an event's row is: [ts, event, distinct_id] (the rest of its key). */
+type UuidEntry = [number, string, string];
 
 export interface StoredEvent {
   team: number;
@@ -53,6 +55,7 @@ function dayOf(ts: number): number {
 export class EventStore {
   readonly env: Env;
   private readonly rows: Table<EventRow, EventKey>;
+  private readonly byUuid: Table<UuidEntry, [number, string]>;
   private readonly daily: Table<number, [number, string, number]>;
   readonly state: Table<unknown, string>;
   /** Counter increments of the current write transaction, flushed by `flushCounts`. */
@@ -61,19 +64,26 @@ export class EventStore {
   constructor(dir: string) {
     this.env = openEnv(join(dir, 'events.mdb'));
     this.rows = openTable(this.env, 'events_v2');
+    this.byUuid = openTable(this.env, 'by_uuid_v2');
     this.daily = openTable(this.env, 'daily_counts');
     this.state = openTable(this.env, 'state');
+  }
+
+  has(team: number, uuid: string): boolean {
+    return this.byUuid.doesExist([team, uuid]);
   }
 
   /** Queues the writes of one event (inside a write transaction; call `flushCounts` before it ends). */
   put(e: StoredEvent): void {
     this.rows.put([e.team, e.ts, e.uuid, e.event, e.distinct_id], [e.person_id, e.timestamp, e.properties_json, e.elements_chain, e.person_uuid]);
+    this.byUuid.put([e.team, e.uuid], [e.ts, e.event, e.distinct_id]);
     this.count(e, 1);
   }
 
   /** Only inside a write transaction; call `flushCounts` before it ends. */
   remove(e: StoredEvent): void {
     this.rows.remove([e.team, e.ts, e.uuid, e.event, e.distinct_id]);
+    this.byUuid.remove([e.team, e.uuid]);
     this.count(e, -1);
   }
 
@@ -88,14 +98,12 @@ export class EventStore {
     this.pendingCounts.clear();
   }
 
-  /** The event stored under this key (its location comes from PersonStore `eventUuids`). */
-  getAt(team: number, ts: number, uuid: string, event: string, distinctId: string): StoredEvent | undefined {
+  get(team: number, uuid: string): StoredEvent | undefined {
+    const entry = this.byUuid.get([team, uuid]);
+    if (entry === undefined) return undefined;
+    const [ts, event, distinctId] = entry;
     const row = this.rows.get([team, ts, uuid, event, distinctId]);
     return row ? toEvent(team, ts, uuid, event, distinctId, row) : undefined;
-  }
-
-  exists(team: number, ts: number, uuid: string, event: string, distinctId: string): boolean {
-    return this.rows.doesExist([team, ts, uuid, event, distinctId]);
   }
 
   /**

@@ -22,14 +22,6 @@ export interface PersonRow {
   distinct_ids: string[];
 }
 
-/**
- * Where an ingested event went, by uuid: [shard, ts, event, distinct_id, person_id, person_uuid]. Kept here and
- * not in the shards, because an SDK's retry of an acknowledged request may reach another worker and so another
- * shard: the check-and-record happens in the persons write transaction, which every shard's apply loop shares,
- * so two copies of one event can never both be stored.
- */
-export type EventUuidEntry = [number, number, string, string, number | null, string];
-
 export interface GroupRow {
   team: number;
   type_index: number;
@@ -52,7 +44,6 @@ export class PersonStore {
   /** [team, person id, cohort id] for static cohorts; and the reverse for listing a cohort's people. */
   readonly staticCohortsByPerson: Table<null, [number, number, number]>;
   readonly staticCohortPeople: Table<null, [number, number, number]>;
-  readonly eventUuids: Table<EventUuidEntry, [number, string]>;
   private readonly sequences: Table<number, string>;
 
   constructor(dataDir: string) {
@@ -65,7 +56,6 @@ export class PersonStore {
     this.hashKeyOverrides = openTable(this.env, 'hash_key_overrides');
     this.staticCohortsByPerson = openIndex(this.env, 'static_cohorts_by_person');
     this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
-    this.eventUuids = openTable(this.env, 'event_uuids');
     this.sequences = openTable(this.env, 'sequences');
   }
 

@@ -1,16 +1,18 @@
 /**
- * Ingestion inside a worker: logging each request in a shard this worker owns and waiting until it is durable;
- * opening and recovering the shards; and what the apply loop needs from the metadata environment (group types,
- * event definitions).
+ * Ingestion inside a worker: logging each request in a shard this worker owns, then handing its events to the
+ * shards owning their distinct ids (src/worker/ingest/shard.ts); opening and recovering the shards; and what the
+ * apply loop needs from the metadata environment (group types, event definitions).
  */
 import { randomUUID } from 'node:crypto';
 import type { NormalizedEvent } from '../../domain/ingest/index.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
-import { ownerOf } from '../../domain/shard-of.js';
+import { ownerOf, shardOf } from '../../domain/shard-of.js';
+import { positionNumber } from '../../protocol/shared-state.js';
+import type { LogPosition } from '../../stores/ingest-log/index.js';
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
-import { Shard, type ApplyContext } from './shard.js';
+import { Shard, type ApplyContext, type Part } from './shard.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
@@ -27,33 +29,91 @@ export class IngestService {
 
   constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {}
 
-  /**
-   * Opens the shards this worker owns and replays what they logged but had not applied. Replays wait for one
-   * another across shards (causal order, see shard.ts), so every worker recovers at the same time.
-   */
+  /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */
   async openShards(shardCount: number): Promise<void> {
     this.shardCount = shardCount;
     const ctx = this.applyContext();
-    const opened: Shard[] = [];
     for (let s = 0; s < shardCount; s++) {
       if (ownerOf(s, this.rt.workerCount) !== this.rt.index || this.shards.has(s)) continue;
-      const shard = await Shard.open(this.rt.config.dataDir, s, ctx);
-      this.shards.set(s, shard);
-      opened.push(shard);
+      this.shards.set(s, await Shard.open(this.rt.config.dataDir, s, ctx));
     }
     this.own = [...this.shards.values()];
-    await Promise.all(opened.map((shard) => shard.recover()));
   }
 
   /**
-   * Logs the events of one request durably in one of this worker's shards. Resolves when they are fdatasync'ed;
-   * rejects if they could not be written (the caller answers 503).
+   * Replays what this worker's logs hold after their checkpoints, routing every record again (owners skip what
+   * they had applied). Every worker recovers at the same time: replayed parts go to other workers' shards too.
+   */
+  async recoverShards(): Promise<void> {
+    await Promise.all(this.own.map(async (shard) => {
+      let replayed = 0;
+      for await (const { payload, end } of shard.source.replay()) {
+        const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+        const { t, e } = JSON.parse(text) as { t: number; e: NormalizedEvent[] };
+        await this.route(shard, end, t, e);
+        replayed += e.length;
+      }
+      if (replayed > 0) this.rt.log.info(`shard ${shard.id}: replayed ${replayed} logged events`);
+    }));
+    await this.localApplied();
+  }
+
+  /**
+   * Logs the events of one request durably in one of this worker's shards, then hands each event to the shard
+   * owning its distinct id. Resolves when all are queued there (the caller may acknowledge); rejects if the
+   * record could not be written (the caller answers 503).
    */
   async ingest(team: number, events: NormalizedEvent[]): Promise<void> {
     if (events.length === 0) return;
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
-    await shard.append(team, events);
+    const end = await shard.log(team, events);
+    await this.route(shard, end, team, events);
+  }
+
+  /**
+   * A worker's thread was replaced: the events it had queued from this worker's logs but not applied died with
+   * it. Sends it again every part of what these logs still hold (it skips what it had applied).
+   */
+  async resendTo(worker: number): Promise<void> {
+    for (const shard of this.own) {
+      for await (const { payload, end } of shard.source.replay()) {
+        const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+        const { t, e } = JSON.parse(text) as { t: number; e: NormalizedEvent[] };
+        for (const [owner, list] of this.byOwner(t, e)) {
+          if (ownerOf(owner, this.rt.workerCount) !== worker) continue;
+          const part: Part = { source: shard.id, end: positionNumber(end), team: t, events: list };
+          await this.rt.peers.call(worker, { kind: 'enqueue', shard: owner, part });
+        }
+      }
+    }
+  }
+
+  /** Splits a durable record by owning shard and queues every part there (locally or on the owning worker). */
+  private async route(source: Shard, end: LogPosition, team: number, events: NormalizedEvent[]): Promise<void> {
+    const parts = this.byOwner(team, events);
+    source.source.track(end, [...parts.keys()]);
+    const at = positionNumber(end);
+    const queued: Promise<unknown>[] = [];
+    for (const [owner, list] of parts) {
+      const part: Part = { source: source.id, end: at, team, events: list };
+      const local = this.shards.get(owner);
+      if (local) queued.push(local.enqueue(part));
+      else queued.push(this.rt.peers.call(ownerOf(owner, this.rt.workerCount), { kind: 'enqueue', shard: owner, part }));
+    }
+    await Promise.all(queued);
+  }
+
+  /** A record's events grouped by the shard owning their distinct id, in log order within each group. */
+  private byOwner(team: number, events: NormalizedEvent[]): Map<number, NormalizedEvent[]> {
+    const parts = new Map<number, NormalizedEvent[]>();
+    for (const e of events) {
+      const s = shardOf(team, e.distinct_id, this.shardCount);
+      let list = parts.get(s);
+      if (!list) parts.set(s, (list = []));
+      list.push(e);
+    }
+    return parts;
   }
 
   /** Waits until every event acknowledged so far, on every shard of every worker, is applied. */
@@ -76,7 +136,6 @@ export class IngestService {
     return {
       persons: this.persons,
       shared: rt.shared,
-      shardCount: this.shardCount,
       groupTypes: (team) => rt.cache.groupTypes(team),
       ensureGroupTypes: (team, names) => this.ensureGroupTypes(team, names),
       recordEventNames: (team, lastSeen) => this.recordEventNames(team, lastSeen),
@@ -137,6 +196,15 @@ export class IngestService {
     });
   }
 }
+
+/** Peer message: queue a part of a durable record in a shard this worker owns. */
+export const enqueueHandler: PeerHandler = async (rt, msg) => {
+  const m = msg as unknown as { shard: number; part: Part };
+  const shard = rt.ingest.shards.get(m.shard);
+  if (!shard) throw new Error(`shard ${m.shard} is not owned by worker ${rt.index}`);
+  await shard.enqueue(m.part);
+  return true;
+};
 
 export const appliedHandler: PeerHandler = async (rt) => {
   await rt.ingest.localApplied();

@@ -130,14 +130,13 @@ export async function getEverywhere(rt: WorkerRuntime, team: number, uuid: strin
   return found.find((r) => r !== null) ?? null;
 }
 
-/** The uuid record (shared by all shards) says which shard holds the event; its owner reads it. */
 export const getHandler: PeerHandler = async (rt, msg) => {
   const { team, uuid } = msg as Msg<GetRequest>;
-  rt.persons.env.resetReadTxn();
-  const where = rt.persons.eventUuids.get([team, uuid]);
-  const shard = where === undefined ? undefined : rt.ingest.shards.get(where[0]);
-  const e = shard?.events.getAt(team, where![1], uuid, where![2], where![3]);
-  return e ? rowOf(e) : null;
+  for (const shard of rt.ingest.shards.values()) {
+    const e = shard.events.get(team, uuid);
+    if (e) return rowOf(e);
+  }
+  return null;
 };
 
 export interface ValuesRequest {

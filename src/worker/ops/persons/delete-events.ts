@@ -27,16 +27,13 @@ export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
   let removed = 0;
   for (const shard of rt.ingest.shards.values()) {
     const store = shard.events;
-    const uuids = await store.env.transaction(() => {
+    removed += await store.env.transaction(() => {
       // Collected first: removing rows under a live range cursor is not safe.
       const doomed = Array.from(store.scan(team, { distinctIds }));
       for (const e of doomed) store.remove(e);
       store.flushCounts();
-      return doomed.map((e) => e.uuid);
+      return doomed.length;
     });
-    // The uuid records go too, so the same events sent again are stored again (they were deleted on purpose).
-    if (uuids.length > 0) await rt.persons.write(() => uuids.forEach((uuid) => rt.persons.eventUuids.remove([team, uuid])));
-    removed += uuids.length;
   }
   return removed;
 };
