@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { bucketHash, compileFlagSet, evaluateFlags, sha1Hex, type FlagRecord } from '../../src/domain/flags/index.js';
-import { sha1Prefix60 } from '../../src/domain/flags/sha1.js';
+import { sha1Prefix60 } from '../../src/domain/sha1.js';
 
 interface Vectors {
   simple_flag: { flag_definition: { key: string; filters: Record<string, unknown> }; enabled_count: number; results: boolean[] };

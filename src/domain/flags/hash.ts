@@ -1,4 +1,4 @@
-import { sha1Prefix60 } from './sha1.js';
+import { sha1Prefix60 } from '../sha1.js';
 
 /**
  * PostHog's LONG_SCALE is 0xFFFFFFFFFFFFFFF (2^60 - 1). As a double it rounds to 2^60, and every reference

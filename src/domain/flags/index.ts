@@ -11,7 +11,7 @@ export { effectiveFilters, isSimpleFlag, simpleRolloutPercentage } from './filte
 export { bucketHash, HOLDOUT_PREFIX, LONG_SCALE, VARIANT_SALT } from './hash.js';
 export { PROPERTY_OPERATORS } from './operators.js';
 export { REASON_SCORE, reasonDescription } from './reasons.js';
-export { sha1Hex } from './sha1.js';
+export { sha1Hex } from '../sha1.js';
 export type {
   CohortRecord,
   CompileOptions,

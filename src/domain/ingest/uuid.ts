@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
-import { createHash, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { sha1Into } from '../sha1.js';
 
 /** Two-character lower-case hex for every byte value. */
 const HEX: string[] = [];
@@ -89,7 +90,8 @@ export function uuidv5(namespace: string, name: string): string {
   // Every new person needs one (§2.1); parsing the namespace each time was most of its cost.
   let ns = namespaceBytes.get(namespace);
   if (ns === undefined) namespaceBytes.set(namespace, (ns = parseUuidBytes(namespace)));
-  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
+  const hash = new Uint8Array(20);
+  sha1Into(ns, name, hash);
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   return format(hash);
