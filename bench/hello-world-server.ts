@@ -13,9 +13,16 @@ if (typeof (uWS as unknown as { getParts?: unknown }).getParts !== 'function') {
   process.exit(1);
 }
 
+// `GET /?bytes=N` answers N bytes instead: the baseline for endpoints whose answers are large (a /flags/ answer
+// with 50 flags is about 14 KB, and moving it through loopback costs more than producing a 12-byte body).
+const bodies = new Map<number, string>();
 const app = uWS.App();
-app.any('/*', (res) => {
-  res.end('Hello World!');
+app.any('/*', (res, req) => {
+  const bytes = Number(req.getQuery('bytes') ?? 0);
+  if (!(bytes > 0)) return void res.end('Hello World!');
+  let body = bodies.get(bytes);
+  if (body === undefined) bodies.set(bytes, (body = 'x'.repeat(Math.min(bytes, 16 * 1024 * 1024))));
+  res.end(body);
 });
 
 app.listen('127.0.0.1', Number(process.env.BENCH_PORT ?? 0), (socket) => {

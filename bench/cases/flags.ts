@@ -3,6 +3,7 @@
  * person-property conditions, multivariate), then with 5 of them (the other 45 soft-deleted).
  */
 import { details, type BenchContext, type CaseResult } from '../lib/context.js';
+import { startHelloWorld } from '../lib/server-process.js';
 import { PERSON_DISTINCT_ID, READY_FLAG, capturePerson, createFlags, flagDefinitions, waitForPerson } from '../lib/flag-fixtures.js';
 import { QuillApi } from '../lib/quill-api.js';
 
@@ -23,6 +24,7 @@ async function round(ctx: BenchContext, name: string, flagCount: number, extraNo
   const body = JSON.stringify(QuillApi.flagsRequest(PERSON_DISTINCT_ID));
   const load = { kind: 'static', method: 'POST', path: '/flags/?v=2', headers: { 'Content-Type': 'application/json' }, body } as const;
   const r = await ctx.measure(name, load, { connections: CONNECTIONS });
+  const sameSize = await sameSizeBaseline(ctx, name, await answerBytes(ctx, body));
   return {
     case: name,
     connections: CONNECTIONS,
@@ -31,11 +33,37 @@ async function round(ctx: BenchContext, name: string, flagCount: number, extraNo
     p50_ms: r.p50_ms,
     p99_ms: r.p99_ms,
     ratio_to_baseline: ctx.ratio(r.requests_s, CONNECTIONS),
+    same_size_baseline: sameSize,
+    ratio_to_same_size_baseline: Math.round((r.requests_s / sameSize.requests_s) * 10_000) / 10_000,
     ...ctx.footprint(),
     notes: [...ctx.roundNotes(r), ...notes].join('; '),
     active_flags: flagCount,
     ...details(r),
   };
+}
+
+/** Bytes of the answer the load gets (the v2 answer grows with the number of flags). */
+async function answerBytes(ctx: BenchContext, body: string): Promise<number> {
+  const res = await fetch(`${ctx.quill.base}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return (await res.arrayBuffer()).byteLength;
+}
+
+/**
+ * The hello world answering a body as large as the flags answer, same generator and connections: the ceiling
+ * loopback and the generator put on an endpoint with answers of that size, whatever the server does.
+ */
+async function sameSizeBaseline(ctx: BenchContext, label: string, bytes: number) {
+  const hello = await startHelloWorld();
+  try {
+    const load = { kind: 'static', method: 'GET', path: `/?bytes=${bytes}` } as const;
+    const sample = { pids: { server: hello.pid, bench: process.pid }, serverPid: hello.pid };
+    ctx.log(`${label}: hello world with a ${bytes}-byte body, ${ctx.settings.measureS} s at ${CONNECTIONS} connections`);
+    await ctx.gen.run(hello.base, load, { connections: CONNECTIONS, durationS: ctx.settings.warmupS, sample });
+    const r = await ctx.gen.run(hello.base, load, { connections: CONNECTIONS, durationS: ctx.settings.measureS, sample });
+    return { body_bytes: bytes, requests_s: r.requests_s, p50_ms: r.p50_ms, p99_ms: r.p99_ms };
+  } finally {
+    await hello.stop();
+  }
 }
 
 export async function runFlags(ctx: BenchContext): Promise<{ results: CaseResult[]; fixture: FlagsFixture }> {
