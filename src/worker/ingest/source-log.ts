@@ -13,6 +13,8 @@ import type { Env, Table } from '../../stores/lmdb-env.js';
 import { IngestLog, type LogPosition } from '../../stores/ingest-log/index.js';
 
 const CHECKPOINT_KEY = 'log_checkpoint';
+/** How often the checkpoint may be stored (a replay after a crash then repeats at most this much more). */
+const CHECKPOINT_EVERY_MS = 1000;
 
 interface Outstanding {
   end: LogPosition;
@@ -26,6 +28,7 @@ export class SourceLog {
   private readonly outstanding: Outstanding[] = [];
   private head = 0;
   private advancing: Promise<void> | null = null;
+  private lastAdvance = 0;
 
   constructor(
     readonly shard: number,
@@ -64,19 +67,22 @@ export class SourceLog {
 
   /**
    * Moves the checkpoint past every record all owners have applied, stores it, and releases the log segments
-   * before it. Calls while one is running are coalesced.
+   * before it. At most once per CHECKPOINT_EVERY_MS: each store is an LMDB commit, and commits' disk flushes
+   * delay the logs' fdatasync, that is every acknowledgement. Calls while one is running are coalesced.
    */
-  advance(): Promise<void> {
+  advance(force = false): Promise<void> {
+    if (!force && Date.now() - this.lastAdvance < CHECKPOINT_EVERY_MS) return Promise.resolve();
     this.advancing ??= this.advanceOnce().finally(() => (this.advancing = null));
     return this.advancing;
   }
 
   async close(): Promise<void> {
-    await this.advance();
+    await this.advance(true);
     await this.log.close();
   }
 
   private async advanceOnce(): Promise<void> {
+    this.lastAdvance = Date.now();
     let last: Outstanding | null = null;
     while (this.head < this.outstanding.length) {
       const r = this.outstanding[this.head]!;
