@@ -5,7 +5,9 @@
  *    Piscina starts later to replace one that died knows it may open its shards by itself (src/worker/entry.ts);
  *  - for every pair of shards (owner, source): how far into the source's ingest log the owner has applied, and
  *    flushed to disk, the events it owns (src/worker/ingest/shard.ts). A source may forget a log record once
- *    every owner of one of its events has applied it.
+ *    every owner of one of its events has applied it;
+ *  - person write counters: a slot per (project, person id) hash, bumped after every committed write of a person
+ *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts).
  *
  * Positions travel as one number, `segment * 2^32 + offset` (exact: segments stay far below 2^21).
  */
@@ -18,8 +20,11 @@ const STARTED = 0;
 /** Int32 words before the positions (16 bytes keeps the BigInt64 view aligned). */
 const HEADER_BYTES = 16;
 
+/** Person write counter slots (a power of two); persons sharing a slot only invalidate each other's cache entries. */
+const PERSON_SLOTS = 1 << 16;
+
 export function createSharedState(): SharedArrayBuffer {
-  return new SharedArrayBuffer(HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8);
+  return new SharedArrayBuffer(HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8 + PERSON_SLOTS * 4);
 }
 
 export function positionNumber(p: LogPosition): number {
@@ -29,10 +34,22 @@ export function positionNumber(p: LogPosition): number {
 export class SharedState {
   private readonly words: Int32Array;
   private readonly applied: BigInt64Array;
+  private readonly personWrites: Int32Array;
 
   constructor(buffer: SharedArrayBuffer) {
     this.words = new Int32Array(buffer, 0, HEADER_BYTES / 4);
     this.applied = new BigInt64Array(buffer, HEADER_BYTES, MAX_SHARDS * MAX_SHARDS);
+    this.personWrites = new Int32Array(buffer, HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8, PERSON_SLOTS);
+  }
+
+  /** The write counter of a person's slot. */
+  personVersion(team: number, personId: number): number {
+    return Atomics.load(this.personWrites, personSlot(team, personId));
+  }
+
+  /** Called after a persons transaction committed, with the (team, id) pairs of the rows it wrote, flattened. */
+  personsChanged(teamsAndIds: readonly number[]): void {
+    for (let i = 0; i < teamsAndIds.length; i += 2) Atomics.add(this.personWrites, personSlot(teamsAndIds[i]!, teamsAndIds[i + 1]!), 1);
   }
 
   get started(): boolean {
@@ -53,4 +70,8 @@ export class SharedState {
     const i = owner * MAX_SHARDS + source;
     if (position > Number(Atomics.load(this.applied, i))) Atomics.store(this.applied, i, BigInt(position));
   }
+}
+
+function personSlot(team: number, personId: number): number {
+  return (Math.imul(team, 0x9e3779b1) ^ Math.imul(personId, 0x85ebca6b)) & (PERSON_SLOTS - 1);
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import type { SharedState } from '../protocol/shared-state.js';
 import { MetaStore } from '../stores/meta/meta-store.js';
 import { PersonStore } from '../stores/persons/person-store.js';
+import { PersonCache } from './person-cache.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
@@ -31,6 +32,8 @@ export class WorkerRuntime {
   readonly meta: MetaStore;
   readonly cache: ProjectCache;
   readonly persons: PersonStore;
+  /** Persons for flag evaluation, from memory while nobody wrote them (src/worker/person-cache.ts). */
+  readonly personCache: PersonCache;
   readonly ingest: IngestService;
   readonly peers: Peers;
   readonly log: Logger;
@@ -45,7 +48,8 @@ export class WorkerRuntime {
     this.log = makeLogger(config, `[worker ${index}]`);
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
-    this.persons = new PersonStore(config.dataDir);
+    this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds));
+    this.personCache = new PersonCache(this.persons, shared);
     this.ingest = new IngestService(this, this.persons);
     this.peers = new Peers(index, config.workers, async (msg, from) => {
       const handler = peerHandlers[msg.kind];

@@ -43,6 +43,37 @@ t.test('a captured person reaches /flags/ with no API read forcing the apply', a
   t.equal(enabled, true, 'the stored property is seen by /flags/ within 10 s');
 });
 
+t.test('a person changed after /flags/ read it is answered anew on every worker (no stale cache)', async (t) => {
+  // Workers keep the persons they evaluated; every write of a person (API, ingestion, merge) must be seen at once.
+  await server.api.post(FF, { key: 'gold-tier', filters: { groups: [{ properties: [{ key: 'tier', type: 'person', operator: 'exact', value: ['gold'] }] }] } });
+  await capture([{ event: '$set', distinct_id: 'cached-1', properties: { $set: { tier: 'silver' } } }]);
+  await applied();
+  const everywhere = async (distinctId: string) => {
+    const answers = new Set<boolean>();
+    // Requests are spread over both workers; enough of them reach each.
+    for (let i = 0; i < 8; i++) answers.add((await flags({ distinct_id: distinctId }))['gold-tier'].enabled);
+    return [...answers];
+  };
+  t.same(await everywhere('cached-1'), [false], 'silver: off everywhere (and now cached everywhere)');
+
+  const person = (await server.api.get('/api/projects/@current/persons/?distinct_id=cached-1')).body.results[0];
+  t.equal((await server.api.patch(`/api/projects/@current/persons/${person.id}/`, { properties: { tier: 'gold' } })).status, 200);
+  t.same(await everywhere('cached-1'), [true], 'an API update is answered at once by every worker');
+
+  await capture([{ event: '$set', distinct_id: 'cached-1', properties: { $set: { tier: 'bronze' } } }]);
+  await applied();
+  t.same(await everywhere('cached-1'), [false], 'an ingested $set is answered once applied');
+
+  // An anonymous id that was evaluated alone, then merged into an identified gold person.
+  await capture([{ event: '$set', distinct_id: 'cached-anon', properties: { $set: { tier: 'none' } } }]);
+  await capture([{ event: '$set', distinct_id: 'cached-user', properties: { $set: { tier: 'gold' } } }]);
+  await applied();
+  t.same(await everywhere('cached-anon'), [false]);
+  await capture([{ event: '$identify', distinct_id: 'cached-user', properties: { $anon_distinct_id: 'cached-anon' } }]);
+  await applied();
+  t.same(await everywhere('cached-anon'), [true], 'after the merge the anonymous id answers for the merged person');
+});
+
 t.test('group flags use stored group properties and the group type mapping', async (t) => {
   await capture([
     { event: '$groupidentify', distinct_id: 'g-user', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { tier: 'enterprise' } } },

@@ -46,7 +46,7 @@ export class PersonStore {
   readonly staticCohortPeople: Table<null, [number, number, number]>;
   private readonly sequences: Table<number, string>;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, private readonly onChanged?: (teamsAndIds: number[]) => void) {
     this.env = openEnv(join(dataDir, 'persons.mdb'));
     this.persons = openJsonTable(this.env, 'persons_json');
     this.distinctIds = openTable(this.env, 'distinct_ids');
@@ -59,9 +59,39 @@ export class PersonStore {
     this.sequences = openTable(this.env, 'sequences');
   }
 
-  /** Atomic read-modify-write across all persons tables (see the class comment). */
+  /** Person rows written in the transaction callback now running (see `write`). */
+  private touched: number[] | null = null;
+
+  /**
+   * Atomic read-modify-write across all persons tables (see the class comment). Once it has committed, the ids
+   * of the person rows it wrote or removed (teams and ids, flattened) go to `onChanged`: readers that cache
+   * persons (the flag evaluation path) drop what they hold of them.
+   */
   write<T>(fn: () => T): Promise<T> {
-    return this.env.transaction(fn);
+    let touched: number[] = [];
+    return this.env
+      .transaction(() => {
+        this.touched = touched = [];
+        try {
+          return fn();
+        } finally {
+          this.touched = null;
+        }
+      })
+      .then((result) => {
+        if (touched.length > 0) this.onChanged?.(touched);
+        return result;
+      });
+  }
+
+  /** Only inside `write`: stores a person row (its distinct-id and uuid rows are not touched). */
+  savePerson(row: PersonRow): void {
+    this.persons.put([row.team, row.id], row);
+    this.changed(row.team, row.id);
+  }
+
+  private changed(team: number, id: number): void {
+    this.touched?.push(team, id);
   }
 
   /** Only inside `write`. Person ids are global integers, like PostHog's primary keys. */
@@ -122,7 +152,7 @@ export class PersonStore {
 
   /** Puts a person and its uuid and distinct-id rows. Only inside `write`. */
   putPerson(row: PersonRow): void {
-    this.persons.put([row.team, row.id], row);
+    this.savePerson(row);
     this.uuids.put([row.team, row.uuid], row.id);
     for (const d of row.distinct_ids) this.distinctIds.put([row.team, d], row.id);
   }
@@ -130,6 +160,7 @@ export class PersonStore {
   /** Removes a person with its uuid and distinct-id rows (not its hash keys or cohort rows). Only inside `write`. */
   removePerson(row: PersonRow): void {
     this.persons.remove([row.team, row.id]);
+    this.changed(row.team, row.id);
     this.uuids.remove([row.team, row.uuid]);
     for (const d of row.distinct_ids) {
       if (this.distinctIds.get([row.team, d]) === row.id) this.distinctIds.remove([row.team, d]);

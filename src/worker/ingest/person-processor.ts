@@ -103,7 +103,7 @@ export class PersonProcessor {
     for (const id of this.dirty) {
       const row = this.loaded.get(id)!;
       row.version += 1;
-      this.store.persons.put([this.team, id], row);
+      this.store.savePerson(row);
     }
     this.dirty.clear();
   }
@@ -184,8 +184,8 @@ export class PersonProcessor {
       if (!t.distinct_ids.includes(d)) t.distinct_ids.push(d);
       this.store.distinctIds.put([this.team, d], t.id);
     }
-    this.store.persons.remove([this.team, source.id]);
-    this.store.uuids.remove([this.team, source.uuid]);
+    // Its distinct ids were re-pointed above; removePerson leaves them alone (they no longer point at it).
+    this.store.removePerson(source);
     this.store.merged.put([this.team, source.id], t.id);
     this.loaded.delete(source.id);
     this.dirty.delete(source.id);

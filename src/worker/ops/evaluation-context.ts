@@ -18,7 +18,7 @@ export interface EvaluationRequest {
 const NO_COHORTS: ReadonlySet<number> = new Set();
 
 export function evaluationContextFor(rt: WorkerRuntime, team: number, set: CompiledFlagSet, req: EvaluationRequest): EvaluationContext {
-  const person = rt.persons.personByDistinctId(team, req.distinctId);
+  const person = rt.personCache.byDistinctId(team, req.distinctId);
   const groups: Record<string, string> = {};
   for (const [type, key] of Object.entries(req.groups)) {
     if (key !== null && key !== undefined && key !== '') groups[type] = typeof key === 'string' ? key : JSON.stringify(key);

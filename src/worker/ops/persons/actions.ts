@@ -50,7 +50,7 @@ export const deletePersonProperty: OpHandler = async (item, rt) => {
     const properties = { ...current.properties };
     delete properties[key];
     const next: PersonRow = { ...current, properties, version: current.version + 1 };
-    rt.persons.persons.put([team, next.id], next);
+    rt.persons.savePerson(next);
     return next;
   });
   await logPersonActivity(rt, {
@@ -81,7 +81,7 @@ export const splitPerson: OpHandler = async (item, rt) => {
     const moved = current.distinct_ids.filter((d) => d !== main);
     if (moved.length === 0) return { row: current, moved };
     const kept: PersonRow = { ...current, distinct_ids: main === undefined ? [] : [main], version: current.version + 1 };
-    rt.persons.persons.put([team, kept.id], kept);
+    rt.persons.savePerson(kept);
     // putPerson re-points each moved distinct id at its new person.
     for (const d of moved) insertPerson(rt.persons, team, [d], {});
     return { row: kept, moved };

@@ -104,7 +104,7 @@ export async function setPersonProperties(rt: WorkerRuntime, team: number, userI
     const properties = { ...current.properties, ...set };
     if (sameValue(properties, current.properties)) return { row: current, changed: false };
     const next: PersonRow = { ...current, properties, version: current.version + 1 };
-    rt.persons.persons.put([team, next.id], next);
+    rt.persons.savePerson(next);
     return { row: next, changed: true };
   });
   if (changed) {
