@@ -89,7 +89,7 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug);
+        }, debug, () => rt.pacer.noteRequest());
         return port.done;
       }
       case 'bootstrap':

@@ -25,6 +25,8 @@ export class RequestPort {
     /** Resolves once the worker can serve requests (its shards are open). */
     private readonly whenReady: () => Promise<void>,
     private readonly checkFrames: boolean,
+    /** Called for every frame of requests (the apply loops yield to them under load). */
+    private readonly onFrame: () => void = () => {},
   ) {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
   }
@@ -37,6 +39,7 @@ export class RequestPort {
   }
 
   private async receive(bytes: Uint8Array): Promise<void> {
+    this.onFrame();
     const frame = unpack<RequestFrame>(bytes);
     if (this.checkFrames && !checkFrame.Check(frame)) throw new Error('malformed request frame from the front');
     await this.whenReady();

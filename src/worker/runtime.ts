@@ -8,6 +8,7 @@ import { MetaStore } from '../stores/meta/meta-store.js';
 import { PersonStore } from '../stores/persons/person-store.js';
 import { PersonCache } from './person-cache.js';
 import { IngestService } from './ingest/ingest-service.js';
+import { ApplyPacer } from './ingest/apply-pacer.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
 
@@ -35,6 +36,8 @@ export class WorkerRuntime {
   /** Persons for flag evaluation, from memory while nobody wrote them (src/worker/person-cache.ts). */
   readonly personCache: PersonCache;
   readonly ingest: IngestService;
+  /** When the apply loops may use this thread's time (src/worker/ingest/apply-pacer.ts). */
+  readonly pacer = new ApplyPacer();
   readonly peers: Peers;
   readonly log: Logger;
 
@@ -84,6 +87,7 @@ export class WorkerRuntime {
 
   async close(): Promise<void> {
     await this.ingest.close();
+    this.pacer.close();
     this.peers.close();
     await this.meta.close();
     for (const hook of this.closeHooks) hook();

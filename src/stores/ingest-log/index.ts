@@ -13,3 +13,4 @@ export { comparePositions, formatPosition, type LogPosition } from './position.j
 export { IngestLogClosedError, IngestLogCorruptError } from './errors.js';
 export { nodeIo, type LogIo, type OpenMode, type SegmentFile } from './io.js';
 export { MAX_PAYLOAD_BYTES } from './framing.js';
+export { LogRecordReader, RecordReadError, type RecordRef } from './record-reader.js';

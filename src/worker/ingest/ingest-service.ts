@@ -12,7 +12,7 @@ import type { LogPosition } from '../../stores/ingest-log/index.js';
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
-import { Shard, type ApplyContext, type Part } from './shard.js';
+import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
@@ -48,9 +48,8 @@ export class IngestService {
     await Promise.all(this.own.map(async (shard) => {
       let replayed = 0;
       for await (const { payload, end } of shard.source.replay()) {
-        const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
-        const { t, e } = JSON.parse(text) as { t: number; e: NormalizedEvent[] };
-        await this.route(shard, end, t, e);
+        const { t, e } = parseRecord(payload);
+        await this.route(shard, end, payload.length, t, e);
         replayed += e.length;
       }
       if (replayed > 0) this.rt.log.info(`shard ${shard.id}: replayed ${replayed} logged events`);
@@ -67,8 +66,8 @@ export class IngestService {
     if (events.length === 0) return;
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
-    const end = await shard.log(team, events);
-    await this.route(shard, end, team, events);
+    const { end, bytes } = await shard.log(team, events);
+    await this.route(shard, end, bytes, team, events);
   }
 
   /**
@@ -78,25 +77,27 @@ export class IngestService {
   async resendTo(worker: number): Promise<void> {
     for (const shard of this.own) {
       for await (const { payload, end } of shard.source.replay()) {
-        const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
-        const { t, e } = JSON.parse(text) as { t: number; e: NormalizedEvent[] };
-        for (const [owner, list] of this.byOwner(t, e)) {
+        const { t, e } = parseRecord(payload);
+        for (const [owner, events] of this.byOwner(t, e)) {
           if (ownerOf(owner, this.rt.workerCount) !== worker) continue;
-          const part: Part = { source: shard.id, end: positionNumber(end), team: t, events: list };
+          const part: Part = { source: shard.id, end: positionNumber(end), bytes: payload.length, events };
           await this.rt.peers.call(worker, { kind: 'enqueue', shard: owner, part });
         }
       }
     }
   }
 
-  /** Splits a durable record by owning shard and queues every part there (locally or on the owning worker). */
-  private async route(source: Shard, end: LogPosition, team: number, events: NormalizedEvent[]): Promise<void> {
-    const parts = this.byOwner(team, events);
-    source.source.track(end, [...parts.keys()]);
+  /**
+   * Queues a durable record with every shard owning some of its events (locally or on the owning worker): a
+   * reference, the owner reads the record back from the log when it applies it.
+   */
+  private async route(source: Shard, end: LogPosition, bytes: number, team: number, events: NormalizedEvent[]): Promise<void> {
+    const owners = this.byOwner(team, events);
+    source.source.track(end, [...owners.keys()]);
     const at = positionNumber(end);
     const queued: Promise<unknown>[] = [];
-    for (const [owner, list] of parts) {
-      const part: Part = { source: source.id, end: at, team, events: list };
+    for (const [owner, count] of owners) {
+      const part: Part = { source: source.id, end: at, bytes, events: count };
       const local = this.shards.get(owner);
       if (local) queued.push(local.enqueue(part));
       else queued.push(this.rt.peers.call(ownerOf(owner, this.rt.workerCount), { kind: 'enqueue', shard: owner, part }));
@@ -104,16 +105,14 @@ export class IngestService {
     await Promise.all(queued);
   }
 
-  /** A record's events grouped by the shard owning their distinct id, in log order within each group. */
-  private byOwner(team: number, events: NormalizedEvent[]): Map<number, NormalizedEvent[]> {
-    const parts = new Map<number, NormalizedEvent[]>();
+  /** How many of a record's events each shard owns (by their distinct ids). */
+  private byOwner(team: number, events: NormalizedEvent[]): Map<number, number> {
+    const owners = new Map<number, number>();
     for (const e of events) {
       const s = shardOf(team, e.distinct_id, this.shardCount);
-      let list = parts.get(s);
-      if (!list) parts.set(s, (list = []));
-      list.push(e);
+      owners.set(s, (owners.get(s) ?? 0) + 1);
     }
-    return parts;
+    return owners;
   }
 
   /** Waits until every event acknowledged so far, on every shard of every worker, is applied. */
@@ -140,6 +139,9 @@ export class IngestService {
       ensureGroupTypes: (team, names) => this.ensureGroupTypes(team, names),
       recordEventNames: (team, lastSeen) => this.recordEventNames(team, lastSeen),
       log: rt.log,
+      shardCount: this.shardCount,
+      logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
+      pacer: rt.pacer,
     };
   }
 
@@ -195,6 +197,10 @@ export class IngestService {
       }
     });
   }
+}
+
+function parseRecord(payload: Uint8Array): { t: number; e: NormalizedEvent[] } {
+  return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8')) as { t: number; e: NormalizedEvent[] };
 }
 
 /** Peer message: queue a part of a durable record in a shard this worker owns. */

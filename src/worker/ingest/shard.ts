@@ -4,9 +4,11 @@
  *  - source: its ingest log (src/worker/ingest/source-log.ts), where the worker owning the shard logs every
  *    request it receives, whole. `append` resolves only after the record is fdatasync'ed (design.md §2).
  *  - owner: the events whose distinct id hashes to this shard (src/domain/shard-of.ts), whichever shard logged
- *    them, reach its queue as parts of log records, once those records are durable. Its apply loop moves them
- *    into LMDB — persons first, then the events with the per-source applied positions in the same transaction —
- *    and its event store keeps them.
+ *    them. Once a record is durable, each shard owning some of its events queues a reference to it (a part: the
+ *    source log and the record's position). Its apply loop reads the records back from the logs
+ *    (src/stores/ingest-log/record-reader.ts), keeps the events it owns and moves them into LMDB — persons first,
+ *    then the events with the per-source applied positions in the same transaction — and its event store keeps
+ *    them. The backlog thus waits on disk; how much CPU the apply may take under load is ApplyPacer's decision.
  *
  * The worker that received a request acknowledges it only after every part has been queued by its owner (a
  * local call, or one message to the owning worker; no second fdatasync). That gives the order of a log
@@ -23,11 +25,13 @@ import { join } from 'node:path';
 import type { NormalizedEvent } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
-import { IngestLog, type LogPosition } from '../../stores/ingest-log/index.js';
+import { shardOf } from '../../domain/shard-of.js';
+import { IngestLog, LogRecordReader, type LogPosition } from '../../stores/ingest-log/index.js';
 import { EventStore, type StoredEvent } from '../../stores/events/event-store.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
+import type { ApplyPacer } from './apply-pacer.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -38,28 +42,53 @@ export interface ApplyContext {
   /** Records that these event names were seen (event definitions, last_seen_at). */
   recordEventNames(team: number, lastSeen: Map<string, string>): Promise<void>;
   log: { error(msg: string): void; info(msg: string): void };
+  /** Shards in the data directory (fixed), for telling which events of a record are this shard's. */
+  shardCount: number;
+  /** The ingest log directory of a shard. */
+  logDir(shard: number): string;
+  pacer: ApplyPacer;
 }
 
-/** The events of one log record that one shard owns. */
+/** A log record holding events one shard owns: a reference, the events stay in the source's log. */
 export interface Part {
-  /** The shard whose log holds the record, and the record's end there (a position number). */
+  /** The shard whose log holds the record, the record's end there (a position number) and its payload length. */
   source: number;
   end: number;
-  team: number;
-  events: NormalizedEvent[];
+  bytes: number;
+  /** How many of its events the owning shard owns. */
+  events: number;
+}
+
+/** A part in an owner's queue, with when it was queued (the apply's lag). */
+interface QueuedPart extends Part {
+  queuedAt: number;
 }
 
 const APPLIED_FROM_KEY = 'applied_from';
 
+function shardDir(dataDir: string, shard: number): string {
+  return join(dataDir, 'shards', String(shard));
+}
+
+/** Where a shard's ingest log lives (owners read records there by position). */
+export function shardLogDir(dataDir: string, shard: number): string {
+  return join(shardDir(dataDir, shard), 'log');
+}
+
 /**
  * Events applied per chunk: large enough to amortise transactions, small enough to hold the persons lock briefly.
  * Measured with `npm run bench:million`: 2,000 applied 14.4k events/s, 10,000 16.3k/s but doubled the ack p99
- * (the chunk's person updates run synchronously on the worker's event loop).
+ * (the chunk's person updates run synchronously on the worker's event loop). While requests are arriving, chunks
+ * are smaller: each blocks this worker's requests for its whole length (~50 µs per event).
  */
 const CHUNK_EVENTS = 2000;
-/** Backlog (events queued but not applied) above which new parts wait: bounds memory under sustained overload. */
-const BACKLOG_HIGH = 200_000;
-const BACKLOG_LOW = 100_000;
+const CHUNK_EVENTS_BUSY = 250;
+/**
+ * Backlog (events queued but not applied) above which new parts wait. The events wait in the ingest logs (about
+ * 0.5 KB each on disk); this bounds the disk a sustained overload may take and the replay after a crash.
+ */
+const BACKLOG_HIGH = 4_000_000;
+const BACKLOG_LOW = 3_000_000;
 const RETRY_MS = 1000;
 /**
  * How long a partial chunk may wait for more events before it is applied. Every apply commits two LMDB
@@ -73,7 +102,11 @@ const APPLY_DELAY_MS = 20;
 const SOURCE_ADVANCE_MS = 250;
 
 export class Shard {
-  private readonly queue: Part[] = [];
+  private readonly queue: QueuedPart[] = [];
+  private readonly reader = new LogRecordReader();
+  /** A pause between chunks (ApplyPacer), cut short by a read-your-writes wait. */
+  private pausing: { timer: NodeJS.Timeout; resume: () => void } | null = null;
+  private closing = false;
   private backlog = 0;
   private running = false;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
@@ -104,17 +137,20 @@ export class Shard {
   }
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
-    const dir = join(dataDir, 'shards', String(id));
-    const events = new EventStore(dir);
-    const log = await IngestLog.open({ dir: join(dir, 'log') });
+    const events = new EventStore(shardDir(dataDir, id));
+    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id) });
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
   }
 
-  /** Logs a request's events durably; resolves with the record's end once they are fdatasync'ed. */
-  async log(team: number, events: NormalizedEvent[]): Promise<LogPosition> {
-    const end = await this.source.append(Buffer.from(`{"t":${team},"e":${JSON.stringify(events)}}`, 'utf8'));
+  /**
+   * Logs a request's events durably; resolves with the record's end and payload length once they are
+   * fdatasync'ed. The record is what owners read back (`recordEvents`).
+   */
+  async log(team: number, events: NormalizedEvent[]): Promise<{ end: LogPosition; bytes: number }> {
+    const payload = Buffer.from(`{"t":${team},"e":${JSON.stringify(events)}}`, 'utf8');
+    const end = await this.source.append(payload);
     this.totals.appendedEvents += events.length;
-    return end;
+    return { end, bytes: payload.length };
   }
 
   /**
@@ -124,8 +160,8 @@ export class Shard {
   async enqueue(part: Part): Promise<void> {
     if (part.end <= (this.appliedFrom[part.source] ?? 0)) return;
     while (this.backlog > BACKLOG_HIGH) await new Promise<void>((resolve) => this.admission.push({ resolve }));
-    this.queue.push(part);
-    this.backlog += part.events.length;
+    this.queue.push({ ...part, queuedAt: performance.now() });
+    this.backlog += part.events;
     this.queuedParts++;
     this.kick();
   }
@@ -145,9 +181,15 @@ export class Shard {
 
   async close(): Promise<void> {
     clearInterval(this.advanceTimer);
+    this.closing = true;
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
+    if (this.pausing) {
+      clearTimeout(this.pausing.timer);
+      this.pausing.resume();
+    }
     await this.drainAll();
+    this.reader.close();
     await this.source.close();
     await this.events.close();
   }
@@ -164,7 +206,22 @@ export class Shard {
       clearTimeout(this.delayed);
       this.delayed = null;
     }
+    if (this.pausing) {
+      clearTimeout(this.pausing.timer);
+      this.pausing.resume();
+    }
     if (!this.running) void this.drain();
+  }
+
+  /** Waits `ms` unless a read-your-writes wait (applyNow) cuts it short. */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const resume = () => {
+        this.pausing = null;
+        resolve();
+      };
+      this.pausing = { timer: setTimeout(resume, ms), resume };
+    });
   }
 
   /** Applies everything queued now, without the delay (close). */
@@ -180,10 +237,13 @@ export class Shard {
       // kick() decided when to start; from here everything queued is applied, chunk by chunk (parts that arrive
       // meanwhile join the next chunk).
       while (this.queue.length > 0) {
+        const pacer = this.ctx.pacer;
+        const limit = pacer.busy ? CHUNK_EVENTS_BUSY : CHUNK_EVENTS;
         let n = 0;
         let take = 0;
-        while (take < this.queue.length && (take === 0 || n < CHUNK_EVENTS)) n += this.queue[take++]!.events.length;
+        while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;
         const chunk = this.queue.slice(0, take);
+        const started = performance.now();
         try {
           await this.applyChunk(chunk);
         } catch (error) {
@@ -196,6 +256,11 @@ export class Shard {
         this.appliedParts += take;
         this.backlog -= n;
         this.resolveWaiters();
+        if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing) {
+          const now = performance.now();
+          const wait = pacer.pauseAfter(now - started, now - this.queue[0]!.queuedAt);
+          if (wait > 0) await this.pause(wait);
+        }
       }
     } finally {
       this.running = false;
@@ -216,16 +281,37 @@ export class Shard {
     }
   }
 
-  private async applyChunk(chunk: Part[]): Promise<void> {
-    // Events per project, in queue order; how far each source's log is covered by this chunk.
-    const byTeam = new Map<number, NormalizedEvent[]>();
-    const reached: Record<string, number> = {};
-    for (const part of chunk) {
-      let list = byTeam.get(part.team);
-      if (!list) byTeam.set(part.team, (list = []));
-      for (const e of part.events) list.push(e);
-      reached[part.source] = Math.max(reached[part.source] ?? 0, part.end);
+  /** The events of the chunk's records that this shard owns, per project, in queue order. */
+  private recordEvents(chunk: readonly Part[]): Map<number, NormalizedEvent[]> {
+    // Each source's records are read in log order, neighbours with one read.
+    const bySource = new Map<number, number[]>();
+    chunk.forEach((part, i) => {
+      const list = bySource.get(part.source);
+      if (list) list.push(i);
+      else bySource.set(part.source, [i]);
+    });
+    const payloads: Buffer[] = new Array(chunk.length);
+    for (const [source, indexes] of bySource) {
+      indexes.sort((a, b) => chunk[a]!.end - chunk[b]!.end);
+      const read = this.reader.readAll(this.ctx.logDir(source), indexes.map((i) => chunk[i]!));
+      indexes.forEach((i, k) => (payloads[i] = read[k]!));
     }
+    const byTeam = new Map<number, NormalizedEvent[]>();
+    const shards = this.ctx.shardCount;
+    for (const payload of payloads) {
+      const { t, e } = JSON.parse(payload.toString('utf8')) as { t: number; e: NormalizedEvent[] };
+      let list = byTeam.get(t);
+      if (!list) byTeam.set(t, (list = []));
+      for (const event of e) if (shards === 1 || shardOf(t, event.distinct_id, shards) === this.id) list.push(event);
+    }
+    return byTeam;
+  }
+
+  private async applyChunk(chunk: Part[]): Promise<void> {
+    const byTeam = this.recordEvents(chunk);
+    // How far each source's log is covered by this chunk.
+    const reached: Record<string, number> = {};
+    for (const part of chunk) reached[part.source] = Math.max(reached[part.source] ?? 0, part.end);
     const stored: StoredEvent[] = [];
     for (const [team, events] of byTeam) {
       const fresh: NormalizedEvent[] = [];

@@ -1,0 +1,77 @@
+/**
+ * How much of a worker's time its apply loops may take, so that a burst of ingestion is acknowledged at the rate
+ * of the acknowledgement path (log, fdatasync, hand-over) while persons and events are applied with what CPU is
+ * left — as PostHog acknowledges into Kafka and processes behind it. Acknowledged events wait in the ingest logs
+ * on disk, so the backlog costs no memory.
+ *
+ * The apply runs freely unless the machine is saturated: requests arrived in the last BUSY_WINDOW_MS and less
+ * than IDLE_THRESHOLD of the CPUs was idle over the last sample. Then it runs in short slices and pauses between
+ * them so that it takes a share of this thread's time that grows with the age of the oldest waiting event:
+ * MIN_SHARE at once, all of it at FULL_SHARE_LAG_MS. A sustained overload therefore ends with the apply at full
+ * speed and acknowledgements slowed to match (and the backlog bound in shard.ts stops admissions before the disk
+ * fills); a burst is absorbed. A read-your-writes wait (the API) never pauses.
+ *
+ * Measured with `npm run bench` (/batch/, 32 connections, 2 workers): see the README's Performance section.
+ */
+import { cpus } from 'node:os';
+
+const BUSY_WINDOW_MS = 20;
+const IDLE_THRESHOLD = 0.2;
+const SAMPLE_MS = 200;
+const MIN_SHARE = 0.1;
+const FULL_SHARE_LAG_MS = 60_000;
+
+export class ApplyPacer {
+  private lastRequestAt = -Infinity;
+  private idle = 1;
+  private previous = cpuTimes();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor() {
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  /** A request reached this worker. */
+  noteRequest(): void {
+    this.lastRequestAt = performance.now();
+  }
+
+  /** Whether requests are arriving: the apply then runs in short chunks (each blocks them while it runs). */
+  get busy(): boolean {
+    return performance.now() - this.lastRequestAt < BUSY_WINDOW_MS;
+  }
+
+  /** Whether acknowledgements are competing with the apply for CPU right now. */
+  get contended(): boolean {
+    return this.idle < IDLE_THRESHOLD && this.busy;
+  }
+
+  /** How long to pause after a slice of apply that took `sliceMs`, when the oldest waiting event is `lagMs` old. */
+  pauseAfter(sliceMs: number, lagMs: number): number {
+    if (!this.contended) return 0;
+    const share = MIN_SHARE + lagMs / FULL_SHARE_LAG_MS;
+    return share >= 1 ? 0 : sliceMs * (1 / share - 1);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const now = cpuTimes();
+    const total = now.total - this.previous.total;
+    if (total > 0) this.idle = (now.idle - this.previous.idle) / total;
+    this.previous = now;
+  }
+}
+
+function cpuTimes(): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    idle += times.idle;
+    total += times.idle + times.user + times.nice + times.sys + times.irq;
+  }
+  return { idle, total };
+}
