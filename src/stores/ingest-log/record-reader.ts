@@ -25,7 +25,9 @@ const SEGMENT_FACTOR = 2 ** 32;
 /** Neighbouring records are read with one `pread` while the span stays below this. */
 const MAX_SPAN_BYTES = 4 * 1024 * 1024;
 
-export class RecordReadError extends Error {}
+export class RecordReadError extends Error {
+  override name = 'RecordReadError';
+}
 
 export class LogRecordReader {
   /** The segment file open per log directory (records are read in log order, so one suffices). */

@@ -49,9 +49,7 @@ export class ApplyPacer {
 
   /** How long to pause after a slice of apply that took `sliceMs`, when the oldest waiting event is `lagMs` old. */
   pauseAfter(sliceMs: number, lagMs: number): number {
-    if (!this.contended) return 0;
-    const share = MIN_SHARE + lagMs / FULL_SHARE_LAG_MS;
-    return share >= 1 ? 0 : sliceMs * (1 / share - 1);
+    return this.contended ? pauseForShare(sliceMs, lagMs) : 0;
   }
 
   close(): void {
@@ -64,6 +62,15 @@ export class ApplyPacer {
     if (total > 0) this.idle = (now.idle - this.previous.idle) / total;
     this.previous = now;
   }
+}
+
+/**
+ * Under contention: the pause after a slice of `sliceMs` that leaves the apply its share of the thread's time,
+ * MIN_SHARE growing linearly to all of it when the oldest waiting event is FULL_SHARE_LAG_MS old.
+ */
+export function pauseForShare(sliceMs: number, lagMs: number): number {
+  const share = MIN_SHARE + Math.max(0, lagMs) / FULL_SHARE_LAG_MS;
+  return share >= 1 ? 0 : sliceMs * (1 / share - 1);
 }
 
 function cpuTimes(): { idle: number; total: number } {
