@@ -7,11 +7,13 @@
  *    flushed to disk, the events it owns (src/worker/ingest/shard.ts). A source may forget a log record once
  *    every owner of one of its events has applied it;
  *  - person write counters: a slot per (project, person id) hash, bumped after every committed write of a person
- *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts).
+ *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts);
+ *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts).
  *
  * Positions travel as one number, `segment * 2^32 + offset` (exact: segments stay far below 2^21).
  */
 import type { LogPosition } from '../stores/ingest-log/index.js';
+import { PartRings, ringBytes } from './part-rings.js';
 
 /** Upper bound of shards in a data directory (the shard count is the worker count at creation, at most 64). */
 export const MAX_SHARDS = 64;
@@ -23,8 +25,12 @@ const HEADER_BYTES = 16;
 /** Person write counter slots (a power of two); persons sharing a slot only invalidate each other's cache entries. */
 const PERSON_SLOTS = 1 << 16;
 
+const PERSON_WRITES_AT = HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8;
+const RINGS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
+
 export function createSharedState(): SharedArrayBuffer {
-  return new SharedArrayBuffer(HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8 + PERSON_SLOTS * 4);
+  // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
+  return new SharedArrayBuffer(RINGS_AT + ringBytes(MAX_SHARDS));
 }
 
 export function positionNumber(p: LogPosition): number {
@@ -35,11 +41,14 @@ export class SharedState {
   private readonly words: Int32Array;
   private readonly applied: BigInt64Array;
   private readonly personWrites: Int32Array;
+  /** Parts waiting for each shard's owner. */
+  readonly rings: PartRings;
 
   constructor(buffer: SharedArrayBuffer) {
     this.words = new Int32Array(buffer, 0, HEADER_BYTES / 4);
     this.applied = new BigInt64Array(buffer, HEADER_BYTES, MAX_SHARDS * MAX_SHARDS);
-    this.personWrites = new Int32Array(buffer, HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8, PERSON_SLOTS);
+    this.personWrites = new Int32Array(buffer, PERSON_WRITES_AT, PERSON_SLOTS);
+    this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
   }
 
   /** The write counter of a person's slot. */

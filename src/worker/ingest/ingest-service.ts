@@ -18,6 +18,7 @@ import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
 const MAX_GROUP_TYPES = 5;
 const HOUR_MS = 3_600_000;
+const RING_FULL_RETRY_MS = 2;
 
 export class IngestService {
   readonly shards = new Map<number, Shard>();
@@ -88,21 +89,19 @@ export class IngestService {
   }
 
   /**
-   * Queues a durable record with every shard owning some of its events (locally or on the owning worker): a
-   * reference, the owner reads the record back from the log when it applies it.
+   * Publishes a durable record in the ring of every shard owning some of its events (src/protocol/part-rings.ts):
+   * a reference, the owner reads the record back from the log when it applies it. Resolves once all are published.
    */
   private async route(source: Shard, end: LogPosition, bytes: number, team: number, events: NormalizedEvent[]): Promise<void> {
     const owners = this.byOwner(team, events);
     source.source.track(end, [...owners.keys()]);
     const at = positionNumber(end);
-    const queued: Promise<unknown>[] = [];
+    const rings = this.rt.shared.rings;
     for (const [owner, count] of owners) {
       const part: Part = { source: source.id, end: at, bytes, events: count };
-      const local = this.shards.get(owner);
-      if (local) queued.push(local.enqueue(part));
-      else queued.push(this.rt.peers.call(ownerOf(owner, this.rt.workerCount), { kind: 'enqueue', shard: owner, part }));
+      // A full ring means that owner is far behind or stopped taking (its backlog bound): wait, do not drop.
+      while (!rings.push(owner, part)) await new Promise((r) => setTimeout(r, RING_FULL_RETRY_MS));
     }
-    await Promise.all(queued);
   }
 
   /** How many of a record's events each shard owns (by their distinct ids). */

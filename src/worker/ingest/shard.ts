@@ -10,8 +10,9 @@
  *    then the events with the per-source applied positions in the same transaction — and its event store keeps
  *    them. The backlog thus waits on disk; how much CPU the apply may take under load is ApplyPacer's decision.
  *
- * The worker that received a request acknowledges it only after every part has been queued by its owner (a
- * local call, or one message to the owning worker; no second fdatasync). That gives the order of a log
+ * The worker that received a request acknowledges it only after every part has been published in its owner's
+ * ring in shared memory (src/protocol/part-rings.ts; no second fdatasync, no round trip through the owner's
+ * event loop), which the owner drains into its queue. That gives the order of a log
  * partitioned by distinct id: a request sent after an earlier one was acknowledged is queued after it by the
  * shard owning its distinct ids, and one owner applies them in queue order. All events of a distinct id are
  * applied by one thread, so apply loops never wait for each other (person merges across shards are atomic through
@@ -32,6 +33,7 @@ import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
 import type { ApplyPacer } from './apply-pacer.js';
+import type { RingPart } from '../../protocol/part-rings.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -49,15 +51,11 @@ export interface ApplyContext {
   pacer: ApplyPacer;
 }
 
-/** A log record holding events one shard owns: a reference, the events stay in the source's log. */
-export interface Part {
-  /** The shard whose log holds the record, the record's end there (a position number) and its payload length. */
-  source: number;
-  end: number;
-  bytes: number;
-  /** How many of its events the owning shard owns. */
-  events: number;
-}
+/**
+ * A log record holding events one shard owns: a reference (the source shard, the record's end there as a position
+ * number, its payload length, and how many of its events the owner owns); the events stay in the source's log.
+ */
+export type Part = RingPart;
 
 /** A part in an owner's queue, with when it was queued (the apply's lag). */
 interface QueuedPart extends Part {
@@ -98,6 +96,10 @@ const RETRY_MS = 1000;
  * 2 ms and 20 ms gave the same rate; 100 ms was slower, its larger flushes delaying the log's fdatasync more.)
  */
 const APPLY_DELAY_MS = 20;
+/** How often the owner drains its ring while parts are arriving, and while none arrived for a second. */
+const RING_POLL_BUSY_MS = 2;
+const RING_POLL_IDLE_MS = 20;
+const RING_IDLE_AFTER_MS = 1000;
 /** How often a source looks whether other shards have applied its records (moving its checkpoint). */
 const SOURCE_ADVANCE_MS = 250;
 
@@ -107,6 +109,8 @@ export class Shard {
   /** A pause between chunks (ApplyPacer), cut short by a read-your-writes wait. */
   private pausing: { timer: NodeJS.Timeout; resume: () => void } | null = null;
   private closing = false;
+  private ringPoll: NodeJS.Timeout | null = null;
+  private lastPartAt = -Infinity;
   private backlog = 0;
   private running = false;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
@@ -134,6 +138,7 @@ export class Shard {
       if (this.source.pending > 0) void this.source.advance();
     }, SOURCE_ADVANCE_MS);
     this.advanceTimer.unref();
+    this.pollRing();
   }
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
@@ -154,20 +159,50 @@ export class Shard {
   }
 
   /**
-   * Takes a part of a durable record to apply; resolves once it is queued (waiting while the backlog is over its
-   * bound). Parts of records already applied here (a replay after a crash) are skipped.
+   * Takes a part of a durable record to apply, not through the ring (re-sent to a replacement thread); resolves
+   * once it is queued (waiting while the backlog is over its bound).
    */
   async enqueue(part: Part): Promise<void> {
-    if (part.end <= (this.appliedFrom[part.source] ?? 0)) return;
     while (this.backlog > BACKLOG_HIGH) await new Promise<void>((resolve) => this.admission.push({ resolve }));
+    this.accept(part);
+    this.kick();
+  }
+
+  /** Queues a part, unless its record was applied here already (a replay after a crash). */
+  private accept(part: Part): void {
+    if (part.end <= (this.appliedFrom[part.source] ?? 0)) return;
     this.queue.push({ ...part, queuedAt: performance.now() });
     this.backlog += part.events;
     this.queuedParts++;
-    this.kick();
+  }
+
+  /** Moves what other threads published in this shard's ring into the queue, while the backlog is under its bound. */
+  private takeFromRing(): number {
+    let taken = 0;
+    while (this.backlog <= BACKLOG_HIGH) {
+      const parts = this.ctx.shared.rings.take(this.id, 1024);
+      if (parts.length === 0) break;
+      for (const part of parts) this.accept(part);
+      taken += parts.length;
+    }
+    if (taken > 0) {
+      this.lastPartAt = performance.now();
+      this.kick();
+    }
+    return taken;
+  }
+
+  private pollRing(): void {
+    if (this.closing) return;
+    this.takeFromRing();
+    const idle = performance.now() - this.lastPartAt > RING_IDLE_AFTER_MS;
+    this.ringPoll = setTimeout(() => this.pollRing(), idle ? RING_POLL_IDLE_MS : RING_POLL_BUSY_MS);
+    this.ringPoll.unref();
   }
 
   /** Resolves once every part queued before the call has been applied (read-your-writes for the API). */
   applied(): Promise<void> {
+    this.takeFromRing();
     const target = this.queuedParts;
     if (this.appliedParts >= target) return Promise.resolve();
     const done = new Promise<void>((resolve) => this.barriers.push({ target, resolve }));
@@ -182,6 +217,8 @@ export class Shard {
   async close(): Promise<void> {
     clearInterval(this.advanceTimer);
     this.closing = true;
+    if (this.ringPoll) clearTimeout(this.ringPoll);
+    this.takeFromRing();
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
     if (this.pausing) {
@@ -236,7 +273,7 @@ export class Shard {
     try {
       // kick() decided when to start; from here everything queued is applied, chunk by chunk (parts that arrive
       // meanwhile join the next chunk).
-      while (this.queue.length > 0) {
+      while (this.takeFromRing() > 0 || this.queue.length > 0) {
         const pacer = this.ctx.pacer;
         const limit = pacer.busy ? CHUNK_EVENTS_BUSY : CHUNK_EVENTS;
         let n = 0;
