@@ -41,6 +41,8 @@ export interface IngestLogStats {
   appends: number;
   /** fdatasync calls that completed for group commits (0 with fsync: false). */
   syncs: number;
+  /** Milliseconds spent waiting for those fdatasync calls (their average is the disk's flush latency). */
+  syncMs: number;
   /** Group commits that succeeded (one write each), with or without fsync. */
   groups: number;
   /** Records rejected because their group's write/sync failed. */
@@ -124,6 +126,7 @@ export class IngestLog {
 
   #appends = 0;
   #syncs = 0;
+  #syncMs = 0;
   #groups = 0;
   #failedAppends = 0;
 
@@ -258,6 +261,7 @@ export class IngestLog {
       bytes,
       appends: this.#appends,
       syncs: this.#syncs,
+      syncMs: Math.round(this.#syncMs),
       groups: this.#groups,
       failedAppends: this.#failedAppends,
     };
@@ -360,7 +364,9 @@ export class IngestLog {
       if (this.#preallocateBytes > 0 && start + groupBytes > this.#allocatedBytes) await this.#preallocate(start + groupBytes);
       await writeFully(this.#activeFile, group.map((p) => p.frame), start);
       if (this.#fsync) {
+        const syncStart = performance.now();
         await this.#activeFile.datasync();
+        this.#syncMs += performance.now() - syncStart;
         this.#syncs++;
       }
       this.#tailDirty = false;
