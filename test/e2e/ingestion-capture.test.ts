@@ -190,4 +190,5 @@ t.test('GET /_stats needs a personal key and counts what every shard logged and 
   t.equal(total(after.body, 'appendedEvents') - total(before.body, 'appendedEvents'), 10, 'ten events logged');
   t.equal(total(after.body, 'appliedEvents') - total(before.body, 'appliedEvents'), 10, 'ten events applied');
   t.equal(total(after.body, 'backlog'), 0, 'nothing left to apply');
+  t.equal(total(after.body, 'lagMs'), 0, 'so no ingestion lag');
 });

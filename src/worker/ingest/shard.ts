@@ -212,7 +212,10 @@ export class Shard {
   }
 
   stats() {
-    return { shard: this.id, backlog: this.backlog, ...this.totals, unreleasedRecords: this.source.pending, log: this.source.logStats };
+    this.takeFromRing();
+    // How long the oldest acknowledged event not yet applied has waited: the ingestion lag an operator watches.
+    const lagMs = this.queue.length > 0 ? Math.round(performance.now() - this.queue[0]!.queuedAt) : 0;
+    return { shard: this.id, backlog: this.backlog, lagMs, ...this.totals, unreleasedRecords: this.source.pending, log: this.source.logStats };
   }
 
   async close(): Promise<void> {
