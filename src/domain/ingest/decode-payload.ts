@@ -101,7 +101,7 @@ interface Ctx {
 }
 
 type LayerFail = { ok: false; code: 'invalid_payload' | 'request_too_large'; detail: string };
-type LayerResult = { ok: true; value: unknown } | LayerFail;
+type LayerResult = { ok: true; value: unknown; text: string } | LayerFail;
 
 /** Base64 inside gzip inside base64… real clients use at most two layers; the cap stops adversarial nesting. */
 const MAX_DEPTH = 4;
@@ -119,7 +119,7 @@ function invalid(reason: string): LayerFail {
 }
 
 function finish(r: LayerResult, form: Record<string, string> | null): DecodeResult {
-  return r.ok ? { ok: true, payload: r.value, form } : r;
+  return r.ok ? { ok: true, payload: r.value, text: r.text, form } : r;
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';

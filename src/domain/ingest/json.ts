@@ -4,17 +4,18 @@
  * The rewrite only runs after a failed parse, so well-formed bodies pay nothing.
  */
 
-export type JsonParseResult = { ok: true; value: unknown } | { ok: false; reason: string };
+/** `text` is what parsed: the input, or its rewrite with non-finite tokens replaced (plain JSON either way). */
+export type JsonParseResult = { ok: true; value: unknown; text: string } | { ok: false; reason: string };
 
 export function parseJson(text: string): JsonParseResult {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text), text };
   } catch (err) {
     if (text.includes('NaN') || text.includes('Infinity')) {
       const rewritten = replaceNonFiniteTokens(text);
       if (rewritten !== text) {
         try {
-          return { ok: true, value: JSON.parse(rewritten) };
+          return { ok: true, value: JSON.parse(rewritten), text: rewritten };
         } catch {
           // fall through to the original error message
         }

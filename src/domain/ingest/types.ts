@@ -24,6 +24,8 @@ export type DecodeResult =
       ok: true;
       /** The parsed JSON value (object, array, or — for odd clients — a scalar). */
       payload: unknown;
+      /** The JSON text it was parsed from, after every decoding layer (what the ingest log keeps). */
+      text: string;
       /** Parsed urlencoded form fields when the body was a form, else null. Needed by token/sent_at lookup. */
       form: Record<string, string> | null;
     }

@@ -4,7 +4,7 @@
  * apply loop needs from the metadata environment (group types, event definitions).
  */
 import { randomUUID } from 'node:crypto';
-import type { NormalizedEvent } from '../../domain/ingest/index.js';
+import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
 import { ownerOf, shardOf } from '../../domain/shard-of.js';
 import { positionNumber } from '../../protocol/shared-state.js';
@@ -49,9 +49,9 @@ export class IngestService {
     await Promise.all(this.own.map(async (shard) => {
       let replayed = 0;
       for await (const { payload, end } of shard.source.replay()) {
-        const { t, e } = parseRecord(payload);
-        await this.route(shard, end, payload.length, t, e);
-        replayed += e.length;
+        const { team, events } = decodeLogRecord(payload);
+        await this.route(shard, end, payload.length, team, events);
+        replayed += events.length;
       }
       if (replayed > 0) this.rt.log.info(`shard ${shard.id}: replayed ${replayed} logged events`);
     }));
@@ -63,12 +63,12 @@ export class IngestService {
    * owning its distinct id. Resolves when all are queued there (the caller may acknowledge); rejects if the
    * record could not be written (the caller answers 503).
    */
-  async ingest(team: number, events: NormalizedEvent[]): Promise<void> {
+  async ingest(team: number, events: NormalizedEvent[], record: Buffer): Promise<void> {
     if (events.length === 0) return;
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
-    const { end, bytes } = await shard.log(team, events);
-    await this.route(shard, end, bytes, team, events);
+    const end = await shard.log(record, events.length);
+    await this.route(shard, end, record.length, team, events);
   }
 
   /**
@@ -78,8 +78,8 @@ export class IngestService {
   async resendTo(worker: number): Promise<void> {
     for (const shard of this.own) {
       for await (const { payload, end } of shard.source.replay()) {
-        const { t, e } = parseRecord(payload);
-        for (const [owner, events] of this.byOwner(t, e)) {
+        const { team, events: recorded } = decodeLogRecord(payload);
+        for (const [owner, events] of this.byOwner(team, recorded)) {
           if (ownerOf(owner, this.rt.workerCount) !== worker) continue;
           const part: Part = { source: shard.id, end: positionNumber(end), bytes: payload.length, events };
           await this.rt.peers.call(worker, { kind: 'enqueue', shard: owner, part });
@@ -196,10 +196,6 @@ export class IngestService {
       }
     });
   }
-}
-
-function parseRecord(payload: Uint8Array): { t: number; e: NormalizedEvent[] } {
-  return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8')) as { t: number; e: NormalizedEvent[] };
 }
 
 /** Peer message: queue a part of a durable record in a shard this worker owns. */

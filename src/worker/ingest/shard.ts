@@ -23,7 +23,7 @@
  * different logs reach an owner in no particular order between logs.
  */
 import { join } from 'node:path';
-import type { NormalizedEvent } from '../../domain/ingest/index.js';
+import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
@@ -150,14 +150,13 @@ export class Shard {
   }
 
   /**
-   * Logs a request's events durably; resolves with the record's end and payload length once they are
-   * fdatasync'ed. The record is what owners read back (`recordEvents`).
+   * Logs a request durably (a record of src/domain/ingest/log-record.ts holding `events` events); resolves with
+   * the record's end once it is fdatasync'ed. Owners read the record back when they apply it (`recordEvents`).
    */
-  async log(team: number, events: NormalizedEvent[]): Promise<{ end: LogPosition; bytes: number }> {
-    const payload = Buffer.from(`{"t":${team},"e":${JSON.stringify(events)}}`, 'utf8');
-    const end = await this.source.append(payload);
-    this.totals.appendedEvents += events.length;
-    return { end, bytes: payload.length };
+  async log(record: Buffer, events: number): Promise<LogPosition> {
+    const end = await this.source.append(record);
+    this.totals.appendedEvents += events;
+    return end;
   }
 
   /**
@@ -341,10 +340,10 @@ export class Shard {
     const byTeam = new Map<number, NormalizedEvent[]>();
     const shards = this.ctx.shardCount;
     for (const payload of payloads) {
-      const { t, e } = JSON.parse(payload.toString('utf8')) as { t: number; e: NormalizedEvent[] };
-      let list = byTeam.get(t);
-      if (!list) byTeam.set(t, (list = []));
-      for (const event of e) if (shards === 1 || shardOf(t, event.distinct_id, shards) === this.id) list.push(event);
+      const { team, events } = decodeLogRecord(payload);
+      let list = byTeam.get(team);
+      if (!list) byTeam.set(team, (list = []));
+      for (const event of events) if (shards === 1 || shardOf(team, event.distinct_id, shards) === this.id) list.push(event);
     }
     return byTeam;
   }

@@ -4,7 +4,7 @@
  * every accepted event is durable in its shard's ingest log. Events without a name or distinct id are skipped
  * (still 200, as the seed requires).
  */
-import { decodePayload, eventsOf, extractSentAt, extractToken, normalizeEvent, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, normalizeEvent, recordUuid, type NormalizedEvent, type NormalizeContext, type RecordUuid } from '../../domain/ingest/index.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
 import { json } from '../reply.js';
@@ -36,14 +36,17 @@ function capture(engage: boolean): OpHandler {
     const raws = eventsOf(decoded.payload);
     // /engage/ renames a single legacy people call to $identify; batches keep their names.
     const single = engage && decoded.payload !== null && typeof decoded.payload === 'object' && !Array.isArray(decoded.payload) && !('batch' in decoded.payload);
-    const ctx = { now: item.meta.now, sentAt, ip: item.meta.ip || null, engage: single };
+    const ctx: NormalizeContext = { now: item.meta.now, sentAt, ip: item.meta.ip || null, engage: single };
     const events: NormalizedEvent[] = [];
+    const uuids: RecordUuid[] = [];
     for (const raw of raws) {
       const outcome = normalizeEvent(raw, ctx);
+      uuids.push(recordUuid(outcome.ok ? outcome.event : null, raw));
       if (outcome.ok) events.push(outcome.event);
     }
     try {
-      await rt.ingest.ingest(project.id, events);
+      // The log keeps the request as sent, not the normalised events (src/domain/ingest/log-record.ts).
+      if (events.length > 0) await rt.ingest.ingest(project.id, events, encodeLogRecord(project.id, ctx, uuids, decoded.text));
     } catch (error) {
       if (error instanceof ApiError) throw error;
       rt.log.error(`ingest failed (answering 503): ${(error as Error)?.message ?? error}`);
