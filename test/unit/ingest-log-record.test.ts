@@ -44,6 +44,8 @@ t.test('a record gives back exactly the events that were acknowledged', async (t
   t.equal(back.events[0]!.uuid, CLIENT.toLowerCase());
   t.not(back.events[1]!.uuid, back.events[2]!.uuid);
   t.ok(record.length < Buffer.byteLength(body) + 400, 'client uuids are not repeated in the header');
+  const onlyB = decodeLogRecord(record, (team, distinctId) => team === 7 && distinctId === 'b');
+  t.same(onlyB.events, events.filter((e) => e.distinct_id === 'b'), 'a shard can take just the events it owns');
 });
 
 t.test('/engage/ single objects and bodies with NaN tokens', async (t) => {

@@ -15,7 +15,7 @@
  * normalised events) are still read, so a log written before this format replays.
  */
 import { eventsOf } from './events-of.js';
-import { normalizeEvent } from './normalize-event.js';
+import { normalizeEvent, rawDistinctId } from './normalize-event.js';
 import type { NormalizeContext, NormalizedEvent } from './types.js';
 
 /** Per raw event: skipped (null), client uuid kept (0), or the generated uuid. */
@@ -36,12 +36,18 @@ export function recordUuid(event: NormalizedEvent | null, raw: unknown): RecordU
   return typeof client === 'string' && client.toLowerCase() === event.uuid ? 0 : event.uuid;
 }
 
-/** The project and the events of a record, normalised exactly as when it was acknowledged. */
-export function decodeLogRecord(payload: Uint8Array): { team: number; events: NormalizedEvent[] } {
+/**
+ * The project and the events of a record, normalised exactly as when it was acknowledged. With `keep`, only the
+ * events whose distinct id it accepts (a shard takes its own): the others are not normalised at all.
+ */
+export function decodeLogRecord(
+  payload: Uint8Array,
+  keep?: (team: number, distinctId: string) => boolean,
+): { team: number; events: NormalizedEvent[] } {
   const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (!startsWith(bytes, HEADER_PREFIX)) {
     const { t, e } = JSON.parse(bytes.toString('utf8')) as { t: number; e: NormalizedEvent[] };
-    return { team: t, events: e };
+    return { team: t, events: keep ? e.filter((event) => keep(t, event.distinct_id)) : e };
   }
   const newline = bytes.indexOf(NEWLINE);
   const header = JSON.parse(bytes.toString('utf8', 0, newline)) as { t: number; c: NormalizeContext; u: RecordUuid[] };
@@ -50,6 +56,7 @@ export function decodeLogRecord(payload: Uint8Array): { team: number; events: No
   for (let i = 0; i < raws.length; i++) {
     const uuid = header.u[i];
     if (uuid === null || uuid === undefined) continue;
+    if (keep && !keep(header.t, rawDistinctId(raws[i])!)) continue;
     const outcome = normalizeEvent(raws[i], header.c);
     // Cannot fail for an event that normalised when it was logged (same input, same function); guard anyway.
     if (!outcome.ok) continue;

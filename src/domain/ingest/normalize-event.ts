@@ -41,6 +41,14 @@ function distinctIdOf(raw: Record<string, unknown>, props: Record<string, unknow
   return stringify(raw['$distinct_id']) ?? stringify(props['distinct_id']) ?? stringify(raw['distinct_id']);
 }
 
+/** The distinct id `normalizeEvent` gives a raw event (null if it has none), without normalising the rest. */
+export function rawDistinctId(raw: unknown): string | null {
+  if (!isPlainObject(raw)) return null;
+  const rawProps = raw['properties'];
+  const id = distinctIdOf(raw, isPlainObject(rawProps) ? rawProps : {});
+  return id === null ? null : truncateCodePoints(id, MAX_ID_LENGTH);
+}
+
 /** Merge a top-level `$set`/`$set_once` into the properties' one; top-level wins. Reuses objects when possible. */
 function mergeTopLevel(props: Record<string, unknown>, key: '$set' | '$set_once', top: unknown): void {
   if (!isPlainObject(top)) return;

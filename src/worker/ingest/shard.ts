@@ -339,11 +339,12 @@ export class Shard {
     }
     const byTeam = new Map<number, NormalizedEvent[]>();
     const shards = this.ctx.shardCount;
+    const mine = shards === 1 ? undefined : (team: number, distinctId: string) => shardOf(team, distinctId, shards) === this.id;
     for (const payload of payloads) {
-      const { team, events } = decodeLogRecord(payload);
-      let list = byTeam.get(team);
-      if (!list) byTeam.set(team, (list = []));
-      for (const event of events) if (shards === 1 || shardOf(team, event.distinct_id, shards) === this.id) list.push(event);
+      const { team, events } = decodeLogRecord(payload, mine);
+      const list = byTeam.get(team);
+      if (list) list.push(...events);
+      else byTeam.set(team, events);
     }
     return byTeam;
   }
