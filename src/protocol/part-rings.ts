@@ -76,10 +76,6 @@ class Ring {
     if (out.length > 0) Atomics.store(this.header, HEAD, head);
     return out;
   }
-
-  get empty(): boolean {
-    return Atomics.load(this.header, TAIL) === Atomics.load(this.header, HEAD);
-  }
 }
 
 export class PartRings {
@@ -98,9 +94,5 @@ export class PartRings {
   /** Takes up to `max` parts queued for `shard`, in the order they were published. Only its owner calls this. */
   take(shard: number, max: number): RingPart[] {
     return this.rings[shard]!.take(max);
-  }
-
-  isEmpty(shard: number): boolean {
-    return this.rings[shard]!.empty;
   }
 }

@@ -44,8 +44,8 @@ export function createWorkerEntry(data: WorkerData) {
 
   /**
    * Start-up in two steps, each run on every worker before the next begins (src/front/front.ts): open the shards
-   * (from then on this worker's inbox is listening and peers may queue events here), then replay the logs, which
-   * hands replayed events to other workers too.
+   * (from then on they drain their rings and peers may call them), then replay the logs, which hands replayed
+   * records to other workers' shards too.
    */
   let opened: Promise<void> | null = null;
   function openShards(): Promise<void> {
@@ -53,7 +53,7 @@ export function createWorkerEntry(data: WorkerData) {
       rt.meta.env.resetReadTxn();
       rt.cache.invalidate({ projects: true });
       const layout = rt.meta.layout();
-      if (!layout) throw new Error('init before bootstrap: no data-directory layout');
+      if (!layout) throw new Error('open before bootstrap: no data-directory layout');
       await rt.ingest.openShards(layout.shardCount);
       rt.shardsOpened();
     })();
@@ -64,7 +64,7 @@ export function createWorkerEntry(data: WorkerData) {
     initialised ??= openShards().then(() => rt.ingest.recoverShards());
     return initialised;
   }
-  // A thread started after start-up replaces one that died: nothing will send it `init`, so it initialises itself.
+  // A thread started after start-up replaces one that died: nothing will send it `open` and `recover`, so it runs them itself.
   if (rt.shared.started) {
     rt.log.info('replacement thread: reopening shards');
     initialise().then(

@@ -72,7 +72,7 @@ export class WorkerRuntime {
   private markOpened!: () => void;
   /**
    * Resolves once this worker's shards are open (src/worker/entry.ts calls `shardsOpened`). Peer messages other
-   * than reloads wait for it: at start-up, other workers' replays queue events here before this one is done.
+   * than reloads wait for it: they read or queue into shards this worker has not opened yet.
    */
   readonly ready: Promise<void> = new Promise<void>((resolve) => (this.markOpened = resolve));
 

@@ -46,34 +46,20 @@ export class PersonProcessor {
     return this.idsFrom++;
   }
 
-  /**
-   * The event's stored properties (§2.9, groups): `$group_<n>` added, person operations dropped when person
-   * processing is off. Returns the profile mode. `process` calls it; a replay that only restores an event's row
-   * calls it alone.
-   */
-  prepareProperties(ev: NormalizedEvent): ReturnType<typeof personProfileMode> {
+  /** Returns the event's person, or null when the event must be dropped (§2.9). Mutates `ev.properties`. */
+  process(ev: NormalizedEvent): PersonOutcome | null {
     const props = ev.properties;
     this.applyGroups(props);
     const mode = personProfileMode(ev);
+    if (mode === 'drop_event') return null;
     if (mode === 'skip_person') {
       delete props.$set;
       delete props.$set_once;
       delete props.$unset;
-    } else if (mode !== 'drop_event') {
-      delete props.$process_person_profile;
-    }
-    return mode;
-  }
-
-  /** Returns the event's person, or null when the event must be dropped (§2.9). Mutates `ev.properties`. */
-  process(ev: NormalizedEvent): PersonOutcome | null {
-    const props = ev.properties;
-    const mode = this.prepareProperties(ev);
-    if (mode === 'drop_event') return null;
-    if (mode === 'skip_person') {
       const existing = this.byDistinctId(ev.distinct_id);
       return { personId: existing?.id ?? null, personUuid: existing?.uuid ?? personUuid(this.team, ev.distinct_id) };
     }
+    delete props.$process_person_profile;
 
     switch (ev.event) {
       case '$identify':

@@ -225,10 +225,7 @@ export class Shard {
     this.takeFromRing();
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
-    if (this.pausing) {
-      clearTimeout(this.pausing.timer);
-      this.pausing.resume();
-    }
+    this.endPause();
     await this.drainAll();
     this.reader.close();
     await this.source.close();
@@ -247,11 +244,14 @@ export class Shard {
       clearTimeout(this.delayed);
       this.delayed = null;
     }
-    if (this.pausing) {
-      clearTimeout(this.pausing.timer);
-      this.pausing.resume();
-    }
+    this.endPause();
     if (!this.running) void this.drain();
+  }
+
+  private endPause(): void {
+    if (!this.pausing) return;
+    clearTimeout(this.pausing.timer);
+    this.pausing.resume();
   }
 
   /** Waits `ms` unless a read-your-writes wait (applyNow) cuts it short. */
