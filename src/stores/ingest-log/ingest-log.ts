@@ -27,6 +27,13 @@ export interface IngestLogOptions {
    * commits a pure data flush. The metadata cost is paid once per preallocated chunk instead of once per ack.
    */
   preallocateBytes?: number;
+  /**
+   * How many group commits may be syncing at once. Default 2. Why: an append that arrives while a sync is in flight
+   * used to wait for that sync to end and then for its own (1.5 syncs on average); with a second sync started at
+   * once it waits for one. fdatasyncs of one file overlap on this kind of disk: 2 in flight completed 1.5-1.7x as
+   * many syncs per second as 1, at about the same latency (scratch measurement, see the ingest-log README).
+   */
+  maxSyncsInFlight?: number;
   /** Where recovery messages go (bytes dropped from a torn tail). Default console.warn. */
   warn?: (message: string) => void;
   /** TEST SEAM: replace the file operations to inject ENOSPC/EIO. Production code leaves this unset. */
@@ -76,9 +83,22 @@ interface Pending {
   readonly reject: (err: unknown) => void;
 }
 
+/** A group that was written to the active segment and is being (or was) synced; settled strictly in log order. */
+interface Written {
+  readonly group: Pending[];
+  readonly seq: number;
+  readonly start: number;
+  readonly end: number;
+  state: 'syncing' | 'synced' | 'failed';
+  error: unknown;
+  /** Its promises were already rejected (its own sync or an earlier one failed). */
+  rejected: boolean;
+}
+
 const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_GROUP_BYTES = 8 * 1024 * 1024;
 const DEFAULT_PREALLOCATE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_SYNCS_IN_FLIGHT = 2;
 /** Reused source of zeros for preallocation. */
 const ZEROS = Buffer.alloc(1024 * 1024);
 
@@ -87,11 +107,15 @@ const ZEROS = Buffer.alloc(1024 * 1024);
  *
  * Invariants (the reason this class exists):
  *  1. append() resolves only after the record's bytes were written AND fdatasync'ed (fsync: true). Records are
- *     durable in append order: group k+1 is written only after group k succeeded or was rolled back.
- *  2. Exactly one write+sync is in flight; appends arriving meanwhile form the next group (one writev + one sync).
- *  3. `#activeBytes` is the durable end of the active segment. Bytes beyond it may exist only after a failed group
- *     (`#tailDirty`); they are truncated away (and the truncation synced) before anything else is written or the
- *     segment is sealed, so acknowledged records are never followed by junk inside a sealed segment.
+ *     acknowledged in append order: group k+1 is acknowledged only after group k was.
+ *  2. Writes are serial (one writev per group, appends arriving meanwhile form the next group); up to
+ *     `maxSyncsInFlight` groups may be syncing at once. A group is acknowledged when its own fdatasync succeeded and
+ *     every earlier group was acknowledged: a later sync is never taken as proof for an earlier group, because
+ *     after a writeback error the kernel reports the error to one fdatasync caller only.
+ *  3. `#activeBytes` is the durable (acknowledged) end of the active segment; `#writeEnd` the end of what was
+ *     written. After a failed group (`#tailDirty`) every later group in flight is rejected too, and once nothing is
+ *     syncing the bytes past the durable end are truncated away (and the truncation synced) before anything else is
+ *     written or the segment is sealed, so acknowledged records are never followed by junk inside a sealed segment.
  *  4. Sealed segments are immutable and fully durable. A new segment's directory entry is fsynced before any record
  *     goes into it.
  *  5. Only the tail of the last segment can be torn by a crash; open() cuts it back to the last valid record.
@@ -107,12 +131,15 @@ export class IngestLog {
   readonly #segmentBytes: number;
   readonly #maxGroupBytes: number;
   readonly #preallocateBytes: number;
+  readonly #maxSyncsInFlight: number;
   readonly #warn: (message: string) => void;
 
   #sealed: Segment[];
   #activeSeq: number;
   #activeFile: SegmentFile;
   #activeBytes: number;
+  /** End of the bytes written to the active segment (acknowledged or still syncing). */
+  #writeEnd: number;
   /** Size of the active segment file: bytes up to here are allocated (zeros past #activeBytes). */
   #allocatedBytes: number;
   #tailDirty = false;
@@ -120,6 +147,14 @@ export class IngestLog {
   #mustRotate = false;
 
   #queue: Pending[] = [];
+  /** Groups written and not yet settled, in log order. */
+  #written: Written[] = [];
+  /** Counts failed groups; a write that saw it change while in progress is rejected too (invariant 3). */
+  #failures = 0;
+  /** The error of the last failed group, given to the groups rejected because of it. */
+  #lastError: unknown = null;
+  /** Wakes the drain loop waiting for an append or a sync to settle. */
+  #wake: (() => void) | null = null;
   #drain: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
   #releaseChain: Promise<void> = Promise.resolve();
@@ -138,6 +173,7 @@ export class IngestLog {
       segmentBytes: number;
       maxGroupBytes: number;
       preallocateBytes: number;
+      maxSyncsInFlight: number;
       warn: (message: string) => void;
       sealed: Segment[];
       activeSeq: number;
@@ -152,11 +188,13 @@ export class IngestLog {
     this.#segmentBytes = init.segmentBytes;
     this.#maxGroupBytes = init.maxGroupBytes;
     this.#preallocateBytes = init.preallocateBytes;
+    this.#maxSyncsInFlight = init.maxSyncsInFlight;
     this.#warn = init.warn;
     this.#sealed = init.sealed;
     this.#activeSeq = init.activeSeq;
     this.#activeFile = init.activeFile;
     this.#activeBytes = init.activeBytes;
+    this.#writeEnd = init.activeBytes;
     this.#allocatedBytes = init.activeBytes;
     this.recovery = init.recovery;
   }
@@ -172,8 +210,10 @@ export class IngestLog {
     const segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     const maxGroupBytes = opts.maxGroupBytes ?? DEFAULT_MAX_GROUP_BYTES;
     const preallocateBytes = opts.preallocateBytes ?? DEFAULT_PREALLOCATE_BYTES;
+    const maxSyncsInFlight = opts.maxSyncsInFlight ?? DEFAULT_MAX_SYNCS_IN_FLIGHT;
     const warn = opts.warn ?? ((m: string) => console.warn(m));
     if (!(segmentBytes > 0) || !(maxGroupBytes > 0)) throw new RangeError('ingest log: sizes must be positive');
+    if (!(maxSyncsInFlight >= 1)) throw new RangeError('ingest log: maxSyncsInFlight must be at least 1');
 
     await ensureDir(dir, io, fsync);
     const seqs = await listSegments(dir);
@@ -182,7 +222,7 @@ export class IngestLog {
       const file = await io.open(segmentPath(dir, 1), 'create');
       if (fsync) await io.syncDir(dir);
       return new IngestLog({
-        dir, io, fsync, segmentBytes, maxGroupBytes, preallocateBytes, warn,
+        dir, io, fsync, segmentBytes, maxGroupBytes, preallocateBytes, maxSyncsInFlight, warn,
         sealed: [], activeSeq: 1, activeFile: file, activeBytes: 0,
         recovery: { segment: 1, truncatedBytes: 0, reason: null },
       });
@@ -222,7 +262,7 @@ export class IngestLog {
     }
 
     return new IngestLog({
-      dir, io, fsync, segmentBytes, maxGroupBytes, preallocateBytes, warn,
+      dir, io, fsync, segmentBytes, maxGroupBytes, preallocateBytes, maxSyncsInFlight, warn,
       sealed, activeSeq: lastSeq, activeFile: file, activeBytes: validEnd,
       recovery,
     });
@@ -245,6 +285,7 @@ export class IngestLog {
     return new Promise<LogPosition>((resolve, reject) => {
       this.#queue.push({ frame, resolve, reject });
       if (this.#drain === null) this.#drain = this.#runDrain();
+      else this.#wakeDrain();
     });
   }
 
@@ -339,54 +380,118 @@ export class IngestLog {
     // Yield once so that every append() issued in the same synchronous burst joins the first group.
     await null;
     try {
-      while (this.#queue.length > 0) await this.#commitNextGroup();
+      for (;;) {
+        if (this.#queue.length > 0 && this.#written.length < this.#maxSyncsInFlight && !this.#mustWaitForSyncs()) {
+          await this.#writeNextGroup();
+          continue;
+        }
+        if (this.#queue.length === 0 && this.#written.length === 0) break;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
     } finally {
-      // Reset in the same microtask as the empty-queue check: an append() after this point starts a new drain.
+      // Reset in the same microtask as the empty check: an append() after this point starts a new drain.
       this.#drain = null;
     }
   }
 
-  /** Takes the next group off the queue, writes and syncs it, settles its promises. Never throws. */
-  async #commitNextGroup(): Promise<void> {
-    const rotate =
-      this.#mustRotate ||
-      (this.#activeBytes > 0 && this.#activeBytes + this.#queue[0]!.frame.length > this.#segmentBytes);
-    const group = this.#takeGroup(rotate ? 0 : this.#activeBytes);
+  #wakeDrain(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+
+  /** Rotation and tail repair need the active segment quiet: every written group settled. */
+  #mustWaitForSyncs(): boolean {
+    if (this.#written.length === 0) return false;
+    return this.#tailDirty || this.#mustRotate || this.#rotationDue();
+  }
+
+  #rotationDue(): boolean {
+    return this.#mustRotate || (this.#writeEnd > 0 && this.#writeEnd + this.#queue[0]!.frame.length > this.#segmentBytes);
+  }
+
+  /** Takes the next group off the queue, writes it and starts its sync. Never throws. */
+  async #writeNextGroup(): Promise<void> {
+    const rotate = this.#rotationDue();
+    const group = this.#takeGroup(rotate ? 0 : this.#writeEnd);
+    const failuresBefore = this.#failures;
+    let written: Written;
     try {
       if (this.#tailDirty) await this.#repairTail();
       if (rotate) await this.#rotate();
 
-      const start = this.#activeBytes;
-      // From the first write on, bytes past the durable end may be on disk; if anything below fails they must be cut.
-      this.#tailDirty = true;
+      const start = this.#writeEnd;
       let groupBytes = 0;
       for (const p of group) groupBytes += p.frame.length;
       if (this.#preallocateBytes > 0 && start + groupBytes > this.#allocatedBytes) await this.#preallocate(start + groupBytes);
+      // From the first write on, bytes past the durable end may be on disk; if this group fails they must be cut.
+      this.#writeEnd = start + groupBytes;
       await writeFully(this.#activeFile, group.map((p) => p.frame), start);
-      if (this.#fsync) {
-        const syncStart = performance.now();
-        await this.#activeFile.datasync();
-        this.#syncMs += performance.now() - syncStart;
-        this.#syncs++;
-      }
-      this.#tailDirty = false;
-      this.#groups++;
-
-      let offset = start;
-      const seq = this.#activeSeq;
-      for (const p of group) offset += p.frame.length;
-      this.#activeBytes = offset;
-      this.#appends += group.length;
-
-      offset = start;
-      for (const p of group) {
-        offset += p.frame.length;
-        p.resolve({ segment: seq, offset });
-      }
+      written = { group, seq: this.#activeSeq, start, end: start + groupBytes, state: 'syncing', error: null, rejected: false };
     } catch (err) {
+      this.#tailDirty = true;
+      this.#failures++;
+      this.#lastError = err;
       this.#failedAppends += group.length;
       for (const p of group) p.reject(err);
+      return;
     }
+    if (this.#failures !== failuresBefore) {
+      // An earlier group failed while this one was being written: it lies past bytes that will be cut.
+      this.#failedAppends += group.length;
+      for (const p of group) p.reject(this.#lastError);
+      return;
+    }
+    this.#written.push(written);
+    if (!this.#fsync) {
+      written.state = 'synced';
+      this.#settle();
+      return;
+    }
+    const syncStart = performance.now();
+    this.#activeFile.datasync().then(
+      () => {
+        this.#syncMs += performance.now() - syncStart;
+        this.#syncs++;
+        written.state = 'synced';
+        this.#settle();
+      },
+      (err: unknown) => {
+        written.state = 'failed';
+        written.error = err;
+        this.#settle();
+      },
+    );
+  }
+
+  /** Acknowledges (or rejects) settled groups from the head of the log, in order; wakes the drain loop. */
+  #settle(): void {
+    while (this.#written.length > 0 && this.#written[0]!.state !== 'syncing') {
+      const head = this.#written.shift()!;
+      if (head.rejected) continue;
+      if (head.state === 'failed') {
+        // This group and every later one (written after its bytes) are rejected; the tail is cut once all settled.
+        this.#tailDirty = true;
+        this.#failures++;
+        this.#lastError = head.error;
+        for (const w of [head, ...this.#written]) {
+          if (w.rejected) continue;
+          w.rejected = true;
+          this.#failedAppends += w.group.length;
+          for (const p of w.group) p.reject(head.error);
+        }
+        continue;
+      }
+      this.#activeBytes = head.end;
+      this.#groups++;
+      this.#appends += head.group.length;
+      let offset = head.start;
+      for (const p of head.group) {
+        offset += p.frame.length;
+        p.resolve({ segment: head.seq, offset });
+      }
+    }
+    this.#wakeDrain();
   }
 
   /** Bounded by maxGroupBytes and by the room left in the segment; always takes at least one record. */
@@ -407,6 +512,7 @@ export class IngestLog {
     await this.#activeFile.truncate(this.#activeBytes);
     if (this.#fsync) await this.#activeFile.datasync();
     this.#allocatedBytes = this.#activeBytes;
+    this.#writeEnd = this.#activeBytes;
     this.#tailDirty = false;
   }
 
@@ -452,6 +558,7 @@ export class IngestLog {
     this.#activeSeq = seq;
     this.#activeFile = file;
     this.#activeBytes = 0;
+    this.#writeEnd = 0;
     this.#allocatedBytes = 0;
     this.#mustRotate = false;
     await old.close().catch((err: unknown) => this.#warn(`[ingest-log] closing sealed segment ${seq - 1}: ${String(err)}`));
