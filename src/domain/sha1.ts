@@ -376,20 +376,46 @@ function encodedPrefix(prefix: string): EncodedPrefix {
 /**
  * The identifier of the current request (a distinct id, group key or device id) is hashed once per flag with a
  * different prefix each time; its bytes are encoded once and kept pre-shifted for the four possible alignments
- * behind a prefix.
+ * behind a prefix. Every request brings a new identifier, so the encoding reuses its buffers instead of
+ * allocating (TextEncoder.encode plus four Int32Arrays were half the engine's time for a request with 5 flags).
  */
 let lastIdentifier: string | null = null;
-let identifierBytes = new Uint8Array(0);
-const identifierWords: (Int32Array | null)[] = [null, null, null, null];
+let identifierBytes = new Uint8Array(256);
+let identifierLength = 0;
+const identifierWords: Int32Array[] = [new Int32Array(66), new Int32Array(66), new Int32Array(66), new Int32Array(66)];
+/** Words in use per alignment; 0 while that alignment has not been built for the current identifier. */
+const identifierWordCounts = [0, 0, 0, 0];
+
+function encodeIdentifier(identifier: string): void {
+  const n = identifier.length;
+  if (identifierBytes.length < n * 3) identifierBytes = new Uint8Array(n * 3);
+  let i = 0;
+  for (; i < n; i++) {
+    const c = identifier.charCodeAt(i);
+    if (c >= 0x80) break;
+    identifierBytes[i] = c;
+  }
+  identifierLength = i === n ? n : encoder.encodeInto(identifier, identifierBytes).written;
+}
 
 function identifierAt(identifier: string, shift: number): Int32Array {
   if (identifier !== lastIdentifier) {
     lastIdentifier = identifier;
-    identifierBytes = encoder.encode(identifier);
-    identifierWords.fill(null);
+    encodeIdentifier(identifier);
+    identifierWordCounts.fill(0);
   }
-  let w = identifierWords[shift];
-  if (w === null || w === undefined) identifierWords[shift] = w = wordsAt(identifierBytes, shift);
+  let w = identifierWords[shift]!;
+  if (identifierWordCounts[shift] === 0) {
+    const count = ((identifierLength + shift + 3) >> 2) + 1;
+    if (w.length < count) identifierWords[shift] = w = new Int32Array(count * 2);
+    w.fill(0, 0, count);
+    const bytes = identifierBytes;
+    for (let i = 0; i < identifierLength; i++) {
+      const pos = i + shift;
+      w[pos >> 2] |= bytes[i]! << ((3 - (pos & 3)) << 3);
+    }
+    identifierWordCounts[shift] = count;
+  }
   return w;
 }
 
@@ -406,15 +432,15 @@ export function sha1Prefix60(prefix: string, identifier: string, salt: string): 
   const p = encodedPrefix(prefix);
   const shift = p.bytes & 3;
   const id = identifierAt(identifier, shift);
-  ensureCapacity(p.bytes + identifierBytes.length + salt.length * 3);
+  ensureCapacity(p.bytes + identifierLength + salt.length * 3);
   const w = words;
   const pw = p.words;
   const base = p.bytes >> 2;
   for (let i = 0; i <= base; i++) w[i] = pw[i]!;
   w[base] |= id[0]!;
-  const idWords = id.length;
+  const idWords = identifierWordCounts[shift]!;
   for (let j = 1; j < idWords; j++) w[base + j] = id[j]!;
-  let pos = p.bytes + identifierBytes.length;
+  let pos = p.bytes + identifierLength;
   if (salt.length > 0) pos = writeUtf8(salt, pos);
   digest(pos);
   return (H[0]! >>> 0) * 268435456 + (H[1]! >>> 4);

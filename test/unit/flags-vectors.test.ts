@@ -122,6 +122,28 @@ t.test('sha1Prefix60 rounds exactly like parseInt(hex[0:15], 16)', async (t) => 
   t.equal(mismatches, 0);
 });
 
+t.test('sha1Prefix60 of prefix + identifier + salt equals node:crypto at every alignment, identifiers long and short', async (t) => {
+  // The identifier's encoding is cached and its buffers reused from one identifier to the next: alternate lengths
+  // (shorter after longer, past the initial buffer sizes), unicode and lone surrogates, behind prefixes of every
+  // length mod 4.
+  const identifiers = randomStrings(2000, 3);
+  identifiers.push('x'.repeat(700), 'y', '😀'.repeat(150), 'z'.repeat(3), '');
+  let mismatches = 0;
+  let checked = 0;
+  identifiers.forEach((id, i) => {
+    const prefix = `flag-${'k'.repeat(i % 8)}.`;
+    for (const salt of ['', 'variant']) {
+      for (const hashedId of [id, id]) {
+        const expected = createHash('sha1').update(Buffer.concat([Buffer.from(prefix), Buffer.from(hashedId), Buffer.from(salt)])).digest('hex');
+        const want = hashedId.length === 0 ? NaN : parseInt(expected.slice(0, 15), 16);
+        if (hashedId.length > 0 && sha1Prefix60(prefix, hashedId, salt) !== want) mismatches++;
+        checked++;
+      }
+    }
+  });
+  t.equal(mismatches, 0, `${checked} hashes`);
+});
+
 t.test('concatenated parts hash like the concatenation', async (t) => {
   for (const [a, b, c] of [
     ['flag.', 'user', 'variant'],
