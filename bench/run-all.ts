@@ -4,13 +4,14 @@
 //
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
-// QUILL_BENCH_ONLY (comma list of batch, capture, flags, events, propagation: run only those cases),
+// QUILL_BENCH_ONLY (comma list of batch, capture, dispatch, flags, events, propagation: run only those cases),
 // QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBaseline } from './cases/baseline.js';
 import { runBatch } from './cases/batch.js';
 import { runCapture } from './cases/capture.js';
+import { runDispatch } from './cases/dispatch.js';
 import { runEventsList } from './cases/events-list.js';
 import { runFlags } from './cases/flags.js';
 import { runPropagation } from './cases/propagation.js';
@@ -60,6 +61,7 @@ try {
   };
   if (selected('batch')) report(await runBatch(ctx));
   if (selected('capture')) for (const c of await runCapture(ctx)) report(c);
+  if (selected('dispatch')) for (const c of await runDispatch(ctx)) report(c);
   if (selected('flags')) for (const c of (await runFlags(ctx)).results) report(c);
   if (selected('events')) report(await runEventsList(ctx));
   if (selected('propagation')) report(await runPropagation(ctx));
