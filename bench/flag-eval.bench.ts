@@ -1,7 +1,7 @@
 // Pure flag evaluation, no HTTP and no store (`node dist/bench/flag-eval.bench.js`): the engine's cost per
 // request for the bench fixture (the 50 and 5 flags and the 20-property person of `npm run bench`), with and
 // without building the /flags/?v=2 answer text. Prints one JSON document. The same-run baseline is the cost of
-// merging the person's properties (what every evaluation must do before the engine runs).
+// building the evaluation context alone (what every evaluation does before the engine runs).
 import { compileFlagSet, evaluateFlags, type EvaluationContext, type FlagRecord } from '../src/domain/flags/index.js';
 import { flagMembersJson } from '../src/worker/ops/flags-response.js';
 import { flagDefinitions, PERSON_DISTINCT_ID, PERSON_PROPERTIES } from './lib/flag-fixtures.js';
@@ -16,10 +16,13 @@ function records(count: number): FlagRecord[] {
 }
 
 function context(i: number): EvaluationContext {
+  // A different distinct id per round, so rollout hashes are not all the same input.
+  const distinctId = i === 0 ? PERSON_DISTINCT_ID : `${PERSON_DISTINCT_ID}-${i}`;
   return {
-    // A different distinct id per round, so rollout hashes are not all the same input.
-    distinctId: i === 0 ? PERSON_DISTINCT_ID : `${PERSON_DISTINCT_ID}-${i}`,
-    personProperties: { ...PERSON_PROPERTIES },
+    distinctId,
+    // As /flags/ gives them: posthog-node's person_properties over the stored person's.
+    personProperties: { distinct_id: distinctId },
+    storedPersonProperties: PERSON_PROPERTIES,
     groups: {},
     groupProperties: {},
     hashKeyOverrides: {},
@@ -40,7 +43,7 @@ function time(fn: (i: number) => unknown): number {
 }
 
 const out: Record<string, unknown> = { bench: 'flag evaluation (pure)', rounds: ROUNDS, node: process.version };
-out.baseline_us = { merge_person_properties: time((i) => context(i)) };
+out.baseline_us = { build_context: time((i) => context(i)) };
 for (const count of [50, 5]) {
   const set = compileFlagSet(records(count), [], {});
   out[`flags_${count}`] = {

@@ -605,3 +605,61 @@ t.test('inputs are not mutated and results are independent of call order', async
   t.equal(JSON.stringify(filters), snapshot);
   t.same(c.personProperties, { a: 'b' }, 'distinct_id is not written into the caller object');
 });
+
+t.test('stored person properties under the request ones answer exactly like the merged object', async (t) => {
+  // Callers give the stored properties apart (EvaluationContext.storedPersonProperties) instead of spreading both
+  // into one object; every result must equal the one for `{...stored, ...request}`.
+  let s = 7;
+  const r = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(r() * a.length)]!;
+  const keys = ['plan', 'age', 'email', 'constructor', 'toString', '$device_id', '$feature_enrollment/e0', '$feature_enrollment/e1', 'distinct_id'];
+  const values: unknown[] = ['pro', 'free', 30, '30', null, true, 'true', 'a@acme.com', ''];
+  const operators = ['exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'gt', 'lt', 'regex'];
+  const flags: FlagRecord[] = [];
+  for (let i = 0; i < 40; i++) {
+    const groups = Array.from({ length: 1 + Math.floor(r() * 2) }, () => ({
+      properties: Array.from({ length: Math.floor(r() * 3) }, () => person(pick(keys), pick(values.filter((v) => v !== null)), pick(operators))),
+      rollout_percentage: pick([100, 50, 0]),
+    }));
+    const extra: Partial<FlagRecord> = i % 7 === 0 ? { bucketing_identifier: 'device_id' } : {};
+    const filters: Record<string, unknown> = { groups };
+    if (i < 2) filters.feature_enrollment = true;
+    if (i === 2) filters.super_groups = [{ properties: [{ key: '$feature_enrollment/e1', type: 'person', operator: 'exact', value: ['true'] }], rollout_percentage: 100 }];
+    flags.push(flag(`e${i}`, filters, extra));
+  }
+  const set = compileFlagSet(flags, [], {});
+  let compared = 0;
+  const differences: string[] = [];
+  for (let p = 0; p < 300; p++) {
+    const stored: Record<string, unknown> = {};
+    const request: Record<string, unknown> = {};
+    for (const key of keys) {
+      const where = r();
+      if (where < 0.35) stored[key] = pick(values);
+      else if (where < 0.55) request[key] = pick(values);
+      else if (where < 0.7) {
+        stored[key] = pick(values);
+        request[key] = pick(values);
+      }
+    }
+    const base = { distinctId: `user-${p}`, now: new Date('2024-06-01T00:00:00Z') };
+    const merged = evaluateFlags(set, ctx({ ...base, personProperties: { ...stored, ...request } }));
+    const layered = evaluateFlags(set, ctx({ ...base, personProperties: request, storedPersonProperties: stored }));
+    merged.forEach((m, i) => {
+      compared++;
+      const l = layered[i]!;
+      if (JSON.stringify(summary(m)) !== JSON.stringify(summary(l)) || m.variant !== l.variant) differences.push(`${m.key} person ${p}`);
+    });
+  }
+  t.same(differences.slice(0, 5), [], `${compared} results compared`);
+
+  const rows: [string, Partial<EvaluationContext>, boolean][] = [
+    ['a stored value is seen', { storedPersonProperties: { plan: 'pro' } }, true],
+    ['the request value wins', { personProperties: { plan: 'free' }, storedPersonProperties: { plan: 'pro' } }, false],
+    ['a request null wins over a stored value', { personProperties: { plan: null }, storedPersonProperties: { plan: 'pro' } }, false],
+    ['a request key without a value hides the stored one', { personProperties: { plan: undefined }, storedPersonProperties: { plan: 'pro' } }, false],
+  ];
+  for (const [description, extra, expected] of rows) {
+    t.equal(one({ flags: [flag('p', { groups: [{ properties: [person('plan', 'pro', 'exact')] }] })], ctx: extra }).value, expected, description);
+  }
+});

@@ -41,6 +41,16 @@ function lookup(props: Record<string, unknown>, key: string, protoKey: boolean):
   return v === undefined ? MISSING : v;
 }
 
+/** A person property: the request's value if it has the key, else the stored one (see EvaluationContext). */
+function personLookup(ctx: EvaluationContext, key: string, protoKey: boolean): Lookup {
+  const v = lookup(ctx.personProperties, key, protoKey);
+  const stored = ctx.storedPersonProperties;
+  if (v !== MISSING || stored === null || stored === undefined) return v;
+  // A key the request holds with no value hides the stored one, as an object spread of both would.
+  if (Object.hasOwn(ctx.personProperties, key)) return MISSING;
+  return lookup(stored, key, protoKey);
+}
+
 function ownString(map: Record<string, unknown>, key: string): string | null {
   if (!Object.hasOwn(map, key)) return null;
   const v = map[key];
@@ -98,7 +108,8 @@ class Run {
     if (this.device !== undefined) return this.device;
     let id: unknown = this.ctx.deviceId;
     if (typeof id !== 'string' || id === '') {
-      const prop = this.ctx.personProperties.$device_id;
+      const found = personLookup(this.ctx, '$device_id', false);
+      const prop = found === MISSING ? undefined : found;
       id = typeof prop === 'number' ? String(prop) : prop;
     }
     this.device = typeof id === 'string' && id !== '' ? id : null;
@@ -169,7 +180,7 @@ class Run {
 
     // Early access: enrollment is always read from person properties, even on group flags (flags.md §7.2).
     if (flag.enrollmentKey !== null) {
-      const v = lookup(this.ctx.personProperties, flag.enrollmentKey, false);
+      const v = personLookup(this.ctx, flag.enrollmentKey, false);
       if (v !== MISSING) {
         const on = v === true || v === 'true';
         return this.make(flag, on, null, REASON_SUPER_CONDITION, flag.payloads.get('true'));
@@ -247,8 +258,7 @@ class Run {
   }
 
   private hasAnyPersonProperty(keys: readonly string[]): boolean {
-    const props = this.ctx.personProperties;
-    for (const k of keys) if (Object.hasOwn(props, k) && props[k] !== undefined) return true;
+    for (const k of keys) if (personLookup(this.ctx, k, true) !== MISSING) return true;
     return false;
   }
 
@@ -262,7 +272,7 @@ class Run {
     const ctx = this.ctx;
     switch (p.source) {
       case Source.Person: {
-        let v = lookup(ctx.personProperties, p.key, p.protoKey);
+        let v = personLookup(ctx, p.key, p.protoKey);
         // The engine adds distinct_id to the person properties; explicit values win.
         if (v === MISSING && p.key === 'distinct_id') v = ctx.distinctId;
         return matchOperator(p.operator, v !== MISSING, v, this.nowMs, this.timeZone);

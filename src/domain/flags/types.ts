@@ -41,8 +41,17 @@ export type GroupTypeMapping = Record<string, string>;
 
 export interface EvaluationContext {
   distinctId: string;
-  /** Already merged by the caller (stored props overlaid by request props); the engine adds `distinct_id`. */
+  /**
+   * The person properties to evaluate against; the engine adds `distinct_id`. When `storedPersonProperties` is
+   * given, these are the request's and win over the stored ones key by key.
+   */
   personProperties: Record<string, unknown>;
+  /**
+   * The stored person's properties, read for keys `personProperties` does not have. Kept apart instead of merged
+   * into one object by the caller: in V8 a spread copy of a 20-property object is cheap (~0.1 µs) but adding the
+   * request's keys (`distinct_id`) to the copy takes a slow path (~3 µs), a tenth of a worker's time per request.
+   */
+  storedPersonProperties?: Record<string, unknown> | null;
   /** Group type NAME -> group key (numbers already stringified). */
   groups: Record<string, string>;
   /** Group type name -> merged group properties; the engine adds `$group_key`. */

@@ -35,7 +35,8 @@ export function evaluationContextFor(rt: WorkerRuntime, team: number, set: Compi
   }
   return {
     distinctId: req.distinctId,
-    personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,
+    personProperties: req.personProperties,
+    storedPersonProperties: person ? person.properties : null,
     groups,
     groupProperties,
     hashKeyOverrides: person && set.continuityFlagKeys.length > 0 ? rt.persons.hashKeysOf(team, person.id) : {},
