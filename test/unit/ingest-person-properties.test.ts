@@ -1,5 +1,5 @@
 import t from 'tap';
-import { applyPersonUpdates, personProfileMode, personUpdatesOf, type NormalizedEvent } from '../../src/domain/ingest/index.js';
+import { applyPersonUpdates, mergeProperties, personProfileMode, personUpdatesOf, type NormalizedEvent } from '../../src/domain/ingest/index.js';
 
 function ev(event: string, properties: Record<string, unknown>): NormalizedEvent {
   return { uuid: '0190163d-8694-739b-aadc-0ea0a8c2e3f3', event, distinct_id: 'd', properties, timestamp: '2024-06-15T12:00:00.000Z', elements_chain: '' };
@@ -105,4 +105,27 @@ t.test('personProfileMode (§2.9)', async (t) => {
     const props = value === undefined ? {} : { $process_person_profile: value };
     t.equal(personProfileMode(ev(event, props)), mode, name);
   }
+});
+
+t.test('mergeProperties equals an object spread of its layers, own "__proto__" keys included', async (t) => {
+  const layers: Record<string, unknown>[][] = [
+    [{ a: 1, b: 2 }, { b: 3, c: 4 }],
+    [{}, { x: null }],
+    [{ a: 1 }],
+    [{ toString: 'x', constructor: 1 }, { hasOwnProperty: true }],
+    [JSON.parse('{"__proto__": {"polluted": true}, "a": 1}'), { b: 2 }],
+    [{ a: 1 }, JSON.parse('{"__proto__": 5, "a": 2}')],
+  ];
+  for (const l of layers) {
+    const merged = mergeProperties(...l);
+    const spread = l.reduce<Record<string, unknown>>((m, x) => ({ ...m, ...x }), {});
+    t.same(Object.entries(merged), Object.entries(spread), JSON.stringify(l));
+    t.equal(Object.getPrototypeOf(merged), Object.prototype, 'plain prototype');
+    t.equal((merged as Record<string, unknown>).polluted, undefined, 'no prototype swapped in');
+    t.ok(l.every((x) => x !== merged), 'a new object');
+  }
+  const base = { a: 1 };
+  const r = applyPersonUpdates(base, { set: { fresh: 1 }, setOnce: {}, unset: [] });
+  t.same(r.properties, { a: 1, fresh: 1 });
+  t.same(base, { a: 1 }, 'input untouched when keys are added');
 });

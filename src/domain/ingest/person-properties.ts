@@ -66,6 +66,20 @@ function hasOwn(o: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);
 }
 
+/**
+ * `{...a, ...b, ...}` (later layers win), built so that adding keys to the result stays cheap. In V8 (Node 20) a
+ * spread copy shares its source's map and every key added to it afterwards builds a new map: 1-3 µs per added
+ * key (10 new keys on a 20-key copy: 27 µs, against 2.3 µs for the Object.assign copy below; scratch measurement
+ * on this machine). Object.assign would run the `__proto__` setter for an own `__proto__` key instead of copying
+ * it, so a layer holding one is spread instead.
+ */
+export function mergeProperties(...layers: Record<string, unknown>[]): Record<string, unknown> {
+  for (const layer of layers) {
+    if (hasOwn(layer, PROTO)) return layers.reduce<Record<string, unknown>>((merged, l) => ({ ...merged, ...l }), {});
+  }
+  return Object.assign({}, ...layers);
+}
+
 function copyInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const key in source) if (key !== PROTO) target[key] = source[key];
 }
@@ -91,7 +105,8 @@ export function applyPersonUpdates(
   let changed = false;
   const writable = (): Record<string, unknown> => {
     if (!changed) {
-      out = { ...props };
+      // A plain spread is the cheapest copy when only existing keys change (see mergeProperties).
+      out = addsKeys(props, u) ? mergeProperties(props) : { ...props };
       changed = true;
     }
     return out;
@@ -109,6 +124,13 @@ export function applyPersonUpdates(
     if (hasOwn(out, key)) delete writable()[key];
   }
   return { properties: out, changed };
+}
+
+/** Whether `$set_once`/`$set` name a key `props` does not have yet. */
+function addsKeys(props: Record<string, unknown>, u: PersonUpdates): boolean {
+  for (const key in u.setOnce) if (key !== PROTO && !hasOwn(props, key)) return true;
+  for (const key in u.set) if (key !== PROTO && !hasOwn(props, key)) return true;
+  return false;
 }
 
 /** Structural equality for JSON values (what fast-deep-equal does for PostHog's "value differs" test). */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  applyPersonUpdates, isIllegalDistinctId, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
+  applyPersonUpdates, isIllegalDistinctId, mergeProperties, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
 } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { PersonRow, PersonStore } from '../../stores/persons/person-store.js';
@@ -163,7 +163,7 @@ export class PersonProcessor {
   /** The target survives: its properties win, the earliest created_at is kept, every distinct id moves to it. */
   private mergeInto(source: PersonRow, target: PersonRow): void {
     const t = this.change(target);
-    t.properties = { ...source.properties, ...t.properties };
+    t.properties = mergeProperties(source.properties, t.properties);
     if (source.created_at < t.created_at) t.created_at = source.created_at;
     t.is_identified = true;
     for (const d of source.distinct_ids) {
@@ -207,7 +207,7 @@ export class PersonProcessor {
     const groupKey = String(key);
     const existing = this.store.group(this.team, index, groupKey);
     const set = props.$group_set && typeof props.$group_set === 'object' ? (props.$group_set as Record<string, unknown>) : {};
-    const properties = { ...(existing?.properties ?? {}), ...set };
+    const properties = mergeProperties(existing?.properties ?? {}, set);
     const created_at = existing && existing.created_at < timestamp ? existing.created_at : timestamp;
     this.store.groups.put([this.team, index, groupKey], { team: this.team, type_index: index, key: groupKey, properties, created_at });
   }
