@@ -5,6 +5,7 @@
  */
 import type { CompiledFlagSet, EvaluationContext } from '../../domain/flags/index.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { mergeProperties } from '../../domain/merge-properties.js';
 
 export interface EvaluationRequest {
   distinctId: string;
@@ -30,7 +31,7 @@ export function evaluationContextFor(rt: WorkerRuntime, team: number, set: Compi
       const index = types[type];
       const stored = index === undefined ? undefined : rt.persons.group(team, index, key)?.properties;
       const given = req.groupProperties[type];
-      groupProperties[type] = { ...(stored ?? {}), ...(given && typeof given === 'object' ? (given as Record<string, unknown>) : {}) };
+      groupProperties[type] = mergeProperties(stored ?? {}, given && typeof given === 'object' ? (given as Record<string, unknown>) : {});
     }
   }
   return {
