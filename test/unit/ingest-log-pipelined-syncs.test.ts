@@ -220,3 +220,27 @@ t.test('a group being written when an earlier sync fails is rejected too', async
   t.same(await ids(log), [3]);
   await log.close();
 });
+
+t.test('a rotation waits until every group of the old segment is acknowledged', async (t) => {
+  const dir = tempDir(t);
+  const g = gatedIo();
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io, segmentBytes: 2 * FRAME });
+  const first = track(log.append(rec(1)));
+  await g.syncsRequested(1);
+  const second = track(log.append(rec(2))); // fits: written and synced beside the first
+  await g.syncsRequested(2);
+  const third = track(log.append(rec(3))); // needs a new segment
+  await settleTurn();
+  t.equal(g.held.length, 2, 'no third sync while the old segment still has groups in flight');
+  t.equal((await stat(join(dir, '00000000000000000001.log'))).size, 2 * FRAME);
+  await t.rejects(stat(join(dir, '00000000000000000002.log')), { code: 'ENOENT' }, 'the next segment is not created yet');
+  g.held[0]!.finish();
+  g.held[1]!.finish();
+  await Promise.all([first.p, second.p]);
+  await g.syncsRequested(3);
+  g.held[2]!.finish();
+  await third.p;
+  t.same(third.state.value, { segment: 2, offset: FRAME }, 'the third record opens segment 2');
+  t.same(await ids(log), [1, 2, 3]);
+  await log.close();
+});
