@@ -4,7 +4,7 @@
  * 64 connections each. The gap between the two is what the trip front → worker → front costs; the flags cases
  * are best read against `dispatch_worker`, not only against the hello world.
  */
-import { details, type BenchContext, type CaseResult } from '../lib/context.js';
+import type { BenchContext, CaseResult } from '../lib/context.js';
 
 const CONNECTIONS = 64;
 
@@ -21,18 +21,7 @@ export async function runDispatch(ctx: BenchContext): Promise<CaseResult[]> {
     const notes = [`${round.what}; answer ${probe.status}, ${bytes} bytes`];
     const load = { kind: 'static', method: 'GET', path: round.path } as const;
     const r = await ctx.measure(round.name, load, { connections: CONNECTIONS });
-    results.push({
-      case: round.name,
-      connections: CONNECTIONS,
-      duration_s: r.duration_s,
-      requests_s: r.requests_s,
-      p50_ms: r.p50_ms,
-      p99_ms: r.p99_ms,
-      ratio_to_baseline: ctx.ratio(r.requests_s, CONNECTIONS),
-      ...ctx.footprint(),
-      notes: [...ctx.roundNotes(r), ...notes].join('; '),
-      ...details(r),
-    });
+    results.push(ctx.rateCase(round.name, CONNECTIONS, r, notes));
   }
   return results;
 }

@@ -2,7 +2,7 @@
  * `GET /api/projects/@current/events/?limit=100` (private API). Runs automatically once the endpoint exists;
  * until then the case is reported as skipped with the server's answer.
  */
-import { details, type BenchContext, type CaseResult } from '../lib/context.js';
+import type { BenchContext, CaseResult } from '../lib/context.js';
 import { PERSONAL_KEY } from '../lib/paths.js';
 
 const PATH = '/api/projects/@current/events/?limit=100';
@@ -20,16 +20,5 @@ export async function runEventsList(ctx: BenchContext): Promise<CaseResult> {
   const notes = [`first answer: ${Array.isArray(results) ? results.length : '?'} events, ${Math.round(probe.ms)} ms`];
   const load = { kind: 'static', method: 'GET', path: PATH, headers: { Authorization: `Bearer ${PERSONAL_KEY}` } } as const;
   const r = await ctx.measure('events list', load, { connections: CONNECTIONS });
-  return {
-    case: 'events_list',
-    connections: CONNECTIONS,
-    duration_s: r.duration_s,
-    requests_s: r.requests_s,
-    p50_ms: r.p50_ms,
-    p99_ms: r.p99_ms,
-    ratio_to_baseline: ctx.ratio(r.requests_s, CONNECTIONS),
-    ...ctx.footprint(),
-    notes: [...ctx.roundNotes(r), ...notes].join('; '),
-    ...details(r),
-  };
+  return ctx.rateCase('events_list', CONNECTIONS, r, notes);
 }

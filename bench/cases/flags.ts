@@ -2,7 +2,7 @@
  * `/flags/?v=2` for one stored person with 20 properties, 64 connections: first with 50 active flags (rollouts,
  * person-property conditions, multivariate), then with 5 of them (the other 45 soft-deleted).
  */
-import { details, type BenchContext, type CaseResult } from '../lib/context.js';
+import type { BenchContext, CaseResult } from '../lib/context.js';
 import { startHelloWorld } from '../lib/server-process.js';
 import { PERSON_DISTINCT_ID, READY_FLAG, capturePerson, createFlags, flagDefinitions, waitForPerson } from '../lib/flag-fixtures.js';
 import { QuillApi } from '../lib/quill-api.js';
@@ -26,19 +26,10 @@ async function round(ctx: BenchContext, name: string, flagCount: number, extraNo
   const r = await ctx.measure(name, load, { connections: CONNECTIONS });
   const sameSize = await sameSizeBaseline(ctx, name, await answerBytes(ctx, body));
   return {
-    case: name,
-    connections: CONNECTIONS,
-    duration_s: r.duration_s,
-    requests_s: r.requests_s,
-    p50_ms: r.p50_ms,
-    p99_ms: r.p99_ms,
-    ratio_to_baseline: ctx.ratio(r.requests_s, CONNECTIONS),
+    ...ctx.rateCase(name, CONNECTIONS, r, notes),
     same_size_baseline: sameSize,
     ratio_to_same_size_baseline: Math.round((r.requests_s / sameSize.requests_s) * 10_000) / 10_000,
-    ...ctx.footprint(),
-    notes: [...ctx.roundNotes(r), ...notes].join('; '),
     active_flags: flagCount,
-    ...details(r),
   };
 }
 

@@ -114,6 +114,22 @@ export class BenchContext {
     return { rss_mb, data_mb: duMb(this.quill.dataDir), rss_anon_mb, rss_file_mb, loadavg_1m: loadAverage()[0] };
   }
 
+  /** What every request-rate case reports about a measured round at `connections`, plus its own notes. */
+  rateCase(name: string, connections: number, r: Measured, notes: string[]): CaseResult {
+    return {
+      case: name,
+      connections,
+      duration_s: r.duration_s,
+      requests_s: r.requests_s,
+      p50_ms: r.p50_ms,
+      p99_ms: r.p99_ms,
+      ratio_to_baseline: this.ratio(r.requests_s, connections),
+      ...this.footprint(),
+      notes: [...this.roundNotes(r), ...notes].join('; '),
+      ...details(r),
+    };
+  }
+
   /** Standard notes for a measured round: errors, disturbance, generator. */
   roundNotes(r: LoadResult & { retried?: boolean }): string[] {
     const notes: string[] = [];
