@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IngestLog, nodeIo, type LogIo, type LogPosition } from '../../src/stores/ingest-log/index.js';
+import { IngestLog, nodeIo, type LogIo, type LogPosition, type SegmentFile } from '../../src/stores/ingest-log/index.js';
 
 // Group commits overlap: while one group's fdatasync is in flight the next group is written and synced at once (up
 // to maxSyncsInFlight). Acknowledgements must still come strictly in log order, each group only after its own sync,
@@ -34,27 +34,31 @@ interface HeldSync {
   fail(code: string): void;
 }
 
+/** The real file operations with some of a segment file's methods replaced. */
+function wrappedIo(replace: (file: SegmentFile) => Partial<SegmentFile>): LogIo {
+  return {
+    async open(path, mode) {
+      const file = await nodeIo.open(path, mode);
+      return { ...file, ...replace(file) };
+    },
+    syncDir: (path) => nodeIo.syncDir(path),
+  };
+}
+
 /** Real file operations, except that every datasync of a segment waits until the test releases it. */
 function gatedIo() {
   const held: HeldSync[] = [];
   let waiter: (() => void) | null = null;
-  const io: LogIo = {
-    async open(path, mode) {
-      const file = await nodeIo.open(path, mode);
-      return {
-        ...file,
-        datasync: () =>
-          new Promise<void>((resolve, reject) => {
-            held.push({
-              finish: () => void file.datasync().then(resolve, reject),
-              fail: (code) => reject(Object.assign(new Error(`${code} (injected)`), { code })),
-            });
-            waiter?.();
-          }),
-      };
-    },
-    syncDir: (path) => nodeIo.syncDir(path),
-  };
+  const io = wrappedIo((file) => ({
+    datasync: () =>
+      new Promise<void>((resolve, reject) => {
+        held.push({
+          finish: () => void file.datasync().then(resolve, reject),
+          fail: (code) => reject(Object.assign(new Error(`${code} (injected)`), { code })),
+        });
+        waiter?.();
+      }),
+  }));
   return {
     io,
     held,
@@ -66,6 +70,14 @@ function gatedIo() {
   };
 }
 
+/** A log in a fresh directory whose syncs the test releases (no preallocation: file sizes are exact). */
+async function openGated(t: { teardown(fn: () => unknown): void }, opts: { maxSyncsInFlight?: number; segmentBytes?: number } = {}) {
+  const dir = tempDir(t);
+  const g = gatedIo();
+  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io, ...opts });
+  return { dir, g, log };
+}
+
 /** Lets every pending I/O callback and timer of this turn run. */
 const settleTurn = () => new Promise((r) => setTimeout(r, 20));
 
@@ -75,9 +87,7 @@ function track(p: Promise<LogPosition>) {
 }
 
 t.test('a second group is written and synced while the first sync is in flight; acks stay in order', async (t) => {
-  const dir = tempDir(t);
-  const g = gatedIo();
-  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io });
+  const { dir, g, log } = await openGated(t);
   const order: number[] = [];
   const a = log.append(rec(1)).then((pos) => (order.push(1), pos));
   await g.syncsRequested(1);
@@ -104,9 +114,7 @@ t.test('a second group is written and synced while the first sync is in flight; 
 });
 
 t.test('no more than maxSyncsInFlight groups sync at once; the rest queue into one group', async (t) => {
-  const dir = tempDir(t);
-  const g = gatedIo();
-  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io, maxSyncsInFlight: 2 });
+  const { dir, g, log } = await openGated(t, { maxSyncsInFlight: 2 });
   const first = log.append(rec(1));
   await g.syncsRequested(1);
   const second = log.append(rec(2));
@@ -130,9 +138,7 @@ t.test('no more than maxSyncsInFlight groups sync at once; the rest queue into o
 });
 
 t.test('maxSyncsInFlight 1: one group at a time, as a plain group commit', async (t) => {
-  const dir = tempDir(t);
-  const g = gatedIo();
-  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io, maxSyncsInFlight: 1 });
+  const { dir, g, log } = await openGated(t, { maxSyncsInFlight: 1 });
   const first = log.append(rec(1));
   await g.syncsRequested(1);
   const rest = [2, 3].map((i) => log.append(rec(i)));
@@ -148,9 +154,7 @@ t.test('maxSyncsInFlight 1: one group at a time, as a plain group commit', async
 });
 
 t.test('a failed sync rejects its group and every later one in flight, even one whose own sync succeeded', async (t) => {
-  const dir = tempDir(t);
-  const g = gatedIo();
-  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io });
+  const { dir, g, log } = await openGated(t);
   const zero = log.append(rec(0));
   await g.syncsRequested(1);
   g.held[0]!.finish();
@@ -187,28 +191,21 @@ t.test('a failed sync rejects its group and every later one in flight, even one 
 t.test('a group being written when an earlier sync fails is rejected too', async (t) => {
   const dir = tempDir(t);
   let failNext: (() => void) | null = null;
-  const io: LogIo = {
-    async open(path, mode) {
-      const file = await nodeIo.open(path, mode);
-      return {
-        ...file,
-        // The first datasync fails only once the second group's write has started.
-        datasync: () =>
-          failNext === null
-            ? new Promise<void>((_, reject) => (failNext = () => reject(Object.assign(new Error('EIO (injected)'), { code: 'EIO' }))))
-            : file.datasync(),
-        writev: async (buffers, position) => {
-          const n = await file.writev(buffers, position);
-          if (position > 0 && failNext !== null) {
-            failNext();
-            await settleTurn();
-          }
-          return n;
-        },
-      };
+  const io = wrappedIo((file) => ({
+    // The first datasync fails only once the second group's write has started.
+    datasync: () =>
+      failNext === null
+        ? new Promise<void>((_, reject) => (failNext = () => reject(Object.assign(new Error('EIO (injected)'), { code: 'EIO' }))))
+        : file.datasync(),
+    writev: async (buffers, position) => {
+      const n = await file.writev(buffers, position);
+      if (position > 0 && failNext !== null) {
+        failNext();
+        await settleTurn();
+      }
+      return n;
     },
-    syncDir: (path) => nodeIo.syncDir(path),
-  };
+  }));
   const log = await IngestLog.open({ preallocateBytes: 0, dir, io });
   const a = track(log.append(rec(1)));
   await settleTurn();
@@ -222,9 +219,7 @@ t.test('a group being written when an earlier sync fails is rejected too', async
 });
 
 t.test('a rotation waits until every group of the old segment is acknowledged', async (t) => {
-  const dir = tempDir(t);
-  const g = gatedIo();
-  const log = await IngestLog.open({ preallocateBytes: 0, dir, io: g.io, segmentBytes: 2 * FRAME });
+  const { dir, g, log } = await openGated(t, { segmentBytes: 2 * FRAME });
   const first = track(log.append(rec(1)));
   await g.syncsRequested(1);
   const second = track(log.append(rec(2))); // fits: written and synced beside the first
