@@ -75,7 +75,11 @@ export const scanHandler: PeerHandler = async (rt, msg) => {
     const personRow = () => persons.of(e.person_id);
     if (matcher && !matcher(subjectOf(e, properties, personRow, staticCohorts, rt, q.team, now))) return false;
     if (q.where.length > 0) {
-      const source: ColumnSource = { ...e, properties, personUuid: () => personRow()?.uuid ?? e.person_uuid };
+      // Named fields, not `{...e, ...}`: keys added to a spread copy take V8's slow path (src/domain/merge-properties.ts).
+      const source: ColumnSource = {
+        uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, timestamp: e.timestamp, elements_chain: e.elements_chain,
+        properties, personUuid: () => personRow()?.uuid ?? e.person_uuid,
+      };
       if (!matchesWhere(q.where, source)) return false;
     }
     return true;
