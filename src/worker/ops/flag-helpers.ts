@@ -79,8 +79,11 @@ export const userBlastRadius: OpHandler = async (item, rt) => {
   } catch (error) {
     throw Errors.validation('condition', 'invalid_input', (error as Error).message);
   }
+  // Every key the per-person contexts below set is already here: they overwrite keys of a spread copy, never add
+  // one (adding keys to a spread copy takes V8's slow path, src/domain/merge-properties.ts).
   const base: EvaluationContext = {
     distinctId: '', personProperties: {}, groups: {}, groupProperties: {}, hashKeyOverrides: {}, staticCohortIds: new Set(), now: new Date(),
+    personCreatedAt: null,
   };
   let affected = 0;
   let total = 0;
