@@ -4,6 +4,7 @@
 //
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
+// QUILL_BENCH_REPEAT (measured rounds per case, median reported; default 1),
 // QUILL_BENCH_ONLY (comma list of batch, capture, dispatch, flags, events, propagation: run only those cases),
 // QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ const settings: Settings = {
   warmupS: Number(process.env.QUILL_BENCH_WARMUP ?? 3),
   measureS: Number(process.env.QUILL_BENCH_SECONDS ?? 10),
   busyPct: 25,
+  repeat: Math.max(1, Number(process.env.QUILL_BENCH_REPEAT ?? 1)),
 };
 
 // QUILL_BENCH_ONLY=capture,flags runs a subset (for iterating on one path); such partial runs are not written to
@@ -87,7 +89,7 @@ const doc = {
   commit: hash,
   commit_dirty: dirty,
   load_generator: { tool: gen.tool, version: gen.version, threads: 1, same_machine: true },
-  settings: { warmup_s: settings.warmupS, measure_s: settings.measureS, quill_workers: quill.workers, busy_threshold_pct: settings.busyPct },
+  settings: { warmup_s: settings.warmupS, measure_s: settings.measureS, repeat: settings.repeat, quill_workers: quill.workers, busy_threshold_pct: settings.busyPct },
   baseline,
   cases,
   ...(failure ? { failure } : {}),
