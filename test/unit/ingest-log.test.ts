@@ -78,9 +78,10 @@ t.test('append, endPosition, replay and reopen', async (t) => {
 
   t.same((await replayAll(log, ends[4]!)).map((r) => r.id), [...Array(15).keys()].map((i) => i + 5), 'strictly after');
   t.same(await replayAll(log, log.endPosition), [], 'nothing after the end');
-  const { syncMs, ...counts } = log.stats();
+  const { syncMs, syncMaxMs, ...counts } = log.stats();
   t.same(counts, { segments: 1, bytes: ends[19]!.offset, appends: 20, syncs: 20, groups: 20, failedAppends: 0 });
   t.ok(Number.isInteger(syncMs) && syncMs >= 0, 'time spent in fdatasync, in whole milliseconds');
+  t.ok(syncMaxMs >= 0 && syncMaxMs <= syncMs + 1, 'the longest single fdatasync, within the total');
   await log.close();
   t.equal((await stat(join(dir, '00000000000000000001.log'))).size, ends[19]!.offset);
 

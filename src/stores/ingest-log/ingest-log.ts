@@ -50,6 +50,8 @@ export interface IngestLogStats {
   syncs: number;
   /** Milliseconds spent waiting for those fdatasync calls (their average is the disk's flush latency). */
   syncMs: number;
+  /** The longest of those fdatasync calls, in ms: a stall behind other writers to the disk shows here first. */
+  syncMaxMs: number;
   /** Group commits that succeeded (one write each), with or without fsync. */
   groups: number;
   /** Records rejected because their group's write/sync failed. */
@@ -162,6 +164,7 @@ export class IngestLog {
   #appends = 0;
   #syncs = 0;
   #syncMs = 0;
+  #syncMaxMs = 0;
   #groups = 0;
   #failedAppends = 0;
 
@@ -303,6 +306,7 @@ export class IngestLog {
       appends: this.#appends,
       syncs: this.#syncs,
       syncMs: Math.round(this.#syncMs),
+      syncMaxMs: Math.round(this.#syncMaxMs * 10) / 10,
       groups: this.#groups,
       failedAppends: this.#failedAppends,
     };
@@ -451,7 +455,9 @@ export class IngestLog {
     const syncStart = performance.now();
     this.#activeFile.datasync().then(
       () => {
-        this.#syncMs += performance.now() - syncStart;
+        const took = performance.now() - syncStart;
+        this.#syncMs += took;
+        if (took > this.#syncMaxMs) this.#syncMaxMs = took;
         this.#syncs++;
         written.state = 'synced';
         this.#settle();
