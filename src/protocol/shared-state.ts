@@ -10,9 +10,8 @@
  *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts);
  *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts).
  *
- * Positions travel as one number, `segment * 2^32 + offset` (exact: segments stay far below 2^21).
+ * Positions travel as one number (positionNumber, src/stores/ingest-log/position.ts).
  */
-import type { LogPosition } from '../stores/ingest-log/index.js';
 import { PartRings, ringBytes } from './part-rings.js';
 
 /** Upper bound of shards in a data directory (the shard count is the worker count at creation, at most 64). */
@@ -31,10 +30,6 @@ const RINGS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
 export function createSharedState(): SharedArrayBuffer {
   // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
   return new SharedArrayBuffer(RINGS_AT + ringBytes(MAX_SHARDS));
-}
-
-export function positionNumber(p: LogPosition): number {
-  return p.segment * 0x1_0000_0000 + p.offset;
 }
 
 export class SharedState {

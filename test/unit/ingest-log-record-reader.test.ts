@@ -2,8 +2,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IngestLog, LogRecordReader } from '../../src/stores/ingest-log/index.js';
-import { positionNumber } from '../../src/protocol/shared-state.js';
+import { IngestLog, LogRecordReader, positionNumber } from '../../src/stores/ingest-log/index.js';
 
 function tempDir(t: { teardown(fn: () => unknown): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'quill-record-reader-'));

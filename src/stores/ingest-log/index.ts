@@ -9,7 +9,7 @@ export {
   type RecoveryReport,
   type ReplayedRecord,
 } from './ingest-log.js';
-export { comparePositions, formatPosition, type LogPosition } from './position.js';
+export { comparePositions, formatPosition, positionNumber, positionOf, type LogPosition } from './position.js';
 export { IngestLogClosedError, IngestLogCorruptError } from './errors.js';
 export { nodeIo, type LogIo, type OpenMode, type SegmentFile } from './io.js';
 export { MAX_PAYLOAD_BYTES } from './framing.js';

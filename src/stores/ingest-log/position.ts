@@ -20,3 +20,19 @@ export function comparePositions(a: LogPosition, b: LogPosition): number {
 export function formatPosition(p: LogPosition): string {
   return `${p.segment}:${p.offset}`;
 }
+
+const SEGMENT_FACTOR = 0x1_0000_0000;
+
+/**
+ * A position as one number, `segment * 2^32 + offset` (exact: segments stay far below 2^21), for shared memory
+ * and record references between threads.
+ */
+export function positionNumber(p: LogPosition): number {
+  return p.segment * SEGMENT_FACTOR + p.offset;
+}
+
+/** The inverse of positionNumber. */
+export function positionOf(n: number): LogPosition {
+  return { segment: Math.floor(n / SEGMENT_FACTOR), offset: n % SEGMENT_FACTOR };
+}
+

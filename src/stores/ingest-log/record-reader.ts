@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { HEADER_BYTES, payloadCrc } from './framing.js';
+import { positionOf } from './position.js';
 import { segmentPath } from './segment-files.js';
 
 /**
@@ -15,13 +16,12 @@ import { segmentPath } from './segment-files.js';
  * through libuv's thread pool would cost more than the copy.
  */
 
-/** A record of one log: where it ends (`segment * 2^32 + offset`, as positionNumber) and its payload length. */
+/** A record of one log: where it ends (as positionNumber) and its payload length. */
 export interface RecordRef {
   readonly end: number;
   readonly bytes: number;
 }
 
-const SEGMENT_FACTOR = 2 ** 32;
 /** Neighbouring records are read with one `pread` while the span stays below this. */
 const MAX_SPAN_BYTES = 4 * 1024 * 1024;
 
@@ -42,10 +42,10 @@ export class LogRecordReader {
     let i = 0;
     while (i < refs.length) {
       // The run of records in one segment that fits one read.
-      const seq = Math.floor(refs[i]!.end / SEGMENT_FACTOR);
+      const seq = positionOf(refs[i]!.end).segment;
       const from = startOf(refs[i]!);
       let j = i + 1;
-      while (j < refs.length && Math.floor(refs[j]!.end / SEGMENT_FACTOR) === seq && offsetOf(refs[j]!.end) - from <= MAX_SPAN_BYTES) j++;
+      while (j < refs.length && positionOf(refs[j]!.end).segment === seq && offsetOf(refs[j]!.end) - from <= MAX_SPAN_BYTES) j++;
       const to = offsetOf(refs[j - 1]!.end);
       if (to < from) throw new RecordReadError(`${dir}: records out of order at segment ${seq}`);
       const span = Buffer.allocUnsafe(to - from);
@@ -80,7 +80,7 @@ export class LogRecordReader {
 }
 
 function offsetOf(position: number): number {
-  return position % SEGMENT_FACTOR;
+  return positionOf(position).offset;
 }
 
 function startOf(ref: RecordRef): number {

@@ -8,9 +8,8 @@
  * replayed from it and owners skip what they had already applied (and events are deduplicated by uuid anyway).
  */
 import type { SharedState } from '../../protocol/shared-state.js';
-import { positionNumber } from '../../protocol/shared-state.js';
 import type { Env, Table } from '../../stores/lmdb-env.js';
-import { IngestLog, type LogPosition } from '../../stores/ingest-log/index.js';
+import { IngestLog, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 
 const CHECKPOINT_KEY = 'log_checkpoint';
 /** How often the checkpoint may be stored (a replay after a crash then repeats at most this much more). */
