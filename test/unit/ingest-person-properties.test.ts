@@ -1,5 +1,6 @@
 import t from 'tap';
-import { applyPersonUpdates, mergeProperties, personProfileMode, personUpdatesOf, type NormalizedEvent } from '../../src/domain/ingest/index.js';
+import { applyPersonUpdates, personProfileMode, personUpdatesOf, type NormalizedEvent } from '../../src/domain/ingest/index.js';
+import { mergeProperties } from '../../src/domain/merge-properties.js';
 
 function ev(event: string, properties: Record<string, unknown>): NormalizedEvent {
   return { uuid: '0190163d-8694-739b-aadc-0ea0a8c2e3f3', event, distinct_id: 'd', properties, timestamp: '2024-06-15T12:00:00.000Z', elements_chain: '' };

@@ -35,5 +35,4 @@ export {
 export { isUuid, PERSON_UUID_NAMESPACE, personUuid, uuidv5, uuidv7 } from './uuid.js';
 export { isIllegalDistinctId } from './illegal-ids.js';
 export { applyPersonUpdates, deepEqual, personProfileMode, personUpdatesOf } from './person-properties.js';
-export { mergeProperties } from '../merge-properties.js';
 export { elementsChainFromElements, elementsChainFromRecords, parseElementsChain } from './elements-chain.js';

@@ -45,7 +45,7 @@ export function decodeLogRecord(
   keep?: (team: number, distinctId: string) => boolean,
 ): { team: number; events: NormalizedEvent[] } {
   const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  if (!startsWith(bytes, HEADER_PREFIX)) {
+  if (bytes.toString('latin1', 0, HEADER_PREFIX.length) !== HEADER_PREFIX) {
     const { t, e } = JSON.parse(bytes.toString('utf8')) as { t: number; e: NormalizedEvent[] };
     return { team: t, events: keep ? e.filter((event) => keep(t, event.distinct_id)) : e };
   }
@@ -64,10 +64,4 @@ export function decodeLogRecord(
     events.push(outcome.event);
   }
   return { team: header.t, events };
-}
-
-function startsWith(bytes: Buffer, prefix: string): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix.charCodeAt(i)) return false;
-  return true;
 }

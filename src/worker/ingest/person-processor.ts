@@ -9,8 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  applyPersonUpdates, isIllegalDistinctId, mergeProperties, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
+  applyPersonUpdates, isIllegalDistinctId, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
 } from '../../domain/ingest/index.js';
+import { mergeProperties } from '../../domain/merge-properties.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { PersonRow, PersonStore } from '../../stores/persons/person-store.js';
 
