@@ -339,17 +339,21 @@ export function sha1Hex(s: string): string {
   return hex8(H[0]!) + hex8(H[1]!) + hex8(H[2]!) + hex8(H[3]!) + hex8(H[4]!);
 }
 
+/** Words needed for `length` bytes starting `shift` bytes into the first word (one spare for OR-ing behind). */
+function wordCount(length: number, shift: number): number {
+  return ((length + shift + 3) >> 2) + 1;
+}
+
 /**
- * A string's UTF-8 bytes as big-endian words, starting `shift` bytes into the first word (the bytes before it are
- * zero), so it can be OR-ed into a message at any alignment.
+ * The first `length` UTF-8 bytes of `bytes` as big-endian words in `out`, starting `shift` bytes into the first
+ * word (the bytes before it are zero), so they can be OR-ed into a message at any alignment.
  */
-function wordsAt(bytes: Uint8Array, shift: number): Int32Array {
-  const out = new Int32Array(((bytes.length + shift + 3) >> 2) + 1);
-  for (let i = 0; i < bytes.length; i++) {
+function packWords(bytes: Uint8Array, length: number, shift: number, out: Int32Array): void {
+  out.fill(0, 0, wordCount(length, shift));
+  for (let i = 0; i < length; i++) {
     const pos = i + shift;
     out[pos >> 2] |= bytes[i]! << ((3 - (pos & 3)) << 3);
   }
-  return out;
 }
 
 const encoder = new TextEncoder();
@@ -367,7 +371,9 @@ function encodedPrefix(prefix: string): EncodedPrefix {
   if (p === undefined) {
     if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
     const bytes = encoder.encode(prefix);
-    p = { words: wordsAt(bytes, 0), bytes: bytes.length };
+    const words = new Int32Array(wordCount(bytes.length, 0));
+    packWords(bytes, bytes.length, 0, words);
+    p = { words, bytes: bytes.length };
     prefixes.set(prefix, p);
   }
   return p;
@@ -406,14 +412,9 @@ function identifierAt(identifier: string, shift: number): Int32Array {
   }
   let w = identifierWords[shift]!;
   if (identifierWordCounts[shift] === 0) {
-    const count = ((identifierLength + shift + 3) >> 2) + 1;
+    const count = wordCount(identifierLength, shift);
     if (w.length < count) identifierWords[shift] = w = new Int32Array(count * 2);
-    w.fill(0, 0, count);
-    const bytes = identifierBytes;
-    for (let i = 0; i < identifierLength; i++) {
-      const pos = i + shift;
-      w[pos >> 2] |= bytes[i]! << ((3 - (pos & 3)) << 3);
-    }
+    packWords(identifierBytes, identifierLength, shift, w);
     identifierWordCounts[shift] = count;
   }
   return w;
