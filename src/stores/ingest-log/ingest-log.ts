@@ -407,7 +407,7 @@ export class IngestLog {
   /** Rotation and tail repair need the active segment quiet: every written group settled. */
   #mustWaitForSyncs(): boolean {
     if (this.#written.length === 0) return false;
-    return this.#tailDirty || this.#mustRotate || this.#rotationDue();
+    return this.#tailDirty || this.#rotationDue();
   }
 
   #rotationDue(): boolean {
