@@ -6,6 +6,7 @@
 import { details, type BenchContext, type CaseResult } from '../lib/context.js';
 import { round1 } from '../lib/proc-stats.js';
 import { PROJECT_KEY } from '../lib/paths.js';
+import { syncSummary } from '../lib/log-syncs.js';
 
 const EVENTS_PER_REQUEST = 100;
 const CONNECTIONS = 32;
@@ -26,8 +27,10 @@ export async function runBatch(ctx: BenchContext): Promise<CaseResult> {
   // No automatic repeat here: a second round would add its events to the backlog being timed.
   await ctx.quiet('batch');
   ctx.log(`batch: measuring ${ctx.settings.measureS} s at ${CONNECTIONS} connections`);
+  const syncsBefore = await ctx.probe.logSyncs();
   const r = await ctx.run(load, { connections: CONNECTIONS, durationS: ctx.settings.measureS });
   const loadEnd = performance.now();
+  const syncsAfter = syncsBefore ? await ctx.probe.logSyncs() : null;
   const acked = (r.requests - r.non_2xx) * EVENTS_PER_REQUEST;
   ctx.log(`batch: ${acked} events acknowledged; waiting until they are applied (${ctx.probe.source})`);
   const applied = await ctx.probe.wait({ atLeast: start + acked, since: loadEnd, timeoutMs: DRAIN_TIMEOUT_MS });
@@ -62,6 +65,7 @@ export async function runBatch(ctx: BenchContext): Promise<CaseResult> {
     ...ctx.footprint(),
     notes: notes.join('; '),
     events_per_request: EVENTS_PER_REQUEST,
+    ...(syncsBefore && syncsAfter ? { log_sync: syncSummary(syncsBefore, syncsAfter) } : {}),
     ...details(r),
   };
 }

@@ -6,11 +6,12 @@ import { details, type BenchContext, type CaseResult } from '../lib/context.js';
 import type { LoadResult } from '../lib/load.js';
 import { round1, round2 } from '../lib/proc-stats.js';
 import { PROJECT_KEY } from '../lib/paths.js';
+import { syncSummary, type SyncSnapshot, type SyncSummary } from '../lib/log-syncs.js';
 
 const LOAD = { kind: 'capture', path: '/capture/', apiKey: PROJECT_KEY } as const;
 const DRAIN_TIMEOUT_MS = 120_000;
 
-function result(ctx: BenchContext, name: string, r: LoadResult & { retried?: boolean }, notes: string[]): CaseResult {
+function result(ctx: BenchContext, name: string, r: LoadResult & { retried?: boolean }, notes: string[], syncs: SyncSummary | null): CaseResult {
   return {
     case: name,
     connections: r.connections,
@@ -22,8 +23,15 @@ function result(ctx: BenchContext, name: string, r: LoadResult & { retried?: boo
     ratio_to_baseline: ctx.ratio(r.requests_s, r.connections),
     ...ctx.footprint(),
     notes: [...ctx.roundNotes(r), ...notes].join('; '),
+    ...(syncs ? { log_sync: syncs } : {}),
     ...details(r),
   };
+}
+
+/** The logs' syncs since `before` (warm-up and measured rounds together), if the server reports them. */
+async function syncsSince(ctx: BenchContext, before: SyncSnapshot | null): Promise<SyncSummary | null> {
+  const after = before ? await ctx.probe.logSyncs() : null;
+  return before && after ? syncSummary(before, after) : null;
 }
 
 /**
@@ -41,9 +49,11 @@ export async function runCapture(ctx: BenchContext): Promise<CaseResult[]> {
   let peak: LoadResult | null = null;
   for (const connections of [8, 64]) {
     const before = (await ctx.probe.count()) ?? 0;
+    const syncsBefore = await ctx.probe.logSyncs();
     const r = await ctx.measure(`capture c${connections}`, LOAD, { connections });
+    const syncs = await syncsSince(ctx, syncsBefore);
     const notes = await settle(ctx, before, r.answered);
-    out.push(result(ctx, `capture_c${connections}`, r, notes));
+    out.push(result(ctx, `capture_c${connections}`, r, notes, syncs));
     if (connections === 64) peak = r;
   }
 
@@ -56,10 +66,12 @@ export async function runCapture(ctx: BenchContext): Promise<CaseResult[]> {
   let delayMs = Math.max(0.1, interval - peak!.p50_ms / 2);
   ctx.log(`capture half rate: target ${target} req/s, calibrating`);
   const before = (await ctx.probe.count()) ?? 0;
+  const syncsBefore = await ctx.probe.logSyncs();
   const calibration = await ctx.run(LOAD, { connections, durationS: ctx.settings.warmupS, delayMs });
   const overhead = (connections * 1000) / calibration.requests_s - delayMs;
   delayMs = Math.max(0.1, interval - overhead);
   const r = await ctx.measure('capture half rate', LOAD, { connections, delayMs }, false);
+  const syncs = await syncsSince(ctx, syncsBefore);
   const notes = [
     `target ${target} req/s = 50% of the 64-connection peak; achieved ${r.requests_s} req/s`,
     ctx.gen.tool === 'wrk'
@@ -69,6 +81,6 @@ export async function runCapture(ctx: BenchContext): Promise<CaseResult[]> {
   ];
   if (Math.abs(r.requests_s - target) / target > 0.1) notes.push('achieved rate is more than 10% off the target');
   const settled = await settle(ctx, before, calibration.requests - calibration.non_2xx + r.answered);
-  out.push({ ...result(ctx, 'capture_half_rate', r, [...notes, ...settled]), target_requests_s: target });
+  out.push({ ...result(ctx, 'capture_half_rate', r, [...notes, ...settled], syncs), target_requests_s: target });
   return out;
 }

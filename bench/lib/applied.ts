@@ -14,6 +14,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
+import { sumSyncs, type SyncSnapshot } from './log-syncs.js';
 import { PERSONAL_KEY } from './paths.js';
 
 export type AppliedSource = 'stats-hook' | 'lmdb-read-only' | 'events-api-barrier' | 'none';
@@ -98,6 +99,13 @@ export class AppliedProbe {
     }
     if (this.source === 'lmdb-read-only') return storedEvents(this.dataDir);
     return null;
+  }
+
+  /** The ingest logs' sync counters now (stats hook only; null elsewhere or on an older build). */
+  async logSyncs(): Promise<SyncSnapshot | null> {
+    if (this.source !== 'stats-hook') return null;
+    const shards = await statsHook(this.base);
+    return shards ? sumSyncs(shards as Parameters<typeof sumSyncs>[0]) : null;
   }
 
   /**

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IngestLog, nodeIo, type LogIo, type LogPosition, type SegmentFile } from '../../src/stores/ingest-log/index.js';
+import { IngestLog, nodeIo, SYNC_BOUNDS_MS, syncBucket, type LogIo, type LogPosition, type SegmentFile } from '../../src/stores/ingest-log/index.js';
 
 // Group commits overlap: while one group's fdatasync is in flight the next group is written and synced at once (up
 // to maxSyncsInFlight). Acknowledgements must still come strictly in log order, each group only after its own sync,
@@ -238,4 +238,36 @@ t.test('a rotation waits until every group of the old segment is acknowledged', 
   t.same(third.state.value, { segment: 2, offset: FRAME }, 'the third record opens segment 2');
   t.same(await ids(log), [1, 2, 3]);
   await log.close();
+});
+
+t.test('the sync-latency histogram puts a held sync in a bucket above the time it was held', async (t) => {
+  const { g, log } = await openGated(t);
+  const quick = log.append(rec(1));
+  await g.syncsRequested(1);
+  g.held[0]!.finish();
+  await quick;
+  const slow = log.append(rec(2));
+  await g.syncsRequested(2);
+  const heldMs = 30;
+  await new Promise((r) => setTimeout(r, heldMs));
+  g.held[1]!.finish();
+  await slow;
+  const { syncs, syncLatency } = log.stats();
+  t.equal(syncs, 2);
+  t.equal(syncLatency.counts.reduce((a, b) => a + b, 0), 2, 'both syncs counted once');
+  // The held sync took at least `heldMs` (timers never fire early), so its bucket's bound is at least that; how much
+  // longer it took is the machine's business, so that side is not asserted.
+  let slowest = syncLatency.counts.length - 1;
+  while (slowest > 0 && syncLatency.counts[slowest] === 0) slowest--;
+  const bound = syncLatency.boundsMs[slowest] ?? Infinity;
+  t.ok(bound >= heldMs, `held ${heldMs} ms: counted in the bucket up to ${bound} ms`);
+  await log.close();
+});
+
+t.test('syncBucket: a duration goes to the first bound it does not exceed', async (t) => {
+  t.equal(syncBucket(0), 0);
+  t.equal(syncBucket(SYNC_BOUNDS_MS[0]!), 0, 'a bound belongs to its own bucket');
+  t.equal(syncBucket(SYNC_BOUNDS_MS[0]! + 0.01), 1);
+  t.equal(syncBucket(SYNC_BOUNDS_MS.at(-1)!), SYNC_BOUNDS_MS.length - 1);
+  t.equal(syncBucket(SYNC_BOUNDS_MS.at(-1)! + 1), SYNC_BOUNDS_MS.length, 'longer than every bound: the last bucket');
 });

@@ -78,8 +78,10 @@ t.test('append, endPosition, replay and reopen', async (t) => {
 
   t.same((await replayAll(log, ends[4]!)).map((r) => r.id), [...Array(15).keys()].map((i) => i + 5), 'strictly after');
   t.same(await replayAll(log, log.endPosition), [], 'nothing after the end');
-  const { syncMs, syncMaxMs, ...counts } = log.stats();
+  const { syncMs, syncMaxMs, syncLatency, ...counts } = log.stats();
   t.same(counts, { segments: 1, bytes: ends[19]!.offset, appends: 20, syncs: 20, groups: 20, failedAppends: 0 });
+  t.equal(syncLatency.counts.reduce((a, b) => a + b, 0), 20, 'every sync is in one latency bucket');
+  t.equal(syncLatency.counts.length, syncLatency.boundsMs.length + 1, 'one bucket per bound, and one above the last');
   t.ok(Number.isInteger(syncMs) && syncMs >= 0, 'time spent in fdatasync, in whole milliseconds');
   t.ok(syncMaxMs >= 0 && syncMaxMs <= syncMs + 1, 'the longest single fdatasync, within the total');
   await log.close();

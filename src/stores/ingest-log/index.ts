@@ -4,6 +4,8 @@
  */
 export {
   IngestLog,
+  SYNC_BOUNDS_MS,
+  syncBucket,
   type IngestLogOptions,
   type IngestLogStats,
   type RecoveryReport,

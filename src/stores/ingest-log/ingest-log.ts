@@ -52,6 +52,12 @@ export interface IngestLogStats {
   syncMs: number;
   /** The longest of those fdatasync calls, in ms: a stall behind other writers to the disk shows here first. */
   syncMaxMs: number;
+  /**
+   * How those fdatasync calls were spread by duration: `counts[i]` took at most `boundsMs[i]` (and more than the
+   * bound before it); the last count is everything longer than the last bound. Counters, so a reader takes the
+   * difference of two snapshots to see one interval (the benchmarks do, per measured round).
+   */
+  syncLatency: { boundsMs: readonly number[]; counts: number[] };
   /** Group commits that succeeded (one write each), with or without fsync. */
   groups: number;
   /** Records rejected because their group's write/sync failed. */
@@ -101,6 +107,11 @@ const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_GROUP_BYTES = 8 * 1024 * 1024;
 const DEFAULT_PREALLOCATE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_MAX_SYNCS_IN_FLIGHT = 2;
+/**
+ * Bucket bounds of the sync-latency histogram, ms. On this kind of disk a quiet fdatasync takes 0.1-1 ms; the upper
+ * buckets separate the stalls (another writer's flush ahead in the queue) that decide an acknowledgement's p99.
+ */
+export const SYNC_BOUNDS_MS: readonly number[] = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500];
 /** Reused source of zeros for preallocation. */
 const ZEROS = Buffer.alloc(1024 * 1024);
 
@@ -165,6 +176,7 @@ export class IngestLog {
   #syncs = 0;
   #syncMs = 0;
   #syncMaxMs = 0;
+  readonly #syncCounts: number[] = new Array<number>(SYNC_BOUNDS_MS.length + 1).fill(0);
   #groups = 0;
   #failedAppends = 0;
 
@@ -307,6 +319,7 @@ export class IngestLog {
       syncs: this.#syncs,
       syncMs: Math.round(this.#syncMs),
       syncMaxMs: Math.round(this.#syncMaxMs * 10) / 10,
+      syncLatency: { boundsMs: SYNC_BOUNDS_MS, counts: [...this.#syncCounts] },
       groups: this.#groups,
       failedAppends: this.#failedAppends,
     };
@@ -458,6 +471,7 @@ export class IngestLog {
         const took = performance.now() - syncStart;
         this.#syncMs += took;
         if (took > this.#syncMaxMs) this.#syncMaxMs = took;
+        this.#syncCounts[syncBucket(took)]!++;
         this.#syncs++;
         written.state = 'synced';
         this.#settle();
@@ -569,6 +583,13 @@ export class IngestLog {
     this.#mustRotate = false;
     await old.close().catch((err: unknown) => this.#warn(`[ingest-log] closing sealed segment ${seq - 1}: ${String(err)}`));
   }
+}
+
+/** The histogram bucket of a sync that took `ms` (see SYNC_BOUNDS_MS). */
+export function syncBucket(ms: number): number {
+  let i = 0;
+  while (i < SYNC_BOUNDS_MS.length && ms > SYNC_BOUNDS_MS[i]!) i++;
+  return i;
 }
 
 /** True when every byte of [from, to) is zero (a preallocated tail rather than a torn write). */
