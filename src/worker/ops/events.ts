@@ -11,13 +11,13 @@ import { isUuid } from '../../domain/ingest/index.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
 import { urlWith } from '../pagination.js';
-import { csv, json } from '../reply.js';
+import { csv, json, jsonText } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { parseListQuery, wantsCsv, type ListQuery } from './events/list-query.js';
 import { usesCohorts } from './events/property-filter.js';
 import { getEverywhere, scanEverywhere, valuesEverywhere } from './events/scatter.js';
 import { columnValue, typeOf, type Column } from './events/select.js';
-import { parseProperties, PersonResolver, serializeEvent, type EventRow } from './events/serialize.js';
+import { parseProperties, PersonResolver, serializeEvent, serializeEventJson, type EventRow } from './events/serialize.js';
 import { projectIdOf, type OpHandler } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -85,8 +85,13 @@ export const listEvents: OpHandler = async (item, rt) => {
   const page = rows.slice(q.offset, q.offset + q.limit);
   const persons = new PersonResolver(rt.persons, team);
   if (q.select !== null) return selectAnswer(item, q.select, page, rows.length > q.offset + q.limit, persons);
-  const results = page.map((r) => serializeEvent(r, persons));
-  return answer(item, { next: nextUrl(item, q, rows), results }, results, 'events.csv');
+  const next = nextUrl(item, q, rows);
+  if (wantsCsv(item.meta.query)) {
+    const results = page.map((r) => serializeEvent(r, persons));
+    return answer(item, { next, results }, results, 'events.csv');
+  }
+  // JSON text built per event, the stored properties spliced in unparsed (serializeEventJson).
+  return jsonText(200, `{"next":${JSON.stringify(next)},"results":[${page.map((r) => serializeEventJson(r, persons)).join(',')}]}`);
 };
 
 /** `select` answers PostHog's experimental shape: `{columns, types, results: [[...]], hasMore}`. */
