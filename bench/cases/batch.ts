@@ -6,7 +6,7 @@
 import { details, type BenchContext, type CaseResult } from '../lib/context.js';
 import { round1 } from '../lib/proc-stats.js';
 import { PROJECT_KEY } from '../lib/paths.js';
-import { syncSummary } from '../lib/log-syncs.js';
+import { syncsSince } from '../lib/log-syncs.js';
 
 const EVENTS_PER_REQUEST = 100;
 const CONNECTIONS = 32;
@@ -30,7 +30,7 @@ export async function runBatch(ctx: BenchContext): Promise<CaseResult> {
   const syncsBefore = await ctx.probe.logSyncs();
   const r = await ctx.run(load, { connections: CONNECTIONS, durationS: ctx.settings.measureS });
   const loadEnd = performance.now();
-  const syncsAfter = syncsBefore ? await ctx.probe.logSyncs() : null;
+  const syncs = await syncsSince(ctx.probe, syncsBefore);
   const acked = (r.requests - r.non_2xx) * EVENTS_PER_REQUEST;
   ctx.log(`batch: ${acked} events acknowledged; waiting until they are applied (${ctx.probe.source})`);
   const applied = await ctx.probe.wait({ atLeast: start + acked, since: loadEnd, timeoutMs: DRAIN_TIMEOUT_MS });
@@ -65,7 +65,7 @@ export async function runBatch(ctx: BenchContext): Promise<CaseResult> {
     ...ctx.footprint(),
     notes: notes.join('; '),
     events_per_request: EVENTS_PER_REQUEST,
-    ...(syncsBefore && syncsAfter ? { log_sync: syncSummary(syncsBefore, syncsAfter) } : {}),
+    ...(syncs ? { log_sync: syncs } : {}),
     ...details(r),
   };
 }

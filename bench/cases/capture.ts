@@ -6,7 +6,7 @@ import { details, type BenchContext, type CaseResult } from '../lib/context.js';
 import type { LoadResult } from '../lib/load.js';
 import { round1, round2 } from '../lib/proc-stats.js';
 import { PROJECT_KEY } from '../lib/paths.js';
-import { syncSummary, type SyncSnapshot, type SyncSummary } from '../lib/log-syncs.js';
+import { syncsSince, type SyncSummary } from '../lib/log-syncs.js';
 
 const LOAD = { kind: 'capture', path: '/capture/', apiKey: PROJECT_KEY } as const;
 const DRAIN_TIMEOUT_MS = 120_000;
@@ -28,12 +28,6 @@ function result(ctx: BenchContext, name: string, r: LoadResult & { retried?: boo
   };
 }
 
-/** The logs' syncs since `before` (warm-up and measured rounds together), if the server reports them. */
-async function syncsSince(ctx: BenchContext, before: SyncSnapshot | null): Promise<SyncSummary | null> {
-  const after = before ? await ctx.probe.logSyncs() : null;
-  return before && after ? syncSummary(before, after) : null;
-}
-
 /**
  * Lets the rounds' events (`answered` since the store held `before`) be applied, so the next round does not share
  * the CPU with that work.
@@ -51,7 +45,7 @@ export async function runCapture(ctx: BenchContext): Promise<CaseResult[]> {
     const before = (await ctx.probe.count()) ?? 0;
     const syncsBefore = await ctx.probe.logSyncs();
     const r = await ctx.measure(`capture c${connections}`, LOAD, { connections });
-    const syncs = await syncsSince(ctx, syncsBefore);
+    const syncs = await syncsSince(ctx.probe, syncsBefore);
     const notes = await settle(ctx, before, r.answered);
     out.push(result(ctx, `capture_c${connections}`, r, notes, syncs));
     if (connections === 64) peak = r;
@@ -71,7 +65,7 @@ export async function runCapture(ctx: BenchContext): Promise<CaseResult[]> {
   const overhead = (connections * 1000) / calibration.requests_s - delayMs;
   delayMs = Math.max(0.1, interval - overhead);
   const r = await ctx.measure('capture half rate', LOAD, { connections, delayMs }, false);
-  const syncs = await syncsSince(ctx, syncsBefore);
+  const syncs = await syncsSince(ctx.probe, syncsBefore);
   const notes = [
     `target ${target} req/s = 50% of the 64-connection peak; achieved ${r.requests_s} req/s`,
     ctx.gen.tool === 'wrk'

@@ -72,3 +72,9 @@ export function syncSummary(before: SyncSnapshot, after: SyncSnapshot): SyncSumm
     histogram,
   };
 }
+
+/** The logs' syncs since `before` was taken, if the server reports them (null before or now: no summary). */
+export async function syncsSince(probe: { logSyncs(): Promise<SyncSnapshot | null> }, before: SyncSnapshot | null): Promise<SyncSummary | null> {
+  const after = before ? await probe.logSyncs() : null;
+  return before && after ? syncSummary(before, after) : null;
+}

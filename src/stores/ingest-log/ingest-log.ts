@@ -173,7 +173,6 @@ export class IngestLog {
   #releaseChain: Promise<void> = Promise.resolve();
 
   #appends = 0;
-  #syncs = 0;
   #syncMs = 0;
   #syncMaxMs = 0;
   readonly #syncCounts: number[] = new Array<number>(SYNC_BOUNDS_MS.length + 1).fill(0);
@@ -316,7 +315,8 @@ export class IngestLog {
       segments: this.#sealed.length + 1,
       bytes,
       appends: this.#appends,
-      syncs: this.#syncs,
+      // Every completed sync is counted in exactly one latency bucket.
+      syncs: this.#syncCounts.reduce((a, b) => a + b, 0),
       syncMs: Math.round(this.#syncMs),
       syncMaxMs: Math.round(this.#syncMaxMs * 10) / 10,
       syncLatency: { boundsMs: SYNC_BOUNDS_MS, counts: [...this.#syncCounts] },
@@ -472,7 +472,6 @@ export class IngestLog {
         this.#syncMs += took;
         if (took > this.#syncMaxMs) this.#syncMaxMs = took;
         this.#syncCounts[syncBucket(took)]!++;
-        this.#syncs++;
         written.state = 'synced';
         this.#settle();
       },

@@ -86,10 +86,7 @@ export const listEvents: OpHandler = async (item, rt) => {
   const persons = new PersonResolver(rt.persons, team);
   if (q.select !== null) return selectAnswer(item, q.select, page, rows.length > q.offset + q.limit, persons);
   const next = nextUrl(item, q, rows);
-  if (wantsCsv(item.meta.query)) {
-    const results = page.map((r) => serializeEvent(r, persons));
-    return answer(item, { next, results }, results, 'events.csv');
-  }
+  if (wantsCsv(item.meta.query)) return csv(toCsv(page.map((r) => serializeEvent(r, persons))), 'events.csv');
   // JSON text built per event, the stored properties spliced in unparsed (serializeEventJson).
   return jsonText(200, `{"next":${JSON.stringify(next)},"results":[${page.map((r) => serializeEventJson(r, persons)).join(',')}]}`);
 };
