@@ -83,6 +83,7 @@ const SPECS: RouteSpec[] = [
   api('GET', '/api/projects', 'projects.list'),
   api('POST', '/api/projects', 'projects.create', 'json', S.ProjectCreate),
   api('GET', P, 'projects.retrieve'),
+  api('PATCH', P, 'projects.update', 'json', S.ProjectUpdate),
   api('GET', '/api/personal_api_keys', 'personal_keys.list'),
   api('POST', '/api/personal_api_keys', 'personal_keys.create', 'json', S.PersonalKeyCreate),
   api('GET', '/api/personal_api_keys/:id', 'personal_keys.retrieve'),
@@ -124,6 +125,7 @@ const SPECS: RouteSpec[] = [
   api('GET', `${PERSONS}/properties`, 'persons.properties'),
   api('GET', `${PERSONS}/values`, 'persons.values'),
   api('GET', `${PERSONS}/cohorts`, 'persons.cohorts'),
+  api('GET', `${PERSONS}/trends`, 'persons.trends'),
   api('GET', `${PERSONS}/:id`, 'persons.retrieve'),
   api('PATCH', `${PERSONS}/:id`, 'persons.update', 'json', S.PersonUpdate),
   api('PUT', `${PERSONS}/:id`, 'persons.update', 'json', S.PersonUpdate),
@@ -148,6 +150,10 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/events`, 'events.list'),
   api('GET', `${P}/events/values`, 'events.values'),
   api('GET', `${P}/events/:id`, 'events.retrieve'),
+
+  // Analyses (the body, for POST, is merged over the query string)
+  api('GET', `${P}/insights/trend`, 'insights.trend'),
+  api('POST', `${P}/insights/trend`, 'insights.trend', 'json', S.AnyObject),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list'),

@@ -36,6 +36,13 @@ export const ProjectCreate = Type.Object({
   name: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'ProjectCreate' });
 
+/** PATCH /api/projects/:id/: the settings analyses read. */
+export const ProjectUpdate = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
+  test_account_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+}, { additionalProperties: true, $id: 'ProjectUpdate' });
+
 export const PersonalKeyCreate = Type.Object({
   label: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'PersonalKeyCreate' });

@@ -425,6 +425,7 @@ export class Shard {
     }
     Object.assign(this.appliedFrom, reached);
     this.totals.appliedEvents += stored.length;
+    for (const team of scanned.keys()) this.ctx.shared.projectChanged(team);
     // The uuid set only has to cover events not yet committed; after the commit the index answers.
     this.seenUuids.clear();
     // Sources may forget these records once both environments have flushed them (power-loss safety).
