@@ -193,6 +193,7 @@ function* generateDays(opts: DatasetOptions, keep: (persons: PersonState[]) => v
         // Signing up identifies this device; a signed-up person's other device logs in on a later visit.
         if (event === 'signed_up' || (person.signedUp && !person.identified[device] && rand() < 0.5)) {
           t += 1000;
+          // Only an identify that is sent identifies: the day may be full.
           if (pending.length < target) {
             const extra: Record<string, unknown> = { $anon_distinct_id: anonId };
             delete props.$current_url;
@@ -200,8 +201,8 @@ function* generateDays(opts: DatasetOptions, keep: (persons: PersonState[]) => v
             delete props.$elements_chain;
             delete props.price;
             push('$identify', userId, extra);
+            person.identified[device] = true;
           }
-          person.identified[device] = true;
         }
         t += 5_000 + Math.floor(rand() * 120_000);
         if (t >= dayStart + 86_400_000) break;

@@ -14,6 +14,7 @@ export const ConfigSchema = Type.Object({
   personalApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PERSONAL_API_KEY: key of the first user (only when the data directory is new)' }),
   logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
   faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
+  rebuildScanLayout: Type.Boolean({ description: 'QUILL_REBUILD_SCAN_LAYOUT: rebuild the analytics column layout from the stored events at start-up' }),
   analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
 });
 
@@ -31,4 +32,5 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   logLevel: 'QUILL_LOG_LEVEL',
   faultInjection: 'QUILL_FAULT_INJECTION',
   analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
+  rebuildScanLayout: 'QUILL_REBUILD_SCAN_LAYOUT',
 };

@@ -72,15 +72,15 @@ function parseCompound(token: string): Compound | null {
 }
 
 function attributeOf(el: ElementRecord, name: string): string | null {
-  if (name === 'href') return el.href;
-  if (name === 'id') return el.attr_id;
+  if (name === 'href') return el.href ?? el.attributes.attr__href ?? null;
+  if (name === 'id') return el.attr_id ?? el.attributes.attr__id ?? null;
   if (name === 'class') return el.attr_class ? el.attr_class.join(' ') : null;
   return el.attributes[`attr__${name}`] ?? el.attributes[name] ?? null;
 }
 
 function matchesCompound(el: ElementRecord, c: Compound): boolean {
   if (c.tag !== null && el.tag_name !== c.tag) return false;
-  if (c.id !== null && el.attr_id !== c.id) return false;
+  if (c.id !== null && attributeOf(el, 'id') !== c.id) return false;
   for (const cls of c.classes) if (!el.attr_class || !el.attr_class.includes(cls)) return false;
   for (const a of c.attributes) {
     const v = attributeOf(el, a.name);

@@ -38,6 +38,8 @@ interface BlockMeta {
   minTs: number;
   maxTs: number;
   cols: Record<string, ColumnKind>;
+  /** Bytes of its columns. */
+  bytes?: number;
 }
 
 type MetaKey = [number, number];
@@ -107,6 +109,26 @@ export class ScanStore {
       if (!(view.maxTs < fromTs || view.minTs > toTs)) out.push(view);
     }
     return out;
+  }
+
+  /** Size of the layout of every project: sealed blocks (events, bytes of their columns) and open events. */
+  stats(): { sealedBlocks: number; sealedEvents: number; sealedBytes: number; openEvents: number } {
+    let sealedBlocks = 0;
+    let sealedEvents = 0;
+    let sealedBytes = 0;
+    for (const { value } of this.meta.getRange({} as never) as Iterable<{ value: BlockMeta }>) {
+      sealedBlocks++;
+      sealedEvents += value.n;
+      sealedBytes += value.bytes ?? 0;
+    }
+    let openEvents = 0;
+    for (const b of this.open.values()) openEvents += b.size;
+    return { sealedBlocks, sealedEvents, sealedBytes, openEvents };
+  }
+
+  /** Forgets the stored layout, so the next start-up rebuilds it from the rows (QUILL_REBUILD_SCAN_LAYOUT). */
+  async forgetLayout(): Promise<void> {
+    await this.env.transaction(() => this.state.remove(LAYOUT_KEY));
   }
 
   /** Events in the layout for a project (sealed and open), for tests and stats. */
@@ -204,11 +226,14 @@ export class ScanStore {
     const seq = this.nextSeq++;
     const { minTs, maxTs, columns } = builder.columns();
     const cols: Record<string, ColumnKind> = {};
+    let bytes = 0;
     for (const [name, col] of columns) {
       cols[name] = col.kind;
-      this.columns.put([team, seq, name], encodeColumn(col));
+      const encoded = encodeColumn(col);
+      bytes += encoded.byteLength;
+      this.columns.put([team, seq, name], encoded);
     }
-    this.meta.put([team, seq], { n: builder.size, minTs, maxTs, cols });
+    this.meta.put([team, seq], { n: builder.size, minTs, maxTs, cols, bytes });
   }
 
   private deleteSealed(team: number, seq: number, meta: BlockMeta): void {

@@ -141,6 +141,7 @@ export class IngestService {
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
       columnCache: rt.columnCache,
+      rebuildScanLayout: rt.config.rebuildScanLayout,
     };
   }
 

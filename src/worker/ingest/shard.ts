@@ -53,6 +53,8 @@ export interface ApplyContext {
   pacer: ApplyPacer;
   /** This thread's cache of decoded scan-layout columns. */
   columnCache: ColumnCache;
+  /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
+  rebuildScanLayout: boolean;
 }
 
 /**
@@ -149,6 +151,7 @@ export class Shard {
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
     const events = new EventStore(shardDir(dataDir, id), ctx.columnCache, id);
+    if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
     if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
     const log = await IngestLog.open({ dir: shardLogDir(dataDir, id) });
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
@@ -221,7 +224,7 @@ export class Shard {
     this.takeFromRing();
     // How long the oldest acknowledged event not yet applied has waited: the ingestion lag an operator watches.
     const lagMs = this.queue.length > 0 ? Math.round(performance.now() - this.queue[0]!.queuedAt) : 0;
-    return { shard: this.id, backlog: this.backlog, lagMs, ...this.totals, unreleasedRecords: this.source.pending, log: this.source.logStats };
+    return { shard: this.id, backlog: this.backlog, lagMs, ...this.totals, unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats() };
   }
 
   async close(): Promise<void> {
