@@ -166,7 +166,7 @@ export class Exchange {
       status: 200,
       body: '{"status":1}',
       headers: {
-        'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+        'Access-Control-Allow-Methods': 'GET, POST, PATCH, PUT, DELETE, OPTIONS',
         'Access-Control-Allow-Headers': requested || 'Content-Type, Authorization',
         'Access-Control-Max-Age': '86400',
       },
