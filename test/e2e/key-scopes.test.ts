@@ -118,6 +118,16 @@ t.test('scoped_teams confine a key to projects; scoped_organizations to the orga
   const defs = await client.get(`/flags/definitions?token=${first.api_token}`);
   t.same(defs.body, denied(`API key does not have access to the requested project: ID ${first.id}.`));
   t.equal((await client.get(`/flags/definitions?token=${second.api_token}`)).status, 200);
+  // A personal key in place of the project key (capture, flags) reaches only the projects it is confined to.
+  const keyValue = client.key!;
+  const capture = (projectId: number) => fetch(`${server.q.base}/capture/`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: keyValue, project_id: projectId, event: 'via-personal-key', distinct_id: 'pk' }),
+  });
+  const outside = await capture(first.id);
+  t.equal(outside.status, 403);
+  t.same(await outside.json(), denied(`API key does not have access to the requested project: ID ${first.id}.`));
+  t.equal((await capture(second.id)).status, 200);
 
   const foreignTeam = await server.api.post('/api/personal_api_keys/', { label: 'x', scoped_teams: [999999] });
   t.same(foreignTeam.body, { type: 'validation_error', code: 'invalid_input', detail: 'You must be a member of all teams that you are scoping the key to.', attr: 'scoped_teams' });
