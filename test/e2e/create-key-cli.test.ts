@@ -22,10 +22,29 @@ function quillCli(args: string[], env: Record<string, string> = {}): Promise<{ c
 
 const keyIn = (stdout: string): string => /^(phx_[A-Za-z0-9]{43})$/m.exec(stdout)?.[1] ?? '';
 
-t.test('server stopped: the minted key works after the restart', async (t) => {
+t.test('server stopped: refusals, then the minted key works after the restart', async (t) => {
   const first = await startQuill();
   t.teardown(() => removeDir(first.dataDir));
   await first.stop();
+
+  // Refusals first, on the same directory: the operator's mistakes are reported, nothing is written.
+  const unknown = await quillCli(['create-key', '--email', 'nobody@example.com', '--data-dir', first.dataDir]);
+  t.equal(unknown.code, 1);
+  t.match(unknown.stderr, /no user with e-mail nobody@example\.com; users: admin@quill\.local/);
+  const badScope = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', first.dataDir, '--scopes', 'everything']);
+  t.equal(badScope.code, 1);
+  t.match(badScope.stderr, /invalid scope "everything"/);
+  const longLabel = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', first.dataDir, '--label', 'l'.repeat(41)]);
+  t.equal(longLabel.code, 1);
+  t.match(longLabel.stderr, /--label: Ensure this field has no more than 40 characters\./);
+  t.equal((await quillCli(['create-key', '--data-dir', first.dataDir])).code, 2, '--email is required');
+  t.equal((await quillCli(['make-coffee'])).code, 2, 'unknown command');
+  const empty = mkdtempSync(join(tmpdir(), 'quill-cli-empty-'));
+  t.teardown(() => removeDir(empty));
+  const missing = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', empty]);
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /no Quill data directory/);
+
   const res = await quillCli(['create-key', '--email', 'ADMIN@quill.local', '--label', 'recovered'], { QUILL_DATA_DIR: first.dataDir });
   t.equal(res.code, 0, res.stderr);
   const key = keyIn(res.stdout);
@@ -69,26 +88,4 @@ t.test('server running: the key works on its first request, scopes as asked', as
   t.equal((await api.delete(`/api/personal_api_keys/${readerId}/`)).status, 204);
   t.equal((await reader.get('/api/projects/@current/feature_flags/')).status, 401);
   t.equal((await api.withKey('phx_' + 'x'.repeat(43)).get('/api/users/@me/')).status, 401, 'unknown keys stay unknown');
-});
-
-t.test('refusals: unknown user, not a data directory, bad scope, usage', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'quill-cli-'));
-  t.teardown(() => removeDir(dir));
-  const q = await startQuill({ dataDir: dir });
-  await q.stop();
-  const unknown = await quillCli(['create-key', '--email', 'nobody@example.com', '--data-dir', dir]);
-  t.equal(unknown.code, 1);
-  t.match(unknown.stderr, /no user with e-mail nobody@example\.com; users: admin@quill\.local/);
-  const empty = mkdtempSync(join(tmpdir(), 'quill-cli-empty-'));
-  t.teardown(() => removeDir(empty));
-  const missing = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', empty]);
-  t.equal(missing.code, 1);
-  t.match(missing.stderr, /no Quill data directory/);
-  const badScope = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', dir, '--scopes', 'everything']);
-  t.equal(badScope.code, 1);
-  t.match(badScope.stderr, /invalid scope "everything"/);
-  const longLabel = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', dir, '--label', 'l'.repeat(41)]);
-  t.equal(longLabel.code, 1);
-  t.equal((await quillCli(['create-key', '--data-dir', dir])).code, 2, '--email is required');
-  t.equal((await quillCli(['make-coffee'])).code, 2);
 });
