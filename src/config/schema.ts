@@ -16,6 +16,7 @@ export const ConfigSchema = Type.Object({
   operatorKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()], { description: 'QUILL_OPERATOR_KEY: a secret that reads GET /_stats for every organization (no other endpoint)' }),
   logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
   faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
+  analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -33,4 +34,5 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   operatorKey: 'QUILL_OPERATOR_KEY',
   logLevel: 'QUILL_LOG_LEVEL',
   faultInjection: 'QUILL_FAULT_INJECTION',
+  analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
 };

@@ -31,7 +31,10 @@ export interface Project {
   name: string;
   api_token: string;
   created_at: string;
+  /** IANA time zone analyses bucket and read dates in (PATCH /api/projects/:id/). */
   timezone: string;
+  /** Property filters ANDed into analyses with `filter_test_accounts=true`. */
+  test_account_filters?: unknown[];
 }
 
 export interface PersonalApiKey {

@@ -13,6 +13,7 @@ export const SCOPE_OBJECTS = [
   /** PostHog's scope for the query and stored-events endpoints. */
   'query',
   'event_definition',
+  'insight',
   'organization',
   'organization_member',
   'project',

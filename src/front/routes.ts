@@ -100,6 +100,7 @@ const SPECS: RouteSpec[] = [
   api('GET', '/api/projects', 'projects.list', 'project'),
   api('POST', '/api/projects', 'projects.create', 'project', 'json', S.ProjectCreate),
   api('GET', P, 'projects.retrieve', 'project'),
+  api('PATCH', P, 'projects.update', 'project', 'json', S.ProjectUpdate),
   api('GET', '/api/personal_api_keys', 'personal_keys.list', 'personal_api_key'),
   api('POST', '/api/personal_api_keys', 'personal_keys.create', 'personal_api_key', 'json', S.PersonalKeyCreate),
   // A key can always read itself (PostHog's `@current`), whatever its scopes.
@@ -143,6 +144,7 @@ const SPECS: RouteSpec[] = [
   api('GET', `${PERSONS}/properties`, 'persons.properties', 'person'),
   api('GET', `${PERSONS}/values`, 'persons.values', 'person'),
   api('GET', `${PERSONS}/cohorts`, 'persons.cohorts', 'person'),
+  api('GET', `${PERSONS}/trends`, 'persons.trends', 'person'),
   api('GET', `${PERSONS}/:id`, 'persons.retrieve', 'person'),
   api('PATCH', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
   api('PUT', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
@@ -167,6 +169,10 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/events`, 'events.list', 'query'),
   api('GET', `${P}/events/values`, 'events.values', 'query'),
   api('GET', `${P}/events/:id`, 'events.retrieve', 'query'),
+
+  // Analyses (the body, for POST, is merged over the query string)
+  api('GET', `${P}/insights/trend`, 'insights.trend', 'insight'),
+  api('POST', `${P}/insights/trend`, 'insights.trend', 'insight:read', 'json', S.AnyObject),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),

@@ -51,6 +51,8 @@ t.test('organizations: name length on create and update, owner e-mail format', a
 t.test('projects, roles and key labels', async (t) => {
   t.same((await server.api.post('/api/projects/', { name: 'p'.repeat(201) })).body, tooLong('name', 200));
   t.equal((await server.api.post('/api/projects/', { name: 'p'.repeat(200) })).status, 201);
+  t.same((await server.api.patch('/api/projects/@current/', { name: 'p'.repeat(201) })).body, tooLong('name', 200));
+  t.same((await server.api.patch('/api/projects/@current/', { name: ' ' })).body, fieldError('name', 'blank', 'This field may not be blank.'));
   t.same((await server.api.post('/api/organizations/@current/roles/', { name: 'r'.repeat(201) })).body, tooLong('name', 200));
   t.same((await server.api.post('/api/personal_api_keys/', { label: 'l'.repeat(41) })).body, tooLong('label', 40));
   t.same((await server.api.post('/api/personal_api_keys/', { label: null })).body, fieldError('label', 'null', 'This field may not be null.'));

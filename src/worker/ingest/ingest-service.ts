@@ -140,6 +140,7 @@ export class IngestService {
       shardCount: this.shardCount,
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
+      columnCache: rt.columnCache,
     };
   }
 

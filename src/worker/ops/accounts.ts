@@ -91,9 +91,9 @@ function serializeOrganization(org: Organization, level: number): object {
   return { id: org.uuid, numeric_id: org.id, name: org.name, created_at: org.created_at, membership_level: level, feature_flags_access_level: org.feature_flags_access_level };
 }
 
-function serializeProject(meta: MetaStore, p: Project): object {
+export function serializeProject(meta: MetaStore, p: Project): object {
   const org = meta.organizations.get(p.organization_id);
-  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, is_demo: false };
+  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], is_demo: false };
 }
 
 function serializeKey(k: PersonalApiKey, plain?: string): object {
@@ -127,7 +127,7 @@ export function isOrgAdmin(user: User): boolean {
   return user.membership_level >= LEVEL_ADMIN;
 }
 
-function requireAdmin(user: User): void {
+export function requireAdmin(user: User): void {
   if (!isOrgAdmin(user)) throw Errors.permissionDenied('Your organization access level is insufficient.');
 }
 

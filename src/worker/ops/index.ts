@@ -17,6 +17,8 @@ import * as cohorts from './cohorts.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
+import * as insights from './insights.js';
+import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
 export const OPS: Record<string, OpHandler> = {
@@ -48,6 +50,7 @@ export const OPS: Record<string, OpHandler> = {
   'projects.list': accounts.listProjects,
   'projects.create': accounts.createProjectOp,
   'projects.retrieve': accounts.retrieveProject,
+  'projects.update': projectSettings.updateProject,
   'personal_keys.list': accounts.listPersonalKeys,
   'personal_keys.create': accounts.createPersonalKeyOp,
   'personal_keys.current': accounts.currentPersonalKey,
@@ -101,6 +104,8 @@ export const OPS: Record<string, OpHandler> = {
   'events.list': events.listEvents,
   'events.values': events.eventValues,
   'events.retrieve': events.retrieveEvent,
+  'insights.trend': insights.trend,
+  'persons.trends': insights.personsTrends,
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,
