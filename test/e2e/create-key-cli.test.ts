@@ -22,10 +22,40 @@ function quillCli(args: string[], env: Record<string, string> = {}): Promise<{ c
 
 const keyIn = (stdout: string): string => /^(phx_[A-Za-z0-9]{43})$/m.exec(stdout)?.[1] ?? '';
 
+/** The data directory both cases use: first with the server running, then stopped (one server start fewer). */
+let dataDir = '';
+t.teardown(() => dataDir && removeDir(dataDir));
+
+t.test('server running: the key works on its first request, scopes as asked', async (t) => {
+  const q = await startQuill();
+  dataDir = q.dataDir;
+  t.teardown(() => q.stop());
+  const api = new Client(q.base);
+  t.equal((await api.get('/api/users/@me/')).status, 200, 'warm the front\'s key cache first');
+
+  const full = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', q.dataDir]);
+  t.equal(full.code, 0, full.stderr);
+  const fullKey = keyIn(full.stdout);
+  t.equal((await api.withKey(fullKey).get('/api/projects/@current/feature_flags/')).status, 200, 'no restart, no refresh call');
+  t.equal((await api.withKey(fullKey).post('/api/projects/@current/feature_flags/', { key: 'cli-key-flag' })).status, 201);
+
+  const scoped = await quillCli(['create-key', '--email', 'admin@quill.local', '--scopes', 'feature_flag:read', '--label', 'ci reader'], { QUILL_DATA_DIR: q.dataDir });
+  t.equal(scoped.code, 0, scoped.stderr);
+  const reader = api.withKey(keyIn(scoped.stdout));
+  t.equal((await reader.get('/api/projects/@current/feature_flags/')).status, 200);
+  t.equal((await reader.post('/api/projects/@current/feature_flags/', { key: 'nope' })).status, 403);
+
+  // A key deleted through the API stays deleted, though a lookup could have cached it.
+  const listed = await api.get('/api/personal_api_keys/');
+  const readerId = listed.body.find((k: { label: string }) => k.label === 'ci reader').id;
+  t.equal((await api.delete(`/api/personal_api_keys/${readerId}/`)).status, 204);
+  t.equal((await reader.get('/api/projects/@current/feature_flags/')).status, 401);
+  t.equal((await api.withKey('phx_' + 'x'.repeat(43)).get('/api/users/@me/')).status, 401, 'unknown keys stay unknown');
+});
+
 t.test('server stopped: refusals, then the minted key works after the restart', async (t) => {
-  const first = await startQuill();
-  t.teardown(() => removeDir(first.dataDir));
-  await first.stop();
+  const first = { dataDir };
+  t.ok(dataDir, 'the directory of the previous case, its server stopped');
 
   // Refusals first, on the same directory: the operator's mistakes are reported, nothing is written.
   const unknown = await quillCli(['create-key', '--email', 'nobody@example.com', '--data-dir', first.dataDir]);
@@ -59,33 +89,4 @@ t.test('server stopped: refusals, then the minted key works after the restart', 
   t.equal(me.body.email, 'admin@quill.local');
   const keys = await api.get('/api/personal_api_keys/');
   t.ok(keys.body.some((k: { label: string; scopes: string[] }) => k.label === 'recovered' && k.scopes[0] === '*'));
-});
-
-t.test('server running: the key works on its first request, scopes as asked', async (t) => {
-  const q = await startQuill();
-  t.teardown(async () => {
-    await q.stop();
-    removeDir(q.dataDir);
-  });
-  const api = new Client(q.base);
-  t.equal((await api.get('/api/users/@me/')).status, 200, 'warm the front\'s key cache first');
-
-  const full = await quillCli(['create-key', '--email', 'admin@quill.local', '--data-dir', q.dataDir]);
-  t.equal(full.code, 0, full.stderr);
-  const fullKey = keyIn(full.stdout);
-  t.equal((await api.withKey(fullKey).get('/api/projects/@current/feature_flags/')).status, 200, 'no restart, no refresh call');
-  t.equal((await api.withKey(fullKey).post('/api/projects/@current/feature_flags/', { key: 'cli-key-flag' })).status, 201);
-
-  const scoped = await quillCli(['create-key', '--email', 'admin@quill.local', '--scopes', 'feature_flag:read', '--label', 'ci reader'], { QUILL_DATA_DIR: q.dataDir });
-  t.equal(scoped.code, 0, scoped.stderr);
-  const reader = api.withKey(keyIn(scoped.stdout));
-  t.equal((await reader.get('/api/projects/@current/feature_flags/')).status, 200);
-  t.equal((await reader.post('/api/projects/@current/feature_flags/', { key: 'nope' })).status, 403);
-
-  // A key deleted through the API stays deleted, though a lookup could have cached it.
-  const listed = await api.get('/api/personal_api_keys/');
-  const readerId = listed.body.find((k: { label: string }) => k.label === 'ci reader').id;
-  t.equal((await api.delete(`/api/personal_api_keys/${readerId}/`)).status, 204);
-  t.equal((await reader.get('/api/projects/@current/feature_flags/')).status, 401);
-  t.equal((await api.withKey('phx_' + 'x'.repeat(43)).get('/api/users/@me/')).status, 401, 'unknown keys stay unknown');
 });
