@@ -46,7 +46,12 @@ export interface PersonalApiKey {
   mask_value: string;
   created_at: string;
   last_used_at: string | null;
+  /** `*` or `<object>:read|write` (src/domain/scopes.ts). */
   scopes: string[];
+  /** Project ids the key is confined to; null (or absent, in keys stored before scoping existed): every project. */
+  scoped_teams?: number[] | null;
+  /** Organization uuids the key is confined to; null or absent: not confined. */
+  scoped_organizations?: string[] | null;
 }
 
 export const ACCESS_LEVEL_VIEW = 21;

@@ -38,7 +38,8 @@ export const ProjectCreate = Type.Object({
 
 /** PATCH /api/projects/:id/: the settings analyses read. */
 export const ProjectUpdate = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  // Length and blank are checked by the worker, worded as DRF does (src/domain/account-fields.ts).
+  name: Type.Optional(Type.String()),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
   test_account_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
 }, { additionalProperties: true, $id: 'ProjectUpdate' });

@@ -39,6 +39,8 @@ export const OPS: Record<string, OpHandler> = {
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,
 
+  /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
+  'auth.key': accounts.authKey,
   'users.me': accounts.me,
   'organizations.create': accounts.createOrganizationOp,
   'organizations.retrieve': accounts.retrieveOrganization,
@@ -51,6 +53,7 @@ export const OPS: Record<string, OpHandler> = {
   'projects.update': projectSettings.updateProject,
   'personal_keys.list': accounts.listPersonalKeys,
   'personal_keys.create': accounts.createPersonalKeyOp,
+  'personal_keys.current': accounts.currentPersonalKey,
   'personal_keys.retrieve': accounts.retrievePersonalKey,
   'personal_keys.delete': accounts.deletePersonalKey,
 

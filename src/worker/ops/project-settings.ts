@@ -8,7 +8,8 @@ import { isTimeZone } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import { replicate } from '../replication.js';
 import { json } from '../reply.js';
-import { requireAdmin, serializeProject, userOf } from './accounts.js';
+import { checkText, MAX_LENGTH } from '../../domain/account-fields.js';
+import { fieldValue, requireAdmin, serializeProject, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
 import { bodyOf, principalOf, projectIdOf } from './types.js';
 
@@ -16,6 +17,7 @@ export const updateProject: OpHandler = async (item, rt) => {
   const id = projectIdOf(item);
   requireAdmin(userOf(rt.meta, principalOf(item).userId));
   const body = bodyOf(item);
+  const name = fieldValue(checkText('name', body.name, { max: MAX_LENGTH.projectName, required: false }));
   if (body.timezone !== undefined && (typeof body.timezone !== 'string' || !isTimeZone(body.timezone))) {
     throw Errors.validation('timezone', 'invalid_choice', `"${String(body.timezone)}" is not a valid choice.`);
   }
@@ -31,7 +33,7 @@ export const updateProject: OpHandler = async (item, rt) => {
     const current = rt.meta.projects.get(id);
     if (!current) throw Errors.notFound('Project not found.');
     const next = { ...current };
-    if (typeof body.name === 'string') next.name = body.name;
+    if (name !== undefined) next.name = name;
     if (typeof body.timezone === 'string') next.timezone = body.timezone;
     if (Array.isArray(body.test_account_filters)) next.test_account_filters = body.test_account_filters;
     rt.meta.projects.put(id, next);
