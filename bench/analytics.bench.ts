@@ -17,6 +17,7 @@ import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
 import { startQuill, type QuillServer } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
+import { LoadGenerator, type Load } from './lib/load.js';
 
 const opts = {
   events: Number(process.env.QUILL_BENCH_EVENTS ?? DEFAULT_DATASET.events),
@@ -151,6 +152,39 @@ for (const c of trendsCases(from, to)) {
   cases.push(entry);
 }
 
+// Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
+const gen = LoadGenerator.create(log);
+const ISOLATION_S = Number(process.env.QUILL_BENCH_ISOLATION_SECONDS ?? 10);
+const loads: [string, Load][] = [
+  ['flags', { kind: 'static', method: 'POST', path: '/flags/?v=2', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'user-1' }) }],
+  ['capture', { kind: 'capture', path: '/capture/', apiKey: PROJECT_KEY }],
+];
+const isolation: Record<string, unknown>[] = [];
+for (const [name, load] of loads) {
+  const run = { connections: 8, durationS: ISOLATION_S, delayMs: 5 };
+  const alone = await gen.run(quill.base, load, run);
+  let analysing = true;
+  let analyses = 0;
+  const analysesLoop = (async () => {
+    const all = trendsCases(from, to);
+    while (analysing) {
+      await quillTrend(quill.base, { ...all[analyses % all.length]!.params, date_from: from, date_to: to });
+      analyses++;
+    }
+  })();
+  const beside = await gen.run(quill.base, load, run);
+  analysing = false;
+  await analysesLoop;
+  const entry = {
+    case: `${name} at a fixed load, without / with analyses back to back`, connections: 8, delay_ms: 5,
+    alone: { requests_s: Math.round(alone.requests_s), p50_ms: alone.p50_ms, p99_ms: alone.p99_ms },
+    with_analyses: { requests_s: Math.round(beside.requests_s), p50_ms: beside.p50_ms, p99_ms: beside.p99_ms, analyses_run: analyses },
+    p99_ratio: round2(beside.p99_ms / alone.p99_ms),
+  };
+  log(JSON.stringify(entry));
+  isolation.push(entry);
+}
+
 // The layout's build time from the stored rows: restart with the rebuild forced, read the shards' log lines.
 await quill.stop();
 const restarted = await startQuill({ dataDir: quill.dataDir, env: { QUILL_LOG_LEVEL: 'info', QUILL_REBUILD_SCAN_LAYOUT: '1' } });
@@ -168,6 +202,7 @@ const report = {
   },
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
   trends: cases,
+  isolation,
   all_answers_equal: !failed,
 };
 const text = JSON.stringify(report, null, 2);

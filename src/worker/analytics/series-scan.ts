@@ -62,7 +62,7 @@ export function scanBlock(block: BlockView, q: SeriesScan, env: ScanEnv, out: Pa
     if (at < 0) return;
     nameCode = at + 1;
   }
-  const needsPersons = q.measure.kind === 'persons' || q.measure.kind === 'actor_counts' || q.persons !== null;
+  const needsPersons = q.measure.kind === 'persons' || q.measure.kind === 'actor_counts' || q.measure.kind === 'person_min' || q.persons !== null;
   const persons = needsPersons ? env.resolution.resolveAll(block.u32(COL.personId)!) : null;
   const count = select(block, q, nameCode, names?.codes ?? null, q.filter === null ? null : rowMask(q.filter, block, env), persons);
   if (count === 0) return;
@@ -71,7 +71,7 @@ export function scanBlock(block: BlockView, q: SeriesScan, env: ScanEnv, out: Pa
   const bucketCount = q.bucketStarts.length;
   const statesOf = (key: string): BucketStates => {
     let s = out.get(key);
-    if (!s) out.set(key, (s = emptyStates(q.measure, bucketCount)));
+    if (!s) out.set(key, (s = emptyStates(q.measure, bucketCount, env.maxPersonId)));
     return s;
   };
   const add = adder(block, q.measure, persons, env);
@@ -222,6 +222,22 @@ function adder(block: BlockView, measure: Measure, persons: Uint32Array | null, 
           map.set(pid, (map.get(pid) ?? 0) + 1);
         }
       };
+    case 'person_min': {
+      const values = block.f64(measure.column === 'ts' ? COL.ts : COL.personCreatedAt)!;
+      return (single, rows, _buckets, count, split, keep) => {
+        for (let k = 0; k < count; k++) {
+          const row = rows[k]!;
+          if (keep !== null && keep[row] === 0) continue;
+          const pid = persons![row]!;
+          const v = values[row]!;
+          if (pid === 0 || v !== v) continue;
+          const s = stateOf(single, split, row);
+          if (s === null) continue;
+          const mins = (s as Extract<BucketStates, { kind: 'person_min' }>).values;
+          if (pid < mins.length && v < mins[pid]!) mins[pid] = v;
+        }
+      };
+    }
     case 'distinct': {
       const col = block.dict(measure.column);
       if (!col) return () => undefined;
