@@ -13,6 +13,7 @@ import { activeIntervals, stickinessHistogram, stickinessIntervals } from '../..
 import { addIntervals } from '../../domain/analytics/time-zone.js';
 import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { PersonResolution } from './person-resolution.js';
 import { queryContext, type QueryContext } from './query-context.js';
 import { firstEvent, scanEverywhere } from './scatter.js';
 import type { BreakdownScan, SeriesScan } from './series-scan.js';
@@ -117,17 +118,22 @@ export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQue
   const withBefore = [before, ...starts];
   const active = (await personSets(rt, ctx, series.event, filter, withBefore, before, end)).get('') ?? [];
   const padded = withBefore.map((_, i) => active[i] ?? null);
-  // "new" is the period of the person's created_at. The earliest created_at the events carry can only be later
-  // than the person's (a merge keeps the earliest), so persons it puts in the range are checked against their row.
+  // "new" is the period of the person's created_at. Every event carries the created_at its person had then, so
+  // the smallest one is the person's — except after a merge, which keeps the earlier created_at of the two: a
+  // person something was merged into is read from its row when the events would make it new in the range.
   const createdMins = await personMins(rt, ctx, series.event, filter, before, end, 'person_created_at');
+  rt.persons.env.resetReadTxn();
+  const mergeTargets = PersonResolution.of(rt.persons, team, ctx.scan.maxPersonId).mergeTargets;
   const index = new BucketIndex(starts, end);
   const members: number[][] = starts.map(() => []);
-  rt.persons.env.resetReadTxn();
   for (let pid = 1; pid < createdMins.length; pid++) {
     const snapshot = createdMins[pid]!;
     if (snapshot === Infinity || snapshot < starts[0]!) continue;
-    const row = rt.persons.person(team, pid);
-    const created = row ? Date.parse(row.created_at) : snapshot;
+    let created = snapshot;
+    if (mergeTargets.has(pid)) {
+      const row = rt.persons.person(team, pid);
+      if (row) created = Date.parse(row.created_at);
+    }
     const p = index.of(created);
     if (p >= 0) members[p]!.push(pid);
   }
