@@ -146,6 +146,8 @@ const SPECS: RouteSpec[] = [
   api('GET', `${PERSONS}/cohorts`, 'persons.cohorts', 'person'),
   api('GET', `${PERSONS}/trends`, 'persons.trends', 'person'),
   api('GET', `${PERSONS}/retention`, 'persons.retention', 'person'),
+  api('GET', `${PERSONS}/funnel`, 'persons.funnel', 'person'),
+  api('POST', `${PERSONS}/funnel`, 'persons.funnel', 'person:read', 'json', S.AnyObject),
   api('GET', `${PERSONS}/lifecycle`, 'persons.lifecycle', 'person'),
   api('GET', `${PERSONS}/stickiness`, 'persons.stickiness', 'person'),
   api('GET', `${PERSONS}/:id`, 'persons.retrieve', 'person'),
@@ -177,6 +179,8 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/insights/trend`, 'insights.trend', 'insight'),
   api('POST', `${P}/insights/trend`, 'insights.trend', 'insight:read', 'json', S.AnyObject),
   api('GET', `${P}/insights/retention`, 'insights.retention', 'insight'),
+  api('GET', `${P}/insights/funnel`, 'insights.funnel', 'insight'),
+  api('POST', `${P}/insights/funnel`, 'insights.funnel', 'insight:read', 'json', S.AnyObject),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),

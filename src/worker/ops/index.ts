@@ -19,6 +19,7 @@ import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
 import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
+import * as funnelInsights from './funnel-insights.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -108,6 +109,8 @@ export const OPS: Record<string, OpHandler> = {
   'insights.trend': insights.trend,
   'persons.trends': insights.personsTrends,
   'insights.retention': personInsights.retention,
+  'insights.funnel': funnelInsights.funnel,
+  'persons.funnel': funnelInsights.personsFunnel,
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
   'persons.stickiness': personInsights.personsStickiness,
