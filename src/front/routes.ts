@@ -147,6 +147,8 @@ const SPECS: RouteSpec[] = [
   api('GET', `${PERSONS}/trends`, 'persons.trends', 'person'),
   api('GET', `${PERSONS}/retention`, 'persons.retention', 'person'),
   api('GET', `${PERSONS}/funnel`, 'persons.funnel', 'person'),
+  api('GET', `${PERSONS}/path`, 'persons.path', 'person'),
+  api('POST', `${PERSONS}/path`, 'persons.path', 'person:read', 'json', S.AnyObject),
   api('POST', `${PERSONS}/funnel`, 'persons.funnel', 'person:read', 'json', S.AnyObject),
   api('GET', `${PERSONS}/lifecycle`, 'persons.lifecycle', 'person'),
   api('GET', `${PERSONS}/stickiness`, 'persons.stickiness', 'person'),
@@ -180,6 +182,8 @@ const SPECS: RouteSpec[] = [
   api('POST', `${P}/insights/trend`, 'insights.trend', 'insight:read', 'json', S.AnyObject),
   api('GET', `${P}/insights/retention`, 'insights.retention', 'insight'),
   api('GET', `${P}/insights/funnel`, 'insights.funnel', 'insight'),
+  api('GET', `${P}/insights/path`, 'insights.path', 'insight'),
+  api('POST', `${P}/insights/path`, 'insights.path', 'insight:read', 'json', S.AnyObject),
   api('POST', `${P}/insights/funnel`, 'insights.funnel', 'insight:read', 'json', S.AnyObject),
 
   // Event definitions

@@ -15,6 +15,7 @@ import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-se
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
 import './analytics/funnels.js';
+import './analytics/paths.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';

@@ -14,7 +14,9 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { bitmapWords, hasMember } from '../../domain/analytics/aggregates.js';
 import { propertyText, type FilterNode } from '../../domain/analytics/property-filters.js';
-import { COL } from '../../stores/scan/block-builder.js';
+import { rawItem } from '../../domain/analytics/paths.js';
+import { COL, EVENT_PROP } from '../../stores/scan/block-builder.js';
+import type { BlockView, DictColumn } from '../../stores/scan/column-block.js';
 import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { rowMask } from './block-filter.js';
@@ -43,7 +45,10 @@ export interface SequenceSpec {
   matchers: Matcher[];
   /** Collect every event in range, also those matching no matcher (strict funnels: "the next event"). */
   allEvents: boolean;
-  /** A column whose value each event carries (breakdowns), e.g. `p:$browser`; null for none. */
+  /**
+   * The value each event carries: a column (breakdowns, e.g. `p:$browser`), `path_item` (the URL of a pageview,
+   * the name of a screen, else the event name: analytics.md §7.2), or null for none.
+   */
   valueColumn: string | null;
   /** Also keep each event's name (correlation, paths). */
   names: boolean;
@@ -111,7 +116,8 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
       const codes = spec.matchers.map((m) => (m.event === null ? 0 : names ? names.values.indexOf(m.event) + 1 || -1 : -1));
       const masks = spec.matchers.map((m, i) => (codes[i] === -1 || m.filter === null ? null : rowMask(m.filter, block, env)));
       const nameCodes = names?.codes;
-      const valueCol = spec.valueColumn === null ? null : block.dict(spec.valueColumn);
+      const pathItems = spec.valueColumn === PATH_ITEM ? pathItemsOf(block, names, (text) => idOf(valueIds, out.values, text)) : null;
+      const valueCol = spec.valueColumn === null || pathItems ? null : block.dict(spec.valueColumn);
       const valueOf = valueCol ? valueCol.values.map((v) => (v === null ? -1 : idOf(valueIds, out.values, propertyText(v)))) : null;
       const nameOf = spec.names && names ? names.values.map((v) => idOf(nameIds, out.names, v as string)) : null;
       grow(out, out.n + n);
@@ -134,8 +140,11 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
         out.pid[k] = pid;
         out.ts[k] = t;
         out.mask[k] = mask;
-        const vc = valueCol ? valueCol.codes[i]! : 0;
-        out.value[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
+        if (pathItems) out.value[k] = pathItems(i);
+        else {
+          const vc = valueCol ? valueCol.codes[i]! : 0;
+          out.value[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
+        }
         out.name[k] = nameOf === null || !nameCodes ? -1 : nameOf[nameCodes[i]! - 1]!;
       }
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -153,6 +162,35 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
   }
   return seen;
 };
+
+export const PATH_ITEM = 'path_item';
+
+/** Per row, the id of its path item text (through per-value tables: one text per distinct value). */
+function pathItemsOf(block: BlockView, names: DictColumn | null, id: (text: string) => number): (row: number) => number {
+  const urls = block.dict(`${EVENT_PROP}$current_url`);
+  const screens = block.dict(`${EVENT_PROP}$screen_name`);
+  const pageview = names ? names.values.indexOf('$pageview') + 1 : 0;
+  const screen = names ? names.values.indexOf('$screen') + 1 : 0;
+  const byName = names ? names.values.map((v) => id(String(v))) : [];
+  const byUrl = new Map<number, number>();
+  const byScreen = new Map<number, number>();
+  return (row) => {
+    const code = names ? names.codes[row]! : 0;
+    if (code !== 0 && code === pageview) {
+      const c = urls ? urls.codes[row]! : 0;
+      let out = byUrl.get(c);
+      if (out === undefined) byUrl.set(c, (out = id(rawItem('$pageview', c === 0 ? null : propertyText(urls!.values[c - 1]), null))));
+      return out;
+    }
+    if (code !== 0 && code === screen) {
+      const c = screens ? screens.codes[row]! : 0;
+      let out = byScreen.get(c);
+      if (out === undefined) byScreen.set(c, (out = id(rawItem('$screen', null, c === 0 ? null : propertyText(screens!.values[c - 1])))));
+      return out;
+    }
+    return code === 0 ? -1 : byName[code - 1]!;
+  };
+}
 
 function idOf(ids: Map<string, number>, list: string[], text: string): number {
   let id = ids.get(text);

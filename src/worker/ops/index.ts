@@ -20,6 +20,7 @@ import { ingestionStats } from './stats.js';
 import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
 import * as funnelInsights from './funnel-insights.js';
+import * as pathInsights from './path-insights.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -111,6 +112,8 @@ export const OPS: Record<string, OpHandler> = {
   'insights.retention': personInsights.retention,
   'insights.funnel': funnelInsights.funnel,
   'persons.funnel': funnelInsights.personsFunnel,
+  'insights.path': pathInsights.path,
+  'persons.path': pathInsights.personsPath,
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
   'persons.stickiness': personInsights.personsStickiness,
