@@ -19,6 +19,8 @@ import { startQuill, type QuillServer } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
+import { FUNNEL_STEPS, browserFunnelSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
+import { rankEdges } from '../src/domain/analytics/paths.js';
 
 const opts = {
   events: Number(process.env.QUILL_BENCH_EVENTS ?? DEFAULT_DATASET.events),
@@ -184,6 +186,56 @@ for (const c of personCases(opts.end, opts.days)) {
   personAnswers.push(entry);
 }
 
+// Funnels and paths: the same procedure.
+const seqRange = `ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY`;
+const funnelPath = (extra = '') => `insights/funnel/?events=${encodeURIComponent(JSON.stringify(FUNNEL_STEPS))}&date_from=${from}&date_to=${to}${extra}`;
+const stepCounts = (body: any) => new Map<string, number>(body.result.map((s: any, i: number) => [String(i + 1), s.count]));
+const duckSteps = (rows: Record<string, unknown>[]) => new Map<string, number>([['1', Number(rows[0]!.c1)], ['2', Number(rows[0]!.c2)], ['3', Number(rows[0]!.c3)]]);
+const sequenceCases: { name: string; path: string; sql: string; quill(body: any): Map<string, number>; duck(rows: Record<string, unknown>[]): Map<string, number> }[] = [
+  { name: '3-step ordered funnel, 14-day window', path: funnelPath(), sql: orderedFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  { name: '3-step strict funnel', path: funnelPath('&funnel_order_type=strict'), sql: strictFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  { name: '3-step unordered funnel', path: funnelPath('&funnel_order_type=unordered'), sql: unorderedFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  {
+    name: '3-step funnel by $browser', path: funnelPath('&breakdown=%24browser'), sql: browserFunnelSql(seqRange),
+    quill: (body) => new Map(body.result.flatMap((r: any) => r.map((s: any, i: number) => [`${r[0].breakdown_value[0]}|${i + 1}`, s.count]))),
+    duck: (rows) => new Map(rows.flatMap((r) => [1, 2, 3].map((i) => [`${r.b}|${i}`, Number(r[`c${i}`])] as [string, number]))),
+  },
+  {
+    name: 'top 50 path edges over pageviews', path: `insights/path/?date_from=${from}&date_to=${to}`, sql: pathEdgesSql(seqRange),
+    quill: (body) => new Map(body.result.map((e: any) => [`${e.source} > ${e.target}`, e.value])),
+    duck: (rows) => {
+      const all = new Map(rows.map((r) => [JSON.stringify([r.source, r.target]), { value: Number(r.v), time: 0 }]));
+      return new Map(rankEdges(all, { edgeLimit: 50, minEdgeWeight: null, maxEdgeWeight: null }).map((e) => [`${e.source} > ${e.target}`, e.value]));
+    },
+  },
+];
+for (const c of sequenceCases) {
+  const quillMs: number[] = [];
+  let body: any = null;
+  for (let i = 0; i <= REPEATS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${quill.base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    body = await res.json();
+    if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
+    if (i > 0) quillMs.push(performance.now() - started);
+  }
+  const duckMs: number[] = [];
+  let rows: Record<string, unknown>[] = [];
+  for (let i = 0; i <= REPEATS; i++) {
+    const r = await duck.time(c.sql);
+    if (i > 0) duckMs.push(r.ms);
+    rows = r.rows;
+  }
+  const diffs = differences(c.quill(body), c.duck(rows));
+  if (diffs.length > 0) failed = true;
+  const entry = {
+    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
+    quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1), same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
+  };
+  log(JSON.stringify(entry));
+  personAnswers.push(entry);
+}
+
 // Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
 const gen = LoadGenerator.create(log);
 const ISOLATION_S = Number(process.env.QUILL_BENCH_ISOLATION_SECONDS ?? 10);
@@ -234,7 +286,7 @@ const report = {
   },
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
   trends: cases,
-  retention_lifecycle_stickiness: personAnswers,
+  retention_lifecycle_stickiness_funnels_paths: personAnswers,
   isolation,
   all_answers_equal: !failed,
 };

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { Dataset, type ReferenceRow } from '../../bench/lib/analytics-dataset.js';
 import { DuckReference } from '../../bench/lib/duckdb-reference.js';
+import { FUNNEL_STEPS, browserFunnelSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
 import { PROJECT_KEY, quillForFile, type Client } from '../helpers/quill.js';
 
 const END = Date.UTC(2026, 10, 8);
@@ -257,26 +258,28 @@ for (const tz of ['UTC', 'America/New_York']) {
 
 t.test('funnels against DuckDB', async (tt) => {
   tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
-  const steps = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }, { id: 'purchase', order: 2 }];
   const range = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1 DAY`;
-  const candidates = `e AS (SELECT person, ts, event, browser FROM events WHERE event IN ('$pageview', 'signed_up', 'purchase') AND ${range}),
-    s0 AS (SELECT person, ts AS t0 FROM e WHERE event = '$pageview'),
-    s1 AS (SELECT s0.person, s0.t0, min(e.ts) AS t1 FROM s0 JOIN e ON e.person = s0.person AND e.event = 'signed_up' AND e.ts >= s0.t0 AND e.ts <= s0.t0 + INTERVAL 14 DAY GROUP BY 1, 2),
-    s2 AS (SELECT s1.person, s1.t0, min(e.ts) AS t2 FROM s1 JOIN e ON e.person = s1.person AND e.event = 'purchase' AND e.ts >= s1.t1 AND e.ts <= s1.t0 + INTERVAL 14 DAY GROUP BY 1, 2),
-    cand AS (SELECT s0.person, s0.t0, s1.t1, s2.t2, CASE WHEN s2.t2 IS NOT NULL THEN 3 WHEN s1.t1 IS NOT NULL THEN 2 ELSE 1 END AS steps
-      FROM s0 LEFT JOIN s1 USING (person, t0) LEFT JOIN s2 USING (person, t0)),
-    best AS (SELECT *, max(steps) OVER (PARTITION BY person) AS m FROM cand),
-    per AS (SELECT person, m, avg(date_diff('millisecond', t0, t1)) / 1000 AS a1, avg(date_diff('millisecond', t1, t2)) / 1000 AS a2 FROM best WHERE steps = m GROUP BY 1, 2)`;
-  const res = await get(`insights/funnel/?events=${enc(JSON.stringify(steps))}&date_from=${FROM}&date_to=${TO}&refresh=true`);
-  const [row] = await duck.rows(`WITH ${candidates}
-    SELECT count(*) AS c1, count(*) FILTER (WHERE m >= 2) AS c2, count(*) FILTER (WHERE m >= 3) AS c3, avg(a1) FILTER (WHERE m >= 2) AS a1, avg(a2) FILTER (WHERE m >= 3) AS a2 FROM per`) as [Record<string, number>];
+  const funnel = (extra = '') => get(`insights/funnel/?events=${enc(JSON.stringify(FUNNEL_STEPS))}&date_from=${FROM}&date_to=${TO}&refresh=true${extra}`);
+  const res = await funnel();
+  const [row] = await duck.rows(orderedFunnelSql(range)) as [Record<string, number>];
   tt.same(res.result.map((s: any) => s.count), [row.c1, row.c2, row.c3], 'persons reaching each step of an ordered 14-day funnel');
   tt.ok(close(res.result[1].average_conversion_time, row.a1!) && close(res.result[2].average_conversion_time, row.a2!), `average conversion times (${res.result[1].average_conversion_time} / ${row.a1}, ${res.result[2].average_conversion_time} / ${row.a2})`);
   tt.ok(row.c3! > 0, 'some persons convert');
-
-  const byBrowser = await get(`insights/funnel/?events=${enc(JSON.stringify(steps))}&date_from=${FROM}&date_to=${TO}&breakdown=%24browser&refresh=true`);
-  const expected = await duck.rows(`WITH ${candidates}, ft AS (SELECT person, arg_min(browser, ts) AS b FROM e GROUP BY 1)
-    SELECT b, count(*) AS c1, count(*) FILTER (WHERE m >= 2) AS c2, count(*) FILTER (WHERE m >= 3) AS c3 FROM per JOIN ft USING (person) GROUP BY 1`);
+  for (const [order, sql] of [['strict', strictFunnelSql(range)], ['unordered', unorderedFunnelSql(range)]] as const) {
+    const [want] = await duck.rows(sql) as [Record<string, number>];
+    tt.same((await funnel(`&funnel_order_type=${order}`)).result.map((s: any) => s.count), [want.c1, want.c2, want.c3], `${order} funnel`);
+  }
+  const byBrowser = await funnel('&breakdown=%24browser');
+  const expected = await duck.rows(browserFunnelSql(range));
   const got = Object.fromEntries(byBrowser.result.map((r: any) => [r[0].breakdown_value[0], r.map((s: any) => s.count)]));
   tt.same(got, Object.fromEntries(expected.map((r) => [r.b, [r.c1, r.c2, r.c3]])), 'by first-touch $browser');
+});
+
+t.test('path edges against DuckDB', async (tt) => {
+  const range = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1 DAY`;
+  const res = await get(`insights/path/?date_from=${FROM}&date_to=${TO}&edge_limit=10000&min_edge_weight=1&refresh=true`);
+  const got = Object.fromEntries(res.result.map((e: any) => [`${e.source} > ${e.target}`, e.value]));
+  const want = Object.fromEntries((await duck.rows(pathEdgesSql(range))).map((r) => [`${r.source} > ${r.target}`, Number(r.v)]));
+  tt.same(got, want, 'every edge and its count');
+  tt.ok(Object.keys(got).length > 100, `${Object.keys(got).length} edges`);
 });
