@@ -16,6 +16,7 @@ import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler a
 import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
 import './analytics/funnels.js';
 import './analytics/paths.js';
+import './analytics/correlation.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';

@@ -21,6 +21,7 @@ import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
 import * as funnelInsights from './funnel-insights.js';
 import * as pathInsights from './path-insights.js';
+import * as correlationInsights from './correlation-insights.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -113,6 +114,8 @@ export const OPS: Record<string, OpHandler> = {
   'insights.funnel': funnelInsights.funnel,
   'persons.funnel': funnelInsights.personsFunnel,
   'insights.path': pathInsights.path,
+  'insights.correlation': correlationInsights.correlation,
+  'persons.correlation': correlationInsights.personsCorrelation,
   'persons.path': pathInsights.personsPath,
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
