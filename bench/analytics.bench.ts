@@ -19,7 +19,8 @@ import { startQuill, type QuillServer } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
-import { FUNNEL_STEPS, browserFunnelSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
+import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
+import { correlate } from '../src/domain/analytics/correlation.js';
 import { rankEdges } from '../src/domain/analytics/paths.js';
 
 const opts = {
@@ -193,6 +194,16 @@ const sequenceCases: Comparison[] = [
     name: '3-step funnel by $browser', path: funnelPath('&breakdown=%24browser'), sql: browserFunnelSql(seqRange),
     quill: (body) => new Map(body.result.flatMap((r: any) => r.map((s: any, i: number) => [`${r[0].breakdown_value[0]}|${i + 1}`, s.count]))),
     duck: (rows) => new Map(rows.flatMap((r) => [1, 2, 3].map((i) => [`${r.b}|${i}`, Number(r[`c${i}`])] as [string, number]))),
+  },
+  {
+    name: 'correlation of event names with the 3-step funnel', path: `insights/funnel/correlation/?events=${encodeURIComponent(JSON.stringify(FUNNEL_STEPS))}&date_from=${from}&date_to=${to}`,
+    sql: correlationSql(seqRange, `TIMESTAMP '${to} 23:59:59.999'`),
+    quill: (body) => new Map(body.result.events.flatMap((e: any) => [[`${e.event.event}|s`, e.success_count], [`${e.event.event}|f`, e.failure_count]])),
+    duck: (rows) => {
+      const totals = rows.find((r) => r.event === null)!;
+      const candidates = new Map(rows.filter((r) => r.event !== null).map((r) => [String(r.event), { success: Number(r.s), failure: Number(r.f) }]));
+      return new Map(correlate(candidates, Number(totals.s), Number(totals.f)).entries.flatMap((e) => [[`${e.name}|s`, e.success_count], [`${e.name}|f`, e.failure_count]] as [string, number][]));
+    },
   },
   {
     name: 'top 50 path edges over pageviews', path: `insights/path/?date_from=${from}&date_to=${to}`, sql: pathEdgesSql(seqRange),
