@@ -159,6 +159,7 @@ const SPECS: RouteSpec[] = [
   api('PUT', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
   api('DELETE', `${PERSONS}/:id`, 'persons.delete', 'person'),
   api('GET', `${PERSONS}/:id/activity`, 'persons.activity', 'person'),
+  api('GET', `${PERSONS}/:id/properties_timeline`, 'persons.properties_timeline', 'person'),
   api('POST', `${PERSONS}/:id/update_property`, 'persons.update_property', 'person', 'json', S.PersonPropertyUpdate),
   api('POST', `${PERSONS}/:id/delete_property`, 'persons.delete_property', 'person', 'json', S.PersonPropertyDelete),
   api('POST', `${PERSONS}/:id/split`, 'persons.split', 'person', 'json', S.PersonSplit),

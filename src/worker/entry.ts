@@ -17,6 +17,7 @@ import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './
 import './analytics/funnels.js';
 import './analytics/paths.js';
 import './analytics/correlation.js';
+import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -44,6 +45,7 @@ export function createWorkerEntry(data: WorkerData) {
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
     [SEQUENCE_COLLECT]: collectHandler,
     [SEQUENCE_TAKE]: takeHandler,
+    [PERSON_EVENTS]: personEventsHandler,
   });
   const debug = data.config.logLevel === 'debug';
 

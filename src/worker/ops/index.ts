@@ -22,6 +22,7 @@ import * as personInsights from './person-insights.js';
 import * as funnelInsights from './funnel-insights.js';
 import * as pathInsights from './path-insights.js';
 import * as correlationInsights from './correlation-insights.js';
+import { propertiesTimelineOp } from './properties-timeline.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -115,6 +116,7 @@ export const OPS: Record<string, OpHandler> = {
   'persons.funnel': funnelInsights.personsFunnel,
   'insights.path': pathInsights.path,
   'insights.correlation': correlationInsights.correlation,
+  'persons.properties_timeline': propertiesTimelineOp,
   'persons.correlation': correlationInsights.personsCorrelation,
   'persons.path': pathInsights.personsPath,
   'persons.retention': personInsights.personsRetention,
