@@ -13,7 +13,10 @@ export const ConfigSchema = Type.Object({
   projectApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PROJECT_API_KEY: key of the first project (only when the data directory is new)' }),
   personalApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PERSONAL_API_KEY: key of the first user (only when the data directory is new)' }),
   logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
-  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
+  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/*, for tests of failure handling only' }),
+  backlogHigh: Type.Integer({ description: 'QUILL_BACKLOG_HIGH: events acknowledged and not yet applied by one shard above which new requests wait', minimum: 1 }),
+  logSegmentMb: Type.Number({ description: 'QUILL_LOG_SEGMENT_MB: size of an ingest log segment file (the unit in which applied records are released)', exclusiveMinimum: 0, maximum: 1024 }),
+  durabilityTrace: Type.Boolean({ description: 'QUILL_DURABILITY_TRACE: tests only; records the order of log writes, fdatasyncs and acknowledgements' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -29,4 +32,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   personalApiKey: 'QUILL_PERSONAL_API_KEY',
   logLevel: 'QUILL_LOG_LEVEL',
   faultInjection: 'QUILL_FAULT_INJECTION',
+  backlogHigh: 'QUILL_BACKLOG_HIGH',
+  logSegmentMb: 'QUILL_LOG_SEGMENT_MB',
+  durabilityTrace: 'QUILL_DURABILITY_TRACE',
 };

@@ -9,6 +9,7 @@ import { PersonStore } from '../stores/persons/person-store.js';
 import { PersonCache } from './person-cache.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { ApplyPacer } from './ingest/apply-pacer.js';
+import { DurabilityTrace } from './ingest/durability-trace.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
 
@@ -40,6 +41,8 @@ export class WorkerRuntime {
   readonly pacer = new ApplyPacer();
   readonly peers: Peers;
   readonly log: Logger;
+  /** Tests only (QUILL_DURABILITY_TRACE): the journal of log writes, syncs and acknowledgements. */
+  readonly durabilityTrace: DurabilityTrace | null;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -49,6 +52,7 @@ export class WorkerRuntime {
     peerHandlers: Record<string, PeerHandler>,
   ) {
     this.log = makeLogger(config, `[worker ${index}]`);
+    this.durabilityTrace = config.durabilityTrace ? new DurabilityTrace(config.dataDir, index) : null;
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
     this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds));

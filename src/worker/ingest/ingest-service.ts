@@ -68,6 +68,7 @@ export class IngestService {
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
     const end = await shard.log(record, events.length);
     await this.route(shard, end, record.length, team, events);
+    this.rt.durabilityTrace?.ack(shardLogDir(this.rt.config.dataDir, shard.id), end);
   }
 
   /**
@@ -140,6 +141,8 @@ export class IngestService {
       shardCount: this.shardCount,
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
+      segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
+      ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };
   }
 

@@ -27,7 +27,7 @@ import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
-import { IngestLog, LogRecordReader, type LogPosition } from '../../stores/ingest-log/index.js';
+import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../stores/ingest-log/index.js';
 import { EventStore, type StoredEvent } from '../../stores/events/event-store.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
@@ -49,6 +49,10 @@ export interface ApplyContext {
   /** The ingest log directory of a shard. */
   logDir(shard: number): string;
   pacer: ApplyPacer;
+  /** Size of an ingest log segment file (config logSegmentMb). */
+  segmentBytes: number;
+  /** The log's file operations when a test traces them (src/worker/ingest/durability-trace.ts); else the real ones. */
+  logIo?: LogIo;
 }
 
 /**
@@ -145,7 +149,8 @@ export class Shard {
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
     const events = new EventStore(shardDir(dataDir, id));
-    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id) });
+    // fsync: every acknowledgement waits for its record's fdatasync (test/e2e/ingestion-fsync.test.ts checks it).
+    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}) });
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
   }
 
