@@ -22,6 +22,8 @@ function assertNativeUws(): void {
 }
 
 const NO_QUERY: Record<string, string> = {};
+/** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
+const DRAIN_LIMIT_MS = 10_000;
 
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
@@ -86,10 +88,8 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
     if (method === 'OPTIONS') return ex.sendPreflight(req);
-    if (path === '/_health') {
-      return ex.send(draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
-    }
-    if (draining) return ex.send(errorOut(Errors.unavailable('Quill is shutting down.')), true);
+    if (path === '/_health') return ex.send(draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
+    if (draining) return ex.send(errorOut(Errors.shuttingDown()), true);
     const match = router.match(method, path);
     if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
@@ -133,13 +133,18 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   });
   const port = uWS.us_socket_local_port(listenSocket);
 
+  /**
+   * The drain: requests already being handled (body still arriving, or waiting for a worker) finish; anything
+   * arriving meanwhile gets 503 `shutting_down`, `/_health` too. The listening socket stays open until then, so a
+   * client or load balancer connecting during the drain is told why instead of being refused.
+   */
   async function close(): Promise<void> {
     if (draining) return;
     draining = true;
-    uWS.us_listen_socket_close(listenSocket);
     if (inFlight > 0) {
-      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, 10_000))]);
+      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, DRAIN_LIMIT_MS))]);
     }
+    uWS.us_listen_socket_close(listenSocket);
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.

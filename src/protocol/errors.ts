@@ -52,6 +52,7 @@ export const Errors = {
   server: (detail = 'A server error occurred.') => new ApiError(500, 'server_error', 'error', detail),
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
+  shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */
