@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Page, Request } from 'playwright-core';
 import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { personOf, storedEvents } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -35,13 +36,8 @@ interface SeenRequest {
 }
 
 const unavailable = chromiumUnavailable();
-if (unavailable) {
-  const line = '!'.repeat(100);
-  console.error(`\n${line}\n!!! posthog-js browser suite SKIPPED: ${unavailable}\n!!! Run \`bash test/setup/ensure-chromium.sh\` as root (npm test does it as pretest).\n${line}\n`);
-  t.skip(`posthog-js browser suite not run: ${unavailable}`, () => {});
-} else {
-  browserSuite();
-}
+if (unavailable) missing(t, 'browser', 'the posthog-js browser suite', unavailable);
+else browserSuite();
 
 function browserSuite(): void {
   let q: QuillProcess;

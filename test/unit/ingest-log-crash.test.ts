@@ -66,7 +66,8 @@ function runChild(dir: string, run: number, preallocate: number): Promise<ChildR
 }
 
 // Both layouts: plain appends, and preallocated zeros ahead of the durable end (the production default).
-for (const preallocate of [0, 64 * 1024]) t.test(`acknowledged appends survive SIGKILL (preallocate ${preallocate})`, { skip: loaderArgs.length === 0 ? 'no TypeScript loader in execArgv (run under tap)' : false }, async (t) => {
+for (const preallocate of [0, 64 * 1024]) t.test(`acknowledged appends survive SIGKILL (preallocate ${preallocate})`, async (t) => {
+  if (loaderArgs.length === 0) return void t.fail('no TypeScript loader in execArgv: run this file under tap');
   t.setTimeout(180_000);
   const dir = tempDir(t);
   const prefixLen: number[] = []; // records of run r found in the log, fixed once observed
