@@ -11,7 +11,7 @@ import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
-import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-service.js';
+import { appliedHandler, enqueueHandler, pauseApplyHandler, statsHandler } from './ingest/ingest-service.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -30,6 +30,7 @@ export function createWorkerEntry(data: WorkerData) {
     enqueue: enqueueHandler,
     applied: appliedHandler,
     stats: statsHandler,
+    'pause-apply': pauseApplyHandler,
     [DELETE_PERSON_EVENTS]: deletePersonEventsHandler,
     [EVENTS_SCAN]: scanHandler,
     [EVENTS_GET]: getHandler,

@@ -11,13 +11,15 @@ import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
-import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
+import { BACKLOG_RESUME, Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
 const MAX_GROUP_TYPES = 5;
 const HOUR_MS = 3_600_000;
 const RING_FULL_RETRY_MS = 2;
+/** How often a request waiting for the backlog bound looks again (the apply frees thousands of events per chunk). */
+const BACKLOG_RETRY_MS = 5;
 
 export class IngestService {
   readonly shards = new Map<number, Shard>();
@@ -98,9 +100,28 @@ export class IngestService {
     const at = positionNumber(end);
     const rings = this.rt.shared.rings;
     for (const [owner, count] of owners) {
+      await this.admit(owner);
       const part: Part = { source: source.id, end: at, bytes, events: count };
       // A full ring means that owner is far behind or stopped taking (its backlog bound): wait, do not drop.
       while (!rings.push(owner, part)) await new Promise((r) => setTimeout(r, RING_FULL_RETRY_MS));
+    }
+  }
+
+  /**
+   * The backlog bound: while more than `backlogHigh` events acknowledged for `owner` wait to be applied (queued or
+   * still in its ring), a request publishing more waits until the backlog is back under BACKLOG_RESUME of the
+   * bound, so a sustained overload slows acknowledgements down instead of filling the disk. The record is already
+   * durable; only the 200 waits.
+   */
+  private async admit(owner: number): Promise<void> {
+    const shared = this.rt.shared;
+    const high = this.rt.config.backlogHigh;
+    if (shared.behind(owner) <= high) return;
+    shared.countWaiting(owner, 1);
+    try {
+      while (shared.behind(owner) > high * BACKLOG_RESUME) await new Promise((r) => setTimeout(r, BACKLOG_RETRY_MS));
+    } finally {
+      shared.countWaiting(owner, -1);
     }
   }
 
@@ -141,6 +162,7 @@ export class IngestService {
       shardCount: this.shardCount,
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
+      backlogHigh: rt.config.backlogHigh,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
       ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };
@@ -215,3 +237,9 @@ export const appliedHandler: PeerHandler = async (rt) => {
 };
 
 export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => s.stats());
+
+/** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */
+export const pauseApplyHandler: PeerHandler = async (rt, msg) => {
+  for (const shard of rt.ingest.shards.values()) shard.pauseApply(msg.paused === true);
+  return true;
+};
