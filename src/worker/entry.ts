@@ -90,7 +90,8 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug, () => rt.pacer.noteRequest());
+        }, debug, () => rt.pacer.noteRequest(), rt.log.error);
+        rt.log.debug('checking every request from the front against the protocol schema');
         return port.done;
       }
       case 'bootstrap':
