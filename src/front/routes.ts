@@ -111,6 +111,8 @@ const SPECS: RouteSpec[] = [
   api('PUT', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
   api('DELETE', `${FF}/:id`, 'flags.delete'),
   api('GET', `${FF}/:id/activity`, 'flags.activity'),
+  // `:id` is the flag's id or key here (posthog-node asks by key).
+  api('GET', `${FF}/:id/remote_config`, 'flags.remote_config'),
   // The seed names the flag parameter `parent_lookup_feature_flag_id`; the router position is shared with `:id`.
   api('GET', `${FF}/:id/role_access`, 'flag_role_access.list'),
   api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'json', S.RoleAccessCreate),

@@ -46,6 +46,8 @@ export const Errors = {
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
   notFound: (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail),
+  /** PostHog answers some lookups with a bare 404 (e.g. a flag's remote_config for a flag that is not one). */
+  notFoundEmpty: () => new ApiError(404, 'invalid_request', 'not_found', 'Not found.', null, true),
   methodNotAllowed: (method: string) =>
     new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
   tooLarge: () => new ApiError(413, 'client_error', 'request_too_large', 'Request too large.'),

@@ -66,6 +66,7 @@ export const OPS: Record<string, OpHandler> = {
   'flags.update': flags.updateFlag,
   'flags.delete': flags.deleteFlag,
   'flags.activity': flags.flagActivity,
+  'flags.remote_config': flags.remoteConfigPayload,
   'flags.all_activity': flags.allFlagsActivity,
   'flag_role_access.list': roleAccess.listRoleAccess,
   'flag_role_access.create': roleAccess.createRoleAccess,

@@ -35,7 +35,7 @@ function answer(item: TaskItem, defs: Definitions): Reply {
 }
 
 /** `?token=` names the project; the personal key's user must belong to its organization. */
-function projectFromToken(item: TaskItem, rt: WorkerRuntime): Project {
+export function projectFromToken(item: TaskItem, rt: WorkerRuntime): Project {
   const token = item.meta.query.token ?? item.meta.query.api_key;
   if (!token) throw Errors.missingApiKey();
   const project = rt.cache.projectByToken(token);
