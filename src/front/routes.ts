@@ -72,6 +72,8 @@ const SPECS: RouteSpec[] = [
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
   { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none' },
   { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none' },
+  // The flag list without a project in the path (posthog-node 1.x polls it for local evaluation).
+  { method: 'GET', path: '/api/feature_flag', op: 'flags.list_legacy', auth: 'personal', body: 'none' },
 
   // Accounts
   api('GET', '/api/users/@me', 'users.me'),

@@ -6,6 +6,7 @@
 import { isSimpleFlag, simpleRolloutPercentage, validateFlagFilters } from '../../domain/flags/index.js';
 import type { FeatureFlag, User } from '../../domain/model.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
+import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { paginate } from '../pagination.js';
 import { replicate } from '../replication.js';
@@ -105,8 +106,21 @@ function objectOrEmpty(v: unknown, attr: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-export const listFlags: OpHandler = (item, rt) => {
-  const projectId = projectIdOf(item);
+export const listFlags: OpHandler = (item, rt) => flagList(item, rt, projectIdOf(item));
+
+/**
+ * `GET /api/feature_flag/?token=<project key>` (personal key): the project-less legacy path of the same list,
+ * which posthog-node 1.x polls for its local evaluation (it reads `results`, keeps the active flags and
+ * evaluates `is_simple_flag` ones itself). Without `token`, the user's current project.
+ */
+export const legacyListFlags: OpHandler = (item, rt) => {
+  if (item.meta.query.token) return flagList(item, rt, projectFromToken(item, rt).id);
+  const current = userOf(rt.meta, principalOf(item).userId).current_project_id;
+  if (current === null) throw Errors.notFound('Project not found.');
+  return flagList(item, rt, current);
+};
+
+function flagList(item: TaskItem, rt: WorkerRuntime, projectId: number): Reply {
   const user = userOf(rt.meta, principalOf(item).userId);
   const flags = rt.meta.flagsOf(projectId).filter((f) => !f.deleted);
   flags.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id);
@@ -116,7 +130,7 @@ export const listFlags: OpHandler = (item, rt) => {
     (!search || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search)) &&
     (q.active === undefined || String(f.active) === q.active.toLowerCase()));
   return json(200, paginate(selected.map((f) => serializeFlag(rt.meta, f, user)), item.meta));
-};
+}
 
 export const retrieveFlag: OpHandler = (item, rt) => {
   const projectId = projectIdOf(item);

@@ -61,6 +61,7 @@ export const OPS: Record<string, OpHandler> = {
   'role_memberships.delete': roles.deleteRoleMembership,
 
   'flags.list': flags.listFlags,
+  'flags.list_legacy': flags.legacyListFlags,
   'flags.create': flags.createFlag,
   'flags.retrieve': flags.retrieveFlag,
   'flags.update': flags.updateFlag,
