@@ -12,6 +12,7 @@ import { AuthCache } from './auth-cache.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
+import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
@@ -47,6 +48,7 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   pool.markStarted();
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }));
 
+  const assets = StaticAssets.load();
   const router = new Router<RouteDef>();
   for (const route of ROUTES) router.add(route.method, route.path, route);
 
@@ -90,13 +92,13 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     if (method === 'OPTIONS') return ex.sendPreflight(req);
     if (path === '/_health') return ex.send(draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
     if (draining) return ex.send(errorOut(Errors.shuttingDown()), true);
+    if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
     const match = router.match(method, path);
     if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
     ex.readFacts(req, route.needs);
-    inFlight++;
-    dispatch(ex, route, match.params)
+    track(dispatch(ex, route, match.params)
       .then(
         (reply) => ex.send(reply),
         (error: unknown) => {
@@ -106,11 +108,28 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
           log(`request ${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
           ex.send(errorOut(Errors.server()));
         },
-      )
-      .finally(() => {
-        inFlight--;
-        if (draining && inFlight === 0 && drained) drained();
-      });
+      ));
+  }
+
+  /** Counts a request in flight until `work` settles (the drain waits for them). */
+  function track(work: Promise<unknown>): void {
+    inFlight++;
+    void work.finally(() => {
+      inFlight--;
+      if (draining && inFlight === 0 && drained) drained();
+    });
+  }
+
+  /** The posthog-js bundles (src/front/static-assets.ts); answered by the front alone, no worker involved. */
+  function serveAsset(ex: Exchange, req: uWS.HttpRequest): void {
+    const request = { path: ex.path, acceptEncoding: req.getHeader('accept-encoding'), ifNoneMatch: req.getHeader('if-none-match') };
+    track(assets.answer(request).then(
+      (reply) => ex.send(reply ?? errorOut(Errors.notFound())),
+      (error: unknown) => {
+        log(`static asset ${ex.path} failed: ${(error as Error)?.stack ?? String(error)}`);
+        ex.send(errorOut(Errors.server()));
+      },
+    ));
   }
 
   const app = uWS.App();
