@@ -65,7 +65,7 @@ t.test('fault injection is off by default', async (t) => {
     await plain.stop();
     removeDir(plain.dataDir);
   });
-  for (const kind of ['crash', 'throw']) {
+  for (const kind of ['crash', 'throw', 'pause-apply', 'resume-apply']) {
     const res = await fetch(`${plain.base}/_fault/${kind}`, { method: 'POST' });
     t.equal(res.status, 404, `/_fault/${kind} does not exist`);
     t.same(await res.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
