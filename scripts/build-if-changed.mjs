@@ -38,7 +38,8 @@ if (upToDate && !force) process.exit(0);
 
 // The stamp records when the build started: a source saved during the build is newer, so the next start rebuilds.
 const started = Date.now();
-if (!force) console.log(stamp === null ? 'build: no previous build, compiling' : 'build: sources changed since the last build, compiling');
+// stderr: `npm run quill` prints a key on stdout.
+if (!force) console.error(stamp === null ? 'build: no previous build, compiling' : 'build: sources changed since the last build, compiling');
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 writeFileSync(STAMP, JSON.stringify({ builtFrom: started, sources: list }));

@@ -45,6 +45,14 @@ export const Errors = {
 
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
+  /** PostHog's APIScopePermission wording, for a personal key whose scopes do not hold what the route needs. */
+  missingScope: (scope: string) => new ApiError(403, 'authentication_error', 'permission_denied', `API key missing required scope '${scope}'`),
+  projectOutsideKey: (projectId: number) =>
+    new ApiError(403, 'authentication_error', 'permission_denied', `API key does not have access to the requested project: ID ${projectId}.`),
+  keyConfinedToProjects: () =>
+    new ApiError(403, 'authentication_error', 'permission_denied', 'API keys with scoped projects are only supported on project-based endpoints.'),
+  organizationOutsideKey: (organizationId: string) =>
+    new ApiError(403, 'authentication_error', 'permission_denied', `API key does not have access to the requested organization: ID ${organizationId}.`),
   notFound: (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail),
   /** PostHog answers some lookups with a bare 404 (e.g. a flag's remote_config for a flag that is not one). */
   notFoundEmpty: () => new ApiError(404, 'invalid_request', 'not_found', 'Not found.', null, true),

@@ -9,6 +9,8 @@
  *  - person write counters: a slot per (project, person id) hash, bumped after every committed write of a person
  *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts);
  *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts);
+ *  - project data versions: a slot per project hash, bumped after every apply commit that stored events of the
+ *    project, so cached analysis results know when they are stale (src/worker/analytics/result-cache.ts);
  *  - per shard, the events its owner has queued and not applied, and how many requests wait for that backlog to
  *    shrink (the backlog bound, src/worker/ingest/ingest-service.ts).
  *
@@ -26,9 +28,13 @@ const HEADER_BYTES = 16;
 /** Person write counter slots (a power of two); persons sharing a slot only invalidate each other's cache entries. */
 const PERSON_SLOTS = 1 << 16;
 
+/** Project version slots (a power of two); projects sharing a slot only invalidate each other's cached results. */
+const PROJECT_SLOTS = 1 << 12;
+
 const PERSON_WRITES_AT = HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8;
+const PROJECT_VERSIONS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
 /** Per shard: [queued events, waiting requests] (Int32). */
-const BACKLOG_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
+const BACKLOG_AT = PROJECT_VERSIONS_AT + PROJECT_SLOTS * 4;
 const QUEUED = 0;
 const WAITING = 1;
 const RINGS_AT = BACKLOG_AT + MAX_SHARDS * 2 * 4;
@@ -42,6 +48,7 @@ export class SharedState {
   private readonly words: Int32Array;
   private readonly applied: BigInt64Array;
   private readonly personWrites: Int32Array;
+  private readonly projectVersions: Int32Array;
   private readonly backlog: Int32Array;
   /** Parts waiting for each shard's owner. */
   readonly rings: PartRings;
@@ -50,6 +57,7 @@ export class SharedState {
     this.words = new Int32Array(buffer, 0, HEADER_BYTES / 4);
     this.applied = new BigInt64Array(buffer, HEADER_BYTES, MAX_SHARDS * MAX_SHARDS);
     this.personWrites = new Int32Array(buffer, PERSON_WRITES_AT, PERSON_SLOTS);
+    this.projectVersions = new Int32Array(buffer, PROJECT_VERSIONS_AT, PROJECT_SLOTS);
     this.backlog = new Int32Array(buffer, BACKLOG_AT, MAX_SHARDS * 2);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
   }
@@ -62,6 +70,15 @@ export class SharedState {
   /** Called after a persons transaction committed, with the (team, id) pairs of the rows it wrote, flattened. */
   personsChanged(teamsAndIds: readonly number[]): void {
     for (let i = 0; i < teamsAndIds.length; i += 2) Atomics.add(this.personWrites, personSlot(teamsAndIds[i]!, teamsAndIds[i + 1]!), 1);
+  }
+
+  /** Changes whenever events of the project were applied (or its slot-mates'). */
+  projectVersion(team: number): number {
+    return Atomics.load(this.projectVersions, projectSlot(team));
+  }
+
+  projectChanged(team: number): void {
+    Atomics.add(this.projectVersions, projectSlot(team), 1);
   }
 
   get started(): boolean {
@@ -106,4 +123,8 @@ export class SharedState {
 
 function personSlot(team: number, personId: number): number {
   return (Math.imul(team, 0x9e3779b1) ^ Math.imul(personId, 0x85ebca6b)) & (PERSON_SLOTS - 1);
+}
+
+function projectSlot(team: number): number {
+  return Math.imul(team, 0x9e3779b1) >>> 20;
 }

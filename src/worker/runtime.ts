@@ -12,6 +12,7 @@ import { ApplyPacer } from './ingest/apply-pacer.js';
 import { DurabilityTrace } from './ingest/durability-trace.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
+import { ColumnCache } from '../stores/scan/column-cache.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -43,6 +44,8 @@ export class WorkerRuntime {
   readonly log: Logger;
   /** Tests only (QUILL_DURABILITY_TRACE): the journal of log writes, syncs and acknowledgements. */
   readonly durabilityTrace: DurabilityTrace | null;
+  /** Decoded scan-layout columns of this thread's shards (src/stores/scan/column-cache.ts). */
+  readonly columnCache: ColumnCache;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -53,6 +56,7 @@ export class WorkerRuntime {
   ) {
     this.log = makeLogger(config, `[worker ${index}]`);
     this.durabilityTrace = config.durabilityTrace ? new DurabilityTrace(config.dataDir, index) : null;
+    this.columnCache = new ColumnCache(config.analyticsCacheMb * 1024 * 1024);
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
     this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds));

@@ -162,6 +162,8 @@ export class IngestService {
       shardCount: this.shardCount,
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
+      columnCache: rt.columnCache,
+      rebuildScanLayout: rt.config.rebuildScanLayout,
       backlogHigh: rt.config.backlogHigh,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
       ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),

@@ -34,6 +34,8 @@ import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
 import type { ApplyPacer } from './apply-pacer.js';
 import type { RingPart } from '../../protocol/part-rings.js';
+import type { ColumnCache } from '../../stores/scan/column-cache.js';
+import type { ScanEvent } from '../../stores/scan/block-builder.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -49,6 +51,10 @@ export interface ApplyContext {
   /** The ingest log directory of a shard. */
   logDir(shard: number): string;
   pacer: ApplyPacer;
+  /** This thread's cache of decoded scan-layout columns. */
+  columnCache: ColumnCache;
+  /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
+  rebuildScanLayout: boolean;
   /**
    * Events queued and not applied above which this shard stops taking parts from its ring, and requests wait
    * before publishing more (config backlogHigh; src/worker/ingest/ingest-service.ts).
@@ -156,7 +162,9 @@ export class Shard {
   }
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
-    const events = new EventStore(shardDir(dataDir, id));
+    const events = new EventStore(shardDir(dataDir, id), ctx.columnCache, id);
+    if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
+    if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
     // fsync: every acknowledgement waits for its record's fdatasync (test/e2e/ingestion-fsync.test.ts checks it).
     const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}) });
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
@@ -233,7 +241,7 @@ export class Shard {
     const shared = this.ctx.shared;
     return {
       shard: this.id, backlog: shared.behind(this.id), lagMs, waitingRequests: shared.waitingFor(this.id), ...this.totals,
-      unreleasedRecords: this.source.pending, log: this.source.logStats,
+      unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(),
     };
   }
 
@@ -393,6 +401,7 @@ export class Shard {
     const reached: Record<string, number> = {};
     for (const part of chunk) reached[part.source] = Math.max(reached[part.source] ?? 0, part.end);
     const stored: StoredEvent[] = [];
+    const scanned = new Map<number, ScanEvent[]>();
     for (const [team, events] of byTeam) {
       const fresh: NormalizedEvent[] = [];
       for (const e of events) {
@@ -417,16 +426,24 @@ export class Shard {
         return out;
       });
       const lastSeen = new Map<string, string>();
+      const forScan: ScanEvent[] = [];
+      scanned.set(team, forScan);
       fresh.forEach((e, i) => {
         const outcome = outcomes[i];
         if (!outcome) {
           this.totals.droppedEvents++;
           return;
         }
+        const ts = Date.parse(e.timestamp);
         stored.push({
           team, uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, person_id: outcome.personId,
-          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts: Date.parse(e.timestamp),
+          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts,
           properties_json: JSON.stringify(e.properties), elements_chain: e.elements_chain,
+        });
+        forScan.push({
+          ts, event: e.event, distinctId: e.distinct_id, personId: outcome.personId ?? 0,
+          personCreatedAt: outcome.createdAt === null ? NaN : Date.parse(outcome.createdAt),
+          properties: e.properties, personProperties: outcome.properties, elementsChain: e.elements_chain,
         });
         const prev = lastSeen.get(e.event);
         if (!prev || prev < e.timestamp) lastSeen.set(e.event, e.timestamp);
@@ -434,13 +451,21 @@ export class Shard {
       await this.ctx.recordEventNames(team, lastSeen);
     }
     const appliedFrom = { ...this.appliedFrom, ...reached };
-    await this.events.env.transaction(() => {
-      for (const e of stored) this.events.put(e);
-      this.events.flushCounts();
-      this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
-    });
+    try {
+      await this.events.env.transaction(() => {
+        for (const e of stored) this.events.put(e);
+        this.events.flushCounts();
+        for (const [team, events] of scanned) this.events.columns.append(team, events);
+        this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
+      });
+    } catch (error) {
+      // The open scan blocks in memory took events that were not stored.
+      this.events.columns.reloadOpen();
+      throw error;
+    }
     Object.assign(this.appliedFrom, reached);
     this.totals.appliedEvents += stored.length;
+    for (const team of scanned.keys()) this.ctx.shared.projectChanged(team);
     // The uuid set only has to cover events not yet committed; after the commit the index answers.
     this.seenUuids.clear();
     // Sources may forget these records once both environments have flushed them (power-loss safety).
@@ -451,4 +476,33 @@ export class Shard {
       })
       .catch((error: unknown) => this.ctx.log.error(`shard ${this.id}: waiting for a flush failed: ${error}`));
   }
+}
+
+/**
+ * Builds the scan layout of a shard from its stored rows (a data directory from before the layout existed, or of an
+ * older layout version). Person properties are the persons' current ones: what they were at each event was not kept.
+ */
+async function rebuildScanLayout(id: number, events: EventStore, ctx: ApplyContext): Promise<void> {
+  const started = performance.now();
+  const persons = new Map<string, { properties: Record<string, unknown>; createdAt: number } | null>();
+  const count = await events.columns.rebuild((emit) => {
+    for (const e of events.all()) {
+      let person: { properties: Record<string, unknown>; createdAt: number } | null = null;
+      if (e.person_id !== null) {
+        const key = `${e.team}:${e.person_id}`;
+        person = persons.get(key) ?? null;
+        if (!persons.has(key)) {
+          const row = ctx.persons.resolve(e.team, e.person_id);
+          person = row ? { properties: row.properties, createdAt: Date.parse(row.created_at) } : null;
+          persons.set(key, person);
+        }
+      }
+      emit(e.team, {
+        ts: e.ts, event: e.event, distinctId: e.distinct_id, personId: e.person_id ?? 0,
+        personCreatedAt: person?.createdAt ?? NaN, properties: JSON.parse(e.properties_json) as Record<string, unknown>,
+        personProperties: person?.properties ?? {}, elementsChain: e.elements_chain,
+      });
+    }
+  });
+  if (count > 0) ctx.log.info(`shard ${id}: built the scan layout of ${count} stored events in ${Math.round(performance.now() - started)} ms`);
 }

@@ -6,7 +6,6 @@
 import { isSimpleFlag, simpleRolloutPercentage, validateFlagFilters } from '../../domain/flags/index.js';
 import type { FeatureFlag, User } from '../../domain/model.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
-import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { paginate } from '../pagination.js';
 import { replicate } from '../replication.js';
@@ -15,7 +14,6 @@ import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
 import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
 import { canEditFlag } from './flag-permissions.js';
-import { projectFromToken } from './local-evaluation.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
 
 const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -106,21 +104,13 @@ function objectOrEmpty(v: unknown, attr: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-export const listFlags: OpHandler = (item, rt) => flagList(item, rt, projectIdOf(item));
-
 /**
- * `GET /api/feature_flag/?token=<project key>` (personal key): the project-less legacy path of the same list,
- * which posthog-node 1.x polls for its local evaluation (it reads `results`, keeps the active flags and
- * evaluates `is_simple_flag` ones itself). Without `token`, the user's current project.
+ * Also `GET /api/feature_flag/?token=<project key>`, the project-less legacy path that posthog-node 1.x polls for
+ * its local evaluation (it reads `results`, keeps the active flags and evaluates `is_simple_flag` ones itself); the
+ * front takes the project from `?token=`, else the user's current one.
  */
-export const legacyListFlags: OpHandler = (item, rt) => {
-  if (item.meta.query.token) return flagList(item, rt, projectFromToken(item, rt).id);
-  const current = userOf(rt.meta, principalOf(item).userId).current_project_id;
-  if (current === null) throw Errors.notFound('Project not found.');
-  return flagList(item, rt, current);
-};
-
-function flagList(item: TaskItem, rt: WorkerRuntime, projectId: number): Reply {
+export const listFlags: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
   const user = userOf(rt.meta, principalOf(item).userId);
   const flags = rt.meta.flagsOf(projectId).filter((f) => !f.deleted);
   flags.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id);
@@ -130,7 +120,7 @@ function flagList(item: TaskItem, rt: WorkerRuntime, projectId: number): Reply {
     (!search || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search)) &&
     (q.active === undefined || String(f.active) === q.active.toLowerCase()));
   return json(200, paginate(selected.map((f) => serializeFlag(rt.meta, f, user)), item.meta));
-}
+};
 
 export const retrieveFlag: OpHandler = (item, rt) => {
   const projectId = projectIdOf(item);
@@ -236,11 +226,11 @@ export const deleteFlag: OpHandler = (item, rt) => {
 /**
  * `GET …/feature_flags/:id_or_key/remote_config/` (posthog-node `getRemoteConfigPayload`): the `true` payload of a
  * remote-configuration flag as PostHog answers it, the stored JSON text as a JSON string (`null` without one), and
- * a bodiless 404 for any other flag. `?token=` (which posthog-node sends) picks the project, as PostHog's
- * `@current` resolution does for keys with access to several projects.
+ * a bodiless 404 for any other flag. The front took the project from `?token=` (which posthog-node sends) when
+ * given, as PostHog's `@current` resolution does for keys with access to several projects.
  */
 export const remoteConfigPayload: OpHandler = (item, rt) => {
-  const projectId = item.meta.query.token ? projectFromToken(item, rt).id : projectIdOf(item);
+  const projectId = projectIdOf(item);
   const ref = item.params.id ?? '';
   const flag = /^\d+$/.test(ref)
     ? rt.meta.flags.get([projectId, Number(ref)])
