@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 import { missing } from '../helpers/required-environment.js';
@@ -65,6 +66,12 @@ t.test('kill -9 while batches are in flight loses no acknowledged event and dupl
   }
   const q = await startQuill({ dataDir });
   t.teardown(() => q.stop());
+  // The restart replays every log; a read waits for that apply only up to its bound (10 s, README "Reads after
+  // writes"), which a loaded machine can exceed with tens of thousands of events: wait until nothing is behind.
+  await eventually('the replayed events to be applied', async () => {
+    const res = await new Client(q.base).get('/_stats');
+    return res.status === 200 && res.body.shards.every((s: { backlog: number }) => s.backlog === 0);
+  }, { timeoutMs: 120_000, intervalMs: 200 });
   const ids = await allEventIds(q);
   const counts = new Map<string, number>();
   for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);

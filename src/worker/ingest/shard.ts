@@ -33,6 +33,7 @@ import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
 import type { ApplyPacer } from './apply-pacer.js';
+import { BACKLOG_RESUME } from './part-publisher.js';
 import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
@@ -98,12 +99,11 @@ export function shardLogDir(dataDir: string, shard: number): string {
  */
 const CHUNK_EVENTS = 2000;
 const CHUNK_EVENTS_BUSY = 100;
-/**
+/*
  * The backlog bound (ApplyContext.backlogHigh, 4 million events by default): the events wait in the ingest logs
  * (about 0.5 KB each on disk), so it bounds the disk a sustained overload may take and the replay after a crash.
- * Whoever waits for it resumes once the backlog is under this fraction of the bound.
+ * Whoever waits for it resumes once the backlog is under BACKLOG_RESUME of the bound.
  */
-export const BACKLOG_RESUME = 0.75;
 const RETRY_MS = 1000;
 /**
  * How long a partial chunk may wait for more events before it is applied. Every apply commits two LMDB
