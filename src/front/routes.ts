@@ -35,8 +35,12 @@ interface RouteSpec {
    * rest, unless the route says otherwise); null: any key of the user (a key reading itself).
    */
   scope?: RequiredScope | null;
-  /** The project comes from `?token=` (the project API key) instead of `:project_id`. */
-  projectFrom?: 'token';
+  /**
+   * The project comes from `?token=` (the project API key) instead of `:project_id`; with `token-or-path`, from
+   * `?token=` when given (as PostHog resolves `@current` for keys that reach several projects), else from
+   * `:project_id`, else the user's current project.
+   */
+  projectFrom?: 'token' | 'token-or-path';
   /** The operator key (QUILL_OPERATOR_KEY) is accepted here as well as personal keys. */
   operator?: true;
 }
@@ -89,6 +93,9 @@ const SPECS: RouteSpec[] = [
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
   { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
   { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
+  // The flag list without a project in the path (posthog-node 1.x polls it for local evaluation): `?token=` names
+  // the project, else the user's current one.
+  { method: 'GET', path: '/api/feature_flag', op: 'flags.list_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token-or-path' },
 
   // Accounts
   api('GET', '/api/users/@me', 'users.me', 'user'),
@@ -131,6 +138,8 @@ const SPECS: RouteSpec[] = [
   api('PUT', `${FF}/:id`, 'flags.update', 'feature_flag', 'json', S.FeatureFlagWrite),
   api('DELETE', `${FF}/:id`, 'flags.delete', 'feature_flag'),
   api('GET', `${FF}/:id/activity`, 'flags.activity', 'feature_flag'),
+  // `:id` is the flag's id or key here (posthog-node asks by key, and names the project by `?token=`).
+  { ...api('GET', `${FF}/:id/remote_config`, 'flags.remote_config', 'feature_flag'), projectFrom: 'token-or-path' },
   // The seed names the flag parameter `parent_lookup_feature_flag_id`; the router position is shared with `:id`.
   api('GET', `${FF}/:id/role_access`, 'flag_role_access.list', 'feature_flag'),
   api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'feature_flag', 'json', S.RoleAccessCreate),

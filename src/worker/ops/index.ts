@@ -72,11 +72,13 @@ export const OPS: Record<string, OpHandler> = {
   'role_memberships.delete': roles.deleteRoleMembership,
 
   'flags.list': flags.listFlags,
+  'flags.list_legacy': flags.listFlags,
   'flags.create': flags.createFlag,
   'flags.retrieve': flags.retrieveFlag,
   'flags.update': flags.updateFlag,
   'flags.delete': flags.deleteFlag,
   'flags.activity': flags.flagActivity,
+  'flags.remote_config': flags.remoteConfigPayload,
   'flags.all_activity': flags.allFlagsActivity,
   'flag_role_access.list': roleAccess.listRoleAccess,
   'flag_role_access.create': roleAccess.createRoleAccess,
