@@ -37,6 +37,14 @@ async function load(): Promise<void> {
     const res = await fetch(`${quill().base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
     if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
   }
+  // Every analysis waits for what was acknowledged before it, but only so long (10 s): on a busy machine the apply
+  // may need longer, so wait for the backlog to drain before asking anything.
+  for (;;) {
+    const stats = await api.get('/_stats');
+    if (stats.status !== 200) throw new Error(`/_stats: ${stats.status} ${stats.text}`);
+    if (stats.body.shards.every((s: { backlog: number }) => s.backlog === 0)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   duck = await DuckReference.open();
   await duck.append(rows);
   await duck.finish(OPTIONS.persons * 2, (d) => dataset.personOfDevice(d));
