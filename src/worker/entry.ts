@@ -18,6 +18,7 @@ import './analytics/funnels.js';
 import './analytics/paths.js';
 import './analytics/correlation.js';
 import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
+import { HOGQL_SCAN, hogqlScanHandler } from './query/hogql-scan.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -47,6 +48,7 @@ export function createWorkerEntry(data: WorkerData) {
     [SEQUENCE_COLLECT]: collectHandler,
     [SEQUENCE_TAKE]: takeHandler,
     [PERSON_EVENTS]: personEventsHandler,
+    [HOGQL_SCAN]: hogqlScanHandler,
   });
   const debug = data.config.logLevel === 'debug';
 
