@@ -57,7 +57,7 @@ class Parser {
   query(): Query {
     const first = this.peek();
     if (first.kind === 'ident' && WRITES.has(first.text.toUpperCase()) && !this.isKeyword('WITH')) {
-      hogqlError(`Only SELECT queries are supported: a ${first.text.toUpperCase()} statement cannot run here.`);
+      hogqlError(`Only SELECT queries are supported: ${first.text.toUpperCase()} statements cannot run here.`);
     }
     if (!this.isKeyword('SELECT') && !this.isKeyword('WITH') && !this.isOp('(')) {
       hogqlError(`A query must start with SELECT (found "${first.text || 'the end of the query'}").`);
@@ -163,8 +163,8 @@ class Parser {
     const ctes: Select['ctes'] = [];
     if (this.acceptKeyword('WITH')) {
       do {
-        if (this.peek().kind !== 'ident' && this.peek().kind !== 'quoted') this.fail('Expected a name after WITH');
-        if (!this.isKeyword('AS', 1)) unsupported('WITH <expression> AS <name> (scalar WITH)', 'Name subqueries with WITH <name> AS (SELECT …).');
+        const named = (this.peek().kind === 'ident' || this.peek().kind === 'quoted') && this.isKeyword('AS', 1) && this.isOp('(', 2);
+        if (!named) unsupported('WITH <expression> AS <name> (scalar WITH)', 'Name subqueries with WITH <name> AS (SELECT …).');
         const name = this.name('a subquery name');
         this.expectKeyword('AS');
         this.expectOp('(');
