@@ -1,10 +1,11 @@
 // The analytics benchmark (`npm run bench:analytics`): a generated dataset (bench/lib/analytics-dataset.ts; default
 // 10,000,000 events, 300,000 persons, 30 days) goes through `/batch/` into a fresh Quill and into DuckDB (2 threads)
 // in the same run; then every trends case is answered by both, five times each (Quill with refresh=true), medians
-// reported, and the answers compared: the bench fails loudly if they differ. Also reported: the load (acknowledged
-// and end-to-end events/s), the scan layout (bytes per event, build time from the stored rows on a restart with
-// QUILL_REBUILD_SCAN_LAYOUT=1) and Quill's memory while answering. One JSON document on stdout (and in
-// bench/results/analytics-latest.json), progress on stderr.
+// reported, and the answers compared: the bench fails loudly if they differ. The same for retention, lifecycle,
+// stickiness, funnels, paths, and SQL (a HogQLQuery count-by-day and DAU against DuckDB's same SQL). Also
+// reported: the load (acknowledged and end-to-end events/s), the scan layout (bytes per event, build time from the
+// stored rows on a restart with QUILL_REBUILD_SCAN_LAYOUT=1) and Quill's memory while answering. One JSON document
+// on stdout (and in bench/results/analytics-latest.json), progress on stderr.
 //
 // Environment: QUILL_BENCH_EVENTS, QUILL_BENCH_PERSONS, QUILL_BENCH_DAYS, QUILL_BENCH_SEED, QUILL_BENCH_OUT,
 // QUILL_BENCH_KEEP_DATA=1.
@@ -17,6 +18,7 @@ import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
 import { startQuill, type QuillServer } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
+import { hogqlCases, hogqlValues } from './lib/hogql-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
@@ -114,6 +116,8 @@ interface Comparison {
   name: string;
   /** Path under /api/projects/@current/ (with a query string). */
   path: string;
+  /** A JSON body to POST instead of a GET (the query API). */
+  body?: unknown;
   sql: string;
   quill(body: any): Map<string, number>;
   duck(rows: Record<string, unknown>[]): Map<string, number>;
@@ -129,7 +133,9 @@ async function compare(base: string, pid: number, duck: DuckReference, c: Compar
   let body: any = null;
   for (let i = 0; i <= REPEATS; i++) {
     const started = performance.now();
-    const res = await fetch(`${base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    const res = c.body === undefined
+      ? await fetch(`${base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH })
+      : await fetch(`${base}/api/projects/@current/${c.path}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
     body = await res.json();
     if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
     if (i > 0) quillMs.push(performance.now() - started);
@@ -216,6 +222,15 @@ const sequenceCases: Comparison[] = [
 ];
 for (const c of sequenceCases) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
 
+// SQL: HogQLQuery through /query/ (recomputed each time) against DuckDB's same SQL.
+const sqlAnswers = [];
+for (const c of hogqlCases(from, to)) {
+  sqlAnswers.push(await compare(quill.base, quill.pid, duck, {
+    name: c.name, path: 'query/', body: { query: { kind: 'HogQLQuery', query: c.hogql }, refresh: 'force_blocking' }, sql: c.sql,
+    quill: (body) => hogqlValues(body.results), duck: (rows) => duckValues(rows, false),
+  }));
+}
+
 // Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
 const gen = LoadGenerator.create(log);
 const ISOLATION_S = Number(process.env.QUILL_BENCH_ISOLATION_SECONDS ?? 10);
@@ -267,6 +282,7 @@ const report = {
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
   trends: trendsAnswers,
   retention_lifecycle_stickiness_funnels_paths: personAnswers,
+  hogql: sqlAnswers,
   isolation,
   all_answers_equal: !failed,
 };

@@ -49,6 +49,14 @@ export function parseExpression(text: string): Expr {
   return e;
 }
 
+/** Parses one ORDER BY item (`timestamp DESC`: EventsQuery `orderBy`). */
+export function parseOrderExpression(text: string): OrderItem {
+  const p = new Parser(tokenize(text));
+  const item = p.orderItem();
+  p.expectEnd();
+  return item;
+}
+
 class Parser {
   private i = 0;
 
@@ -245,7 +253,7 @@ class Parser {
     return expr;
   }
 
-  private orderItem(): OrderItem {
+  orderItem(): OrderItem {
     const expr = this.expression();
     let desc = false;
     if (this.acceptKeyword('DESC') || this.acceptKeyword('DESCENDING')) desc = true;

@@ -634,8 +634,13 @@ class Planner {
         return this.placeholder(e.chain, sc);
       case 'subquery':
         return this.subquery(e.query, sc, true);
-      case 'filter':
-        throw new Error('internal: a filter node in a parsed query');
+      case 'filter': {
+        // Property filters built by a query kind (EventsQuery `properties`): over the events read.
+        const events = sc.sources.find((s) => s.kind === 'events');
+        if (!events) hogqlError('Property filters need a SELECT from the events table.');
+        this.filterTrees.push(e.node);
+        return { k: 'filter', node: e.node, s: events.s };
+      }
     }
   }
 

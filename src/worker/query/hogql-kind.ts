@@ -8,6 +8,7 @@
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { parseQuery } from '../../domain/hogql/parser.js';
 import type { Query } from '../../domain/hogql/ast.js';
+import type { ColumnInfo } from '../../domain/hogql/plan.js';
 import { planQuery } from '../../domain/hogql/planner.js';
 import { printQuery } from '../../domain/hogql/print.js';
 import { outputValue, typeName } from '../../domain/hogql/values.js';
@@ -62,11 +63,18 @@ function placeholderValues(query: Record<string, unknown>): Record<string, unkno
   return out;
 }
 
-/** Runs one HogQL query and shapes PostHog's response. */
-export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext): Promise<Record<string, unknown>> {
-  const text = query.query;
-  if (typeof text !== 'string' || text.trim() === '') return invalidInput('query', 'A HogQLQuery needs its SQL text in "query".', 'required');
-  if (query.filters !== undefined && query.filters !== null && !isObject(query.filters)) invalidInput('filters', 'filters must be an object.');
+export interface RanQuery {
+  /** Rows as the answer carries them. */
+  rows: unknown[][];
+  columns: ColumnInfo[];
+  timeZone: string;
+  timings: { k: string; t: number }[];
+}
+
+/** Plans and runs a parsed query (its limits already applied); rows in the answer's form. */
+export async function runQueryAst(
+  rt: WorkerRuntime, ast: Query, ctx: QueryContext, placeholders: { filters: Record<string, unknown> | null; values: Record<string, unknown> },
+): Promise<RanQuery> {
   const timings: { k: string; t: number }[] = [];
   let mark = performance.now();
   const lap = (k: string) => {
@@ -74,14 +82,8 @@ export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>
     timings.push({ k, t: (now - mark) / 1000 });
     mark = now;
   };
-  const ast = parseQuery(text);
-  const page = applyLimits(ast);
-  lap('./parse_select');
   const project = queryContext(rt, ctx.team, ctx.now, []);
-  const planned = planQuery(ast, {
-    team: ctx.team, timeZone: project.timeZone, now: ctx.now, filters: (query.filters as Record<string, unknown> | null | undefined) ?? null,
-    values: placeholderValues(query), testAccountFilters: project.testAccountFilters,
-  });
+  const planned = planQuery(ast, { team: ctx.team, timeZone: project.timeZone, now: ctx.now, ...placeholders, testAccountFilters: project.testAccountFilters });
   // The cohorts the request's filters name go to the shards with the scan.
   const scanCtx = planned.filterTrees.length > 0 ? queryContext(rt, ctx.team, ctx.now, planned.filterTrees).scan : project.scan;
   lap('./plan');
@@ -89,7 +91,22 @@ export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>
   const rows = await execute(planned.plan, { rt, team: ctx.team, scan: scanCtx, values, limits: LIMITS });
   lap('./execute');
   const columns = planned.plan.columns;
-  let results = rows.map((row) => row.map((v, i) => outputValue(v, columns[i]!.type, values)));
+  const out = rows.map((row) => row.map((v, i) => outputValue(v, columns[i]!.type, values)));
+  lap('./serialize');
+  return { rows: out, columns, timeZone: project.timeZone, timings };
+}
+
+/** Runs one HogQL query and shapes PostHog's response. */
+export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext): Promise<Record<string, unknown>> {
+  const text = query.query;
+  if (typeof text !== 'string' || text.trim() === '') return invalidInput('query', 'A HogQLQuery needs its SQL text in "query".', 'required');
+  if (query.filters !== undefined && query.filters !== null && !isObject(query.filters)) invalidInput('filters', 'filters must be an object.');
+  const started = performance.now();
+  const ast = parseQuery(text);
+  const page = applyLimits(ast);
+  const parsed = performance.now();
+  const ran = await runQueryAst(rt, ast, ctx, { filters: (query.filters as Record<string, unknown> | null | undefined) ?? null, values: placeholderValues(query) });
+  let results = ran.rows;
   const paging: Record<string, unknown> = { hasMore: null, limit: null, offset: null };
   if (page !== null) {
     paging.hasMore = results.length > page;
@@ -97,18 +114,17 @@ export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>
     paging.offset = 0;
     results = results.slice(0, page);
   }
-  lap('./serialize');
   return {
     results,
-    columns: columns.map((c) => c.name),
-    types: columns.map((c) => [c.name, typeName(c.type, project.timeZone)]),
+    columns: ran.columns.map((c) => c.name),
+    types: ran.columns.map((c) => [c.name, typeName(c.type, ran.timeZone)]),
     hogql: printQuery(ast),
     query: text,
     clickhouse: null,
     error: null,
     explain: null,
     modifiers: {},
-    timings,
+    timings: [{ k: './parse_select', t: (parsed - started) / 1000 }, ...ran.timings],
     ...paging,
   };
 }

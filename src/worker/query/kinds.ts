@@ -3,3 +3,4 @@
  */
 import './insight-kinds.js';
 import './hogql-kind.js';
+import './events-query-kind.js';
