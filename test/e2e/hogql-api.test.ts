@@ -221,3 +221,43 @@ t.test('a query:read key can query and do nothing else', async (t) => {
   }
   t.equal((await api.get('/api/projects/@current/')).body.timezone, 'UTC', 'the project was not changed');
 });
+
+t.test('EventsQuery: PostHog\'s events table, answered by the same engine', async (t) => {
+  const events = (body: Record<string, unknown>) => api.post('/api/projects/@current/query/', { query: { kind: 'EventsQuery', ...body }, refresh: 'force_blocking' });
+  const recent = await events({ select: ['*'] });
+  t.equal(recent.status, 200, recent.text);
+  t.same(recent.body.results, [], 'by default only the last 24 hours, and these events are older');
+  const all = await events({ select: ['*', 'person'], after: 'all', limit: 2 });
+  t.equal(all.body.results.length, 2);
+  t.equal(all.body.hasMore, true);
+  const [star, person] = all.body.results[0];
+  t.match(star, { event: 'signed_up', distinct_id: 'user-000', timestamp: '2026-10-01T00:00:00Z', team_id: 1, elements_chain: '' });
+  t.match(star.properties, { $browser: 'Safari', price: 0 }, 'properties as an object');
+  t.match(person, { distinct_id: 'user-000', properties: { plan: 'pro' } });
+  t.type(person.uuid, 'string');
+  t.same(all.body.columns, ['*', 'person']);
+
+  const grouped = await events({ select: ['event', 'count()'], after: 'all' });
+  t.same(grouped.body.results, [['$pageview', 100], ['signed_up', 50]], 'grouped by the other columns, count() descending');
+  t.same(grouped.body.columns, ['event', 'count()']);
+  t.same(grouped.body.types, ['String', 'Int64']);
+
+  const filtered = await events({
+    select: ['distinct_id', 'properties.price -- Price', 'timestamp'], after: '2026-10-02T00:00:00Z', before: '2026-10-03T00:00:00Z',
+    event: 'signed_up', where: ['properties.price > 25'], properties: [{ key: '$browser', value: 'Safari', operator: 'exact', type: 'event' }],
+  });
+  t.same(filtered.body.results.map((r: unknown[]) => r[0]), ['user-042', 'user-036', 'user-030'], 'newest first by default when timestamp is selected');
+  t.same(filtered.body.columns, ['distinct_id', 'properties.price -- Price', 'timestamp']);
+
+  const paged = await events({ select: ['distinct_id'], orderBy: ['distinct_id DESC'], after: 'all', limit: 3, offset: 3 });
+  t.same(paged.body.results, [['user-146'], ['user-145'], ['user-144']]);
+  t.equal(paged.body.offset, 3);
+
+  const personUuid = person.uuid;
+  const mine = await events({ select: ['distinct_id', 'count()'], personId: personUuid, after: 'all' });
+  t.same(mine.body.results, [['user-000', 1]], 'personId: the events of that person');
+  const having = await events({ select: ['event', 'count()'], where: ['count() > 60'], after: 'all' });
+  t.same(having.body.results, [['$pageview', 100]], 'a condition with an aggregate is a HAVING');
+  const bad = await events({ select: ['nosuch(1)'] });
+  t.equal(bad.status, 400);
+});

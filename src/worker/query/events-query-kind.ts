@@ -112,6 +112,8 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
   else if (raws.includes('count()')) orderBy = [{ expr: call('count'), desc: true }];
   else if (aggregates.length > 0) orderBy = [{ expr: plain(aggregates[0]!), desc: true }];
   else if (raws.includes('timestamp')) orderBy = [{ expr: field('timestamp'), desc: true }];
+  // PostHog orders by the first column; for `*` that is the event's time-ordered uuid, which Quill's layout has not.
+  else if (items[0]!.kind === 'star') orderBy = [{ expr: field('timestamp'), desc: false }];
   else orderBy = [{ expr: plain(columns[0]!), desc: false }];
 
   const limit = q.limit === undefined || q.limit === null ? DEFAULT_ROWS : Number(q.limit);
