@@ -40,7 +40,7 @@ export class GroupTable {
 
   add(batch: Batch, rows: Int32Array, count: number, ctx: ValueContext, cache: VecCache): void {
     if (count === 0) return;
-    const { ids, keys } = localGroups(this.keys.map((k) => vec(k, batch, ctx, cache)), rows, count);
+    const { ids, keys } = localGroups(this.keys.map((k) => vec(k, batch, ctx, cache)), rows, count, batch);
     const groups = keys.map((key) => this.groupOf(key));
     this.aggs.forEach((agg, j) => addRows(agg, j, batch, rows, count, ids, groups, ctx, cache));
   }
@@ -67,11 +67,11 @@ export function mergeGroups(into: Groups, from: Groups, defs: readonly AggDef[])
 }
 
 /** The local group of every selected row, and each local group's key values. */
-function localGroups(keyVecs: Vec[], rows: Int32Array, count: number): { ids: Int32Array; keys: Value[][] } {
-  if (keyVecs.length === 0) return { ids: new Int32Array(count), keys: [[]] };
-  const parts = keyVecs.map((v) => localIds(v, rows, count));
+function localGroups(keyVecs: Vec[], rows: Int32Array, count: number, batch: Batch): { ids: Int32Array; keys: Value[][] } {
+  if (keyVecs.length === 0) return { ids: batch.scratch(count).fill(0), keys: [[]] };
+  const parts = keyVecs.map((v) => localIds(v, rows, count, batch));
   if (parts.length === 1) return { ids: parts[0]!.ids, keys: parts[0]!.values.map((v) => [v]) };
-  const ids = new Int32Array(count);
+  const ids = batch.scratch(count);
   const keys: Value[][] = [];
   let product = 1;
   for (const p of parts) product *= Math.max(1, p.values.length);
@@ -103,8 +103,8 @@ function localGroups(keyVecs: Vec[], rows: Int32Array, count: number): { ids: In
 }
 
 /** Numbers the distinct values of one key over the selected rows. */
-function localIds(v: Vec, rows: Int32Array, count: number): { ids: Int32Array; values: Value[] } {
-  const ids = new Int32Array(count);
+function localIds(v: Vec, rows: Int32Array, count: number, batch: Batch): { ids: Int32Array; values: Value[] } {
+  const ids = batch.scratch(count);
   const values: Value[] = [];
   const byText = new Map<string, number>();
   const intern = (x: Value): number => {
@@ -164,10 +164,21 @@ function addRows(agg: BoundAgg, j: number, batch: Batch, rows: Int32Array, count
   }
   if (agg.def === AGGREGATES.uniq && args.length === 1 && args[0]!.u32) {
     const persons = args[0]!.u32;
+    const sets = states as Extract<AggState, { k: 'persons' }>[];
+    // Groups already large hold a bitmap: set the bit in place; the others go through addPerson (which may
+    // turn their set into a bitmap).
+    const bits = sets.map((s) => s.bits);
     for (let k = 0; k < count; k++) {
       const row = rows[k]!;
       const pid = persons[row]!;
-      if (pid !== 0 && (cond === null || cond[row] === 1)) addPerson(states[ids[k]!] as Extract<AggState, { k: 'persons' }>, pid);
+      if (pid === 0 || (cond !== null && cond[row] === 0)) continue;
+      const g = ids[k]!;
+      const words = bits[g];
+      if (words && pid >>> 5 < words.length) words[pid >>> 5]! |= 1 << (pid & 31);
+      else {
+        addPerson(sets[g]!, pid);
+        bits[g] = sets[g]!.bits;
+      }
     }
     return;
   }

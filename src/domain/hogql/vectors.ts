@@ -26,6 +26,8 @@ export interface Vec {
   values?: Value[];
   /** A numeric column (NaN is null). */
   f64?: Float64Array;
+  /** Bounds of the f64 column's values when known (a block's timestamps): comparisons decided per block. */
+  range?: [number, number];
   /** A person id column (0 is null). */
   u32?: Uint32Array;
   constant?: boolean;
@@ -38,6 +40,16 @@ export interface Batch {
   filterMask(node: FilterNode): Uint8Array;
   /** The earliest and latest timestamp of the batch (sizes the slot tables). */
   readonly timeRange: [number, number] | null;
+  /**
+   * Once the batch's rows are filtered, the rows later vectors are read at (set by the scan): vectors built after
+   * that (grouping keys, aggregate arguments) may compute only those rows.
+   */
+  selected: { rows: Int32Array; count: number } | null;
+  /**
+   * A scratch array of `n` ints for this batch's evaluation, with no promise about its contents. Block batches
+   * lend pooled arrays, returned when the block is done: a scan allocates little per block.
+   */
+  scratch(n: number): Int32Array;
 }
 
 const SLOT_MS = 900_000;
@@ -136,33 +148,57 @@ function fnVec(b: Extract<Bound, { k: 'fn' }>, batch: Batch, ctx: ValueContext, 
   }
 }
 
-/** A coded vector of `fn(timestamp)` computed once per 15-minute slot the batch's timestamps fall in. */
+/**
+ * A coded vector of `fn(timestamp)` computed once per 15-minute slot the batch's timestamps fall in (only at the
+ * batch's selected rows when it has been filtered already).
+ */
 function slotted(ts: Float64Array, batch: Batch, fn: (slotStart: number) => Value): Vec {
   const n = batch.n;
-  const codes = new Int32Array(n);
+  const codes = batch.scratch(n);
   const values: Value[] = [null];
   const [min, max] = batch.timeRange!;
   const first = Math.floor(min / SLOT_MS);
   const span = Math.floor(max / SLOT_MS) - first + 1;
+  const sel = batch.selected;
+  const count = sel ? sel.count : n;
+  const rows = sel ? sel.rows : null;
   if (span > 0 && span <= MAX_SLOT_TABLE) {
     const table = new Int32Array(span).fill(-1);
-    for (let i = 0; i < n; i++) {
+    // Events come mostly in time order: a row in the previous row's slot reuses its code without a division.
+    let lo = Infinity;
+    let hi = -Infinity;
+    let code = 0;
+    for (let k = 0; k < count; k++) {
+      const i = rows === null ? k : rows[k]!;
       const t = ts[i]!;
-      if (t !== t) continue;
+      if (t >= lo && t < hi) {
+        codes[i] = code;
+        continue;
+      }
+      if (t !== t) {
+        codes[i] = 0;
+        continue;
+      }
       const s = Math.floor(t / SLOT_MS) - first;
       let c = table[s]!;
       if (c < 0) {
         c = values.push(fn((s + first) * SLOT_MS)) - 1;
         table[s] = c;
       }
-      codes[i] = c;
+      codes[i] = code = c;
+      lo = (s + first) * SLOT_MS;
+      hi = lo + SLOT_MS;
     }
     return codedVec(codes, values);
   }
   const memo = new Map<number, number>();
-  for (let i = 0; i < n; i++) {
+  for (let k = 0; k < count; k++) {
+    const i = rows === null ? k : rows[k]!;
     const t = ts[i]!;
-    if (t !== t) continue;
+    if (t !== t) {
+      codes[i] = 0;
+      continue;
+    }
     const s = Math.floor(t / SLOT_MS);
     let c = memo.get(s);
     if (c === undefined) {
@@ -184,40 +220,16 @@ const COMPARISONS: Record<string, (x: number, c: number) => boolean> = {
 };
 const FLIPPED: Record<string, string> = { less: 'greater', lessOrEquals: 'greaterOrEquals', greater: 'less', greaterOrEquals: 'lessOrEquals', equals: 'equals', notEquals: 'notEquals' };
 
-/** Rows of the batch where `b` is true (1) rather than false or null (0). */
-export function mask(b: Bound, batch: Batch, ctx: ValueContext, cache: VecCache): Uint8Array {
-  const n = batch.n;
-  if (b.k === 'const') return new Uint8Array(n).fill(truth(b.value) === true ? 1 : 0);
-  if (b.k === 'filter') return batch.filterMask(b.node);
-  if (b.k === 'fn' && (b.name === 'and' || b.name === 'or')) {
-    let out: Uint8Array | null = null;
-    for (const part of b.args) {
-      const m = mask(part, batch, ctx, cache);
-      if (out === null) out = m.slice();
-      else if (b.name === 'and') for (let i = 0; i < n; i++) out[i]! &= m[i]!;
-      else for (let i = 0; i < n; i++) out[i]! |= m[i]!;
-    }
-    return out!;
-  }
-  if (b.k === 'fn' && COMPARISONS[b.name] && b.args.length === 2) {
-    const fast = numericComparison(b, batch, ctx, cache);
-    if (fast) return fast;
-  }
-  const v = vec(b, batch, ctx, cache);
-  const out = new Uint8Array(n);
-  if (v.constant) return out.fill(truth(v.at(0)) === true ? 1 : 0);
-  if (v.codes) {
-    const table = Uint8Array.from(v.values!, (x) => (truth(x) === true ? 1 : 0));
-    const codes = v.codes;
-    for (let i = 0; i < n; i++) out[i] = table[codes[i]!]!;
-    return out;
-  }
-  for (let i = 0; i < n; i++) if (truth(v.at(i)) === true) out[i] = 1;
-  return out;
+/** `timestamp >= '2024-01-01'` and the like: a numeric column against a number converted once. */
+interface NumericComparison {
+  column: Float64Array;
+  op: string;
+  c: number;
+  range: [number, number] | undefined;
 }
 
-/** `timestamp >= '2024-01-01'` and the like: one loop over the column against a number converted once. */
-function numericComparison(b: Extract<Bound, { k: 'fn' }>, batch: Batch, ctx: ValueContext, cache: VecCache): Uint8Array | null {
+function numericComparison(b: Bound, batch: Batch, ctx: ValueContext, cache: VecCache): NumericComparison | 'none' | null {
+  if (b.k !== 'fn' || !COMPARISONS[b.name] || b.args.length !== 2) return null;
   let [left, right] = b.args as [Bound, Bound];
   let op = b.name;
   if (left.k === 'const' && right.k !== 'const') {
@@ -225,24 +237,141 @@ function numericComparison(b: Extract<Bound, { k: 'fn' }>, batch: Batch, ctx: Va
     op = FLIPPED[op]!;
   }
   if (right.k !== 'const' || !(left.type === 'DateTime' || isNumeric(left.type))) return null;
-  const column = vec(left, batch, ctx, cache).f64;
-  if (!column) return null;
+  const v = vec(left, batch, ctx, cache);
+  if (!v.f64) return null;
   const c = left.type === 'DateTime' ? dateTimeOf(right.value, right.type, ctx) : isNumeric(right.type) ? numberOf(right.value, right.type) : null;
-  const n = batch.n;
-  const out = new Uint8Array(n);
-  if (c === null || Number.isNaN(c)) return out;
-  const test = COMPARISONS[op]!;
-  for (let i = 0; i < n; i++) {
-    const x = column[i]!;
-    if (x === x && test(x, c)) out[i] = 1;
-  }
-  return out;
+  if (c === null || Number.isNaN(c)) return 'none';
+  return { column: v.f64, op, c, range: v.range };
 }
 
-/** Indices of the rows a mask keeps. */
-export function selection(m: Uint8Array): { rows: Int32Array; count: number } {
-  const rows = new Int32Array(m.length);
-  let count = 0;
-  for (let i = 0; i < m.length; i++) if (m[i] === 1) rows[count++] = i;
+/** Whether every value in [min, max] passes (true), none does (false), or it depends on the row (null). */
+function decidedByRange(cmp: NumericComparison): boolean | null {
+  if (!cmp.range) return null;
+  const [min, max] = cmp.range;
+  const test = COMPARISONS[cmp.op]!;
+  if (cmp.op === 'equals' || cmp.op === 'notEquals') {
+    if (cmp.c < min || cmp.c > max) return cmp.op === 'notEquals';
+    return null;
+  }
+  const lo = test(min, cmp.c);
+  const hi = test(max, cmp.c);
+  return lo === hi ? lo : null;
+}
+
+/** Keeps the rows (all rows when `rows` is null) whose column value passes; writes in place. */
+function keepNumeric(cmp: NumericComparison, rows: Int32Array | null, count: number, out: Int32Array): number {
+  const col = cmp.column;
+  const c = cmp.c;
+  let kept = 0;
+  // One loop per operator: the comparison is inlined, not called per row.
+  switch (cmp.op) {
+    case 'less':
+      for (let k = 0; k < count; k++) {
+        const i = rows === null ? k : rows[k]!;
+        if (col[i]! < c) out[kept++] = i;
+      }
+      break;
+    case 'lessOrEquals':
+      for (let k = 0; k < count; k++) {
+        const i = rows === null ? k : rows[k]!;
+        if (col[i]! <= c) out[kept++] = i;
+      }
+      break;
+    case 'greater':
+      for (let k = 0; k < count; k++) {
+        const i = rows === null ? k : rows[k]!;
+        if (col[i]! > c) out[kept++] = i;
+      }
+      break;
+    case 'greaterOrEquals':
+      for (let k = 0; k < count; k++) {
+        const i = rows === null ? k : rows[k]!;
+        if (col[i]! >= c) out[kept++] = i;
+      }
+      break;
+    case 'equals':
+      for (let k = 0; k < count; k++) {
+        const i = rows === null ? k : rows[k]!;
+        if (col[i] === c) out[kept++] = i;
+      }
+      break;
+    default:
+      for (let k = 0; k < count; k++) {
+        const i = rows === null ? k : rows[k]!;
+        const x = col[i]!;
+        if (x === x && x !== c) out[kept++] = i;
+      }
+  }
+  return kept;
+}
+
+function conjunctsOf(b: Bound): Bound[] {
+  return b.k === 'fn' && b.name === 'and' ? b.args.flatMap(conjunctsOf) : [b];
+}
+
+/**
+ * The rows of the batch where `b` is true: an AND is applied one condition after the other, each over the rows the
+ * previous ones kept; a comparison of the timestamp that a block's time range decides costs nothing.
+ */
+export function filterRows(b: Bound, batch: Batch, ctx: ValueContext, cache: VecCache): { rows: Int32Array; count: number } {
+  const n = batch.n;
+  let rows: Int32Array | null = null;
+  let count = n;
+  for (const part of conjunctsOf(b)) {
+    const out: Int32Array = rows ?? batch.scratch(n);
+    const cmp = numericComparison(part, batch, ctx, cache);
+    if (cmp === 'none') return { rows: out, count: 0 };
+    if (cmp !== null) {
+      const decided = decidedByRange(cmp);
+      if (decided === false) return { rows: out, count: 0 };
+      if (decided === true) continue;
+      count = keepNumeric(cmp, rows, count, out);
+    } else {
+      const table = part.k === 'filter' ? batch.filterMask(part.node) : null;
+      const v = table ? null : vec(part, batch, ctx, cache);
+      let kept = 0;
+      if (v?.constant) {
+        if (truth(v.at(0)) !== true) return { rows: out, count: 0 };
+        continue;
+      }
+      if (table) {
+        for (let k = 0; k < count; k++) {
+          const i = rows === null ? k : rows[k]!;
+          if (table[i] === 1) out[kept++] = i;
+        }
+      } else if (v!.codes) {
+        const pass = Uint8Array.from(v!.values!, (x) => (truth(x) === true ? 1 : 0));
+        const codes = v!.codes;
+        if (rows === null) {
+          for (let i = 0; i < count; i++) if (pass[codes[i]!] === 1) out[kept++] = i;
+        } else {
+          for (let k = 0; k < count; k++) {
+            const i = rows[k]!;
+            if (pass[codes[i]!] === 1) out[kept++] = i;
+          }
+        }
+      } else {
+        for (let k = 0; k < count; k++) {
+          const i = rows === null ? k : rows[k]!;
+          if (truth(v!.at(i)) === true) out[kept++] = i;
+        }
+      }
+      count = kept;
+    }
+    rows = out;
+    if (count === 0) break;
+  }
+  if (rows === null) {
+    rows = batch.scratch(n);
+    for (let i = 0; i < n; i++) rows[i] = i;
+  }
   return { rows, count };
+}
+
+/** Rows of the batch where `b` is true (1) rather than false or null (0). */
+export function mask(b: Bound, batch: Batch, ctx: ValueContext, cache: VecCache): Uint8Array {
+  const out = new Uint8Array(batch.n);
+  const { rows, count } = filterRows(b, batch, ctx, cache);
+  for (let k = 0; k < count; k++) out[rows[k]!] = 1;
+  return out;
 }

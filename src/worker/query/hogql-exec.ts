@@ -11,7 +11,7 @@ import { bind } from '../../domain/hogql/bind.js';
 import { hogqlError } from '../../domain/hogql/errors.js';
 import { compareKeys, GroupTable, mergeGroups, type Groups } from '../../domain/hogql/grouping.js';
 import { mapPlanExprs, mapRExpr, type Plan, type RExpr } from '../../domain/hogql/plan.js';
-import { mask, selection, vec, type Batch, type Vec, type VecCache } from '../../domain/hogql/vectors.js';
+import { mask, vec, type Batch, type Vec, type VecCache } from '../../domain/hogql/vectors.js';
 import { dateTimeOf, isNumeric, keyText, textOf, type Type, type Value, type ValueContext } from '../../domain/hogql/values.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import type { ScanContext } from '../analytics/scatter.js';
@@ -49,6 +49,11 @@ class Pacer {
 /** A chunk of an in-memory relation as a batch. */
 class MemoryBatch implements Batch {
   readonly timeRange = null;
+  selected = null;
+
+  scratch(n: number): Int32Array {
+    return new Int32Array(n);
+  }
 
   constructor(private readonly rows: Value[][], readonly n = rows.length) {}
 

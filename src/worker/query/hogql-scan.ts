@@ -14,7 +14,7 @@ import { hogqlError } from '../../domain/hogql/errors.js';
 import { bind } from '../../domain/hogql/bind.js';
 import { GroupTable, TopRows, type BoundAgg, type Groups } from '../../domain/hogql/grouping.js';
 import type { AggSpec, ColumnRef, EventsScan } from '../../domain/hogql/plan.js';
-import { codedVec, constVec, mask, selection, vec, type Batch, type Vec, type VecCache } from '../../domain/hogql/vectors.js';
+import { codedVec, constVec, filterRows, vec, type Batch, type Vec, type VecCache } from '../../domain/hogql/vectors.js';
 import type { Type, Value, ValueContext } from '../../domain/hogql/values.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { COL, EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
@@ -93,9 +93,11 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
   const blocks: BlockView[] = [];
   for (const shard of rt.ingest.shards.values()) blocks.push(...shard.events.columns.blocks(ctx.team, scan.from, scan.to));
   const slicer = new Slicer();
+  /** The rows of a block the WHERE keeps; vectors built afterwards need only those. */
   const selected = (batch: BlockBatch, cache: VecCache) => {
-    if (where === null) return { rows: Int32Array.from({ length: batch.n }, (_, i) => i), count: batch.n };
-    return selection(mask(where, batch, values, cache));
+    const sel = where === null ? { rows: Int32Array.from({ length: batch.n }, (_, i) => i), count: batch.n } : filterRows(where, batch, values, cache);
+    batch.selected = sel;
+    return sel;
   };
 
   if (scan.aggregate) {
@@ -107,6 +109,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
       const cache: VecCache = new Map();
       const { rows, count } = selected(batch, cache);
       table.add(batch, rows, count, values, cache);
+      batch.done();
       await slicer.pause();
     }
     return { groups: table.groups };
@@ -127,6 +130,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
       const { rows, count } = selected(batch, cache);
       const vs = columns.map((c) => vec(c, batch, values, cache));
       for (let k = 0; k < count && out.length < limit; k++) out.push({ keys: [], row: rowOf(vs, rows[k]!) });
+      batch.done();
       if (spec.limit === null && out.length > limits.maxRows) tooMany(limits.maxRows);
       await slicer.pause();
     }
@@ -154,6 +158,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
       const row = rows[k]!;
       top.offer(keyVecs.map((v, i) => sortValue(v.at(row), types[i]!, values)), [bi, row]);
     }
+    batch.done();
     await slicer.pause();
   }
   const winners = top.result();
@@ -169,6 +174,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
     const cache: VecCache = new Map();
     const vs = columns.map((c) => vec(c, batch, values, cache));
     for (const i of indices) rowsOut[i] = { keys: winners[i]!.keys, row: rowOf(vs, winners[i]!.ref[1]) };
+    batch.done();
   }
   return { rows: rowsOut };
 }
@@ -177,11 +183,16 @@ function tooMany(max: number): never {
   return hogqlError(`The query reads more than ${max.toLocaleString('en-US')} events into memory; add conditions or a LIMIT.`);
 }
 
-/** One block of the scan layout as a batch of rows. */
+/** Scratch arrays lent to block batches (a thread evaluates one block at a time: scans interleave between blocks). */
+const pool: Int32Array[] = [];
+
+/** One block of the scan layout as a batch of rows. Call `done()` when the block's evaluation is over. */
 export class BlockBatch implements Batch {
   readonly n: number;
   readonly timeRange: [number, number];
+  selected: { rows: Int32Array; count: number } | null = null;
   private readonly columns = new Map<string, Vec>();
+  private readonly lent: Int32Array[] = [];
 
   constructor(
     private readonly block: BlockView,
@@ -207,6 +218,20 @@ export class BlockBatch implements Batch {
     return rowMask(node, this.block, this.env);
   }
 
+  scratch(n: number): Int32Array {
+    let at = -1;
+    for (let i = 0; i < pool.length; i++) if (pool[i]!.length >= n && (at < 0 || pool[i]!.length < pool[at]!.length)) at = i;
+    const buffer = at < 0 ? new Int32Array(Math.max(n, 32_768)) : pool.splice(at, 1)[0]!;
+    this.lent.push(buffer);
+    return buffer.subarray(0, n);
+  }
+
+  /** Returns the scratch arrays: nothing of this batch's vectors may be read afterwards. */
+  done(): void {
+    for (const b of this.lent) if (pool.length < 16) pool.push(b);
+    this.lent.length = 0;
+  }
+
   private read(ref: Extract<ColumnRef, { k: 'ev' }>): Vec {
     const b = this.block;
     const col = ref.col;
@@ -215,7 +240,8 @@ export class BlockBatch implements Batch {
       case 'person_created_at': {
         const f64 = b.f64(col.c === 'timestamp' ? COL.ts : COL.personCreatedAt);
         if (!f64) return constVec(null);
-        return { f64, at: (row) => (f64[row] !== f64[row] ? null : f64[row]!) };
+        const range: [number, number] | undefined = col.c === 'timestamp' ? [b.minTs, b.maxTs] : undefined;
+        return { f64, range, at: (row) => (f64[row] !== f64[row] ? null : f64[row]!) };
       }
       case 'person_id': {
         const u32 = this.env.resolvedPersons(b);
