@@ -261,3 +261,30 @@ t.test('EventsQuery: PostHog\'s events table, answered by the same engine', asyn
   const bad = await events({ select: ['nosuch(1)'] });
   t.equal(bad.status, 400);
 });
+
+t.test('ActorsQuery: PostHog\'s persons table, answered by the same engine', async (t) => {
+  const actors = (body: Record<string, unknown>) => api.post('/api/projects/@current/query/', { query: { kind: 'ActorsQuery', ...body }, refresh: 'force_blocking' });
+  const all = await actors({ limit: 10 });
+  t.equal(all.status, 200, all.text);
+  t.same(all.body.columns, ['person', 'id', 'person.$delete']);
+  t.equal(all.body.results.length, 10);
+  t.equal(all.body.hasMore, true);
+  const [person, id, del] = all.body.results[0];
+  t.equal(person.id, id, 'the person object carries the uuid of the id column');
+  t.equal(del, 1);
+  t.ok(Array.isArray(person.distinct_ids) && person.distinct_ids.length === 1);
+  t.equal(all.body.missing_actors_count, 0);
+
+  const search = await actors({ search: 'USER-01', select: ['person', 'created_at'], limit: 100 });
+  t.same(search.body.results.map((r: any) => r[0].distinct_ids[0]).sort(), Array.from({ length: 10 }, (_, i) => `user-01${i}`), 'a distinct id containing the text');
+  const created = search.body.results.map((r: any) => Date.parse(r[1]));
+  t.same(created, [...created].sort((a, b) => b - a), 'created_at newest first when selected');
+
+  const pro = await actors({ select: ['count()'], properties: [{ key: 'plan', value: 'pro', type: 'person' }] });
+  t.same(pro.body.results, [[30]], 'a person property filter');
+  const plans = await actors({ select: ['properties.plan', 'count()'] });
+  t.same(plans.body.results, [['free', 120], ['pro', 30]], 'grouped by the other columns, count() descending');
+  const cohort = await actors({ properties: [{ key: 'id', value: 1, type: 'cohort' }] });
+  t.equal(cohort.status, 400);
+  t.match(cohort.body.detail, /cohort filter in an ActorsQuery/);
+});

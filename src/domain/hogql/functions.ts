@@ -8,7 +8,7 @@
  * scan then computes it once per slot of a block instead of once per event (src/domain/hogql/vectors.ts).
  */
 import { addIntervals, fromLocal, isTimeZone, toLocal, truncate } from '../analytics/time-zone.js';
-import { propertyNumber, propertyText } from '../analytics/property-filters.js';
+import { compileMatcher, propertyNumber, propertyText, type FilterLeaf } from '../analytics/property-filters.js';
 import { hogqlError, unsupported } from './errors.js';
 import {
   compareLoose, compareValues, DAY_MS, dateOf, dateText, dateTimeOf, isObject, isNumeric, localDay, numberOf, textOf, truth,
@@ -679,6 +679,21 @@ export const FUNCTIONS: Record<string, FnDef> = {
   JSONExtractInt: jsonExtract((v) => Math.trunc(propertyNumber(v) ?? 0), 'Int'),
   JSONExtractBool: jsonExtract((v) => v === true, 'Bool'),
   JSONHas: jsonExtract((v) => v !== null, 'Bool'),
+  /**
+   * `$propertyFilter(value, filter)`: one PostHog property filter (its JSON, a constant) decided for a value, as
+   * the analyses decide it (src/domain/analytics/property-filters.ts). ActorsQuery's person filters over `persons`.
+   */
+  $propertyFilter: {
+    min: 2, max: 2, type: () => 'Bool', nulls: 'handle',
+    make: (_types, ctx) => {
+      const matcher = memo((text) => {
+        const leaf = JSON.parse(String(text)) as FilterLeaf;
+        const base = compileMatcher(leaf, (v) => dateTimeOf(v as Value, typeof v === 'number' ? 'Float' : 'String', ctx) ?? NaN);
+        return leaf.negation ? (present: boolean, v: unknown) => !base(present, v) : base;
+      });
+      return (vs) => matcher(vs[1]!)(vs[0] !== null, vs[0]);
+    },
+  },
   /** Property access below the first level (`properties.$set.plan`), and `x['key']` on a JSON value. */
   $get: { min: 2, max: 2, type: () => 'JSON', make: () => (vs) => jsonPath(vs[0]!, [vs[1]!]) },
 

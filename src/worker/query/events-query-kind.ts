@@ -15,33 +15,19 @@
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { DateParseError, parseDate } from '../../domain/analytics/date-range.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
-import { aggregateOf } from '../../domain/hogql/aggregate-functions.js';
-import { andOf, call, constant, field, walk, type Expr, type OrderItem, type Select } from '../../domain/hogql/ast.js';
-import { parseExpression, parseOrderExpression } from '../../domain/hogql/parser.js';
+import { andOf, call, constant, field, type Expr, type OrderItem, type Select } from '../../domain/hogql/ast.js';
+import { parseExpression } from '../../domain/hogql/parser.js';
 import { printQuery } from '../../domain/hogql/print.js';
 import { typeName } from '../../domain/hogql/values.js';
 import { parseElementsChain } from '../../domain/ingest/elements-chain.js';
 import { queryContext } from '../analytics/query-context.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { DEFAULT_ROWS, MAX_ROWS, runQueryAst } from './hogql-kind.js';
+import { runQueryAst } from './hogql-kind.js';
+import { expressionTexts, hasAggregate, pageOf, tableOrder, unaliased } from './table-query.js';
 import { registerQueryKind, type QueryContext } from './runners.js';
 
 const STAR_FIELDS = ['event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'elements_chain'];
 const DISPLAY_NAME_PROPERTIES = ['email', 'name', 'username'];
-
-function strings(value: unknown, attr: string): string[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return invalidInput(attr, `${attr} must be a list of HogQL expressions (strings).`);
-  return value as string[];
-}
-
-function hasAggregate(e: Expr): boolean {
-  let found = false;
-  walk(e, (x) => {
-    if (x.k === 'call' && aggregateOf(x.name, x.distinct === true)) found = true;
-  });
-  return found;
-}
 
 /** `after`/`before`: an ISO date-time or a relative date, as an instant's ISO text. */
 function instant(text: unknown, attr: string, ctx: QueryContext, timeZone: string): string {
@@ -60,7 +46,7 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
   if (q.source !== undefined && q.source !== null) invalidInput('source', 'EventsQuery with a source (the events behind an insight) is not supported yet.');
   if (q.actionId !== undefined && q.actionId !== null) invalidInput('actionId', 'Actions are not supported yet.');
   const project = queryContext(rt, ctx.team, ctx.now, []);
-  const selectRaw = strings(q.select, 'select');
+  const selectRaw = expressionTexts(q.select, 'select');
   const raws = selectRaw.length === 0 ? ['*'] : selectRaw;
   const items: Item[] = [];
   const columns: Expr[] = [];
@@ -82,10 +68,10 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
       items.push({ raw, kind: 'expr', at, width: 1, aliased: e.k === 'alias' });
     }
   }
-  const plain = (e: Expr) => (e.k === 'alias' ? e.expr : e);
+  const plain = unaliased;
   const aggregated = columns.some((c) => hasAggregate(plain(c)));
 
-  const conditions: Expr[] = strings(q.where, 'where').map((w) => parseExpression(w));
+  const conditions: Expr[] = expressionTexts(q.where, 'where').map((w) => parseExpression(w));
   for (const [attr, raw] of [['properties', q.properties], ['fixedProperties', q.fixedProperties]] as const) {
     const tree = parseFilters(raw ?? null, attr);
     if (tree) conditions.push({ k: 'filter', node: tree });
@@ -105,22 +91,11 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
   const after = q.after ?? '-24h';
   if (after !== 'all') conditions.push(call('greater', field('timestamp'), constant(instant(after, 'after', ctx, project.timeZone))));
 
-  let orderBy: OrderItem[];
-  const orderRaw = strings(q.orderBy, 'orderBy');
-  const aggregates = columns.filter((c) => hasAggregate(plain(c)));
-  if (orderRaw.length > 0) orderBy = orderRaw.map((o) => parseOrderExpression(o));
-  else if (raws.includes('count()')) orderBy = [{ expr: call('count'), desc: true }];
-  else if (aggregates.length > 0) orderBy = [{ expr: plain(aggregates[0]!), desc: true }];
-  else if (raws.includes('timestamp')) orderBy = [{ expr: field('timestamp'), desc: true }];
   // PostHog orders by the first column; for `*` that is the event's time-ordered uuid, which Quill's layout has not.
-  else if (items[0]!.kind === 'star') orderBy = [{ expr: field('timestamp'), desc: false }];
-  else orderBy = [{ expr: plain(columns[0]!), desc: false }];
-
-  const limit = q.limit === undefined || q.limit === null ? DEFAULT_ROWS : Number(q.limit);
-  const offset = q.offset === undefined || q.offset === null ? 0 : Number(q.offset);
-  if (!Number.isInteger(limit) || limit < 1) invalidInput('limit', 'limit must be a positive whole number.');
-  if (!Number.isInteger(offset) || offset < 0) invalidInput('offset', 'offset must be a whole number.');
-  const page = Math.min(limit, MAX_ROWS);
+  const orderBy: OrderItem[] = expressionTexts(q.orderBy, 'orderBy').length === 0 && items[0]!.kind === 'star' && !aggregated && !raws.includes('timestamp')
+    ? [{ expr: field('timestamp'), desc: false }]
+    : tableOrder(expressionTexts(q.orderBy, 'orderBy'), raws, columns, 'timestamp');
+  const { limit: page, offset } = pageOf(q);
   const select: Select = {
     k: 'select', ctes: [], distinct: false, columns, from: { table: 'events' }, joins: [],
     where: andOf(conditions.filter((c) => !hasAggregate(c))),

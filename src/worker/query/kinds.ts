@@ -4,3 +4,4 @@
 import './insight-kinds.js';
 import './hogql-kind.js';
 import './events-query-kind.js';
+import './actors-query-kind.js';
