@@ -319,7 +319,7 @@ function addFn(sign: number): FnDef {
     min: 2, max: 2,
     type: ([a, b]) => {
       if (a === 'DateTime' || b === 'DateTime') return 'DateTime';
-      if (a === 'Date' || b === 'Date') return (a === 'Interval' || b === 'Interval') ? 'Date' : 'Date';
+      if (a === 'Date' || b === 'Date') return 'Date';
       if (a === 'Interval' && b === 'Interval') return hogqlError('Adding two intervals is not supported.');
       return intIfInts([a!, b!]);
     },
@@ -440,30 +440,8 @@ export const FUNCTIONS: Record<string, FnDef> = {
       return ([a, p]) => pattern(p!).test(textOf(a!, ta!, ctx) ?? '');
     },
   },
-  and: {
-    min: 1, max: 1024, type: () => 'Bool', nulls: 'handle',
-    make: () => (vs) => {
-      let unknown = false;
-      for (const v of vs) {
-        const t = truth(v);
-        if (t === false) return false;
-        if (t === null) unknown = true;
-      }
-      return unknown ? null : true;
-    },
-  },
-  or: {
-    min: 1, max: 1024, type: () => 'Bool', nulls: 'handle',
-    make: () => (vs) => {
-      let unknown = false;
-      for (const v of vs) {
-        const t = truth(v);
-        if (t === true) return true;
-        if (t === null) unknown = true;
-      }
-      return unknown ? null : false;
-    },
-  },
+  and: logic(false),
+  or: logic(true),
   not: { min: 1, max: 1, type: () => 'Bool', make: () => (vs) => { const t = truth(vs[0]!); return t === null ? null : !t; } },
   xor: { min: 2, max: 2, type: () => 'Bool', make: () => (vs) => { const a = truth(vs[0]!); const b = truth(vs[1]!); return a === null || b === null ? null : a !== b; } },
   isNull: { min: 1, max: 1, type: () => 'Bool', nulls: 'handle', make: () => (vs) => vs[0] === null },
@@ -714,6 +692,25 @@ export const FUNCTIONS: Record<string, FnDef> = {
     make: () => (vs) => Array.isArray(vs[0]) && vs[0].some((x) => x !== null && vs[1] !== null && compareValues(x as Value, vs[1]!) === 0),
   },
 };
+
+/**
+ * AND (`decisive` false) and OR (true) with SQL's three values: a decisive argument decides, else an unknown
+ * (null) one makes the result unknown.
+ */
+function logic(decisive: boolean): FnDef {
+  return {
+    min: 1, max: 1024, type: () => 'Bool', nulls: 'handle',
+    make: () => (vs) => {
+      let unknown = false;
+      for (const v of vs) {
+        const t = truth(v);
+        if (t === decisive) return decisive;
+        if (t === null) unknown = true;
+      }
+      return unknown ? null : !decisive;
+    },
+  };
+}
 
 /** `x IN (…)` with a right side known only per row (the constant case is a set, src/domain/hogql/bind.ts). */
 function inFn(negate: boolean): FnDef {

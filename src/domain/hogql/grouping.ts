@@ -75,23 +75,17 @@ function localGroups(keyVecs: Vec[], rows: Int32Array, count: number, batch: Bat
   const keys: Value[][] = [];
   let product = 1;
   for (const p of parts) product *= Math.max(1, p.values.length);
-  if (product < 2 ** 31) {
-    const seen = new Map<number, number>();
-    for (let k = 0; k < count; k++) {
+  // A row's combination of key numbers, as one number while they fit in one, else as text.
+  const combination = product < 2 ** 31
+    ? (k: number): number | string => {
       let c = 0;
       for (const p of parts) c = c * p.values.length + p.ids[k]!;
-      let id = seen.get(c);
-      if (id === undefined) {
-        id = keys.push(parts.map((p) => p.values[p.ids[k]!]!)) - 1;
-        seen.set(c, id);
-      }
-      ids[k] = id;
+      return c;
     }
-    return { ids, keys };
-  }
-  const seen = new Map<string, number>();
+    : (k: number): number | string => parts.map((p) => p.ids[k]).join(',');
+  const seen = new Map<number | string, number>();
   for (let k = 0; k < count; k++) {
-    const c = parts.map((p) => p.ids[k]).join(',');
+    const c = combination(k);
     let id = seen.get(c);
     if (id === undefined) {
       id = keys.push(parts.map((p) => p.values[p.ids[k]!]!)) - 1;
@@ -272,11 +266,6 @@ export class TopRows<Ref> {
     if (this.order.length > 0 && this.rows.length >= 2 * this.limit + 1024) this.cut();
   }
 
-  /** Would a row with these keys be kept? */
-  wants(keys: Value[]): boolean {
-    return this.threshold === null || compareKeys(keys, this.threshold, this.order) < 0;
-  }
-
   private cut(): void {
     this.rows.sort((a, b) => compareKeys(a.keys, b.keys, this.order));
     this.rows.length = Math.min(this.rows.length, this.limit!);
@@ -285,12 +274,10 @@ export class TopRows<Ref> {
 
   /** The kept rows in order. */
   result(): { keys: Value[]; ref: Ref }[] {
-    if (this.order.length > 0) this.cut2();
+    if (this.order.length > 0) {
+      this.rows.sort((a, b) => compareKeys(a.keys, b.keys, this.order));
+      if (this.limit !== null) this.rows.length = Math.min(this.rows.length, this.limit);
+    }
     return this.rows;
-  }
-
-  private cut2(): void {
-    this.rows.sort((a, b) => compareKeys(a.keys, b.keys, this.order));
-    if (this.limit !== null) this.rows.length = Math.min(this.rows.length, this.limit);
   }
 }

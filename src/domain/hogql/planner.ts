@@ -18,7 +18,7 @@
 import { DateParseError, parseDate } from '../analytics/date-range.js';
 import { parseFilters, type FilterGroup, type FilterNode } from '../analytics/property-filters.js';
 import { aggregateOf } from './aggregate-functions.js';
-import { andOf, conjuncts, type Expr, type Join, type Query, type Select, type TableRef } from './ast.js';
+import { conjuncts, type Expr, type Join, type Query, type Select, type TableRef } from './ast.js';
 import { GROUP_FIELDS, PERSON_FIELDS } from './bind.js';
 import { hogqlError, unsupported } from './errors.js';
 import { FUNCTIONS, REFUSED_FUNCTIONS, scalarFunction } from './functions.js';
@@ -364,7 +364,8 @@ class Planner {
     if (j.ref.query || !j.on || j.kind === 'CROSS' || (table !== 'persons' && table !== 'person_distinct_ids') || scope.ctes.has(table)) return null;
     const parts = conjuncts(j.on);
     const candidates = [...left, right];
-    const keyColumn = table === 'persons' ? 0 : 0; // persons.id, person_distinct_ids.distinct_id
+    // The key is the first column of both: persons.id, person_distinct_ids.distinct_id.
+    const keyColumn = 0;
     const wanted: EventColumn['c'] = table === 'persons' ? 'person_id' : 'distinct_id';
     for (let p = 0; p < parts.length; p++) {
       const e = parts[p]!;
@@ -904,10 +905,5 @@ function describe(e: Extract<RExpr, { k: 'col' }>): string {
     if (c.c === 'person_created_at') return 'person.created_at';
     return c.c;
   }
-  return `#${r.k === 'agg' ? r.i : r.i}`;
-}
-
-/** An AND of conditions as a parse tree (for EventsQuery). */
-export function andExpr(parts: Expr[]): Expr | null {
-  return andOf(parts);
+  return r.k === 'agg' ? 'of an aggregate' : 'of the FROM clause';
 }

@@ -5,7 +5,6 @@
  * read here. What remains (HAVING, joins, subqueries, projections, ORDER BY, LIMIT) runs over in-memory relations
  * in chunks, yielding between them, so a large relation does not hold the thread.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AGGREGATES } from '../../domain/hogql/aggregate-functions.js';
 import { bind } from '../../domain/hogql/bind.js';
 import { hogqlError } from '../../domain/hogql/errors.js';
@@ -16,7 +15,7 @@ import { dateTimeOf, isNumeric, keyText, textOf, type Type, type Value, type Val
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import type { ScanContext } from '../analytics/scatter.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { bindAgg, personWords, scanEverywhere, sortValue, type ScanLimits } from './hogql-scan.js';
+import { bindAgg, personWords, scanEverywhere, Slicer, sortValue, type ScanLimits } from './hogql-scan.js';
 
 export interface ExecEnv {
   rt: WorkerRuntime;
@@ -27,23 +26,11 @@ export interface ExecEnv {
 }
 
 const CHUNK = 8192;
-const SLICE_MS = 4;
 
 /** Rows of a plan's result (values in the engine's form; src/domain/hogql/values.ts `outputValue` shows them). */
 export async function execute(plan: Plan, env: ExecEnv): Promise<Value[][]> {
   const ready = await runSubqueries(plan, env);
-  return run(ready, env, new Pacer());
-}
-
-class Pacer {
-  private start = performance.now();
-
-  async pause(): Promise<void> {
-    if (performance.now() - this.start > SLICE_MS) {
-      await yieldToLoop();
-      this.start = performance.now();
-    }
-  }
+  return run(ready, env, new Slicer());
 }
 
 /** A chunk of an in-memory relation as a batch. */
@@ -72,14 +59,14 @@ class MemoryBatch implements Batch {
 type RExprRef = Extract<RExpr, { k: 'col' }>['ref'];
 
 /** Calls `fn` with each chunk of `rows` as a batch. */
-async function chunks(rows: Value[][], pacer: Pacer, fn: (batch: MemoryBatch, offset: number) => void): Promise<void> {
+async function chunks(rows: Value[][], slicer: Slicer, fn: (batch: MemoryBatch, offset: number) => void): Promise<void> {
   for (let at = 0; at < rows.length; at += CHUNK) {
     fn(new MemoryBatch(rows.slice(at, at + CHUNK)), at);
-    await pacer.pause();
+    await slicer.pause();
   }
 }
 
-async function run(plan: Plan, env: ExecEnv, pacer: Pacer): Promise<Value[][]> {
+async function run(plan: Plan, env: ExecEnv, slicer: Slicer): Promise<Value[][]> {
   const values = env.values;
   switch (plan.k) {
     case 'scan':
@@ -89,20 +76,20 @@ async function run(plan: Plan, env: ExecEnv, pacer: Pacer): Promise<Value[][]> {
     case 'values':
       return plan.rows;
     case 'filter': {
-      const input = await run(plan.input, env, pacer);
+      const input = await run(plan.input, env, slicer);
       const pred = bind(plan.pred, values);
       const out: Value[][] = [];
-      await chunks(input, pacer, (batch, at) => {
+      await chunks(input, slicer, (batch, at) => {
         const m = mask(pred, batch, values, new Map());
         for (let i = 0; i < m.length; i++) if (m[i] === 1) out.push(input[at + i]!);
       });
       return out;
     }
     case 'project': {
-      const input = await run(plan.input, env, pacer);
+      const input = await run(plan.input, env, slicer);
       const exprs = plan.exprs.map((e) => bind(e, values));
       const out: Value[][] = [];
-      await chunks(input, pacer, (batch) => {
+      await chunks(input, slicer, (batch) => {
         const cache: VecCache = new Map();
         const vs = exprs.map((e) => vec(e, batch, values, cache));
         for (let r = 0; r < batch.n; r++) out.push(vs.map((v) => v.at(r)));
@@ -110,21 +97,21 @@ async function run(plan: Plan, env: ExecEnv, pacer: Pacer): Promise<Value[][]> {
       return out;
     }
     case 'aggregate': {
-      const input = await run(plan.input, env, pacer);
+      const input = await run(plan.input, env, slicer);
       const keys = plan.keys.map((k) => bind(k, values));
       const aggs = plan.aggs.map((a) => bindAgg(a, values));
       const t = new GroupTable(keys, aggs, personWords(env.scan.maxPersonId), env.limits.maxGroups);
-      await chunks(input, pacer, (batch) => {
+      await chunks(input, slicer, (batch) => {
         const all = Int32Array.from({ length: batch.n }, (_, i) => i);
         t.add(batch, all, batch.n, values, new Map());
       });
       return groupRows(t.groups, plan.aggs, plan.keys.length, env);
     }
     case 'sort': {
-      const input = await run(plan.input, env, pacer);
+      const input = await run(plan.input, env, slicer);
       const keys = plan.order.map((o) => bind(o.expr, values));
       const keyed: { keys: Value[]; row: Value[] }[] = [];
-      await chunks(input, pacer, (batch, at) => {
+      await chunks(input, slicer, (batch, at) => {
         const cache: VecCache = new Map();
         const vs = keys.map((k) => vec(k, batch, values, cache));
         for (let r = 0; r < batch.n; r++) keyed.push({ keys: vs.map((v, i) => sortValue(v.at(r), keys[i]!.type, values)), row: input[at + r]! });
@@ -133,11 +120,11 @@ async function run(plan: Plan, env: ExecEnv, pacer: Pacer): Promise<Value[][]> {
       return keyed.map((k) => k.row);
     }
     case 'limit': {
-      const input = await run(plan.input, env, pacer);
+      const input = await run(plan.input, env, slicer);
       return input.slice(plan.offset, plan.limit === null ? undefined : plan.offset + plan.limit);
     }
     case 'distinct': {
-      const input = await run(plan.input, env, pacer);
+      const input = await run(plan.input, env, slicer);
       const seen = new Set<string>();
       return input.filter((row) => {
         const key = row.map(keyText).join('\u0001');
@@ -148,11 +135,11 @@ async function run(plan: Plan, env: ExecEnv, pacer: Pacer): Promise<Value[][]> {
     }
     case 'union': {
       const out: Value[][] = [];
-      for (const input of plan.inputs) for (const row of await run(input, env, pacer)) out.push(row);
+      for (const input of plan.inputs) for (const row of await run(input, env, slicer)) out.push(row);
       return out;
     }
     case 'join':
-      return join(plan, env, pacer);
+      return join(plan, env, slicer);
   }
 }
 
@@ -230,10 +217,10 @@ function joinKey(left: Type, right: Type, values: ValueContext): [(v: Value) => 
   return [side(left, right), side(right, left)];
 }
 
-async function join(plan: Extract<Plan, { k: 'join' }>, env: ExecEnv, pacer: Pacer): Promise<Value[][]> {
+async function join(plan: Extract<Plan, { k: 'join' }>, env: ExecEnv, slicer: Slicer): Promise<Value[][]> {
   const values = env.values;
-  const left = await run(plan.left, env, pacer);
-  const right = await run(plan.right, env, pacer);
+  const left = await run(plan.left, env, slicer);
+  const right = await run(plan.right, env, slicer);
   const rightWidth = plan.right.columns.length;
   const nulls = new Array<Value>(rightWidth).fill(null);
   const residual = plan.residual ? bind(plan.residual, values) : null;
@@ -246,7 +233,7 @@ async function join(plan: Extract<Plan, { k: 'join' }>, env: ExecEnv, pacer: Pac
   const finish = async (pairs: { l: number; row: Value[] }[], matched: Uint8Array | null) => {
     if (residual === null) for (const p of pairs) emit(p.row);
     else {
-      await chunks(pairs.map((p) => p.row), pacer, (batch, at) => {
+      await chunks(pairs.map((p) => p.row), slicer, (batch, at) => {
         const m = mask(residual, batch, values, new Map());
         for (let i = 0; i < m.length; i++) {
           if (m[i] !== 1) continue;
@@ -271,7 +258,7 @@ async function join(plan: Extract<Plan, { k: 'join' }>, env: ExecEnv, pacer: Pac
   const rightKeys = plan.rightKeys.map((k) => bind(k, values));
   const keyFns = leftKeys.map((lk, i) => joinKey(lk.type, rightKeys[i]!.type, values));
   const index = new Map<string, number[]>();
-  await chunks(right, pacer, (batch, at) => {
+  await chunks(right, slicer, (batch, at) => {
     const cache: VecCache = new Map();
     const vs = rightKeys.map((k) => vec(k, batch, values, cache));
     for (let r = 0; r < batch.n; r++) {
@@ -284,7 +271,7 @@ async function join(plan: Extract<Plan, { k: 'join' }>, env: ExecEnv, pacer: Pac
     }
   });
   const pairs: { l: number; row: Value[] }[] = [];
-  await chunks(left, pacer, (batch, at) => {
+  await chunks(left, slicer, (batch, at) => {
     const cache: VecCache = new Map();
     const vs = leftKeys.map((k) => vec(k, batch, values, cache));
     for (let r = 0; r < batch.n; r++) {
@@ -304,7 +291,7 @@ async function join(plan: Extract<Plan, { k: 'join' }>, env: ExecEnv, pacer: Pac
 /** Runs the subqueries of a plan (`IN (SELECT …)`, scalar subqueries) and puts their values in their place. */
 async function runSubqueries(plan: Plan, env: ExecEnv): Promise<Plan> {
   const found: Extract<RExpr, { k: 'subquery' }>[] = [];
-  forEachNode(plan, (node) => mapPlanExprs(node, (e) => mapRExpr(e, (x) => {
+  mapPlan(plan, (node) => mapPlanExprs(node, (e) => mapRExpr(e, (x) => {
     if (x.k === 'subquery') found.push(x);
     return x;
   })));
@@ -318,29 +305,6 @@ async function runSubqueries(plan: Plan, env: ExecEnv): Promise<Plan> {
       : { k: 'const', value: rows.map((r) => r[0]!), type: 'Array', elem: type });
   }
   return mapPlan(plan, (node) => mapPlanExprs(node, (e) => mapRExpr(e, (x) => (x.k === 'subquery' ? results.get(x) ?? x : x))));
-}
-
-function inputsOf(p: Plan): Plan[] {
-  switch (p.k) {
-    case 'filter':
-    case 'aggregate':
-    case 'project':
-    case 'sort':
-    case 'limit':
-    case 'distinct':
-      return [p.input];
-    case 'join':
-      return [p.left, p.right];
-    case 'union':
-      return p.inputs;
-    default:
-      return [];
-  }
-}
-
-function forEachNode(p: Plan, fn: (p: Plan) => void): void {
-  fn(p);
-  for (const input of inputsOf(p)) forEachNode(input, fn);
 }
 
 /** Rebuilds a plan with `fn` applied to every node (inputs first). */

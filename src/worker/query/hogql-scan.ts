@@ -64,7 +64,8 @@ export function sortValue(v: Value, type: Type, values: ValueContext): Value {
   return type === 'Person' && v !== null ? values.personUuid(v as number) : v;
 }
 
-class Slicer {
+/** Lets a thread's other work through after every SLICE_MS of a long computation (await `pause()` often). */
+export class Slicer {
   private start = performance.now();
 
   async pause(): Promise<void> {
