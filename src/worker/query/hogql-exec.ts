@@ -13,6 +13,8 @@ import { mapPlanExprs, mapRExpr, type Plan, type RExpr } from '../../domain/hogq
 import { mask, vec, type Batch, type Vec, type VecCache } from '../../domain/hogql/vectors.js';
 import { dateTimeOf, isNumeric, keyText, textOf, type Type, type Value, type ValueContext } from '../../domain/hogql/values.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
+import { all } from '../../stores/lmdb-env.js';
+import type { PersonRow } from '../../stores/persons/person-store.js';
 import type { ScanContext } from '../analytics/scatter.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { bindAgg, personWords, scanEverywhere, Slicer, sortValue, type ScanLimits } from './hogql-scan.js';
@@ -72,7 +74,7 @@ async function run(plan: Plan, env: ExecEnv, slicer: Slicer): Promise<Value[][]>
     case 'scan':
       return scan(plan, env);
     case 'table':
-      return table(plan.table, env);
+      return table(plan.table, env, slicer);
     case 'values':
       return plan.rows;
     case 'filter': {
@@ -172,23 +174,46 @@ function groupRows(groups: Groups, aggs: Extract<Plan, { k: 'aggregate' }>['aggs
   return [...groups.values()].map((g) => [...g.key, ...g.states.map((s, j) => defs[j]!.final(s, aggs[j]!.params))]);
 }
 
-/** A table of the persons environment. */
-function table(name: 'persons' | 'person_distinct_ids' | 'groups', env: ExecEnv): Value[][] {
+/** Persons of a project read a page at a time, letting other work through between pages. */
+async function* personPages(env: ExecEnv, slicer: Slicer): AsyncGenerator<PersonRow[]> {
   const { rt, team } = env;
-  rt.persons.env.resetReadTxn();
+  let from = 0;
+  for (;;) {
+    rt.persons.env.resetReadTxn();
+    const page = all(rt.persons.persons.getRange({ start: [team, from], end: [team, Number.MAX_SAFE_INTEGER], limit: 5000 })).map((e) => e.value);
+    if (page.length === 0) return;
+    yield page;
+    from = page[page.length - 1]!.id + 1;
+    await slicer.pause();
+  }
+}
+
+/** A table of the persons environment. */
+async function table(name: 'persons' | 'person_distinct_ids' | 'groups', env: ExecEnv, slicer: Slicer): Promise<Value[][]> {
+  const { rt, team } = env;
   const out: Value[][] = [];
   const created = (text: string) => Date.parse(text);
+  const check = () => {
+    if (out.length > env.limits.maxRows) hogqlError(`The ${name} table has more than ${env.limits.maxRows.toLocaleString('en-US')} rows to read into memory.`);
+  };
   switch (name) {
     case 'persons':
-      for (const p of rt.persons.personsOf(team)) out.push([p.id, created(p.created_at), p.properties as Value, p.is_identified, team]);
+      for await (const page of personPages(env, slicer)) {
+        for (const p of page) out.push([p.id, created(p.created_at), p.properties as Value, p.is_identified, team]);
+        check();
+      }
       break;
     case 'person_distinct_ids':
-      for (const p of rt.persons.personsOf(team)) for (const d of p.distinct_ids) out.push([d, p.id, team]);
+      for await (const page of personPages(env, slicer)) {
+        for (const p of page) for (const d of p.distinct_ids) out.push([d, p.id, team]);
+        check();
+      }
       break;
     case 'groups':
+      rt.persons.env.resetReadTxn();
       for (let index = 0; index < 5; index++) for (const g of rt.persons.groupsOf(team, index)) out.push([index, g.key, created(g.created_at), g.properties as Value, team]);
+      check();
   }
-  if (out.length > env.limits.maxRows) hogqlError(`The ${name} table has more than ${env.limits.maxRows.toLocaleString('en-US')} rows to read into memory.`);
   return out;
 }
 
