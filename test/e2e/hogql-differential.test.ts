@@ -174,6 +174,8 @@ const UTC_CASES: Case[] = [
   { hogql: 'SELECT toDayOfWeek(timestamp) AS d, count() FROM events GROUP BY d ORDER BY d', duck: 'SELECT isodow(ts) AS d, count(*) FROM events GROUP BY d ORDER BY d', ordered: true },
   { hogql: 'SELECT toYear(timestamp), toMonth(timestamp), count() FROM events GROUP BY 1, 2 ORDER BY 1, 2', duck: 'SELECT year(ts), month(ts), count(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2', ordered: true },
   { hogql: 'SELECT event, toStartOfDay(timestamp) AS d, count() FROM events GROUP BY event, d ORDER BY d, event', duck: "SELECT event, date_trunc('day', ts) AS d, count(*) FROM events GROUP BY event, d ORDER BY d, event", ordered: true },
+  { hogql: "SELECT toStartOfMinute(timestamp) AS m, count() FROM events WHERE timestamp >= '2026-11-03 10:00:00' AND timestamp < '2026-11-03 12:00:00' GROUP BY m ORDER BY m LIMIT 500", duck: "SELECT date_trunc('minute', ts) AS m, count(*) FROM events WHERE ts >= TIMESTAMP '2026-11-03 10:00:00' AND ts < TIMESTAMP '2026-11-03 12:00:00' GROUP BY m ORDER BY m", ordered: true },
+  { hogql: 'SELECT toStartOfInterval(timestamp, INTERVAL 1 HOUR) AS h, uniq(distinct_id) FROM events WHERE toDate(timestamp) = \'2026-11-04\' GROUP BY h ORDER BY h', duck: "SELECT date_trunc('hour', ts) AS h, count(DISTINCT distinct_id) FROM events WHERE CAST(ts AS DATE) = DATE '2026-11-04' GROUP BY h ORDER BY h", ordered: true },
   { hogql: 'SELECT toStartOfDay(timestamp + INTERVAL 6 HOUR) AS d, count() FROM events GROUP BY d ORDER BY d', duck: "SELECT date_trunc('day', ts + INTERVAL 6 HOUR) AS d, count(*) FROM events GROUP BY d ORDER BY d", ordered: true },
 
   // functions

@@ -252,7 +252,8 @@ function startOf(ms: number, unit: Unit, zone: string, weekMode = 0): number {
  */
 function startOfFn(unit: Unit, out: 'DateTime' | 'Date', weekModeArg = false): FnDef {
   return {
-    min: 1, max: 2, type: () => out, slots: true,
+    // Minutes and seconds change within a 15-minute slot; hours and longer units do not.
+    min: 1, max: weekModeArg ? 3 : 2, type: () => out, slots: unit !== 'minute' && unit !== 'second',
     make: (types, ctx) => {
       let zone: string | null = null;
       return (vs) => {
@@ -554,6 +555,18 @@ export const FUNCTIONS: Record<string, FnDef> = {
   today: { min: 0, max: 0, type: () => 'Date', make: (_t, ctx) => () => localDay(ctx.now, ctx.timeZone) },
   yesterday: { min: 0, max: 0, type: () => 'Date', make: (_t, ctx) => () => localDay(ctx.now, ctx.timeZone) - DAY_MS },
   toStartOfMinute: startOfFn('minute', 'DateTime'),
+  toStartOfInterval: {
+    min: 2, max: 3, type: (t) => (t[0] === 'Date' ? 'Date' : 'DateTime'),
+    make: (types, ctx) => (vs) => {
+      const iv = vs[1] as IntervalValue;
+      if (iv.n !== 1 || iv.interval === 'Week') unsupported('toStartOfInterval() with weeks or more than one unit', 'Use toStartOfWeek(), toStartOfDay()….');
+      const t = dateTimeOf(vs[0]!, types[0]!, ctx);
+      if (t === null) return null;
+      const zone = zoneArg(vs[2], ctx);
+      const start = startOf(t, iv.interval.toLowerCase() as Unit, zone);
+      return types[0] === 'Date' ? localDay(start, zone) : start;
+    },
+  },
   toStartOfHour: startOfFn('hour', 'DateTime'),
   toStartOfDay: startOfFn('day', 'DateTime'),
   toStartOfWeek: startOfFn('week', 'Date', true),
