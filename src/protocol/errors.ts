@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly emptyBody = false,
     /** Fields some PostHog endpoints add to the usual four (e.g. `message` on /persons/lifecycle/). */
     readonly extra: Readonly<Record<string, string>> | null = null,
+    /** Response headers that go with the error (`Retry-After` on back-pressure). */
+    readonly headers: Readonly<Record<string, string>> | null = null,
   ) {
     super(detail);
   }
@@ -68,6 +70,9 @@ export const Errors = {
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
   shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
+  /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
+  overloaded: (retryAfterS: number) =>
+    new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */
