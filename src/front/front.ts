@@ -79,7 +79,7 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       body = parseJsonBody(raw);
     }
     let principal: Principal | null = null;
-    if (route.auth === 'login') return signIn(ex, route, body);
+    if (route.auth === 'login') return route.method === 'POST' ? signIn(ex, route, body) : sessionState(ex);
     if (route.auth === 'personal') {
       const query = meta.authorization && !route.projectFrom ? NO_QUERY : parseQuery(meta.rawQuery);
       const sources = { authorization: meta.authorization, body, query, cookie: ex.cookie, csrf: ex.csrfToken, method: meta.method, now: meta.now };
@@ -119,6 +119,20 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     if (reply.status === 200) loginThrottle.succeeded(account, ex.meta.ip, Date.now());
     if (reply.authChanged) await refreshAuth();
     return reply;
+  }
+
+  /** `GET /api/login`: whether the request's session cookie is a live session (the console's first question). */
+  function sessionState(ex: Exchange): OutgoingReply {
+    let authenticated = false;
+    if (ex.cookie) {
+      try {
+        auth.resolve({ authorization: '', body: null, query: NO_QUERY, cookie: ex.cookie, method: 'GET', now: ex.meta.now }, { scope: null }, {});
+        authenticated = true;
+      } catch {
+        /* no live session */
+      }
+    }
+    return { status: 200, body: JSON.stringify({ authenticated }), contentType: 'application/json', headers: { 'Cache-Control': 'no-store' } };
   }
 
   /** The console's files (GET and HEAD under /console/), and `/` sends a browser there. */

@@ -94,6 +94,8 @@ const SPECS: RouteSpec[] = [
 
   // Console sign-in (sessions: src/worker/ops/sessions.ts); a session is accepted wherever a personal key is.
   { method: 'POST', path: '/api/login', op: 'auth.login', auth: 'login', body: 'json', schema: S.Login },
+  // Is the session cookie valid? Answered by the front from memory, 200 either way (no failed request to log).
+  { method: 'GET', path: '/api/login', op: 'auth.session', auth: 'login', body: 'none' },
   api('POST', '/api/logout', 'auth.logout', null),
 
   // Accounts
