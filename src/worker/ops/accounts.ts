@@ -9,6 +9,7 @@ import { checkEmail, checkText, MAX_LENGTH, type Checked } from '../../domain/ac
 import { checkKeyReach } from '../../domain/key-request.js';
 import { FULL_ACCESS, firstUngranted, reachWithin, restrictionWithin, type KeyReach } from '../../domain/scopes.js';
 import { keyDigest, maskKey, newPersonalApiKey, newProjectApiKey } from '../../domain/secrets.js';
+import { hashPassword, passwordProblem } from '../../domain/passwords.js';
 import { Errors } from '../../protocol/errors.js';
 import type { AuthKey, AuthKeyLookup, AuthSnapshot, AuthUser, TaskItem } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
@@ -236,7 +237,7 @@ export const listMembers: OpHandler = (item, rt) => {
 
 /**
  * Adds a user to the caller's organization and returns the member with a first personal API key (Quill has no
- * e-mail invitations; this is how a second person gets access).
+ * e-mail invitations; this is how a second person gets access), with a console password when `password` is given.
  */
 export const createMember: OpHandler = async (item, rt) => {
   const admin = userOf(rt.meta, principalOf(item).userId);
@@ -246,12 +247,20 @@ export const createMember: OpHandler = async (item, rt) => {
   const firstName = fieldValue(checkText('first_name', body.first_name, { max: MAX_LENGTH.firstName, required: false, allowBlank: true })) ?? '';
   const level = body.level === undefined ? LEVEL_MEMBER : body.level;
   if (level !== LEVEL_MEMBER && level !== LEVEL_ADMIN) throw Errors.validation('level', 'invalid_choice', `"${String(level)}" is not a valid choice.`);
+  // An optional console password (else the member signs in with keys only until one is set).
+  let passwordHash: string | null = null;
+  if (body.password !== undefined) {
+    const problem = passwordProblem(body.password);
+    if (problem) throw Errors.validation('password', 'invalid_input', problem);
+    passwordHash = await hashPassword(body.password as string);
+  }
   const result = await rt.meta.write(() => {
     for (const { value } of rt.meta.users.getRange()) {
       if (value.email.toLowerCase() === email.toLowerCase()) throw Errors.validation('email', 'unique', 'A user with this email already exists.');
     }
     const org = organizationOf(rt.meta, admin);
     const user = createUser(rt.meta, org, { email, first_name: firstName, level, currentProjectId: admin.current_project_id });
+    if (passwordHash) rt.meta.users.put(user.id, { ...user, password_hash: passwordHash });
     const key = createPersonalKey(rt.meta, user.id, 'Initial key');
     return { user, key: key.key };
   });
