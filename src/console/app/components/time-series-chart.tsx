@@ -49,7 +49,11 @@ export function TimeSeriesChart(props: {
       height: props.height ?? 320,
       legend: { show: n > 0 && n <= 12 },
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
-      scales: { x: props.time ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
+      scales: {
+        x: props.time ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
+        // Counts start at zero (a bar's height is its value); headroom above the largest.
+        y: { range: (_u, min, max) => [Math.min(0, min ?? 0), max !== null && max > 0 ? max * 1.1 : 1] },
+      },
       axes: [
         props.time ? {} : {
           values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.labels[v] !== undefined ? props.labels[v]! : '')),
