@@ -67,7 +67,8 @@ function suite(): void {
   });
 
   const url = (path: string) => `${q.base}/console${path}`;
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  /** A screenshot in test-artifacts/console/ (the whole page, or what a 1280x860 window shows). */
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
 
   t.test('sign in: a wrong password is refused, then the right one opens the live events', async (t) => {
     await page.goto(`${q.base}/`);
@@ -166,7 +167,10 @@ function suite(): void {
     t.comment(`the event was on the live page ${Date.now() - flushed} ms after posthog-node's flush returned`);
     await row.click();
     t.match(await page.textContent('[data-testid=event-detail]'), /plan\s*pro/, 'the row opens to its properties');
-    await shot('events-live');
+    await shot('events-live', false);
+    await sendBatch(q.base, [event('clicker', '$autocapture', { $event_type: 'click', $elements_chain: 'button.buy.primary:text="Buy now"nth-child="2"nth-of-type="1";div#checkout:nth-child="1"nth-of-type="1"' })]);
+    await (await page.waitForSelector('[data-testid=event-row][data-event="$autocapture"]', { timeout: 20_000 })).click();
+    t.same(await page.locator('[data-testid=elements-chain] li').allTextContents(), ['<button class="buy primary"> Buy now', '<div id="checkout">'], 'the elements chain');
     await page.getByRole('link', { name: 'live@example.com' }).first().click();
     await page.waitForSelector('[data-testid=person-page]');
     await page.waitForSelector('[data-testid=person-events] [data-event="console live event"]');
@@ -206,7 +210,7 @@ function suite(): void {
     await page.waitForFunction(() => document.querySelector('[data-testid=trend-row] td.value:nth-of-type(10)')?.textContent === '10');
     await page.waitForSelector('[data-testid=trend-chart][data-rendered=true]');
     t.equal(await chart.getAttribute('data-points'), String(DAYS), 'the bar chart holds the same points');
-    await shot('trends-bar');
+    await shot('trends-bar', false);
     const over = (await page.locator('[data-testid=trend-chart] .u-over').boundingBox())!;
     const x = over.x + (over.width * (4 + 0.5)) / DAYS;
     await page.mouse.move(x, over.y + over.height - 5);
@@ -227,6 +231,17 @@ function suite(): void {
     await page.waitForSelector('[data-testid=dashboard-tile] [data-testid=trend-chart][data-rendered=true]');
     t.equal(await page.locator('[data-testid=dashboard-tile] [data-testid=trend-chart]').getAttribute('data-points'), String(DAYS));
     await shot('dashboard');
+    t.same(take(), []);
+  });
+
+  t.test('a second project brings the project switcher', async (t) => {
+    const second = await api.post('/api/projects/', { name: 'Second project' });
+    await page.goto(url(`/project/${projectId}/flags`));
+    await page.waitForSelector('[data-testid=flag-list]');
+    await page.getByLabel('project').selectOption(String(second.body.id));
+    await page.waitForURL(new RegExp(`/console/project/${second.body.id}/flags$`));
+    await page.waitForSelector('[data-testid=flag-list]');
+    t.equal(await page.locator('[data-testid=flag-list] tbody tr').count(), 0, "the second project's flags: none");
     t.same(take(), []);
   });
 
