@@ -168,7 +168,7 @@ function suite(): void {
     await row.click();
     t.match(await page.textContent('[data-testid=event-detail]'), /plan\s*pro/, 'the row opens to its properties');
     await shot('events-live', false);
-    await sendBatch(q.base, [event('clicker', '$autocapture', { $event_type: 'click', $elements_chain: 'button.buy.primary:text="Buy now"nth-child="2"nth-of-type="1";div#checkout:nth-child="1"nth-of-type="1"' })]);
+    await sendBatch(q.base, [event('clicker', '$autocapture', { $event_type: 'click', $elements_chain: 'button.buy.primary:text="Buy now"nth-child="2"nth-of-type="1";div:attr_id="checkout"nth-child="1"nth-of-type="1"' })]);
     await (await page.waitForSelector('[data-testid=event-row][data-event="$autocapture"]', { timeout: 20_000 })).click();
     t.same(await page.locator('[data-testid=elements-chain] li').allTextContents(), ['<button class="buy primary"> Buy now', '<div id="checkout">'], 'the elements chain');
     await page.getByRole('link', { name: 'live@example.com' }).first().click();

@@ -22,6 +22,7 @@ export function FlagsPage({ projectId }: { projectId: number }) {
   const [search, setSearch] = useQueryParam('search');
   const [path, setPath] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
+  const [toggled, setToggled] = useState<Record<number, boolean>>({});
   const list = useGet<Paginated<Flag>>(path ?? `/api/projects/${projectId}/feature_flags/${qs({ search, limit: 100 })}`);
   return (
     <Page title="Feature flags" testId="flags-page" actions={<Link class="button" href={`/project/${projectId}/flags/new`}>New flag</Link>}>
@@ -43,12 +44,16 @@ export function FlagsPage({ projectId }: { projectId: number }) {
                   <td>{when(f.updated_at ?? f.created_at)}</td>
                   <td>
                     <label class="switch">
-                      <input type="checkbox" aria-label={`active ${f.key}`} checked={f.active} onChange={async (e) => {
+                      <input type="checkbox" aria-label={`active ${f.key}`} checked={toggled[f.id] ?? f.active} onChange={async (e) => {
+                        const active = e.currentTarget.checked;
                         setError(null);
+                        // Shown switched at once; undone if the API refuses.
+                        setToggled((t) => ({ ...t, [f.id]: active }));
                         try {
-                          await api.patch(`/api/projects/${projectId}/feature_flags/${f.id}/`, { active: e.currentTarget.checked });
+                          await api.patch(`/api/projects/${projectId}/feature_flags/${f.id}/`, { active });
                         } catch (err) {
                           setError(err as Error);
+                          setToggled(({ [f.id]: _, ...rest }) => rest);
                         }
                         list.reload();
                       }} />
