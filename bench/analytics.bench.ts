@@ -14,10 +14,14 @@ import { DEFAULT_DATASET, Dataset } from './lib/analytics-dataset.js';
 import { loadDataset } from './lib/dataset-load.js';
 import { DuckReference } from './lib/duckdb-reference.js';
 import { commit, machine } from './lib/machine.js';
-import { PERSONAL_KEY, RESULTS_DIR } from './lib/paths.js';
+import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
+import { LoadGenerator, type Load } from './lib/load.js';
+import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
+import { FUNNEL_STEPS, browserFunnelSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
+import { rankEdges } from '../src/domain/analytics/paths.js';
 
 const opts = {
   events: Number(process.env.QUILL_BENCH_EVENTS ?? DEFAULT_DATASET.events),
@@ -77,9 +81,10 @@ for (const c of trendsCases(from, to)) {
   const params = { ...c.params, date_from: from, date_to: to };
   const quillMs: number[] = [];
   let result: any[] = [];
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i <= REPEATS; i++) {
     const r = await quillTrend(quill.base, params);
-    quillMs.push(r.ms);
+    // The first round warms up (columns read into the cache, JIT); DuckDB gets one too.
+    if (i > 0) quillMs.push(r.ms);
     result = r.result;
     const mem = memoryMb(quill.pid);
     peakRss = Math.max(peakRss, mem.rss_mb ?? 0);
@@ -87,9 +92,9 @@ for (const c of trendsCases(from, to)) {
   }
   const duckMs: number[] = [];
   let rows: Record<string, unknown>[] = [];
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i <= REPEATS; i++) {
     const r = await duck.time(c.sql);
-    duckMs.push(r.ms);
+    if (i > 0) duckMs.push(r.ms);
     rows = r.rows;
   }
   const diffs = differences(quillValues(result, c.breakdown === true), duckValues(rows, c.breakdown === true));
@@ -101,6 +106,119 @@ for (const c of trendsCases(from, to)) {
   };
   log(JSON.stringify(entry));
   cases.push(entry);
+}
+
+// Retention, lifecycle, stickiness: the same procedure (the reference needs Quill's persons' created_at).
+log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
+const personAnswers = [];
+for (const c of personCases(opts.end, opts.days)) {
+  const quillMs: number[] = [];
+  let body: any = null;
+  for (let i = 0; i <= REPEATS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${quill.base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    body = await res.json();
+    if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
+    if (i > 0) quillMs.push(performance.now() - started);
+  }
+  const duckMs: number[] = [];
+  let rows: Record<string, unknown>[] = [];
+  for (let i = 0; i <= REPEATS; i++) {
+    const r = await duck.time(c.sql);
+    if (i > 0) duckMs.push(r.ms);
+    rows = r.rows;
+  }
+  const diffs = differences(c.quill(body), c.duck(rows));
+  if (diffs.length > 0) failed = true;
+  const entry = {
+    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
+    quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1), same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
+  };
+  log(JSON.stringify(entry));
+  personAnswers.push(entry);
+}
+
+// Funnels and paths: the same procedure.
+const seqRange = `ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY`;
+const funnelPath = (extra = '') => `insights/funnel/?events=${encodeURIComponent(JSON.stringify(FUNNEL_STEPS))}&date_from=${from}&date_to=${to}${extra}`;
+const stepCounts = (body: any) => new Map<string, number>(body.result.map((s: any, i: number) => [String(i + 1), s.count]));
+const duckSteps = (rows: Record<string, unknown>[]) => new Map<string, number>([['1', Number(rows[0]!.c1)], ['2', Number(rows[0]!.c2)], ['3', Number(rows[0]!.c3)]]);
+const sequenceCases: { name: string; path: string; sql: string; quill(body: any): Map<string, number>; duck(rows: Record<string, unknown>[]): Map<string, number> }[] = [
+  { name: '3-step ordered funnel, 14-day window', path: funnelPath(), sql: orderedFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  { name: '3-step strict funnel', path: funnelPath('&funnel_order_type=strict'), sql: strictFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  { name: '3-step unordered funnel', path: funnelPath('&funnel_order_type=unordered'), sql: unorderedFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  {
+    name: '3-step funnel by $browser', path: funnelPath('&breakdown=%24browser'), sql: browserFunnelSql(seqRange),
+    quill: (body) => new Map(body.result.flatMap((r: any) => r.map((s: any, i: number) => [`${r[0].breakdown_value[0]}|${i + 1}`, s.count]))),
+    duck: (rows) => new Map(rows.flatMap((r) => [1, 2, 3].map((i) => [`${r.b}|${i}`, Number(r[`c${i}`])] as [string, number]))),
+  },
+  {
+    name: 'top 50 path edges over pageviews', path: `insights/path/?date_from=${from}&date_to=${to}`, sql: pathEdgesSql(seqRange),
+    quill: (body) => new Map(body.result.map((e: any) => [`${e.source} > ${e.target}`, e.value])),
+    duck: (rows) => {
+      const all = new Map(rows.map((r) => [JSON.stringify([r.source, r.target]), { value: Number(r.v), time: 0 }]));
+      return new Map(rankEdges(all, { edgeLimit: 50, minEdgeWeight: null, maxEdgeWeight: null }).map((e) => [`${e.source} > ${e.target}`, e.value]));
+    },
+  },
+];
+for (const c of sequenceCases) {
+  const quillMs: number[] = [];
+  let body: any = null;
+  for (let i = 0; i <= REPEATS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${quill.base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    body = await res.json();
+    if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
+    if (i > 0) quillMs.push(performance.now() - started);
+  }
+  const duckMs: number[] = [];
+  let rows: Record<string, unknown>[] = [];
+  for (let i = 0; i <= REPEATS; i++) {
+    const r = await duck.time(c.sql);
+    if (i > 0) duckMs.push(r.ms);
+    rows = r.rows;
+  }
+  const diffs = differences(c.quill(body), c.duck(rows));
+  if (diffs.length > 0) failed = true;
+  const entry = {
+    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
+    quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1), same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
+  };
+  log(JSON.stringify(entry));
+  personAnswers.push(entry);
+}
+
+// Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
+const gen = LoadGenerator.create(log);
+const ISOLATION_S = Number(process.env.QUILL_BENCH_ISOLATION_SECONDS ?? 10);
+const loads: [string, Load][] = [
+  ['flags', { kind: 'static', method: 'POST', path: '/flags/?v=2', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'user-1' }) }],
+  ['capture', { kind: 'capture', path: '/capture/', apiKey: PROJECT_KEY }],
+];
+const isolation: Record<string, unknown>[] = [];
+for (const [name, load] of loads) {
+  const run = { connections: 8, durationS: ISOLATION_S, delayMs: 5 };
+  const alone = await gen.run(quill.base, load, run);
+  let analysing = true;
+  let analyses = 0;
+  const analysesLoop = (async () => {
+    const all = trendsCases(from, to);
+    while (analysing) {
+      await quillTrend(quill.base, { ...all[analyses % all.length]!.params, date_from: from, date_to: to });
+      analyses++;
+    }
+  })();
+  const beside = await gen.run(quill.base, load, run);
+  analysing = false;
+  await analysesLoop;
+  const entry = {
+    case: `${name} at a fixed load, without / with analyses back to back`, connections: 8, delay_ms: 5,
+    alone: { requests_s: Math.round(alone.requests_s), p50_ms: alone.p50_ms, p99_ms: alone.p99_ms },
+    with_analyses: { requests_s: Math.round(beside.requests_s), p50_ms: beside.p50_ms, p99_ms: beside.p99_ms, analyses_run: analyses },
+    p99_ratio: round2(beside.p99_ms / alone.p99_ms),
+  };
+  log(JSON.stringify(entry));
+  isolation.push(entry);
 }
 
 // The layout's build time from the stored rows: restart with the rebuild forced, read the shards' log lines.
@@ -120,6 +238,8 @@ const report = {
   },
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
   trends: cases,
+  retention_lifecycle_stickiness_funnels_paths: personAnswers,
+  isolation,
   all_answers_equal: !failed,
 };
 const text = JSON.stringify(report, null, 2);

@@ -37,6 +37,8 @@ export interface Project {
   timezone: string;
   /** Property filters ANDed into analyses with `filter_test_accounts=true`. */
   test_account_filters?: unknown[];
+  /** Regex rewrites of path items applied with `path_replacements=true` (analytics.md §7.1). */
+  path_cleaning_filters?: { regex: string; alias: string }[];
 }
 
 export interface PersonalApiKey {

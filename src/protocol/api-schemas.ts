@@ -42,6 +42,7 @@ export const ProjectUpdate = Type.Object({
   name: Type.Optional(Type.String()),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
   test_account_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  path_cleaning_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
 }, { additionalProperties: true, $id: 'ProjectUpdate' });
 
 export const PersonalKeyCreate = Type.Object({

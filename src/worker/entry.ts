@@ -13,6 +13,9 @@ import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.j
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
 import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
+import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
+import './analytics/funnels.js';
+import './analytics/paths.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -38,6 +41,8 @@ export function createWorkerEntry(data: WorkerData) {
     [EVENTS_VOLUMES]: volumesHandler,
     [ANALYTICS_SCAN]: analyticsScanHandler,
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
+    [SEQUENCE_COLLECT]: collectHandler,
+    [SEQUENCE_TAKE]: takeHandler,
   });
   const debug = data.config.logLevel === 'debug';
 

@@ -18,6 +18,9 @@ import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
 import * as insights from './insights.js';
+import * as personInsights from './person-insights.js';
+import * as funnelInsights from './funnel-insights.js';
+import * as pathInsights from './path-insights.js';
 import * as savedInsights from './saved-insights.js';
 import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
@@ -116,6 +119,14 @@ export const OPS: Record<string, OpHandler> = {
   'events.retrieve': events.retrieveEvent,
   'insights.trend': insights.trend,
   'persons.trends': insights.personsTrends,
+  'insights.retention': personInsights.retention,
+  'insights.funnel': funnelInsights.funnel,
+  'persons.funnel': funnelInsights.personsFunnel,
+  'insights.path': pathInsights.path,
+  'persons.path': pathInsights.personsPath,
+  'persons.retention': personInsights.personsRetention,
+  'persons.lifecycle': personInsights.personsLifecycle,
+  'persons.stickiness': personInsights.personsStickiness,
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,
