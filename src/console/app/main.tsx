@@ -22,8 +22,14 @@ import { AccountPage } from './pages/account';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 
-const TrendsPage = lazyPage(() => import('./pages/trends').then((m) => m.TrendsPage));
-const DashboardPage = lazyPage(() => import('./pages/dashboard').then((m) => m.DashboardPage));
+// One chunk for every insight page (uPlot and d3-sankey come with it), one for health.
+const insightPages = () => import('./pages/insight-pages');
+const TrendsPage = lazyPage(() => insightPages().then((m) => m.TrendsPage));
+const FunnelPage = lazyPage(() => insightPages().then((m) => m.FunnelPage));
+const RetentionPage = lazyPage(() => insightPages().then((m) => m.RetentionPage));
+const PathsPage = lazyPage(() => insightPages().then((m) => m.PathsPage));
+const SavedInsightPage = lazyPage(() => insightPages().then((m) => m.SavedInsightPage));
+const DashboardPage = lazyPage(() => insightPages().then((m) => m.DashboardPage));
 const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
 
 type Auth = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me; projects: Project[] };
@@ -97,7 +103,12 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/definitions`}>{() => <DefinitionsPage {...p} />}</Route>
         <Route path={`${base}/insights`}>{() => <InsightsPage {...p} />}</Route>
         <Route path={`${base}/insights/trends`}>{() => <TrendsPage {...p} insightId={null} />}</Route>
-        <Route path={`${base}/insights/saved/:id`}>{(a: { id: string }) => <TrendsPage {...p} insightId={Number(a.id)} />}</Route>
+        <Route path={`${base}/insights/lifecycle`}>{() => <TrendsPage {...p} insightId={null} insight="LIFECYCLE" />}</Route>
+        <Route path={`${base}/insights/stickiness`}>{() => <TrendsPage {...p} insightId={null} insight="STICKINESS" />}</Route>
+        <Route path={`${base}/insights/funnels`}>{() => <FunnelPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/retention`}>{() => <RetentionPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/paths`}>{() => <PathsPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/saved/:id`}>{(a: { id: string }) => <SavedInsightPage key={a.id} {...p} insightId={Number(a.id)} />}</Route>
         <Route path={`${base}/insights/:kind`}>{(a: { kind: string }) => <InsightsPage {...p} kind={a.kind} />}</Route>
         <Route path={`${base}/dashboard`}>{() => <DashboardPage {...p} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>

@@ -25,10 +25,48 @@ function groupedBars(s: number, n: number): uPlot.Series.PathBuilder {
   });
 }
 
+/**
+ * Stacked bars: each bucket's positive values stacked upwards and negative ones downwards (lifecycle's dormant
+ * users), series in order; y0/y1 are where each series' bar starts and ends.
+ */
+export function stackOf(series: ChartSeries[]): { y0: number[][]; y1: number[][]; min: number; max: number } {
+  const n = series[0]?.data.length ?? 0;
+  const up = new Array<number>(n).fill(0);
+  const down = new Array<number>(n).fill(0);
+  const y0: number[][] = [];
+  const y1: number[][] = [];
+  for (const s of series) {
+    const from: number[] = [];
+    const to: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const v = s.data[i] ?? 0;
+      const base = v >= 0 ? up[i]! : down[i]!;
+      from.push(base);
+      to.push(base + v);
+      if (v >= 0) up[i] = base + v;
+      else down[i] = base + v;
+    }
+    y0.push(from);
+    y1.push(to);
+  }
+  return { y0, y1, min: Math.min(0, ...down), max: Math.max(0, ...up) };
+}
+
+function stackedBars(y0: number[], y1: number[]): uPlot.Series.PathBuilder {
+  return uPlot.paths.bars!({
+    disp: {
+      x0: { unit: 1, values: (u) => (u.data[0] as number[]).map((x) => x - 0.4) },
+      size: { unit: 1, values: (u) => (u.data[0] as number[]).map(() => 0.8) },
+      y0: { unit: 1, values: () => y0 },
+      y1: { unit: 1, values: () => y1 },
+    },
+  });
+}
+
 export function TimeSeriesChart(props: {
   labels: string[];
   series: ChartSeries[];
-  display: 'line' | 'bar';
+  display: 'line' | 'bar' | 'stacked';
   height?: number;
   /** x values are timestamps (seconds) instead of bucket indexes (the health page). */
   time?: boolean;
@@ -44,6 +82,8 @@ export function TimeSeriesChart(props: {
     const el = host.current!;
     const n = props.series.length;
     const xs = props.x ?? props.labels.map((_, i) => i);
+    const stack = props.display === 'stacked' ? stackOf(props.series) : null;
+    const bars = props.display !== 'line';
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth || 600),
       height: props.height ?? 320,
@@ -52,7 +92,12 @@ export function TimeSeriesChart(props: {
       scales: {
         x: props.time ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
         // Counts start at zero (a bar's height is its value); headroom above the largest.
-        y: { range: (_u, min, max) => [Math.min(0, min ?? 0), max !== null && max > 0 ? max * 1.1 : 1] },
+        y: {
+          range: (_u, min, max) => {
+            const [lo, hi] = stack ? [stack.min, stack.max] : [Math.min(0, min ?? 0), max ?? 0];
+            return [lo < 0 ? lo * 1.1 : 0, hi > 0 ? hi * 1.1 : 1];
+          },
+        },
       },
       axes: [
         props.time ? {} : {
@@ -72,9 +117,9 @@ export function TimeSeriesChart(props: {
           label: s.label,
           stroke: PALETTE[i % PALETTE.length],
           width: 2,
-          fill: props.display === 'bar' ? `${PALETTE[i % PALETTE.length]}cc` : undefined,
-          paths: props.display === 'bar' ? groupedBars(i, n) : undefined,
-          points: { show: props.display !== 'bar' && xs.length <= 60 },
+          fill: bars ? `${PALETTE[i % PALETTE.length]}cc` : undefined,
+          paths: stack ? stackedBars(stack.y0[i]!, stack.y1[i]!) : bars ? groupedBars(i, n) : undefined,
+          points: { show: !bars && xs.length <= 60 },
         })),
       ],
     };
@@ -92,6 +137,14 @@ export function TimeSeriesChart(props: {
       for (let s = 1; s < chart.data.length; s++) {
         const v = chart.data[s]![idx];
         if (v == null) continue;
+        if (stack) {
+          const [a, b] = [chart.valToPos(stack.y0[s - 1]![idx]!, 'y'), chart.valToPos(stack.y1[s - 1]![idx]!, 'y')];
+          if (top >= Math.min(a, b) && top <= Math.max(a, b)) {
+            best = s - 1;
+            break;
+          }
+          continue;
+        }
         const d = Math.abs(chart.valToPos(v, 'y') - top);
         if (d < bestDistance) {
           bestDistance = d;

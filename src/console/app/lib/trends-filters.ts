@@ -11,14 +11,18 @@ export interface TrendSeries {
   math_property?: string;
 }
 
+/** The analyses that share the trends page: trends, lifecycle (one event, stacked bars) and stickiness. */
+export type TrendsInsight = 'TRENDS' | 'LIFECYCLE' | 'STICKINESS';
+
 export interface TrendsState {
+  insight: TrendsInsight;
   series: TrendSeries[];
   interval: 'hour' | 'day' | 'week' | 'month';
   dateFrom: string;
   dateTo: string;
   breakdown: string;
   breakdownType: 'event' | 'person';
-  display: 'ActionsLineGraph' | 'ActionsBar' | 'ActionsLineGraphCumulative';
+  display: 'ActionsLineGraph' | 'ActionsBar' | 'ActionsLineGraphCumulative' | 'ActionsStackedBar';
   compare: boolean;
   properties: PropertyFilter[];
 }
@@ -31,14 +35,14 @@ export const MATHS: [string, string][] = [
 export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99']);
 
 export const DEFAULT_TRENDS: TrendsState = {
-  series: [{ id: '$pageview', math: 'total' }], interval: 'day', dateFrom: '-7d', dateTo: '', breakdown: '', breakdownType: 'event',
+  insight: 'TRENDS', series: [{ id: '$pageview', math: 'total' }], interval: 'day', dateFrom: '-7d', dateTo: '', breakdown: '', breakdownType: 'event',
   display: 'ActionsLineGraph', compare: false, properties: [],
 };
 
 /** The legacy filter of a state (what `/insights/trend/` reads and a saved insight stores). */
 export function trendsFilter(s: TrendsState): Record<string, unknown> {
   const f: Record<string, unknown> = {
-    insight: 'TRENDS',
+    insight: s.insight,
     events: s.series.map((x, order) => ({
       id: x.id, type: 'events', order, math: x.math, ...(PROPERTY_MATHS.has(x.math) && x.math_property ? { math_property: x.math_property } : {}),
     })),
@@ -47,11 +51,12 @@ export function trendsFilter(s: TrendsState): Record<string, unknown> {
     display: s.display,
   };
   if (s.dateTo) f.date_to = s.dateTo;
-  if (s.breakdown) {
+  // Lifecycle and stickiness have no breakdown or comparison.
+  if (s.breakdown && s.insight === 'TRENDS') {
     f.breakdown = s.breakdown;
     f.breakdown_type = s.breakdownType;
   }
-  if (s.compare) f.compare = true;
+  if (s.compare && s.insight === 'TRENDS') f.compare = true;
   if (s.properties.length) f.properties = s.properties;
   return f;
 }
@@ -59,14 +64,16 @@ export function trendsFilter(s: TrendsState): Record<string, unknown> {
 /** The state of a stored filter (unknown fields fall back to the defaults). */
 export function trendsStateOf(f: Record<string, any>): TrendsState {
   const events = Array.isArray(f.events) ? f.events : [];
+  const insight: TrendsInsight = f.insight === 'LIFECYCLE' || f.insight === 'STICKINESS' ? f.insight : 'TRENDS';
   return {
+    insight,
     series: events.length ? events.map((e: any) => ({ id: String(e.id), math: e.math ?? 'total', math_property: e.math_property ?? undefined })) : DEFAULT_TRENDS.series,
     interval: ['hour', 'day', 'week', 'month'].includes(f.interval) ? f.interval : 'day',
     dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
     dateTo: typeof f.date_to === 'string' ? f.date_to : '',
     breakdown: typeof f.breakdown === 'string' ? f.breakdown : '',
     breakdownType: f.breakdown_type === 'person' ? 'person' : 'event',
-    display: ['ActionsBar', 'ActionsLineGraphCumulative'].includes(f.display) ? f.display : 'ActionsLineGraph',
+    display: ['ActionsBar', 'ActionsLineGraphCumulative', 'ActionsStackedBar'].includes(f.display) ? f.display : insight === 'LIFECYCLE' ? 'ActionsStackedBar' : 'ActionsLineGraph',
     compare: f.compare === true || f.compare === 'true',
     properties: Array.isArray(f.properties) ? f.properties : [],
   };

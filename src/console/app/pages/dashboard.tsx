@@ -1,12 +1,11 @@
-/** The project's dashboard: every saved insight as a tile, each computed afresh. Loaded as its own chunk. */
+/** The project's dashboard: every saved insight as a tile, each computed afresh by its kind's endpoint. */
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, type Paginated } from '../api';
-import { TrendView } from '../components/trend-view';
+import type { Paginated } from '../api';
+import { InsightResult } from '../components/insight-result';
 import { ErrorNote, Loading, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
-import { kindOf } from '../lib/insight-kinds';
-import type { TrendResult } from '../lib/trends-filters';
+import { kindOf, runInsight } from '../lib/insight-kinds';
 
 interface SavedInsight {
   id: number;
@@ -29,19 +28,19 @@ export function DashboardPage({ projectId }: { projectId: number }) {
 }
 
 function Tile({ projectId, insight }: { projectId: number; insight: SavedInsight }) {
-  const [result, setResult] = useState<TrendResult[] | null>(null);
+  const [result, setResult] = useState<unknown>(null);
   const [error, setError] = useState<Error | null>(null);
-  const kind = kindOf(insight.filters.insight ?? 'TRENDS');
+  const kind = kindOf(insight.filters.insight);
   useEffect(() => {
     if (!kind?.available) return;
-    api.post<{ result: TrendResult[] }>(`/api/projects/${projectId}/insights/trend/`, insight.filters).then((a) => setResult(a.result), setError);
+    runInsight(projectId, insight.filters).then(setResult, setError);
   }, [insight.id]);
   return (
-    <article class="tile card" data-testid="dashboard-tile">
+    <article class="tile card" data-testid="dashboard-tile" data-kind={kind?.kind}>
       <h3><Link href={`/project/${projectId}/insights/saved/${insight.id}`}>{insight.name || `Insight ${insight.id}`}</Link></h3>
       {!kind?.available && <p class="muted">{kind?.title ?? 'This kind'} is not available yet.</p>}
       <ErrorNote error={error} />
-      {result ? <TrendView result={result} display={insight.filters.display} projectId={projectId} compact /> : kind?.available && !error && <p class="muted">Calculating…</p>}
+      {result ? <InsightResult filters={insight.filters} result={result} projectId={projectId} compact /> : kind?.available && !error && <p class="muted">Calculating…</p>}
     </article>
   );
 }

@@ -1,0 +1,74 @@
+/** Funnels: ordered steps (events), conversion window, order type and dates; steps as bars with rates and times. */
+import { useEffect, useState } from 'preact/hooks';
+import type { Paginated } from '../api';
+import { FunnelView, type FunnelStep } from '../components/funnel-view';
+import { DateFrom, SaveInsight } from '../components/save-insight';
+import { ErrorNote, Field, Page } from '../components/ui';
+import { useGet } from '../lib/hooks';
+import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+
+export interface FunnelState {
+  steps: string[];
+  dateFrom: string;
+  dateTo: string;
+  windowDays: number;
+  order: 'ordered' | 'strict' | 'unordered';
+}
+
+export function funnelFilter(s: FunnelState): Record<string, unknown> {
+  return {
+    insight: 'FUNNELS', events: s.steps.map((id, order) => ({ id, type: 'events', order })), date_from: s.dateFrom, ...(s.dateTo ? { date_to: s.dateTo } : {}),
+    funnel_window_interval: s.windowDays, funnel_window_interval_unit: 'day', funnel_order_type: s.order, funnel_viz_type: 'steps',
+  };
+}
+
+export function funnelStateOf(f: Record<string, any>): FunnelState {
+  const events = Array.isArray(f.events) ? [...f.events].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)).map((e) => String(e.id)) : [];
+  return {
+    steps: events.length >= 2 ? events : ['$pageview', '$pageview'], dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
+    dateTo: typeof f.date_to === 'string' ? f.date_to : '', windowDays: Number(f.funnel_window_interval) > 0 ? Number(f.funnel_window_interval) : 14,
+    order: ['strict', 'unordered'].includes(f.funnel_order_type) ? f.funnel_order_type : 'ordered',
+  };
+}
+
+export function FunnelPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
+  const saved = useSavedInsight(projectId, insightId);
+  const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
+  const [state, setState] = useState<FunnelState>(() => funnelStateOf(filtersFromAddress() ?? {}));
+  useEffect(() => {
+    if (saved.data) setState(funnelStateOf(saved.data.filters));
+  }, [saved.data]);
+  const filters = funnelFilter(state);
+  const run = useInsightResult<FunnelStep[]>(projectId, filters, insightId === null || saved.data !== null);
+  const set = (patch: Partial<FunnelState>) => setState({ ...state, ...patch });
+  return (
+    <Page title={saved.data?.name || 'Funnel'} testId="funnel-page">
+      <datalist id="event-names">{definitions.data?.results.map((d) => <option key={d.name} value={d.name} />)}</datalist>
+      <div class="insight-controls card">
+        {state.steps.map((id, i) => (
+          <div class="row series-row" key={i}>
+            <span class="series-letter">{i + 1}</span>
+            <input list="event-names" aria-label={`step ${i + 1} event`} value={id} onChange={(e) => set({ steps: state.steps.map((x, j) => (j === i ? e.currentTarget.value.trim() : x)) })} />
+            {state.steps.length > 2 && <button class="ghost" aria-label="remove step" onClick={() => set({ steps: state.steps.filter((_, j) => j !== i) })}>×</button>}
+          </div>
+        ))}
+        <button class="ghost" onClick={() => set({ steps: [...state.steps, '$pageview'] })}>+ step</button>
+        <div class="row">
+          <Field label="From"><DateFrom value={state.dateFrom} onChange={(dateFrom) => set({ dateFrom })} /></Field>
+          <Field label="Conversion window (days)"><input type="number" min={1} max={365} aria-label="window days" value={state.windowDays} onChange={(e) => set({ windowDays: Number(e.currentTarget.value) || 14 })} /></Field>
+          <Field label="Step order">
+            <select aria-label="step order" value={state.order} onChange={(e) => set({ order: e.currentTarget.value as FunnelState['order'] })}>
+              <option value="ordered">Sequential</option>
+              <option value="strict">Strict order</option>
+              <option value="unordered">Any order</option>
+            </select>
+          </Field>
+        </div>
+      </div>
+      <ErrorNote error={run.error ?? saved.error} />
+      {run.running && <p class="muted">Calculating…</p>}
+      {run.result && <FunnelView result={run.result} projectId={projectId} />}
+      <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={filters} />
+    </Page>
+  );
+}

@@ -1,0 +1,71 @@
+/** Paths: the routes persons take between pageviews, screens or events, as a flow; a link lists who took it. */
+import { useEffect, useState } from 'preact/hooks';
+import { PathsFlow, type PathEdge } from '../components/paths-flow';
+import { DateFrom, SaveInsight } from '../components/save-insight';
+import { ErrorNote, Field, Page } from '../components/ui';
+import { filterQuery } from '../lib/insight-kinds';
+import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+
+export interface PathsState {
+  types: string[];
+  start: string;
+  end: string;
+  steps: number;
+  dateFrom: string;
+  dateTo: string;
+}
+
+const TYPES: [string, string][] = [['$pageview', 'Pageviews'], ['$screen', 'Screens'], ['custom_event', 'Custom events']];
+
+export function pathsFilter(s: PathsState): Record<string, unknown> {
+  return {
+    insight: 'PATHS', include_event_types: s.types, step_limit: s.steps, date_from: s.dateFrom, ...(s.dateTo ? { date_to: s.dateTo } : {}),
+    ...(s.start ? { start_point: s.start } : {}), ...(s.end ? { end_point: s.end } : {}),
+  };
+}
+
+export function pathsStateOf(f: Record<string, any>): PathsState {
+  return {
+    types: Array.isArray(f.include_event_types) && f.include_event_types.length ? f.include_event_types : ['$pageview'],
+    start: typeof f.start_point === 'string' ? f.start_point : '', end: typeof f.end_point === 'string' ? f.end_point : '',
+    steps: Number(f.step_limit) > 1 ? Number(f.step_limit) : 5, dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
+    dateTo: typeof f.date_to === 'string' ? f.date_to : '',
+  };
+}
+
+/** The persons who went along one edge: the insight's filters and the edge's keys. */
+export const pathPersonsUrl = (projectId: number, filters: Record<string, unknown>) => (source: string, target: string) =>
+  `/api/projects/${projectId}/persons/path/?${filterQuery({ ...filters, path_start_key: source, path_end_key: target })}`;
+
+export function PathsPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
+  const saved = useSavedInsight(projectId, insightId);
+  const [state, setState] = useState<PathsState>(() => pathsStateOf(filtersFromAddress() ?? {}));
+  useEffect(() => {
+    if (saved.data) setState(pathsStateOf(saved.data.filters));
+  }, [saved.data]);
+  const filters = pathsFilter(state);
+  const run = useInsightResult<PathEdge[]>(projectId, filters, insightId === null || saved.data !== null);
+  const set = (patch: Partial<PathsState>) => setState({ ...state, ...patch });
+  return (
+    <Page title={saved.data?.name || 'Paths'} testId="paths-page">
+      <div class="insight-controls card">
+        <div class="row">
+          {TYPES.map(([t, label]) => (
+            <label class="check" key={t}><input type="checkbox" checked={state.types.includes(t)}
+              onChange={(e) => set({ types: e.currentTarget.checked ? [...state.types, t] : state.types.filter((x) => x !== t) })} /> {label}</label>
+          ))}
+        </div>
+        <div class="row">
+          <Field label="Starting at"><input aria-label="start point" placeholder="any" value={state.start} onChange={(e) => set({ start: e.currentTarget.value.trim() })} /></Field>
+          <Field label="Ending at"><input aria-label="end point" placeholder="any" value={state.end} onChange={(e) => set({ end: e.currentTarget.value.trim() })} /></Field>
+          <Field label="Steps"><input type="number" min={2} max={20} aria-label="steps" value={state.steps} onChange={(e) => set({ steps: Number(e.currentTarget.value) || 5 })} /></Field>
+          <Field label="From"><DateFrom value={state.dateFrom} onChange={(dateFrom) => set({ dateFrom })} /></Field>
+        </div>
+      </div>
+      <ErrorNote error={run.error ?? saved.error} />
+      {run.running && <p class="muted">Calculating…</p>}
+      {run.result && <PathsFlow result={run.result} projectId={projectId} personsUrl={pathPersonsUrl(projectId, filters)} />}
+      <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={filters} />
+    </Page>
+  );
+}

@@ -1,0 +1,69 @@
+/** Retention: who did the start event, and which share came back (the return event) in each later period. */
+import { useEffect, useState } from 'preact/hooks';
+import type { Paginated } from '../api';
+import { RetentionGrid, type RetentionRow } from '../components/retention-grid';
+import { SaveInsight } from '../components/save-insight';
+import { ErrorNote, Field, Page } from '../components/ui';
+import { useGet } from '../lib/hooks';
+import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+
+export interface RetentionState {
+  target: string;
+  returning: string;
+  period: 'Hour' | 'Day' | 'Week' | 'Month';
+  intervals: number;
+  dateTo: string;
+  firstTime: boolean;
+}
+
+export function retentionFilter(s: RetentionState): Record<string, unknown> {
+  return {
+    insight: 'RETENTION', target_entity: { id: s.target, type: 'events' }, returning_entity: { id: s.returning, type: 'events' },
+    period: s.period, total_intervals: s.intervals, ...(s.dateTo ? { date_to: s.dateTo } : {}),
+    retention_type: s.firstTime ? 'retention_first_time' : 'retention_recurring',
+  };
+}
+
+export function retentionStateOf(f: Record<string, any>): RetentionState {
+  const entity = (e: unknown) => (e && typeof e === 'object' ? String((e as { id?: unknown }).id ?? '$pageview') : typeof e === 'string' ? (() => { try { return String(JSON.parse(e).id); } catch { return '$pageview'; } })() : '$pageview');
+  return {
+    target: entity(f.target_entity), returning: entity(f.returning_entity), period: ['Hour', 'Week', 'Month'].includes(f.period) ? f.period : 'Day',
+    intervals: Number(f.total_intervals) > 0 ? Number(f.total_intervals) : 8, dateTo: typeof f.date_to === 'string' ? f.date_to : '',
+    firstTime: f.retention_type === 'retention_first_time',
+  };
+}
+
+export function RetentionPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
+  const saved = useSavedInsight(projectId, insightId);
+  const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
+  const [state, setState] = useState<RetentionState>(() => retentionStateOf(filtersFromAddress() ?? {}));
+  useEffect(() => {
+    if (saved.data) setState(retentionStateOf(saved.data.filters));
+  }, [saved.data]);
+  const filters = retentionFilter(state);
+  const run = useInsightResult<RetentionRow[]>(projectId, filters, insightId === null || saved.data !== null);
+  const set = (patch: Partial<RetentionState>) => setState({ ...state, ...patch });
+  return (
+    <Page title={saved.data?.name || 'Retention'} testId="retention-page">
+      <datalist id="event-names">{definitions.data?.results.map((d) => <option key={d.name} value={d.name} />)}</datalist>
+      <div class="insight-controls card">
+        <div class="row">
+          <Field label="Start event"><input list="event-names" aria-label="start event" value={state.target} onChange={(e) => set({ target: e.currentTarget.value.trim() })} /></Field>
+          <Field label="Return event"><input list="event-names" aria-label="return event" value={state.returning} onChange={(e) => set({ returning: e.currentTarget.value.trim() })} /></Field>
+          <Field label="Period">
+            <select aria-label="period" value={state.period} onChange={(e) => set({ period: e.currentTarget.value as RetentionState['period'] })}>
+              {['Hour', 'Day', 'Week', 'Month'].map((p) => <option key={p} value={p}>{p}</option>)}
+            </select>
+          </Field>
+          <Field label="Periods"><input type="number" min={2} max={60} aria-label="periods" value={state.intervals} onChange={(e) => set({ intervals: Number(e.currentTarget.value) || 8 })} /></Field>
+          <Field label="Up to (date)"><input type="date" aria-label="date to" value={state.dateTo} onChange={(e) => set({ dateTo: e.currentTarget.value })} /></Field>
+          <label class="check"><input type="checkbox" checked={state.firstTime} onChange={(e) => set({ firstTime: e.currentTarget.checked })} /> First time only</label>
+        </div>
+      </div>
+      <ErrorNote error={run.error ?? saved.error} />
+      {run.running && <p class="muted">Calculating…</p>}
+      {run.result && <RetentionGrid result={run.result} projectId={projectId} />}
+      <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={filters} />
+    </Page>
+  );
+}
