@@ -51,6 +51,16 @@ function suite(): void {
         batch.push(event(person, 'trend_probe', { $set: { email: `${person}@example.com` } }, { timestamp: `2024-03-${String(day + 1).padStart(2, '0')}T12:00:00Z` }));
       }
     }
+    // Visits for funnels, retention and paths: every probe person views /home on each of the first five days,
+    // probe-0 and probe-1 then /pricing, and probe-0 signs up.
+    for (let day = 0; day < 5; day++) {
+      const at = (minute: number) => `2024-03-0${day + 1}T10:0${minute}:00Z`;
+      for (let p = 0; p < 3; p++) {
+        batch.push(event(`probe-${p}`, '$pageview', { $current_url: '/home' }, { timestamp: at(0) }));
+        if (p < 2) batch.push(event(`probe-${p}`, '$pageview', { $current_url: '/pricing' }, { timestamp: at(1) }));
+        if (p === 0) batch.push(event(`probe-${p}`, 'signup', {}, { timestamp: at(2) }));
+      }
+    }
     const res = await sendBatch(q.base, batch);
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -105,7 +115,11 @@ function suite(): void {
       ['definitions', `/project/${projectId}/definitions`, '[data-testid=definition-list]'],
       ['insights', `/project/${projectId}/insights`, '[data-testid=insights-page] .kinds'],
       ['trends', `/project/${projectId}/insights/trends`, '[data-testid=trend-chart][data-rendered=true]'],
-      ['funnels-not-yet', `/project/${projectId}/insights/funnels`, '[data-testid=insight-unavailable]'],
+      ['funnel', `/project/${projectId}/insights/funnels`, '[data-testid=funnel-page]'],
+      ['retention', `/project/${projectId}/insights/retention`, '[data-testid=retention-page]'],
+      ['lifecycle', `/project/${projectId}/insights/lifecycle`, '[data-testid=trends-page]'],
+      ['stickiness', `/project/${projectId}/insights/stickiness`, '[data-testid=trends-page]'],
+      ['paths', `/project/${projectId}/insights/paths`, '[data-testid=paths-page]'],
       ['dashboard', `/project/${projectId}/dashboard`, '[data-testid=dashboard-page]'],
       ['health', `/project/${projectId}/health`, '[data-testid=health-rate][data-rendered=true]'],
       ['account', '/account', '[data-testid=account-page]'],
@@ -242,6 +256,66 @@ function suite(): void {
     await page.waitForURL(new RegExp(`/console/project/${second.body.id}/flags$`));
     await page.waitForSelector('[data-testid=flag-list]');
     t.equal(await page.locator('[data-testid=flag-list] tbody tr').count(), 0, "the second project's flags: none");
+    t.same(take(), []);
+  });
+
+  t.test('funnels, retention, lifecycle, stickiness and paths show what the API answers for the same filters', async (t) => {
+    const range = { date_from: '2024-03-01', date_to: '2024-03-05' };
+    const open = async (kind: string, filters: Record<string, unknown>, ready: string) => {
+      await page.goto(url(`/project/${projectId}/insights/${kind}?filters=${encodeURIComponent(JSON.stringify(filters))}`));
+      await page.waitForSelector(ready, { timeout: 30_000 });
+    };
+    const apiResult = async (path: string, filters: Record<string, unknown>, method: 'GET' | 'POST' = 'POST') => {
+      const qs = Object.entries(filters).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+      const res = method === 'POST' ? await api.post(`/api/projects/${projectId}/${path}`, filters) : await api.get(`/api/projects/${projectId}/${path}?${qs}`);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+      return res.body.result;
+    };
+
+    const funnel = { insight: 'FUNNELS', events: [{ id: '$pageview', type: 'events', order: 0 }, { id: 'signup', type: 'events', order: 1 }], ...range, funnel_window_interval: 14, funnel_window_interval_unit: 'day', funnel_order_type: 'ordered', funnel_viz_type: 'steps' };
+    await open('funnels', funnel, '[data-testid=funnel-chart][data-rendered=true]');
+    const steps = await page.locator('[data-testid=funnel-step] td.count').allTextContents();
+    t.same(steps, ['3', '1'], 'three persons viewed a page, one signed up');
+    t.same(steps.map(Number), (await apiResult('insights/funnel/', funnel)).map((x: { count: number }) => x.count));
+    t.same(await page.locator('[data-testid=funnel-step] td.conversion').allTextContents(), ['100.0 %', '33.3 %']);
+    await page.locator('[data-testid=funnel-step] td.count').nth(1).click();
+    await page.waitForSelector('[data-testid=point-person]');
+    t.same(await page.locator('[data-testid=point-person]').allTextContents(), ['probe-0@example.com'], 'who converted');
+    await shot('funnel-persons', false);
+    await page.getByLabel('Close').click();
+    await page.getByLabel('insight name').fill('Sign-up funnel');
+    await page.getByRole('button', { name: 'Save insight' }).click();
+    await page.waitForURL(/\/insights\/saved\/\d+$/);
+
+    const retention = { insight: 'RETENTION', target_entity: { id: '$pageview', type: 'events' }, returning_entity: { id: '$pageview', type: 'events' }, period: 'Day', total_intervals: 5, date_to: '2024-03-05', retention_type: 'retention_recurring' };
+    await open('retention', retention, '[data-testid=retention-grid]');
+    const cells = await page.locator('[data-testid=retention-grid] td.cell').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-count'))));
+    const expected = (await apiResult('insights/retention/', retention, 'GET')).flatMap((r: { values: { count: number }[] }) => r.values.map((v) => v.count));
+    t.same(cells, expected, 'every cell of the grid');
+    t.equal(cells.length, 15, 'five cohorts, a triangle of 5+4+3+2+1 cells');
+    t.equal(cells[0], 3, 'three persons on the first day');
+    await shot('retention', false);
+
+    const lifecycle = { insight: 'LIFECYCLE', events: [{ id: '$pageview', type: 'events', order: 0, math: 'total' }], interval: 'day', ...range, display: 'ActionsStackedBar' };
+    await open('lifecycle', lifecycle, '[data-testid=trend-chart][data-rendered=true]');
+    const lifecycleApi = await apiResult('insights/trend/', lifecycle);
+    t.equal(await page.locator('[data-testid=trend-chart]').getAttribute('data-series'), '4', 'new, returning, resurrecting, dormant');
+    t.same((await page.locator('[data-testid=trend-row] td.value').allTextContents()).map(Number), lifecycleApi.flatMap((r: { data: number[] }) => r.data));
+    await shot('lifecycle', false);
+
+    const stickiness = { insight: 'STICKINESS', events: [{ id: '$pageview', type: 'events', order: 0, math: 'total' }], interval: 'day', ...range, display: 'ActionsLineGraph' };
+    await open('stickiness', stickiness, '[data-testid=trend-chart][data-rendered=true]');
+    t.same((await page.locator('[data-testid=trend-row] td.value').allTextContents()).map(Number), (await apiResult('insights/trend/', stickiness))[0].data);
+
+    const paths = { insight: 'PATHS', include_event_types: ['$pageview', 'custom_event'], step_limit: 5, ...range };
+    await open('paths', paths, '[data-testid=paths-flow]');
+    const edges = await apiResult('insights/path/', paths);
+    t.equal(await page.locator('[data-testid=paths-flow]').getAttribute('data-links'), String(edges.length), 'one link per edge of the answer');
+    t.ok(edges.length >= 2, `${edges.length} edges`);
+    await shot('paths', false);
+
+    await page.goto(url(`/project/${projectId}/dashboard`));
+    await page.waitForSelector('[data-testid=dashboard-tile][data-kind=funnels] [data-testid=funnel-chart][data-rendered=true]');
     t.same(take(), []);
   });
 
