@@ -5,31 +5,8 @@ import { FunnelView, type FunnelStep } from '../components/funnel-view';
 import { DateFrom, SaveInsight } from '../components/save-insight';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
+import { funnelFilter, funnelStateOf, type FunnelState } from '../lib/insight-filters';
 import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
-
-export interface FunnelState {
-  steps: string[];
-  dateFrom: string;
-  dateTo: string;
-  windowDays: number;
-  order: 'ordered' | 'strict' | 'unordered';
-}
-
-export function funnelFilter(s: FunnelState): Record<string, unknown> {
-  return {
-    insight: 'FUNNELS', events: s.steps.map((id, order) => ({ id, type: 'events', order })), date_from: s.dateFrom, ...(s.dateTo ? { date_to: s.dateTo } : {}),
-    funnel_window_interval: s.windowDays, funnel_window_interval_unit: 'day', funnel_order_type: s.order, funnel_viz_type: 'steps',
-  };
-}
-
-export function funnelStateOf(f: Record<string, any>): FunnelState {
-  const events = Array.isArray(f.events) ? [...f.events].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)).map((e) => String(e.id)) : [];
-  return {
-    steps: events.length >= 2 ? events : ['$pageview', '$pageview'], dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
-    dateTo: typeof f.date_to === 'string' ? f.date_to : '', windowDays: Number(f.funnel_window_interval) > 0 ? Number(f.funnel_window_interval) : 14,
-    order: ['strict', 'unordered'].includes(f.funnel_order_type) ? f.funnel_order_type : 'ordered',
-  };
-}
 
 export function FunnelPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
   const saved = useSavedInsight(projectId, insightId);

@@ -4,34 +4,10 @@ import { PathsFlow, type PathEdge } from '../components/paths-flow';
 import { DateFrom, SaveInsight } from '../components/save-insight';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { filterQuery } from '../lib/insight-kinds';
+import { pathsFilter, pathsStateOf, type PathsState } from '../lib/insight-filters';
 import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
 
-export interface PathsState {
-  types: string[];
-  start: string;
-  end: string;
-  steps: number;
-  dateFrom: string;
-  dateTo: string;
-}
-
 const TYPES: [string, string][] = [['$pageview', 'Pageviews'], ['$screen', 'Screens'], ['custom_event', 'Custom events']];
-
-export function pathsFilter(s: PathsState): Record<string, unknown> {
-  return {
-    insight: 'PATHS', include_event_types: s.types, step_limit: s.steps, date_from: s.dateFrom, ...(s.dateTo ? { date_to: s.dateTo } : {}),
-    ...(s.start ? { start_point: s.start } : {}), ...(s.end ? { end_point: s.end } : {}),
-  };
-}
-
-export function pathsStateOf(f: Record<string, any>): PathsState {
-  return {
-    types: Array.isArray(f.include_event_types) && f.include_event_types.length ? f.include_event_types : ['$pageview'],
-    start: typeof f.start_point === 'string' ? f.start_point : '', end: typeof f.end_point === 'string' ? f.end_point : '',
-    steps: Number(f.step_limit) > 1 ? Number(f.step_limit) : 5, dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
-    dateTo: typeof f.date_to === 'string' ? f.date_to : '',
-  };
-}
 
 /** The persons who went along one edge: the insight's filters and the edge's keys. */
 export const pathPersonsUrl = (projectId: number, filters: Record<string, unknown>) => (source: string, target: string) =>

@@ -5,33 +5,8 @@ import { RetentionGrid, type RetentionRow } from '../components/retention-grid';
 import { SaveInsight } from '../components/save-insight';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
+import { retentionFilter, retentionStateOf, type RetentionState } from '../lib/insight-filters';
 import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
-
-export interface RetentionState {
-  target: string;
-  returning: string;
-  period: 'Hour' | 'Day' | 'Week' | 'Month';
-  intervals: number;
-  dateTo: string;
-  firstTime: boolean;
-}
-
-export function retentionFilter(s: RetentionState): Record<string, unknown> {
-  return {
-    insight: 'RETENTION', target_entity: { id: s.target, type: 'events' }, returning_entity: { id: s.returning, type: 'events' },
-    period: s.period, total_intervals: s.intervals, ...(s.dateTo ? { date_to: s.dateTo } : {}),
-    retention_type: s.firstTime ? 'retention_first_time' : 'retention_recurring',
-  };
-}
-
-export function retentionStateOf(f: Record<string, any>): RetentionState {
-  const entity = (e: unknown) => (e && typeof e === 'object' ? String((e as { id?: unknown }).id ?? '$pageview') : typeof e === 'string' ? (() => { try { return String(JSON.parse(e).id); } catch { return '$pageview'; } })() : '$pageview');
-  return {
-    target: entity(f.target_entity), returning: entity(f.returning_entity), period: ['Hour', 'Week', 'Month'].includes(f.period) ? f.period : 'Day',
-    intervals: Number(f.total_intervals) > 0 ? Number(f.total_intervals) : 8, dateTo: typeof f.date_to === 'string' ? f.date_to : '',
-    firstTime: f.retention_type === 'retention_first_time',
-  };
-}
 
 export function RetentionPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
   const saved = useSavedInsight(projectId, insightId);
