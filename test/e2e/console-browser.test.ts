@@ -254,8 +254,9 @@ function suite(): void {
     await page.waitForSelector('[data-testid=flag-list]');
     await page.getByLabel('project').selectOption(String(second.body.id));
     await page.waitForURL(new RegExp(`/console/project/${second.body.id}/flags$`));
-    await page.waitForSelector('[data-testid=flag-list]');
+    await page.waitForSelector('[data-testid=flags-page] >> text=No flags.');
     t.equal(await page.locator('[data-testid=flag-list] tbody tr').count(), 0, "the second project's flags: none");
+    t.equal(await page.locator('.project-switch').inputValue(), String(second.body.id));
     t.same(take(), []);
   });
 

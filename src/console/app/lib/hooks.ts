@@ -12,10 +12,14 @@ export interface Loaded<T> {
 export function useGet<T = any>(path: string | null): Loaded<T> {
   const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: path !== null });
   const [tick, setTick] = useState(0);
+  const shown = useRef(path);
   useEffect(() => {
     if (path === null) return;
     const ctl = new AbortController();
-    setState((s) => ({ ...s, loading: true, error: null }));
+    // A reload keeps what is shown until the answer comes; another address (another project, filter, page) does not.
+    const samePath = shown.current === path;
+    shown.current = path;
+    setState((s) => ({ data: samePath ? s.data : null, loading: true, error: null }));
     api.get<T>(path, ctl.signal).then(
       (data) => setState({ data, error: null, loading: false }),
       (error: Error) => {
