@@ -60,3 +60,18 @@ export function pathEdgesSql(range: string): string {
 }
 
 export const FUNNEL_STEPS = [{ id: '$pageview', order: 0 }, { id: 'signed_up', order: 1 }, { id: 'purchase', order: 2 }];
+
+/**
+ * Correlation of other events with converting in the ordered funnel: per event name, persons who did it inside
+ * their first best attempt (after its first step, before its last — or first step + 14 days, at most `end`),
+ * converted (s) or not (f); and the totals as the row with event NULL.
+ */
+export function correlationSql(range: string, end: string): string {
+  return `WITH ${orderedFunnelPersons(range)},
+    att AS (SELECT person, m, min(t0) AS first, arg_min(t2, t0) AS last_step FROM best WHERE steps = m GROUP BY 1, 2),
+    win AS (SELECT person, m = 3 AS ok, first, CASE WHEN m = 3 THEN last_step ELSE least(first + INTERVAL 14 DAY, ${end}) END AS last FROM att),
+    ev AS (SELECT DISTINCT w.person, w.ok, x.event FROM win w JOIN events x ON x.person = w.person AND x.ts > w.first AND x.ts < w.last
+      AND x.event NOT IN ('$pageview', 'signed_up', 'purchase') AND ${range.replaceAll('ts', 'x.ts')})
+    SELECT event, count(*) FILTER (WHERE ok) AS s, count(*) FILTER (WHERE NOT ok) AS f FROM ev GROUP BY 1
+    UNION ALL SELECT NULL, count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok) FROM win`;
+}

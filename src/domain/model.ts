@@ -91,6 +91,11 @@ export interface FeatureFlag {
   version: number;
   evaluation_runtime: string | null;
   tags: string[];
+  /**
+   * A remote-configuration flag: a boolean flag whose `true` payload is the configuration, read with
+   * `GET …/feature_flags/:key/remote_config/` (flags written before this field existed have none: false).
+   */
+  is_remote_configuration?: boolean | null;
 }
 
 export interface FlagRoleAccess {

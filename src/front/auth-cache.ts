@@ -41,7 +41,7 @@ function sameText(a: string, b: string): boolean {
 /** What a route asks of its caller (the fields of a route-table entry that concern authentication). */
 export interface RouteAuth {
   scope?: string | null;
-  projectFrom?: 'token';
+  projectFrom?: 'token' | 'token-or-path';
   operator?: true;
 }
 
@@ -151,7 +151,10 @@ export class AuthCache {
     if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(user.organizationId) && orgParam !== this.organizationUuids.get(user.organizationId)) {
       throw Errors.notFound('Organization not found.');
     }
-    return route.projectFrom === 'token' ? this.projectOfToken(src.query, user) : this.projectOfPath(params.project_id, user);
+    const fromToken = route.projectFrom === 'token' || (route.projectFrom === 'token-or-path' && (src.query.token ?? src.query.api_key) !== undefined);
+    return fromToken
+      ? this.projectOfToken(src.query, user)
+      : this.projectOfPath(route.projectFrom === 'token-or-path' ? params.project_id ?? '@current' : params.project_id, user);
   }
 
   /** `:project_id`: the numeric id or `@current` (the user's current project); null when the path has none. */

@@ -21,6 +21,10 @@ import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
 import * as funnelInsights from './funnel-insights.js';
 import * as pathInsights from './path-insights.js';
+import * as correlationInsights from './correlation-insights.js';
+import { propertiesTimelineOp } from './properties-timeline.js';
+import * as query from './query.js';
+import '../query/kinds.js';
 import * as savedInsights from './saved-insights.js';
 import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
@@ -80,11 +84,13 @@ export const OPS: Record<string, OpHandler> = {
   'role_memberships.delete': roles.deleteRoleMembership,
 
   'flags.list': flags.listFlags,
+  'flags.list_legacy': flags.listFlags,
   'flags.create': flags.createFlag,
   'flags.retrieve': flags.retrieveFlag,
   'flags.update': flags.updateFlag,
   'flags.delete': flags.deleteFlag,
   'flags.activity': flags.flagActivity,
+  'flags.remote_config': flags.remoteConfigPayload,
   'flags.all_activity': flags.allFlagsActivity,
   'flag_role_access.list': roleAccess.listRoleAccess,
   'flag_role_access.create': roleAccess.createRoleAccess,
@@ -123,6 +129,12 @@ export const OPS: Record<string, OpHandler> = {
   'insights.funnel': funnelInsights.funnel,
   'persons.funnel': funnelInsights.personsFunnel,
   'insights.path': pathInsights.path,
+  'insights.correlation': correlationInsights.correlation,
+  'persons.properties_timeline': propertiesTimelineOp,
+  'query.run': query.runQuery,
+  'query.status': query.queryStatus,
+  'query.cancel': query.cancelQuery,
+  'persons.correlation': correlationInsights.personsCorrelation,
   'persons.path': pathInsights.personsPath,
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
