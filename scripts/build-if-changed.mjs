@@ -34,7 +34,10 @@ try {
 } catch {
   /* never built here */
 }
-const built = ['dist/src/main.js', 'dist/console/index.html'].every((f) => existsSync(join(root, f)));
+// The console (src/console/app) is built beside the server when its sources are there.
+const consoleApp = join(root, 'src', 'console', 'app');
+const hasConsole = existsSync(join(consoleApp, 'tsconfig.json'));
+const built = ['dist/src/main.js', ...(hasConsole ? ['dist/console/index.html'] : [])].every((f) => existsSync(join(root, f)));
 const upToDate = stamp !== null && stamp.builtFrom >= newest && JSON.stringify(stamp.sources) === JSON.stringify(list) && built;
 const force = process.argv.includes('--force');
 if (upToDate && !force) process.exit(0);
@@ -43,11 +46,8 @@ if (upToDate && !force) process.exit(0);
 const started = Date.now();
 // stderr: `npm run quill` prints a key on stdout.
 if (!force) console.error(stamp === null ? 'build: no previous build, compiling' : 'build: sources changed since the last build, compiling');
-const steps = [
-  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root],
-  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'src', 'console', 'app')],
-  [join(root, 'dist', 'src', 'console', 'build.js')],
-];
+const tscPath = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const steps = [[tscPath, '-p', root], ...(hasConsole ? [[tscPath, '-p', consoleApp], [join(root, 'dist', 'src', 'console', 'build.js')]] : [])];
 for (const args of steps) {
   const step = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (step.status !== 0) process.exit(step.status ?? 1);

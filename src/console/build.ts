@@ -96,7 +96,8 @@ export async function buildConsole(): Promise<ConsoleBuild> {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   buildConsole().then(
-    (b) => console.log(`console: dist/console built; first page ${b.firstPage.length} files, ${(b.firstPageBrotli / 1024).toFixed(1)} KB brotli, ${(b.firstPageGzip / 1024).toFixed(1)} KB gzip`),
+    // stderr: `npm run quill` may build first, and prints a key on stdout.
+    (b) => console.error(`console: dist/console built; first page ${b.firstPage.length} files, ${(b.firstPageBrotli / 1024).toFixed(1)} KB brotli, ${(b.firstPageGzip / 1024).toFixed(1)} KB gzip`),
     (error: unknown) => {
       console.error(error);
       process.exit(1);
