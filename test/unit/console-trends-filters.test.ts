@@ -5,6 +5,7 @@ import { DEFAULT_TRENDS, seriesLabel, trendsFilter, trendsStateOf, type TrendsSt
 
 t.test('the filter of a state, and the state of that filter again', async (t) => {
   const state: TrendsState = {
+    insight: 'TRENDS',
     series: [{ id: '$pageview', math: 'dau' }, { id: 'purchase', math: 'sum', math_property: 'amount' }],
     interval: 'week', dateFrom: '-30d', dateTo: '2024-03-10', breakdown: '$browser', breakdownType: 'person',
     display: 'ActionsBar', compare: true, properties: [{ key: 'plan', type: 'person', operator: 'exact', value: 'pro' }],
@@ -26,6 +27,16 @@ t.test('defaults: no breakdown, compare or date_to in the filter; unknown values
   t.same(trendsStateOf({ interval: 'fortnight', display: 'Pie', events: 'nope' }), DEFAULT_TRENDS);
   t.same(trendsFilter({ ...DEFAULT_TRENDS, series: [{ id: 'x', math: 'total', math_property: 'amount' }] }).events, [{ id: 'x', type: 'events', order: 0, math: 'total' }],
     'a property only for property maths');
+});
+
+t.test('lifecycle and stickiness: their insight, no breakdown or comparison; a lifecycle is drawn stacked', async (t) => {
+  const lifecycle = trendsFilter({ ...DEFAULT_TRENDS, insight: 'LIFECYCLE', breakdown: '$browser', compare: true, display: 'ActionsStackedBar' });
+  t.same(lifecycle, {
+    insight: 'LIFECYCLE', events: [{ id: '$pageview', type: 'events', order: 0, math: 'total' }], interval: 'day', date_from: '-7d', display: 'ActionsStackedBar',
+  });
+  t.equal(trendsStateOf({ insight: 'LIFECYCLE' }).display, 'ActionsStackedBar');
+  t.equal(trendsStateOf({ insight: 'STICKINESS' }).insight, 'STICKINESS');
+  t.equal(trendsStateOf({ insight: 'FUNNELS' }).insight, 'TRENDS', 'another kind is not read as one of these');
 });
 
 t.test('series labels carry the breakdown value and the compare label', async (t) => {
