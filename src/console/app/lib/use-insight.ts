@@ -52,6 +52,24 @@ export function useInsightResult<T>(projectId: number, filters: Record<string, u
   return { result, error, running };
 }
 
+/**
+ * The state of an insight page: from the saved insight when there is one, else from the address (or `defaults`);
+ * its filters (`filterOf`), and their analysis, computed once the saved insight (if any) has loaded.
+ */
+export function useInsightPage<S, R>(
+  projectId: number, insightId: number | null, stateOf: (f: Record<string, any>) => S, filterOf: (s: S) => Record<string, unknown>, defaults: Record<string, unknown> = {},
+) {
+  const saved = useSavedInsight(projectId, insightId);
+  const [state, setState] = useState<S>(() => stateOf(filtersFromAddress() ?? defaults));
+  useEffect(() => {
+    if (saved.data) setState(stateOf(saved.data.filters));
+  }, [saved.data]);
+  const filters = filterOf(state);
+  const run = useInsightResult<R>(projectId, filters, insightId === null || saved.data !== null);
+  const set = (patch: Partial<S>) => setState({ ...state, ...patch });
+  return { saved, state, set, filters, run };
+}
+
 /** Saves new (then opens the saved insight) or updates the saved one. */
 export function useSaveInsight(projectId: number, insightId: number | null) {
   const [, navigate] = useLocation();

@@ -1,23 +1,15 @@
 /** Funnels: ordered steps (events), conversion window, order type and dates; steps as bars with rates and times. */
-import { useEffect, useState } from 'preact/hooks';
 import type { Paginated } from '../api';
 import { FunnelView, type FunnelStep } from '../components/funnel-view';
 import { DateFrom, SaveInsight } from '../components/save-insight';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
 import { funnelFilter, funnelStateOf, type FunnelState } from '../lib/insight-filters';
-import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+import { useInsightPage } from '../lib/use-insight';
 
 export function FunnelPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
-  const saved = useSavedInsight(projectId, insightId);
+  const { saved, state, set, filters, run } = useInsightPage<FunnelState, FunnelStep[]>(projectId, insightId, funnelStateOf, funnelFilter);
   const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
-  const [state, setState] = useState<FunnelState>(() => funnelStateOf(filtersFromAddress() ?? {}));
-  useEffect(() => {
-    if (saved.data) setState(funnelStateOf(saved.data.filters));
-  }, [saved.data]);
-  const filters = funnelFilter(state);
-  const run = useInsightResult<FunnelStep[]>(projectId, filters, insightId === null || saved.data !== null);
-  const set = (patch: Partial<FunnelState>) => setState({ ...state, ...patch });
   return (
     <Page title={saved.data?.name || 'Funnel'} testId="funnel-page">
       <datalist id="event-names">{definitions.data?.results.map((d) => <option key={d.name} value={d.name} />)}</datalist>

@@ -1,11 +1,10 @@
 /** Paths: the routes persons take between pageviews, screens or events, as a flow; a link lists who took it. */
-import { useEffect, useState } from 'preact/hooks';
 import { PathsFlow, type PathEdge } from '../components/paths-flow';
 import { DateFrom, SaveInsight } from '../components/save-insight';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { filterQuery } from '../lib/insight-kinds';
 import { pathsFilter, pathsStateOf, type PathsState } from '../lib/insight-filters';
-import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+import { useInsightPage } from '../lib/use-insight';
 
 const TYPES: [string, string][] = [['$pageview', 'Pageviews'], ['$screen', 'Screens'], ['custom_event', 'Custom events']];
 
@@ -14,14 +13,7 @@ export const pathPersonsUrl = (projectId: number, filters: Record<string, unknow
   `/api/projects/${projectId}/persons/path/?${filterQuery({ ...filters, path_start_key: source, path_end_key: target })}`;
 
 export function PathsPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
-  const saved = useSavedInsight(projectId, insightId);
-  const [state, setState] = useState<PathsState>(() => pathsStateOf(filtersFromAddress() ?? {}));
-  useEffect(() => {
-    if (saved.data) setState(pathsStateOf(saved.data.filters));
-  }, [saved.data]);
-  const filters = pathsFilter(state);
-  const run = useInsightResult<PathEdge[]>(projectId, filters, insightId === null || saved.data !== null);
-  const set = (patch: Partial<PathsState>) => setState({ ...state, ...patch });
+  const { saved, state, set, filters, run } = useInsightPage<PathsState, PathEdge[]>(projectId, insightId, pathsStateOf, pathsFilter);
   return (
     <Page title={saved.data?.name || 'Paths'} testId="paths-page">
       <div class="insight-controls card">

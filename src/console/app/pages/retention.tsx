@@ -1,23 +1,15 @@
 /** Retention: who did the start event, and which share came back (the return event) in each later period. */
-import { useEffect, useState } from 'preact/hooks';
 import type { Paginated } from '../api';
 import { RetentionGrid, type RetentionRow } from '../components/retention-grid';
 import { SaveInsight } from '../components/save-insight';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
 import { retentionFilter, retentionStateOf, type RetentionState } from '../lib/insight-filters';
-import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+import { useInsightPage } from '../lib/use-insight';
 
 export function RetentionPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
-  const saved = useSavedInsight(projectId, insightId);
+  const { saved, state, set, filters, run } = useInsightPage<RetentionState, RetentionRow[]>(projectId, insightId, retentionStateOf, retentionFilter);
   const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
-  const [state, setState] = useState<RetentionState>(() => retentionStateOf(filtersFromAddress() ?? {}));
-  useEffect(() => {
-    if (saved.data) setState(retentionStateOf(saved.data.filters));
-  }, [saved.data]);
-  const filters = retentionFilter(state);
-  const run = useInsightResult<RetentionRow[]>(projectId, filters, insightId === null || saved.data !== null);
-  const set = (patch: Partial<RetentionState>) => setState({ ...state, ...patch });
   return (
     <Page title={saved.data?.name || 'Retention'} testId="retention-page">
       <datalist id="event-names">{definitions.data?.results.map((d) => <option key={d.name} value={d.name} />)}</datalist>

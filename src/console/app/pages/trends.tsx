@@ -3,7 +3,6 @@
  * math), interval, dates, breakdown, display and compare (trends only; a lifecycle takes one event and is drawn as
  * stacked bars); the chart and its values; save under a name. Loaded as its own chunk.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Paginated } from '../api';
 import { completeFilters, PropertyFilters } from '../components/property-filters';
 import { DateFrom, SaveInsight } from '../components/save-insight';
@@ -11,20 +10,14 @@ import { TrendView } from '../components/trend-view';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
 import { kindOf } from '../lib/insight-kinds';
-import { DEFAULT_TRENDS, MATHS, PROPERTY_MATHS, trendsFilter, trendsStateOf, type TrendResult, type TrendsInsight, type TrendsState } from '../lib/trends-filters';
-import { filtersFromAddress, useInsightResult, useSavedInsight } from '../lib/use-insight';
+import { MATHS, PROPERTY_MATHS, trendsFilter, trendsStateOf, type TrendResult, type TrendsInsight, type TrendsState } from '../lib/trends-filters';
+import { useInsightPage } from '../lib/use-insight';
 
 export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { projectId: number; insightId: number | null; insight?: TrendsInsight }) {
-  const saved = useSavedInsight(projectId, insightId);
+  const { saved, state, set, run } = useInsightPage<TrendsState, TrendResult[]>(projectId, insightId, trendsStateOf,
+    (s) => trendsFilter({ ...s, properties: completeFilters(s.properties) }), { insight, ...(insight === 'LIFECYCLE' ? { display: 'ActionsStackedBar' } : {}) });
   const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
-  const [state, setState] = useState<TrendsState>(() => trendsStateOf(filtersFromAddress() ?? { insight, ...(insight === 'LIFECYCLE' ? { display: 'ActionsStackedBar' } : {}) }));
-  useEffect(() => {
-    if (saved.data) setState(trendsStateOf(saved.data.filters));
-  }, [saved.data]);
-  const filter = useMemo(() => trendsFilter({ ...state, properties: completeFilters(state.properties) }), [state]);
-  const run = useInsightResult<TrendResult[]>(projectId, filter, insightId === null || saved.data !== null);
   const kind = state.insight;
-  const set = (patch: Partial<TrendsState>) => setState({ ...state, ...patch });
   const setSeries = (i: number, patch: Partial<TrendsState['series'][number]>) => set({ series: state.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
 
   return (
