@@ -50,6 +50,13 @@ export const Errors = {
   noApiKey: () =>
     new ApiError(401, 'authentication_error', 'no_api_key', 'No API key provided. You can find your project API key in PostHog project settings.'),
 
+  /** A console session cookie that is unknown, signed out or expired. */
+  sessionExpired: () => new ApiError(401, 'authentication_error', 'not_authenticated', 'Your session has expired or you signed out. Sign in again.'),
+  /** Django's wording: a cookie-authenticated write without the session's `X-CSRFToken`. */
+  csrfFailed: () => new ApiError(403, 'authentication_error', 'csrf_failed', 'CSRF Failed: CSRF token missing or incorrect.'),
+  invalidCredentials: () => new ApiError(400, 'validation_error', 'invalid_credentials', 'Invalid email or password.'),
+  /** DRF's throttling answer. */
+  throttled: (seconds: number) => new ApiError(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`),
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
   /** PostHog's APIScopePermission wording, for a personal key whose scopes do not hold what the route needs. */
