@@ -177,9 +177,33 @@ export interface Insight {
   project_id: number;
   name: string;
   description: string;
+  /** Legacy filters as given (the console's pages send these); `query` is derived from them when absent. */
   filters: Record<string, unknown>;
+  /** The query form PostHog stores (`{kind: 'InsightVizNode', source: {...}}`). */
+  query?: Record<string, unknown> | null;
   created_by: number | null;
   created_at: string;
   last_modified_at: string;
   deleted: boolean;
+}
+
+/** A dashboard: named tiles, each showing a saved insight. Deletion is soft, as for insights. */
+export interface Dashboard {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  pinned: boolean;
+  created_at: string;
+  created_by: number | null;
+  deleted: boolean;
+  tiles: DashboardTile[];
+}
+
+export interface DashboardTile {
+  id: number;
+  insight_id: number;
+  /** Grid positions by breakpoint, as the client sent them. */
+  layouts: Record<string, unknown>;
+  color: string | null;
 }

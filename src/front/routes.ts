@@ -217,6 +217,11 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/insights/:id`, 'insights.retrieve', 'insight'),
   api('PATCH', `${P}/insights/:id`, 'insights.update', 'insight', 'json', S.InsightWrite),
   api('DELETE', `${P}/insights/:id`, 'insights.delete', 'insight'),
+  api('GET', `${P}/dashboards`, 'dashboards.list', 'dashboard'),
+  api('POST', `${P}/dashboards`, 'dashboards.create', 'dashboard', 'json', S.AnyObject),
+  api('GET', `${P}/dashboards/:id`, 'dashboards.retrieve', 'dashboard'),
+  api('PATCH', `${P}/dashboards/:id`, 'dashboards.update', 'dashboard', 'json', S.AnyObject),
+  api('DELETE', `${P}/dashboards/:id`, 'dashboards.delete', 'dashboard'),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),

@@ -24,6 +24,7 @@ const MARK = {
   prop: 'victim-prop-3m5',
   event: 'victim-event-4k8',
   cohort: 'victim-cohort-5h3',
+  dashboard: 'victim-dashboard-2w6',
   role: 'victim-role-8j4',
   insight: 'victim-insight-1w7',
   key: 'victim-key-6p1',
@@ -91,6 +92,7 @@ t.before(async () => {
   const key = await ok(api.post('/api/personal_api_keys/', { label: MARK.key, scopes: ['personal_api_key:read'] }), 'victim key');
   const second = await ok(api.post('/api/projects/', { name: 'victim second project' }), 'second project');
   const insight = await ok(api.post('/api/projects/@current/insights/', { name: MARK.insight, filters: { insight: 'TRENDS', events: [{ id: MARK.event }] } }), 'insight');
+  const dashboard = await ok(api.post('/api/projects/@current/dashboards/', { name: MARK.dashboard }), 'dashboard');
   // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
   const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
   if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
@@ -102,7 +104,7 @@ t.before(async () => {
     ids: {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
-      query: asyncQuery.body.query_status.id,
+      dashboards: String(dashboard.id), query: asyncQuery.body.query_status.id,
     },
     membershipId: membership.id,
     accessId: access.id,

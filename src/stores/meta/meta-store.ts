@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import { all } from '../lmdb-env.js';
 import type {
-  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Insight, Organization, PersonalApiKey,
+  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Dashboard,
+  Insight, Organization, PersonalApiKey,
   Project, Role, Session, User,
 } from '../../domain/model.js';
 import { openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
@@ -35,6 +36,7 @@ export class MetaStore {
   /** Console sessions by token digest. */
   readonly sessions: Table<Session, string>;
   readonly insights: Table<Insight, [number, number]>;
+  readonly dashboards: Table<Dashboard, [number, number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -53,6 +55,7 @@ export class MetaStore {
     this.groupTypes = openTable(this.env, 'group_types');
     this.sessions = openTable(this.env, 'sessions');
     this.insights = openTable(this.env, 'insights');
+    this.dashboards = openTable(this.env, 'dashboards');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }

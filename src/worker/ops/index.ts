@@ -26,6 +26,7 @@ import { propertiesTimelineOp } from './properties-timeline.js';
 import * as query from './query.js';
 import '../query/kinds.js';
 import * as savedInsights from './saved-insights.js';
+import * as dashboards from './dashboards.js';
 import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
@@ -59,6 +60,11 @@ export const OPS: Record<string, OpHandler> = {
   'insights.retrieve': savedInsights.retrieveInsight,
   'insights.update': savedInsights.updateInsight,
   'insights.delete': savedInsights.deleteInsight,
+  'dashboards.list': dashboards.listDashboards,
+  'dashboards.create': dashboards.createDashboard,
+  'dashboards.retrieve': dashboards.retrieveDashboard,
+  'dashboards.update': dashboards.updateDashboard,
+  'dashboards.delete': dashboards.deleteDashboard,
   'organizations.create': accounts.createOrganizationOp,
   'organizations.retrieve': accounts.retrieveOrganization,
   'organizations.update': accounts.updateOrganization,
