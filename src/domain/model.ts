@@ -35,6 +35,11 @@ export interface Project {
   timezone: string;
   /** Property filters ANDed into analyses with `filter_test_accounts=true`. */
   test_account_filters?: unknown[];
+  /**
+   * Events older than this many days are deleted in the background (src/worker/retention.ts); null: kept forever.
+   * Absent in data directories of format 1 (src/worker/upgrade.ts adds it).
+   */
+  event_retention_days?: number | null;
 }
 
 export interface PersonalApiKey {

@@ -15,6 +15,8 @@ import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
 import { WorkerPool } from './worker-pool.js';
+import { bearerMatches, FrontMetrics } from './metrics.js';
+import type { Logger } from '../observability/logger.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
 function assertNativeUws(): void {
@@ -31,15 +33,21 @@ function errorOut(error: ApiError): OutgoingReply {
 
 export interface RunningQuill {
   port: number;
+  /** The port serving /metrics alone (QUILL_METRICS_PORT), or null when /metrics is on the public port. */
+  metricsPort: number | null;
   boot: BootstrapResult;
   /** Stop accepting, finish in-flight requests, flush and close every store. */
   close(): Promise<void>;
 }
 
-export async function startQuill(config: Readonly<Config>, log: (msg: string) => void = console.log): Promise<RunningQuill> {
+/** The request facts /metrics needs, with the answer's route label. */
+const METRICS_ROUTE = '/metrics';
+
+export async function startQuill(config: Readonly<Config>, log: Logger): Promise<RunningQuill> {
   assertNativeUws();
   const consoleOrigins = parseConsoleOrigins(config.consoleOrigin);
-  const pool = new WorkerPool(config, log);
+  const metrics = new FrontMetrics();
+  const pool = new WorkerPool(config, log, (worker) => metrics.workerRestarted(worker));
   const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
   // Replays hand events to other workers, so every worker opens its shards before any starts replaying.
   for (const step of ['open', 'recover'] as const) {
@@ -94,34 +102,73 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     if (route.auth === 'personal' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
   }
 
+  /**
+   * /metrics answers with a bearer token (QUILL_METRICS_TOKEN or the operator key). On the public port it exists
+   * only when one of them is configured; on its own port (QUILL_METRICS_PORT) it is open unless a token is set.
+   */
+  const metricsSecrets = [config.metricsToken, config.operatorKey].filter((s): s is string => s !== null);
+  const metricsOnPublicPort = config.metricsPort === null && metricsSecrets.length > 0;
+  const metricsItem = (now: number): TaskItem => ({
+    op: 'metrics', params: {}, principal: null, body: null, raw: null,
+    meta: { method: 'GET', path: METRICS_ROUTE, query: {}, rawQuery: '', url: '', contentType: '', contentEncoding: '', ip: '', ifNoneMatch: '', authorization: '', now },
+  });
+
+  function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
+    if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
+    metrics.render(pool.size, async (worker) => {
+      const reply = await pool.call(worker, metricsItem(Date.now()));
+      if (reply.status !== 200 || typeof reply.body !== 'string') throw new Error(`worker ${worker} answered ${reply.status}`);
+      return reply.body;
+    }).then(
+      (text) => done({ status: 200, body: text, contentType: FrontMetrics.contentType }),
+      (error: unknown) => {
+        log.error({ event: 'metrics_failed', err: error }, 'rendering /metrics failed');
+        done(errorOut(Errors.server()));
+      },
+    );
+  }
+
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const started = performance.now();
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
+    /** Answers and counts the request under `route` (a route pattern, or what the front answered itself). */
+    const answer = (route: string, op: string | null, reply: OutgoingReply | null, close = false) => {
+      const status = reply?.status ?? 499;
+      if (reply) ex.send(reply, close);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.request(route, method, status, op, seconds);
+      if (config.accessLog) log.info({ event: 'request', method, path, route, status, ms: Math.round(seconds * 10_000) / 10 }, 'request');
+    };
     if (method === 'OPTIONS') {
       const asked = router.match(req.getHeader('access-control-request-method').toUpperCase() || 'GET', path);
       if (asked.kind === 'found') restrictCors(ex, req, asked.value);
-      return ex.sendPreflight(req);
+      ex.sendPreflight(req);
+      return metrics.request('preflight', method, 200, null, 0);
     }
     if (path === '/_health') {
-      return ex.send(draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
+      return answer('/_health', null, draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
     }
-    if (draining) return ex.send(errorOut(Errors.unavailable('Quill is shutting down.')), true);
+    if (draining) return answer('draining', null, errorOut(Errors.unavailable('Quill is shutting down.')), true);
+    if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && method === 'GET') {
+      return serveMetrics(ex, req.getHeader('authorization'), false, (reply) => answer(METRICS_ROUTE, null, reply));
+    }
     const match = router.match(method, path);
-    if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
-    if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
+    if (match.kind === 'not_found') return answer('unmatched', null, errorOut(Errors.notFound()));
+    if (match.kind === 'method_not_allowed') return answer('unmatched', null, errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
     restrictCors(ex, req, route);
     ex.readFacts(req, route.needs);
     inFlight++;
     dispatch(ex, route, match.params)
       .then(
-        (reply) => ex.send(reply),
+        (reply) => answer(route.path, route.op, reply),
         (error: unknown) => {
-          if (error instanceof RequestAborted) return;
-          if (error instanceof BodyTooLarge) return ex.send(errorOut(Errors.tooLarge()), true);
-          if (error instanceof ApiError) return ex.send(errorOut(error));
-          log(`request ${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
-          ex.send(errorOut(Errors.server()));
+          if (error instanceof RequestAborted) return answer(route.path, route.op, null);
+          if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), true);
+          if (error instanceof ApiError) return answer(route.path, route.op, errorOut(error));
+          log.error({ event: 'request_failed', method, path, err: error }, `request ${method} ${path} failed`);
+          answer(route.path, route.op, errorOut(Errors.server()));
         },
       )
       .finally(() => {
@@ -130,13 +177,20 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       });
   }
 
+  /** The port that serves /metrics alone (QUILL_METRICS_PORT): open unless QUILL_METRICS_TOKEN is set. */
+  function handleMetricsPort(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const ex = new Exchange(res, req, Date.now());
+    if (ex.method !== 'GET' || (ex.path !== METRICS_ROUTE && ex.path !== `${METRICS_ROUTE}/`)) return ex.send(errorOut(Errors.notFound()));
+    serveMetrics(ex, req.getHeader('authorization'), config.metricsToken === null, (reply) => ex.send(reply));
+  }
+
   const app = uWS.App();
   app.any('/*', (res, req) => {
     try {
       handle(res, req);
     } catch (error) {
       // handle() attaches onAborted first, so answering here is safe; never let a throw reach uWS (it aborts).
-      log(`handler crashed: ${(error as Error)?.stack ?? String(error)}`);
+      log.error({ event: 'handler_crashed', err: error }, 'handler crashed');
       try {
         res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
       } catch {
@@ -150,10 +204,34 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   });
   const port = uWS.us_socket_local_port(listenSocket);
 
+  let metricsApp: uWS.TemplatedApp | null = null;
+  let metricsSocket: uWS.us_listen_socket | null = null;
+  if (config.metricsPort !== null) {
+    metricsApp = uWS.App();
+    metricsApp.any('/*', (res, req) => {
+      try {
+        handleMetricsPort(res, req);
+      } catch (error) {
+        log.error({ event: 'handler_crashed', err: error }, 'metrics handler crashed');
+        try {
+          res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
+        } catch {
+          /* response already gone */
+        }
+      }
+    });
+    const app2 = metricsApp;
+    metricsSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+      app2.listen(config.host, config.metricsPort!, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.metricsPort} (QUILL_METRICS_PORT)`))));
+    });
+  }
+  const metricsPort = metricsSocket ? uWS.us_socket_local_port(metricsSocket) : null;
+
   async function close(): Promise<void> {
     if (draining) return;
     draining = true;
     uWS.us_listen_socket_close(listenSocket);
+    if (metricsSocket) uWS.us_listen_socket_close(metricsSocket);
     if (inFlight > 0) {
       await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, 10_000))]);
     }
@@ -161,7 +239,8 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.
     (app as unknown as { close(): void }).close();
+    (metricsApp as unknown as { close(): void } | null)?.close();
   }
 
-  return { port, boot, close };
+  return { port, metricsPort, boot, close };
 }

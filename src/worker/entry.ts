@@ -14,9 +14,13 @@ import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, sca
 import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { reloadHandler } from './replication.js';
+import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
 import { WorkerRuntime } from './runtime.js';
+
+/** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
+const ANALYSES = new Set(['insights.trend', 'persons.trends']);
 
 export interface WorkerData {
   config: Readonly<Config>;
@@ -28,6 +32,7 @@ export interface WorkerData {
 export function createWorkerEntry(data: WorkerData) {
   const rt = new WorkerRuntime(data.config, data.index, new SharedState(data.shared), {
     reload: reloadHandler,
+    [RETENTION_RUN]: retentionRunHandler,
     enqueue: enqueueHandler,
     applied: appliedHandler,
     stats: statsHandler,
@@ -64,7 +69,7 @@ export function createWorkerEntry(data: WorkerData) {
   }
   let initialised: Promise<void> | null = null;
   function initialise(): Promise<void> {
-    initialised ??= openShards().then(() => rt.ingest.recoverShards());
+    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start());
     return initialised;
   }
   // A thread started after start-up replaces one that died: nothing will send it `open` and `recover`, so it runs them itself.
@@ -79,10 +84,13 @@ export function createWorkerEntry(data: WorkerData) {
   async function runItem(item: TaskItem): Promise<Reply> {
     const handler = OPS[item.op];
     if (!handler) return errorReply(Errors.server(`unknown operation ${item.op}`));
+    const timed = ANALYSES.has(item.op) ? rt.metrics.insightSeconds.startTimer({ query: item.op }) : null;
     try {
       return await handler(item, rt);
     } catch (error) {
-      return replyForThrown(error, item.op, rt.log.error);
+      return replyForThrown(error, item.op, (m) => rt.log.error(m));
+    } finally {
+      timed?.();
     }
   }
 

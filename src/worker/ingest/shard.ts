@@ -36,6 +36,8 @@ import type { ApplyPacer } from './apply-pacer.js';
 import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
+import type { Logger } from '../../observability/logger.js';
+import type { RetentionCounters } from '../retention.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -45,7 +47,7 @@ export interface ApplyContext {
   ensureGroupTypes(team: number, names: string[]): Promise<GroupTypes>;
   /** Records that these event names were seen (event definitions, last_seen_at). */
   recordEventNames(team: number, lastSeen: Map<string, string>): Promise<void>;
-  log: { error(msg: string): void; info(msg: string): void };
+  log: Logger;
   /** Shards in the data directory (fixed), for telling which events of a record are this shard's. */
   shardCount: number;
   /** The ingest log directory of a shard. */
@@ -120,6 +122,8 @@ export class Shard {
   private ringPoll: NodeJS.Timeout | null = null;
   private lastPartAt = -Infinity;
   private backlog = 0;
+  /** Whether the backlog is over BACKLOG_HIGH (new parts wait), for logging the crossings once each. */
+  private overBacklog = false;
   private running = false;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
   private queuedParts = 0;
@@ -133,6 +137,8 @@ export class Shard {
   private readonly advanceTimer: NodeJS.Timeout;
   /** Totals since start, for stats and benchmarks. */
   readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0 };
+  /** Data retention on this shard since start (src/worker/retention.ts keeps them). */
+  readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
 
   private constructor(
     readonly id: number,
@@ -153,8 +159,8 @@ export class Shard {
     const events = new EventStore(shardDir(dataDir, id), ctx.columnCache, id);
     if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
     if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
-    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id) });
-    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
+    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), warn: (m) => ctx.log.warn({ event: 'log_recovery', shard: id }, m) });
+    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m)), ctx);
   }
 
   /**
@@ -184,6 +190,11 @@ export class Shard {
     this.queue.push({ source: part.source, end: part.end, bytes: part.bytes, events: part.events, queuedAt: performance.now() });
     this.backlog += part.events;
     this.queuedParts++;
+    if (this.backlog > BACKLOG_HIGH && !this.overBacklog) {
+      this.overBacklog = true;
+      this.ctx.log.warn({ event: 'backlog_high', shard: this.id, backlog: this.backlog, limit: BACKLOG_HIGH },
+        `shard ${this.id}: ${this.backlog} acknowledged events wait to be applied; new requests wait until it is under ${BACKLOG_LOW}`);
+    }
   }
 
   /** Moves what other threads published in this shard's ring into the queue, while the backlog is under its bound. */
@@ -224,7 +235,7 @@ export class Shard {
     this.takeFromRing();
     // How long the oldest acknowledged event not yet applied has waited: the ingestion lag an operator watches.
     const lagMs = this.queue.length > 0 ? Math.round(performance.now() - this.queue[0]!.queuedAt) : 0;
-    return { shard: this.id, backlog: this.backlog, lagMs, ...this.totals, unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats() };
+    return { shard: this.id, backlog: this.backlog, lagMs, ...this.totals, unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(), retention: { ...this.retention } };
   }
 
   async close(): Promise<void> {
@@ -323,6 +334,10 @@ export class Shard {
       const still: typeof this.barriers = [];
       for (const b of this.barriers) (this.appliedParts >= b.target ? b.resolve() : still.push(b));
       this.barriers = still;
+    }
+    if (this.overBacklog && this.backlog <= BACKLOG_LOW) {
+      this.overBacklog = false;
+      this.ctx.log.info({ event: 'backlog_low', shard: this.id, backlog: this.backlog }, `shard ${this.id}: backlog back under ${BACKLOG_LOW}`);
     }
     if (this.backlog <= BACKLOG_LOW && this.admission.length > 0) {
       const waiting = this.admission;

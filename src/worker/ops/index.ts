@@ -20,6 +20,7 @@ import { ingestionStats } from './stats.js';
 import * as insights from './insights.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
+import { jsonText } from '../reply.js';
 
 export const OPS: Record<string, OpHandler> = {
   capture: capture.captureEvents,
@@ -39,6 +40,8 @@ export const OPS: Record<string, OpHandler> = {
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,
 
+  /** Internal: this worker's part of GET /metrics, gathered by the front (src/front/metrics.ts); no route names it. */
+  metrics: async (_item, rt) => jsonText(200, await rt.metrics.json()),
   /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
   'auth.key': accounts.authKey,
   'users.me': accounts.me,
