@@ -15,6 +15,7 @@ import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-se
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { reloadHandler } from './replication.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
+import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
 import { WorkerRuntime } from './runtime.js';
@@ -33,6 +34,7 @@ export function createWorkerEntry(data: WorkerData) {
   const rt = new WorkerRuntime(data.config, data.index, new SharedState(data.shared), {
     reload: reloadHandler,
     [RETENTION_RUN]: retentionRunHandler,
+    [BACKUP_ENV]: backupEnvHandler,
     enqueue: enqueueHandler,
     applied: appliedHandler,
     stats: statsHandler,

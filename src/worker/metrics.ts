@@ -11,6 +11,7 @@ import { Histogram, Registry } from 'prom-client';
 import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
 import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
 import type { WorkerRuntime } from './runtime.js';
+import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
 import type { Shard } from './ingest/shard.js';
 
 type ShardStats = ReturnType<Shard['stats']>;
@@ -118,10 +119,10 @@ export class WorkerMetrics {
 
   private lmdbSamples(): Sample[] {
     const dir = this.rt.config.dataDir;
-    const out: Sample[] = [...this.rt.ingest.shards.keys()].map((id) => ({ labels: { env: 'events', shard: id }, value: diskBytes(join(dir, 'shards', String(id), 'events.mdb')) }));
+    const out: Sample[] = [...this.rt.ingest.shards.keys()].map((id) => ({ labels: { env: 'events', shard: id }, value: diskBytes(eventsEnvPath(dir, id)) }));
     if (this.rt.index === 0) {
-      out.push({ labels: { env: 'meta', shard: '' }, value: diskBytes(join(dir, 'meta.mdb')) });
-      out.push({ labels: { env: 'persons', shard: '' }, value: diskBytes(join(dir, 'persons.mdb')) });
+      out.push({ labels: { env: 'meta', shard: '' }, value: diskBytes(join(dir, META_ENV)) });
+      out.push({ labels: { env: 'persons', shard: '' }, value: diskBytes(join(dir, PERSONS_ENV)) });
     }
     return out;
   }

@@ -50,6 +50,14 @@ export interface EventScan {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Keys of the `state` table that the ingest pipeline keeps beside the events (a backup adjusts them in its copy:
+ * src/stores/data-dir/backup.ts): a source shard's log checkpoint (the position replay starts after,
+ * src/worker/ingest/source-log.ts) and, per source shard, how far this shard has applied its log
+ * (src/worker/ingest/shard.ts).
+ */
+export const STATE_KEYS = { logCheckpoint: 'log_checkpoint', appliedFrom: 'applied_from' } as const;
+
 function dayOf(ts: number): number {
   return Math.floor(ts / DAY_MS);
 }

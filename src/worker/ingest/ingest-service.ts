@@ -11,7 +11,8 @@ import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
-import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
+import { Shard, type ApplyContext, type Part } from './shard.js';
+import { shardLogDir } from '../../stores/data-dir/paths.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);

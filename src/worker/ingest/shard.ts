@@ -22,13 +22,13 @@
  * had applied (positions stored with the events) and events are deduplicated by uuid. Replayed records of
  * different logs reach an owner in no particular order between logs.
  */
-import { join } from 'node:path';
+import { shardDir, shardLogDir } from '../../stores/data-dir/paths.js';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
 import { IngestLog, LogRecordReader, type LogPosition } from '../../stores/ingest-log/index.js';
-import { EventStore, type StoredEvent } from '../../stores/events/event-store.js';
+import { EventStore, STATE_KEYS, type StoredEvent } from '../../stores/events/event-store.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
@@ -70,16 +70,8 @@ interface QueuedPart extends Part {
   queuedAt: number;
 }
 
-const APPLIED_FROM_KEY = 'applied_from';
+const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
 
-function shardDir(dataDir: string, shard: number): string {
-  return join(dataDir, 'shards', String(shard));
-}
-
-/** Where a shard's ingest log lives (owners read records there by position). */
-export function shardLogDir(dataDir: string, shard: number): string {
-  return join(shardDir(dataDir, shard), 'log');
-}
 
 /**
  * Events applied per chunk: large enough to amortise transactions, small enough to hold the persons lock briefly.

@@ -17,6 +17,7 @@ import * as cohorts from './cohorts.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
+import { backupNode } from './backup.js';
 import * as insights from './insights.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
@@ -27,6 +28,7 @@ export const OPS: Record<string, OpHandler> = {
   engage: capture.engageEvents,
   fault: injectFault,
   stats: ingestionStats,
+  backup: backupNode,
   decide: decide.decide,
   'decide.defaults': decide.decideDefaults,
   flags: decide.flags,
