@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const auth = { authorization: `Bearer ${PERSONAL_KEY}` };
 const loadavgAtStart = loadAverage();
 
-const quill = await startQuill({ env: { QUILL_WORKERS: '2', QUILL_METRICS_TOKEN: METRICS_TOKEN, QUILL_RETENTION_INTERVAL_MINUTES: '100000' } });
+const quill = await startQuill({ env: { QUILL_WORKERS: '2', QUILL_METRICS_TOKEN: METRICS_TOKEN, QUILL_RETENTION_INTERVAL_MINUTES: '1440' } });
 const probe = await AppliedProbe.detect(quill.base, quill.dataDir);
 const factory = new EventFactory();
 

@@ -25,6 +25,7 @@ const ROWS_IDLE = 5000;
 const WHOLE_BLOCKS = 16;
 /** The share of its thread the job may take while the machine is saturated. */
 const SHARE_UNDER_LOAD = 0.2;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The first pass waits for start-up (replay, other workers) to settle. */
 const FIRST_PASS_DELAY_MS = 5_000;
 
@@ -46,7 +47,8 @@ export class RetentionJob {
 
   /** Schedules the first pass and the periodic ones. */
   start(): void {
-    const every = this.rt.config.retentionIntervalMinutes * 60_000;
+    // Node fires a timer longer than 2^31-1 ms (about 24.8 days) after 1 ms instead: cap it.
+    const every = Math.min(this.rt.config.retentionIntervalMinutes * 60_000, MAX_TIMER_MS);
     this.timer = setTimeout(() => {
       this.request();
       this.timer = setInterval(() => this.request(), every);
