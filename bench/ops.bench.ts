@@ -8,14 +8,15 @@
 // One JSON document on stdout (also bench/results/ops-latest.json), progress on stderr. Several minutes; not part
 // of `npm run bench`. Environment: QUILL_BENCH_EVENTS (default 1000000), QUILL_BENCH_OUT.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppliedProbe } from './lib/applied.js';
 import { EventFactory } from './lib/event-shapes.js';
 import { sendFixedCount } from './lib/fixed-count-driver.js';
 import { commit, machine } from './lib/machine.js';
-import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR, ROOT } from './lib/paths.js';
+import { publishResult } from './lib/results.js';
+import { PERSONAL_KEY, PROJECT_KEY, ROOT } from './lib/paths.js';
 import { duMb, loadAverage, round1, round2 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
 import { startTimedLoad } from './lib/timed-load.js';
@@ -165,9 +166,4 @@ const doc = {
     'acked_events_s.before starts 1 s into the load (warm-up)',
   ].join('; '),
 };
-const json = JSON.stringify(doc, null, 2);
-process.stdout.write(json + '\n');
-const outFile = process.env.QUILL_BENCH_OUT ?? join(RESULTS_DIR, 'ops-latest.json');
-mkdirSync(RESULTS_DIR, { recursive: true });
-writeFileSync(outFile, json + '\n');
-log(`written to ${outFile}`);
+publishResult(doc, 'ops-latest.json', log);

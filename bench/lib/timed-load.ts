@@ -4,6 +4,7 @@
  * pass) reads its own acknowledged-events rate.
  */
 import http from 'node:http';
+import { postJson } from './post.js';
 
 export interface TimedLoad {
   /** Events acknowledged per second between two performance.now() instants. */
@@ -19,14 +20,7 @@ export function startTimedLoad(opts: { base: string; path: string; connections: 
   let count = 0;
   let failed = 0;
   let stopped = false;
-  const post = (body: string) => new Promise<number>((resolve) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', () => resolve(0));
-    req.end(body);
-  });
+  const post = (body: string) => postJson(agent, url, body);
   const loops = Array.from({ length: opts.connections }, async () => {
     while (!stopped) {
       const status = await post(opts.body());

@@ -44,15 +44,23 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const dataDir = values['data-dir'] ? resolve(values['data-dir']) : loadConfig().dataDir;
-  try {
+  const email = values.email;
+  return reportingRefusals(async () => {
     const created = await createKey({
       dataDir,
-      email: values.email,
+      email,
       label: values.label ?? 'Created with quill create-key',
       scopes: (values.scopes ?? '*').split(',').map((s) => s.trim()).filter(Boolean),
     });
     console.log(`Personal API key for ${created.email} (scopes ${created.scopes.join(',')}), shown once:`);
     console.log(created.key);
+  });
+}
+
+/** Runs a command: 0 when it succeeds, 1 with its message when it refuses (the operator's input); else throws. */
+async function reportingRefusals(run: () => Promise<void>): Promise<number> {
+  try {
+    await run();
     return 0;
   } catch (error) {
     if (error instanceof CommandError) {
@@ -79,17 +87,10 @@ async function backup(args: string[]): Promise<number> {
   const base = process.env.INIT_CWD ?? process.cwd();
   const target = resolve(base, parsed.positionals[0]!);
   const dataDir = parsed.values['data-dir'] ? resolve(base, parsed.values['data-dir']) : loadConfig().dataDir;
-  try {
+  return reportingRefusals(async () => {
     const report = await backupCommand(dataDir, target, () => console.error(`backup of ${dataDir} into ${target} started`));
     console.log(JSON.stringify({ event: 'backup', source: dataDir, ...report }));
-    return 0;
-  } catch (error) {
-    if (error instanceof CommandError) {
-      console.error(error.message);
-      return 1;
-    }
-    throw error;
-  }
+  });
 }
 
 main(process.argv.slice(2)).then(

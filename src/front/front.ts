@@ -184,35 +184,15 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     serveMetrics(ex, req.getHeader('authorization'), config.metricsToken === null, (reply) => ex.send(reply));
   }
 
-  const app = uWS.App();
-  app.any('/*', (res, req) => {
-    try {
-      handle(res, req);
-    } catch (error) {
-      // handle() attaches onAborted first, so answering here is safe; never let a throw reach uWS (it aborts).
-      log.error({ event: 'handler_crashed', err: error }, 'handler crashed');
+  /** A uWS app answering every path with `handler`, listening on `port`. */
+  async function serve(handler: typeof handle, port: number, what: string): Promise<{ app: uWS.TemplatedApp; socket: uWS.us_listen_socket }> {
+    const app = uWS.App();
+    app.any('/*', (res, req) => {
       try {
-        res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
-      } catch {
-        /* response already gone */
-      }
-    }
-  });
-
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
-  });
-  const port = uWS.us_socket_local_port(listenSocket);
-
-  let metricsApp: uWS.TemplatedApp | null = null;
-  let metricsSocket: uWS.us_listen_socket | null = null;
-  if (config.metricsPort !== null) {
-    metricsApp = uWS.App();
-    metricsApp.any('/*', (res, req) => {
-      try {
-        handleMetricsPort(res, req);
+        handler(res, req);
       } catch (error) {
-        log.error({ event: 'handler_crashed', err: error }, 'metrics handler crashed');
+        // Handlers attach onAborted first, so answering here is safe; never let a throw reach uWS (it aborts).
+        log.error({ event: 'handler_crashed', err: error }, 'handler crashed');
         try {
           res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
         } catch {
@@ -220,11 +200,17 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
         }
       }
     });
-    const app2 = metricsApp;
-    metricsSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-      app2.listen(config.host, config.metricsPort!, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.metricsPort} (QUILL_METRICS_PORT)`))));
+    const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+      app.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port} (${what})`))));
     });
+    return { app, socket };
   }
+
+  const { app, socket: listenSocket } = await serve(handle, config.port, 'QUILL_PORT');
+  const port = uWS.us_socket_local_port(listenSocket);
+  const metricsServer = config.metricsPort === null ? null : await serve(handleMetricsPort, config.metricsPort, 'QUILL_METRICS_PORT');
+  const metricsApp = metricsServer?.app ?? null;
+  const metricsSocket = metricsServer?.socket ?? null;
   const metricsPort = metricsSocket ? uWS.us_socket_local_port(metricsSocket) : null;
 
   async function close(): Promise<void> {
