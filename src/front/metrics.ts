@@ -15,6 +15,8 @@ const WORKER_TIMEOUT_MS = 5_000;
 /** Request latency, seconds: capture and flags answer in about a millisecond when idle, tens under load. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /** Worker operations whose latency is a histogram, by the endpoint family they belong to. */
 const TIMED_OPS: Record<string, 'capture' | 'flags'> = {
   capture: 'capture', engage: 'capture', decide: 'flags', flags: 'flags', 'decide.defaults': 'flags', 'flags.defaults': 'flags',
@@ -44,7 +46,8 @@ export class FrontMetrics {
   request(route: string, method: string, status: number, op: string | null, seconds: number): void {
     const key = `${route} ${method} ${status}`;
     let counter = this.counters.get(key);
-    if (!counter) this.counters.set(key, (counter = this.requests.labels(route, method, String(status))));
+    // Any client can send any method: unknown ones share one label, so no client can grow the series without end.
+    if (!counter) this.counters.set(key, (counter = this.requests.labels(route, METHODS.has(method) ? method : 'other', String(status))));
     counter.inc();
     const endpoint = op === null ? undefined : TIMED_OPS[op];
     if (endpoint === undefined) return;
