@@ -65,8 +65,8 @@ export async function backupDataDir(dataDir: string, target: string, copyEnv: En
   const started = Date.now();
   const t0 = performance.now();
   await prepareTarget(target);
+  // No shard yet is possible: a first start that stopped before it opened them. The environments are still copied.
   const shards = listShards(dataDir);
-  if (shards.length === 0) throw new BackupError(`${dataDir} has no shards: not a Quill data directory`);
 
   let logSegments = 0;
   for (const shard of shards) logSegments += await copyLog(shardLogDir(dataDir, shard), shardLogDir(target, shard));

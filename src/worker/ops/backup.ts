@@ -8,7 +8,7 @@ import { closeSync, openSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Errors } from '../../protocol/errors.js';
-import { backupDataDir, discardPartial } from '../../stores/data-dir/backup.js';
+import { BackupError, backupDataDir, discardPartial } from '../../stores/data-dir/backup.js';
 import { DATA_FORMAT_VERSION } from '../../stores/data-dir/format.js';
 import { workerCopier } from '../backup.js';
 import { json } from '../reply.js';
@@ -45,7 +45,8 @@ export const backupNode: OpHandler = async (item, rt) => {
   } catch (error) {
     rt.metrics.backupFinished(false);
     rt.log.error({ event: 'backup_failed', target, err: error }, `backup to ${target} failed`);
-    await discardPartial(target);
+    // A refused target (not empty) is not ours to remove.
+    if (!(error instanceof BackupError)) await discardPartial(target);
     throw error;
   } finally {
     rmSync(marker, { force: true });
