@@ -1,12 +1,13 @@
 // GET /metrics: Prometheus text that parses, series that move with traffic, a crashed worker visible in the
 // metrics and in the logs, and the token / separate-port protection.
+import { connect } from 'node:net';
 import t from 'tap';
 import { event, sendBatch, storedEvents } from '../helpers/ingest.js';
 import { Client, logLines, PROJECT_KEY, quillForFile, removeDir, startQuill } from '../helpers/quill.js';
 import { eventually } from '../helpers/eventually.js';
 
 const TOKEN = 'metrics-token-0123456789';
-const server = quillForFile(t, { env: { QUILL_METRICS_TOKEN: TOKEN, QUILL_FAULT_INJECTION: '1' } });
+const server = quillForFile(t, { env: { QUILL_METRICS_TOKEN: TOKEN, QUILL_FAULT_INJECTION: '1', QUILL_ACCESS_LOG: '1' } });
 
 interface Family { type: string; help: string; samples: { name: string; labels: Record<string, string>; value: number }[] }
 
@@ -95,6 +96,26 @@ t.test('the exposition parses, and counters move with traffic', async (t) => {
   t.equal(delta('quill_insight_query_duration_seconds_count', { query: 'insights.trend' }), 1);
   t.ok(delta('quill_ingest_log_fsync_seconds_count') >= 1, 'fdatasyncs are counted');
   t.equal(delta('quill_http_requests_total', { route: '/metrics', method: 'GET', status: '200' }), 1, 'the previous scrape is counted');
+
+  // QUILL_ACCESS_LOG=1: one JSON line per request, the path without its query.
+  const requests = await eventually('access log lines', () => {
+    const lines = logLines(server.q.output()).filter((l) => l.event === 'request' && l.route === '/api/projects/:project_id/insights/trend');
+    return lines.length > 0 ? lines : null;
+  });
+  t.match(requests[0], { level: 30, component: 'front', method: 'GET', path: '/api/projects/@current/insights/trend/', status: 200, ms: Number });
+  // A method no route has (fetch will not send TRACE: a raw request) is counted, under one shared label.
+  const traced = await new Promise<string>((resolve, reject) => {
+    const socket = connect(server.q.port, '127.0.0.1', () => socket.write('TRACE /anything HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.once('data', (d) => {
+      socket.destroy();
+      resolve(String(d).split('\r\n')[0]!);
+    });
+    socket.once('error', reject);
+  });
+  t.equal(traced, 'HTTP/1.1 404 Not Found');
+  const later = await scrape(server.q.base);
+  t.notOk(later.text.includes('method="TRACE"'), 'an unusual method is not a label value of its own');
+  t.match(later.text, /quill_http_requests_total\{route="unmatched",method="other",status="404"\} 1/, 'it is counted as another method');
 });
 
 t.test('a crashed worker shows in the metrics and in the logs', async (t) => {
