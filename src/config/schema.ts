@@ -20,7 +20,10 @@ export const ConfigSchema = Type.Object({
   metricsPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()], { description: 'QUILL_METRICS_PORT: serve /metrics on this port (same host) instead of the public port' }),
   backupDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_BACKUP_DIR: where POST /_backup writes its backups (off when unset)' }),
   retentionIntervalMinutes: Type.Number({ description: 'QUILL_RETENTION_INTERVAL_MINUTES: how often expired events are deleted (projects with event_retention_days)', exclusiveMinimum: 0 }),
-  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
+  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/*, for tests of failure handling only' }),
+  backlogHigh: Type.Integer({ description: 'QUILL_BACKLOG_HIGH: events acknowledged and not yet applied by one shard above which new requests wait', minimum: 1 }),
+  logSegmentMb: Type.Number({ description: 'QUILL_LOG_SEGMENT_MB: size of an ingest log segment file (the unit in which applied records are released)', exclusiveMinimum: 0, maximum: 1024 }),
+  durabilityTrace: Type.Boolean({ description: 'QUILL_DURABILITY_TRACE: tests only; records the order of log writes, fdatasyncs and acknowledgements' }),
   rebuildScanLayout: Type.Boolean({ description: 'QUILL_REBUILD_SCAN_LAYOUT: rebuild the analytics column layout from the stored events at start-up' }),
   analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
 });
@@ -45,6 +48,9 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   backupDir: 'QUILL_BACKUP_DIR',
   retentionIntervalMinutes: 'QUILL_RETENTION_INTERVAL_MINUTES',
   faultInjection: 'QUILL_FAULT_INJECTION',
+  backlogHigh: 'QUILL_BACKLOG_HIGH',
+  logSegmentMb: 'QUILL_LOG_SEGMENT_MB',
+  durabilityTrace: 'QUILL_DURABILITY_TRACE',
   analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
   rebuildScanLayout: 'QUILL_REBUILD_SCAN_LAYOUT',
 };

@@ -14,6 +14,7 @@ import { parseConsoleOrigins, privateOriginAllowed } from '../http/cors.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
+import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
 import { bearerMatches, FrontMetrics } from './metrics.js';
 import type { Logger } from '../observability/logger.js';
@@ -26,6 +27,8 @@ function assertNativeUws(): void {
 }
 
 const NO_QUERY: Record<string, string> = {};
+/** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
+const DRAIN_LIMIT_MS = 10_000;
 
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
@@ -57,6 +60,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
   const keyLookup = new KeyLookup(pool, auth);
 
+  const assets = StaticAssets.load();
   const router = new Router<RouteDef>();
   for (const route of ROUTES) router.add(route.method, route.path, route);
 
@@ -147,9 +151,10 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       return metrics.request('preflight', method, 200, null, 0);
     }
     if (path === '/_health') {
-      return answer('/_health', null, draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
+      return answer('/_health', null, draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
     }
-    if (draining) return answer('draining', null, errorOut(Errors.unavailable('Quill is shutting down.')), true);
+    if (draining) return answer('draining', null, errorOut(Errors.shuttingDown()), true);
+    if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
     if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && method === 'GET') {
       return serveMetrics(ex, req.getHeader('authorization'), false, (reply) => answer(METRICS_ROUTE, null, reply));
     }
@@ -159,8 +164,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     const route = match.value;
     restrictCors(ex, req, route);
     ex.readFacts(req, route.needs);
-    inFlight++;
-    dispatch(ex, route, match.params)
+    track(dispatch(ex, route, match.params)
       .then(
         (reply) => answer(route.path, route.op, reply),
         (error: unknown) => {
@@ -170,11 +174,28 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
           log.error({ event: 'request_failed', method, path, err: error }, `request ${method} ${path} failed`);
           answer(route.path, route.op, errorOut(Errors.server()));
         },
-      )
-      .finally(() => {
-        inFlight--;
-        if (draining && inFlight === 0 && drained) drained();
-      });
+      ));
+  }
+
+  /** Counts a request in flight until `work` settles (the drain waits for them). */
+  function track(work: Promise<unknown>): void {
+    inFlight++;
+    void work.finally(() => {
+      inFlight--;
+      if (draining && inFlight === 0 && drained) drained();
+    });
+  }
+
+  /** The posthog-js bundles (src/front/static-assets.ts); answered by the front alone, no worker involved. */
+  function serveAsset(ex: Exchange, req: uWS.HttpRequest): void {
+    const request = { path: ex.path, acceptEncoding: req.getHeader('accept-encoding'), ifNoneMatch: req.getHeader('if-none-match') };
+    track(assets.answer(request).then(
+      (reply) => ex.send(reply ?? errorOut(Errors.notFound())),
+      (error: unknown) => {
+        log.error({ event: 'asset_failed', path: ex.path, err: error }, `static asset ${ex.path} failed`);
+        ex.send(errorOut(Errors.server()));
+      },
+    ));
   }
 
   /** The port that serves /metrics alone (QUILL_METRICS_PORT): open unless QUILL_METRICS_TOKEN is set. */
@@ -213,14 +234,19 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   const metricsSocket = metricsServer?.socket ?? null;
   const metricsPort = metricsSocket ? uWS.us_socket_local_port(metricsSocket) : null;
 
+  /**
+   * The drain: requests already being handled (body still arriving, or waiting for a worker) finish; anything
+   * arriving meanwhile gets 503 `shutting_down`, `/_health` too. The listening socket stays open until then, so a
+   * client or load balancer connecting during the drain is told why instead of being refused.
+   */
   async function close(): Promise<void> {
     if (draining) return;
     draining = true;
+    if (inFlight > 0) {
+      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, DRAIN_LIMIT_MS))]);
+    }
     uWS.us_listen_socket_close(listenSocket);
     if (metricsSocket) uWS.us_listen_socket_close(metricsSocket);
-    if (inFlight > 0) {
-      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, 10_000))]);
-    }
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.

@@ -12,19 +12,26 @@ export class ApiError extends Error {
     readonly attr: string | null = null,
     /** Some PostHog endpoints answer an error status with an empty body (e.g. DELETE of a flag). */
     readonly emptyBody = false,
+    /** Fields some PostHog endpoints add to the usual four (e.g. `message` on /persons/lifecycle/). */
+    readonly extra: Readonly<Record<string, string>> | null = null,
+    /** Response headers that go with the error (`Retry-After` on back-pressure). */
+    readonly headers: Readonly<Record<string, string>> | null = null,
   ) {
     super(detail);
   }
 
   body(): string {
     if (this.emptyBody) return '';
-    return JSON.stringify({ type: this.type, code: this.code, detail: this.detail, attr: this.attr });
+    return JSON.stringify({ type: this.type, code: this.code, detail: this.detail, attr: this.attr, ...this.extra });
   }
 }
 
 export const Errors = {
   validation: (attr: string | null, code: string, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
   required: (attr: string) => new ApiError(400, 'validation_error', 'required', 'This field is required.', attr),
+  /** /persons/lifecycle/ without target_date or lifecycle_type: PostHog's `{message, detail}`, in the usual shape. */
+  missingParameter: (attr: string, detail: string) =>
+    new ApiError(400, 'validation_error', 'required', detail, attr, false, { message: 'Missing parameter' }),
   parseError: (reason: string) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${reason}`),
   /** `detail` is complete ("Malformed request data: <reason>", as the decoder words it). */
   invalidPayload: (detail: string) => new ApiError(400, 'validation_error', 'invalid_payload', detail),
@@ -54,6 +61,8 @@ export const Errors = {
   organizationOutsideKey: (organizationId: string) =>
     new ApiError(403, 'authentication_error', 'permission_denied', `API key does not have access to the requested organization: ID ${organizationId}.`),
   notFound: (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail),
+  /** PostHog answers some lookups with a bare 404 (e.g. a flag's remote_config for a flag that is not one). */
+  notFoundEmpty: () => new ApiError(404, 'invalid_request', 'not_found', 'Not found.', null, true),
   methodNotAllowed: (method: string) =>
     new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
   conflict: (detail: string) => new ApiError(409, 'invalid_request', 'conflict', detail),
@@ -61,6 +70,10 @@ export const Errors = {
   server: (detail = 'A server error occurred.') => new ApiError(500, 'server_error', 'error', detail),
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
+  shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
+  /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
+  overloaded: (retryAfterS: number) =>
+    new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */

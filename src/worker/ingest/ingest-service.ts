@@ -5,20 +5,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { Errors } from '../../protocol/errors.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
 import { ownerOf, shardOf } from '../../domain/shard-of.js';
 import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
+import { PartPublisher, type OwnedPart } from './part-publisher.js';
 import { Shard, type ApplyContext, type Part } from './shard.js';
 import { shardLogDir } from '../../stores/data-dir/paths.js';
+import { HotPersons } from './hot-persons.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
 const MAX_GROUP_TYPES = 5;
 const HOUR_MS = 3_600_000;
-const RING_FULL_RETRY_MS = 2;
 
 export class IngestService {
   readonly shards = new Map<number, Shard>();
@@ -27,8 +29,16 @@ export class IngestService {
   /** This worker's shards, taken in turn by successive requests. */
   private own: Shard[] = [];
   private turn = 0;
+  /** Publishes the parts of logged records to their owners, in log order (src/worker/ingest/part-publisher.ts). */
+  private readonly publisher: PartPublisher;
 
-  constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {}
+  /** Persons the apply loops of this thread saw recently (src/worker/ingest/hot-persons.ts). */
+  readonly hotPersons: HotPersons;
+
+  constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {
+    this.publisher = new PartPublisher(rt.shared, rt.config.backlogHigh);
+    this.hotPersons = new HotPersons(rt.shared);
+  }
 
   /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */
   async openShards(shardCount: number): Promise<void> {
@@ -65,11 +75,42 @@ export class IngestService {
    */
   async ingest(team: number, events: NormalizedEvent[], record: Buffer): Promise<void> {
     if (events.length === 0) return;
+    this.refuseOverBound(team, events);
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
     const end = await shard.log(record, events.length);
     await this.route(shard, end, record.length, team, events);
+    this.rt.durabilityTrace?.ack(shardLogDir(this.rt.config.dataDir, shard.id), end);
   }
+
+  /**
+   * Back-pressure: when a shard owning some of these events has more than the backlog bound waiting to be applied,
+   * the request is refused (503 with Retry-After) before anything is written, rather than kept waiting — PostHog's
+   * SDKs retry it. (A record logged just before the bound was crossed still waits to be published, in log order.)
+   */
+  private refuseOverBound(team: number, events: NormalizedEvent[]): void {
+    const high = this.rt.config.backlogHigh;
+    let worst = 0;
+    for (const owner of this.byOwner(team, events).keys()) worst = Math.max(worst, this.rt.shared.behind(owner) - high);
+    if (worst <= 0) {
+      if (this.overBound) {
+        this.overBound = false;
+        this.rt.log.info(`backlog back under its bound (${high} events): accepting requests again`);
+      }
+      return;
+    }
+    this.refusedRequests++;
+    if (!this.overBound) {
+      this.overBound = true;
+      this.rt.log.info(`backlog over its bound (${high} events waiting to be applied): answering 503 with Retry-After`);
+    }
+    // About the time the apply needs for the excess at ~20k events/s, within the 30 s PostHog's SDKs honour.
+    throw Errors.overloaded(Math.min(30, Math.max(1, Math.ceil(worst / 20_000))));
+  }
+
+  private overBound = false;
+  /** Requests refused by back-pressure since start (stats). */
+  refusedRequests = 0;
 
   /**
    * A worker's thread was replaced: the events it had queued from this worker's logs but not applied died with
@@ -90,18 +131,18 @@ export class IngestService {
 
   /**
    * Publishes a durable record in the ring of every shard owning some of its events (src/protocol/part-rings.ts):
-   * a reference, the owner reads the record back from the log when it applies it. Resolves once all are published.
+   * a reference, the owner reads the record back from the log when it applies it. Resolves once all are published
+   * (src/worker/ingest/part-publisher.ts: in log order per source, waiting while an owner is over the backlog bound).
+   * Called in log order: right after the record's append resolved, or replaying.
    */
   private async route(source: Shard, end: LogPosition, bytes: number, team: number, events: NormalizedEvent[]): Promise<void> {
     const owners = this.byOwner(team, events);
     source.source.track(end, [...owners.keys()]);
     const at = positionNumber(end);
-    const rings = this.rt.shared.rings;
-    for (const [owner, count] of owners) {
-      const part: Part = { source: source.id, end: at, bytes, events: count };
-      // A full ring means that owner is far behind or stopped taking (its backlog bound): wait, do not drop.
-      while (!rings.push(owner, part)) await new Promise((r) => setTimeout(r, RING_FULL_RETRY_MS));
-    }
+    const parts: OwnedPart[] = [];
+    for (const [owner, count] of owners) parts.push({ owner, part: { source: source.id, end: at, bytes, events: count } });
+    const waiting = this.publisher.publish(source.id, parts);
+    if (waiting) await waiting;
   }
 
   /** How many of a record's events each shard owns (by their distinct ids). */
@@ -142,7 +183,11 @@ export class IngestService {
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
       columnCache: rt.columnCache,
+      hotPersons: this.hotPersons,
       rebuildScanLayout: rt.config.rebuildScanLayout,
+      backlogHigh: rt.config.backlogHigh,
+      segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
+      ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };
   }
 
@@ -214,4 +259,10 @@ export const appliedHandler: PeerHandler = async (rt) => {
   return true;
 };
 
-export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => s.stats());
+export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh }));
+
+/** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */
+export const pauseApplyHandler: PeerHandler = async (rt, msg) => {
+  for (const shard of rt.ingest.shards.values()) shard.pauseApply(msg.paused === true);
+  return true;
+};

@@ -19,6 +19,13 @@ import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
 import { backupNode } from './backup.js';
 import * as insights from './insights.js';
+import * as personInsights from './person-insights.js';
+import * as funnelInsights from './funnel-insights.js';
+import * as pathInsights from './path-insights.js';
+import * as correlationInsights from './correlation-insights.js';
+import { propertiesTimelineOp } from './properties-timeline.js';
+import * as query from './query.js';
+import '../query/kinds.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 import { jsonText } from '../reply.js';
@@ -72,11 +79,13 @@ export const OPS: Record<string, OpHandler> = {
   'role_memberships.delete': roles.deleteRoleMembership,
 
   'flags.list': flags.listFlags,
+  'flags.list_legacy': flags.listFlags,
   'flags.create': flags.createFlag,
   'flags.retrieve': flags.retrieveFlag,
   'flags.update': flags.updateFlag,
   'flags.delete': flags.deleteFlag,
   'flags.activity': flags.flagActivity,
+  'flags.remote_config': flags.remoteConfigPayload,
   'flags.all_activity': flags.allFlagsActivity,
   'flag_role_access.list': roleAccess.listRoleAccess,
   'flag_role_access.create': roleAccess.createRoleAccess,
@@ -111,6 +120,20 @@ export const OPS: Record<string, OpHandler> = {
   'events.retrieve': events.retrieveEvent,
   'insights.trend': insights.trend,
   'persons.trends': insights.personsTrends,
+  'insights.retention': personInsights.retention,
+  'insights.funnel': funnelInsights.funnel,
+  'persons.funnel': funnelInsights.personsFunnel,
+  'insights.path': pathInsights.path,
+  'insights.correlation': correlationInsights.correlation,
+  'persons.properties_timeline': propertiesTimelineOp,
+  'query.run': query.runQuery,
+  'query.status': query.queryStatus,
+  'query.cancel': query.cancelQuery,
+  'persons.correlation': correlationInsights.personsCorrelation,
+  'persons.path': pathInsights.personsPath,
+  'persons.retention': personInsights.personsRetention,
+  'persons.lifecycle': personInsights.personsLifecycle,
+  'persons.stickiness': personInsights.personsStickiness,
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,
