@@ -39,6 +39,11 @@ export interface Project {
   test_account_filters?: unknown[];
   /** Regex rewrites of path items applied with `path_replacements=true` (analytics.md §7.1). */
   path_cleaning_filters?: { regex: string; alias: string }[];
+  /**
+   * Events older than this many days are deleted in the background (src/worker/retention.ts); null: kept forever.
+   * Absent in data directories of format 1 (src/worker/upgrade.ts adds it).
+   */
+  event_retention_days?: number | null;
 }
 
 export interface PersonalApiKey {

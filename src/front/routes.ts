@@ -83,6 +83,8 @@ const SPECS: RouteSpec[] = [
   pub('POST', '/_fault/:kind', 'fault'),
   // Organization owners (node-wide counters, see src/worker/ops/stats.ts) or the operator key.
   { method: 'GET', path: '/_stats', op: 'stats', auth: 'personal', body: 'none', scope: 'organization:read', operator: true },
+  // An online backup into QUILL_BACKUP_DIR: organization owners or the operator key (src/worker/ops/backup.ts).
+  { method: 'POST', path: '/_backup', op: 'backup', auth: 'personal', body: 'none', scope: 'organization:write', operator: true },
 
   // Flag evaluation
   pub('POST', '/decide', 'decide'),

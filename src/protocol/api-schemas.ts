@@ -44,6 +44,8 @@ export const ProjectUpdate = Type.Object({
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
   test_account_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
   path_cleaning_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  // Checked by the worker, worded as DRF's IntegerField does (src/worker/ops/project-settings.ts).
+  event_retention_days: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'ProjectUpdate' });
 
 export const PersonalKeyCreate = Type.Object({

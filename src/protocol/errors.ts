@@ -72,6 +72,7 @@ export const Errors = {
   notFoundEmpty: () => new ApiError(404, 'invalid_request', 'not_found', 'Not found.', null, true),
   methodNotAllowed: (method: string) =>
     new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
+  conflict: (detail: string) => new ApiError(409, 'invalid_request', 'conflict', detail),
   tooLarge: () => new ApiError(413, 'client_error', 'request_too_large', 'Request too large.'),
   server: (detail = 'A server error occurred.') => new ApiError(500, 'server_error', 'error', detail),
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>

@@ -11,9 +11,15 @@
 import t from 'tap';
 import { ROUTES, type RouteDef } from '../../src/front/routes.js';
 import { SCOPE_OBJECTS } from '../../src/domain/scopes.js';
-import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, PROJECT_KEY, quillForFile, removeDir } from '../helpers/quill.js';
 
-const server = quillForFile(t, { env: { QUILL_OPERATOR_KEY: 'isolation-operator-key-0123456789' } });
+// POST /_backup needs a backup directory to reach its resource (the positive control makes one backup).
+const backupDir = mkdtempSync(join(tmpdir(), 'quill-isolation-backups-'));
+t.teardown(() => removeDir(backupDir));
+const server = quillForFile(t, { env: { QUILL_OPERATOR_KEY: 'isolation-operator-key-0123456789', QUILL_BACKUP_DIR: backupDir } });
 
 const PRIVATE = ROUTES.filter((r) => r.auth === 'personal');
 

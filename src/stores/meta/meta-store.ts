@@ -6,6 +6,7 @@
  * Nothing on a hot path reads it: workers mirror what /flags/ and ingestion need (src/worker/project-cache.ts).
  */
 import { join } from 'node:path';
+import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
   ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Dashboard,
@@ -41,7 +42,7 @@ export class MetaStore {
   private readonly settings: Table<unknown, string>;
 
   constructor(dataDir: string) {
-    this.env = openEnv(join(dataDir, 'meta.mdb'));
+    this.env = openEnv(join(dataDir, META_ENV));
     this.organizations = openTable(this.env, 'organizations');
     this.users = openTable(this.env, 'users');
     this.personalKeys = openTable(this.env, 'personal_api_keys');
@@ -83,6 +84,16 @@ export class MetaStore {
 
   setLayout(layout: Layout): void {
     this.settings.put('layout', layout);
+  }
+
+  /** The data directory's format version (src/stores/data-dir/format.ts); undefined in directories of format 1. */
+  formatVersion(): number | undefined {
+    return (this.settings.get('format') as { version: number } | undefined)?.version;
+  }
+
+  /** Only inside `write`. */
+  setFormatVersion(version: number): void {
+    this.settings.put('format', { version, recordedAt: new Date().toISOString() });
   }
 
   projectByToken(token: string): Project | undefined {

@@ -8,6 +8,7 @@
  * update is lost to a race (design.md §1).
  */
 import { join } from 'node:path';
+import { PERSONS_ENV } from '../data-dir/paths.js';
 import { all, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 
 export interface PersonRow {
@@ -52,7 +53,7 @@ export class PersonStore {
     /** Told inside the transaction, at once, of every person row written (the apply loops' cache). */
     private readonly onWriting?: (team: number, id: number) => void,
   ) {
-    this.env = openEnv(join(dataDir, 'persons.mdb'));
+    this.env = openEnv(join(dataDir, PERSONS_ENV));
     this.persons = openJsonTable(this.env, 'persons_json');
     this.distinctIds = openTable(this.env, 'distinct_ids');
     this.uuids = openTable(this.env, 'person_uuids');

@@ -13,7 +13,8 @@ import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { PartPublisher, type OwnedPart } from './part-publisher.js';
-import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
+import { Shard, type ApplyContext, type Part } from './shard.js';
+import { shardLogDir } from '../../stores/data-dir/paths.js';
 import { HotPersons } from './hot-persons.js';
 
 /** PostHog never creates a definition for its internal metrics event. */

@@ -22,13 +22,13 @@
  * had applied (positions stored with the events) and events are deduplicated by uuid. Replayed records of
  * different logs reach an owner in no particular order between logs.
  */
-import { join } from 'node:path';
+import { shardDir, shardLogDir } from '../../stores/data-dir/paths.js';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
 import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../stores/ingest-log/index.js';
-import { EventStore, type StoredEvent } from '../../stores/events/event-store.js';
+import { EventStore, STATE_KEYS, type StoredEvent } from '../../stores/events/event-store.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
@@ -38,6 +38,8 @@ import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
 import type { HotPersons } from './hot-persons.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
+import type { Logger } from '../../observability/logger.js';
+import type { RetentionCounters } from '../retention.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -47,7 +49,7 @@ export interface ApplyContext {
   ensureGroupTypes(team: number, names: string[]): Promise<GroupTypes>;
   /** Records that these event names were seen (event definitions, last_seen_at). */
   recordEventNames(team: number, lastSeen: Map<string, string>): Promise<void>;
-  log: { error(msg: string): void; info(msg: string): void };
+  log: Logger;
   /** Shards in the data directory (fixed), for telling which events of a record are this shard's. */
   shardCount: number;
   /** The ingest log directory of a shard. */
@@ -81,16 +83,8 @@ interface QueuedPart extends Part {
   queuedAt: number;
 }
 
-const APPLIED_FROM_KEY = 'applied_from';
+const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
 
-function shardDir(dataDir: string, shard: number): string {
-  return join(dataDir, 'shards', String(shard));
-}
-
-/** Where a shard's ingest log lives (owners read records there by position). */
-export function shardLogDir(dataDir: string, shard: number): string {
-  return join(shardDir(dataDir, shard), 'log');
-}
 
 /**
  * Events applied per chunk: large enough to amortise transactions, small enough to hold the persons lock briefly.
@@ -132,6 +126,8 @@ export class Shard {
   private ringPoll: NodeJS.Timeout | null = null;
   private lastPartAt = -Infinity;
   private backlog = 0;
+  /** Whether the backlog is over its bound (new parts wait), for logging the crossings once each. */
+  private overBacklog = false;
   private running = false;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
   private queuedParts = 0;
@@ -147,6 +143,8 @@ export class Shard {
   private readonly advanceTimer: NodeJS.Timeout;
   /** Totals since start, for stats and benchmarks. */
   readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0 };
+  /** Data retention on this shard since start (src/worker/retention.ts keeps them). */
+  readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
 
   private constructor(
     readonly id: number,
@@ -169,8 +167,10 @@ export class Shard {
     if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
     if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
     // fsync: every acknowledgement waits for its record's fdatasync (test/e2e/ingestion-fsync.test.ts checks it).
-    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}) });
-    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
+    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}),
+      warn: (m) => ctx.log.warn({ event: 'log_recovery', shard: id }, m),
+    });
+    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m)), ctx);
   }
 
   /**
@@ -201,6 +201,11 @@ export class Shard {
     this.backlog += part.events;
     this.ctx.shared.publishQueued(this.id, this.backlog);
     this.queuedParts++;
+    if (this.backlog > this.ctx.backlogHigh && !this.overBacklog) {
+      this.overBacklog = true;
+      this.ctx.log.warn({ event: 'backlog_high', shard: this.id, backlog: this.backlog, limit: this.ctx.backlogHigh },
+        `shard ${this.id}: ${this.backlog} acknowledged events wait to be applied; new ingestion requests are refused until it is under ${this.ctx.backlogHigh * BACKLOG_RESUME}`);
+    }
   }
 
   /** Moves what other threads published in this shard's ring into the queue, while the backlog is under its bound. */
@@ -244,7 +249,7 @@ export class Shard {
     const shared = this.ctx.shared;
     return {
       shard: this.id, backlog: shared.behind(this.id), lagMs, waitingRequests: shared.waitingFor(this.id), ...this.totals,
-      unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(),
+      unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(), retention: { ...this.retention },
     };
   }
 
@@ -363,6 +368,10 @@ export class Shard {
       const still: typeof this.barriers = [];
       for (const b of this.barriers) (this.appliedParts >= b.target ? b.resolve() : still.push(b));
       this.barriers = still;
+    }
+    if (this.overBacklog && this.backlog <= this.ctx.backlogHigh * BACKLOG_RESUME) {
+      this.overBacklog = false;
+      this.ctx.log.info({ event: 'backlog_low', shard: this.id, backlog: this.backlog }, `shard ${this.id}: backlog back under ${this.ctx.backlogHigh * BACKLOG_RESUME}`);
     }
     if (this.backlog <= this.ctx.backlogHigh * BACKLOG_RESUME && this.admission.length > 0) {
       const waiting = this.admission;

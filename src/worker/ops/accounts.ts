@@ -43,7 +43,7 @@ export function createUser(meta: MetaStore, org: Organization, fields: { email: 
 
 export function createProject(meta: MetaStore, orgId: number, name: string, apiToken: string = newProjectApiKey()): Project {
   if (meta.projectByToken(apiToken)) throw Errors.validation('api_token', 'unique', 'A project with this API token already exists.');
-  const project: Project = { id: meta.nextId('project'), uuid: randomUUID(), organization_id: orgId, name, api_token: apiToken, created_at: nowIso(), timezone: 'UTC' };
+  const project: Project = { id: meta.nextId('project'), uuid: randomUUID(), organization_id: orgId, name, api_token: apiToken, created_at: nowIso(), timezone: 'UTC', event_retention_days: null };
   meta.projects.put(project.id, project);
   return project;
 }
@@ -94,7 +94,7 @@ function serializeOrganization(org: Organization, level: number): object {
 
 export function serializeProject(meta: MetaStore, p: Project): object {
   const org = meta.organizations.get(p.organization_id);
-  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], is_demo: false };
+  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], event_retention_days: p.event_retention_days ?? null, is_demo: false };
 }
 
 function serializeKey(k: PersonalApiKey, plain?: string): object {

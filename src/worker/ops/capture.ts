@@ -43,13 +43,14 @@ function capture(engage: boolean): OpHandler {
       const outcome = normalizeEvent(raw, ctx);
       uuids.push(recordUuid(outcome.ok ? outcome.event : null, raw));
       if (outcome.ok) events.push(outcome.event);
+      else rt.metrics.refusedEvent(outcome.reason);
     }
     try {
       // The log keeps the request as sent, not the normalised events (src/domain/ingest/log-record.ts).
       if (events.length > 0) await rt.ingest.ingest(project.id, events, encodeLogRecord(project.id, ctx, uuids, decoded.text));
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      rt.log.error(`ingest failed (answering 503): ${(error as Error)?.message ?? error}`);
+      rt.log.error({ event: 'disk_error', code: (error as NodeJS.ErrnoException)?.code ?? null }, `ingest failed (answering 503): ${(error as Error)?.message ?? error}`);
       throw Errors.unavailable();
     }
     return OK;

@@ -17,6 +17,7 @@ import * as cohorts from './cohorts.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
+import { backupNode } from './backup.js';
 import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
 import * as funnelInsights from './funnel-insights.js';
@@ -30,12 +31,14 @@ import * as dashboards from './dashboards.js';
 import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
+import { jsonText } from '../reply.js';
 
 export const OPS: Record<string, OpHandler> = {
   capture: capture.captureEvents,
   engage: capture.engageEvents,
   fault: injectFault,
   stats: ingestionStats,
+  backup: backupNode,
   decide: decide.decide,
   'decide.defaults': decide.decideDefaults,
   flags: decide.flags,
@@ -49,6 +52,8 @@ export const OPS: Record<string, OpHandler> = {
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,
 
+  /** Internal: this worker's part of GET /metrics, gathered by the front (src/front/metrics.ts); no route names it. */
+  metrics: async (_item, rt) => jsonText(200, await rt.metrics.json()),
   /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
   'auth.key': accounts.authKey,
   'users.me': accounts.me,
