@@ -146,14 +146,48 @@ export class WorkerPool {
     this.flushScheduled = false;
     for (const w of this.workers) {
       if (w.queued.length === 0 || !w.port) continue;
-      const bytes = packForTransfer(w.queued);
+      const bytes = this.packQueued(w);
       w.queued.length = 0;
-      w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+      if (bytes) w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+    }
+  }
+
+  /**
+   * The tick's requests for `w` as one message. Should one of them not pack (the front bounds what it accepts,
+   * src/domain/json-depth.ts, so this is a last line of defence), it alone fails with a 500 and the others go:
+   * this runs outside any request's try/catch, where a throw would end the process.
+   */
+  private packQueued(w: WorkerLink): Uint8Array | null {
+    try {
+      return packForTransfer(w.queued);
+    } catch (error) {
+      const sendable: RequestFrame = [];
+      for (let i = 0; i < w.queued.length; i += 2) {
+        const id = w.queued[i] as number;
+        try {
+          packForTransfer(w.queued[i + 1]);
+          sendable.push(id, w.queued[i + 1]!);
+        } catch {
+          this.log(`request ${id} cannot be sent to worker ${w.index}: ${(error as Error)?.message ?? error}`);
+          const waiter = w.waiting.get(id);
+          w.waiting.delete(id);
+          w.load--;
+          waiter?.reject(error);
+        }
+      }
+      return sendable.length > 0 ? packForTransfer(sendable) : null;
     }
   }
 
   private receive(w: WorkerLink, bytes: Uint8Array): void {
-    const frame = unpack<ReplyFrame>(bytes);
+    let frame: ReplyFrame;
+    try {
+      frame = unpack<ReplyFrame>(bytes);
+    } catch (error) {
+      // Workers only send what they packed themselves; never let a bad frame reach the process's top level.
+      this.log(`unreadable reply frame from worker ${w.index}: ${(error as Error)?.stack ?? error}`);
+      return;
+    }
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
       const waiter = w.waiting.get(id);

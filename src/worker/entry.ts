@@ -89,7 +89,7 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug, () => rt.pacer.noteRequest());
+        }, debug, () => rt.pacer.noteRequest(), rt.log.error);
         return port.done;
       }
       case 'bootstrap':

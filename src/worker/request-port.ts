@@ -6,8 +6,10 @@
 import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
 import { parseQuery } from '../http/query.js';
-import { RequestFrame, fromWire, replyToWire, type Reply, type ReplyFrame, type TaskItem, type WireItem } from '../protocol/worker-messages.js';
+import { Errors } from '../protocol/errors.js';
+import { RequestFrame, fromWire, replyToWire, type Reply, type ReplyFrame, type TaskItem, type WireItem, type WireReply } from '../protocol/worker-messages.js';
 import { packForTransfer, unpack } from '../protocol/wire.js';
+import { errorReply } from './reply.js';
 
 const checkFrame = Compile(RequestFrame);
 
@@ -27,6 +29,7 @@ export class RequestPort {
     private readonly checkFrames: boolean,
     /** Called for every frame of requests (the apply loops yield to them under load). */
     private readonly onFrame: () => void = () => {},
+    private readonly log: (msg: string) => void = console.error,
   ) {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
   }
@@ -45,7 +48,15 @@ export class RequestPort {
     await this.whenReady();
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
-      this.run(fromWire(frame[i + 1] as WireItem, parseQuery)).then((reply) => this.answer(id, reply));
+      let item: TaskItem;
+      try {
+        item = fromWire(frame[i + 1] as WireItem, parseQuery);
+      } catch (error) {
+        this.log(`request ${id}: unreadable item: ${(error as Error)?.stack ?? error}`);
+        this.answer(id, errorReply(Errors.server()));
+        continue;
+      }
+      this.run(item).then((reply) => this.answer(id, reply));
     }
   }
 
@@ -59,8 +70,31 @@ export class RequestPort {
   private flush(): void {
     this.flushScheduled = false;
     if (this.closed || this.ready.length === 0) return;
-    const bytes = packForTransfer(this.ready);
+    const bytes = this.packReady();
     this.ready.length = 0;
     this.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+  }
+
+  /**
+   * The replies ready now as one message. A reply that does not pack (none should: bodies are strings or bytes)
+   * is replaced by a 500 for its own request alone; a throw here would lose every reply of the frame and the thread.
+   */
+  private packReady(): Uint8Array {
+    try {
+      return packForTransfer(this.ready);
+    } catch (error) {
+      const sendable: ReplyFrame = [];
+      for (let i = 0; i < this.ready.length; i += 2) {
+        let reply = this.ready[i + 1] as WireReply;
+        try {
+          packForTransfer(reply);
+        } catch {
+          this.log(`reply to request ${this.ready[i]} cannot be sent: ${(error as Error)?.message ?? error}`);
+          reply = replyToWire(errorReply(Errors.server()));
+        }
+        sendable.push(this.ready[i]!, reply);
+      }
+      return packForTransfer(sendable);
+    }
   }
 }

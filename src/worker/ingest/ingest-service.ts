@@ -23,6 +23,11 @@ export class IngestService {
   readonly shards = new Map<number, Shard>();
   shardCount = 1;
   private readonly lastSeenWritten = new Map<string, number>();
+  /**
+   * Events of the capture requests this worker received that were not stored, by reason since start
+   * (src/domain/ingest/accept-events.ts), whether the request was answered 200 or refused.
+   */
+  readonly dropped = new Map<string, number>();
   /** This worker's shards, taken in turn by successive requests. */
   private own: Shard[] = [];
   private turn = 0;
@@ -111,6 +116,10 @@ export class IngestService {
       owners.set(s, (owners.get(s) ?? 0) + 1);
     }
     return owners;
+  }
+
+  countDropped(counts: ReadonlyMap<string, number>): void {
+    for (const [reason, n] of counts) this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + n);
   }
 
   /** Waits until every event acknowledged so far, on every shard of every worker, is applied. */
@@ -211,4 +220,8 @@ export const appliedHandler: PeerHandler = async (rt) => {
   return true;
 };
 
-export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => s.stats());
+/** This worker's part of `/_stats`: its shards' counters and the events its capture requests dropped. */
+export const statsHandler: PeerHandler = async (rt) => ({
+  shards: [...rt.ingest.shards.values()].map((s) => s.stats()),
+  dropped: Object.fromEntries(rt.ingest.dropped),
+});
