@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
-import { packForTransfer, unpack } from '../protocol/wire.js';
+import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
 
 interface Waiter {
@@ -154,29 +154,18 @@ export class WorkerPool {
 
   /**
    * The tick's requests for `w` as one message. Should one of them not pack (the front bounds what it accepts,
-   * src/domain/json-depth.ts, so this is a last line of defence), it alone fails with a 500 and the others go:
-   * this runs outside any request's try/catch, where a throw would end the process.
+   * src/domain/json-depth.ts, so this is a last line of defence), it alone fails (the front answers 500) and the
+   * others go: this runs outside any request's try/catch, where a throw would end the process.
    */
   private packQueued(w: WorkerLink): Uint8Array | null {
-    try {
-      return packForTransfer(w.queued);
-    } catch (error) {
-      const sendable: RequestFrame = [];
-      for (let i = 0; i < w.queued.length; i += 2) {
-        const id = w.queued[i] as number;
-        try {
-          packForTransfer(w.queued[i + 1]);
-          sendable.push(id, w.queued[i + 1]!);
-        } catch {
-          this.log(`request ${id} cannot be sent to worker ${w.index}: ${(error as Error)?.message ?? error}`);
-          const waiter = w.waiting.get(id);
-          w.waiting.delete(id);
-          w.load--;
-          waiter?.reject(error);
-        }
-      }
-      return sendable.length > 0 ? packForTransfer(sendable) : null;
-    }
+    return packFrame(w.queued, (id, error) => {
+      this.log(`request ${id} cannot be sent to worker ${w.index}: ${(error as Error)?.message ?? error}`);
+      const waiter = w.waiting.get(id);
+      w.waiting.delete(id);
+      w.load--;
+      waiter?.reject(error);
+      return undefined;
+    });
   }
 
   private receive(w: WorkerLink, bytes: Uint8Array): void {

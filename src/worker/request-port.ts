@@ -7,8 +7,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
 import { parseQuery } from '../http/query.js';
 import { Errors } from '../protocol/errors.js';
-import { RequestFrame, fromWire, replyToWire, type Reply, type ReplyFrame, type TaskItem, type WireItem, type WireReply } from '../protocol/worker-messages.js';
-import { packForTransfer, unpack } from '../protocol/wire.js';
+import { RequestFrame, fromWire, replyToWire, type Reply, type ReplyFrame, type TaskItem, type WireItem } from '../protocol/worker-messages.js';
+import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
 
 const checkFrame = Compile(RequestFrame);
@@ -70,31 +70,12 @@ export class RequestPort {
   private flush(): void {
     this.flushScheduled = false;
     if (this.closed || this.ready.length === 0) return;
-    const bytes = this.packReady();
+    // A reply that does not pack (none should: bodies are strings or bytes) becomes a 500 for its request alone.
+    const bytes = packFrame(this.ready, (id, error) => {
+      this.log(`reply to request ${id} cannot be sent: ${(error as Error)?.message ?? error}`);
+      return replyToWire(errorReply(Errors.server()));
+    });
     this.ready.length = 0;
-    this.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
-  }
-
-  /**
-   * The replies ready now as one message. A reply that does not pack (none should: bodies are strings or bytes)
-   * is replaced by a 500 for its own request alone; a throw here would lose every reply of the frame and the thread.
-   */
-  private packReady(): Uint8Array {
-    try {
-      return packForTransfer(this.ready);
-    } catch (error) {
-      const sendable: ReplyFrame = [];
-      for (let i = 0; i < this.ready.length; i += 2) {
-        let reply = this.ready[i + 1] as WireReply;
-        try {
-          packForTransfer(reply);
-        } catch {
-          this.log(`reply to request ${this.ready[i]} cannot be sent: ${(error as Error)?.message ?? error}`);
-          reply = replyToWire(errorReply(Errors.server()));
-        }
-        sendable.push(this.ready[i]!, reply);
-      }
-      return packForTransfer(sendable);
-    }
+    if (bytes) this.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
   }
 }
