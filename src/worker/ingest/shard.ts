@@ -80,14 +80,30 @@ interface ChunkContent {
 }
 
 /**
- * Failures of the storage itself (disk full, I/O errors, a closed environment) rather than of an event: the chunk
- * waits and is tried again whole, and they are never a reason to set an event aside.
+ * An error thrown by processing an event (inside a transaction callback), as opposed to a failure of the storage
+ * (a commit, a log read, a metadata write). Only these make the apply loop look for the event at fault; anything
+ * else means the chunk waits and is tried again whole, and is never a reason to set an event aside.
  */
-const STORAGE_FAILURE = /ENOSPC|EDQUOT|EIO|EROFS|ENOMEM|MDB_MAP_FULL|MDB_TXN_FULL|MDB_PANIC|no space left|\bclosed\b/i;
+class EventFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super(reasonOf(failure));
+  }
+}
 
-function isStorageFailure(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  return STORAGE_FAILURE.test(`${String(e?.code ?? '')} ${String(e?.message ?? error)}`);
+/** Errors that say the disk or the environment failed even when they surface inside a callback. */
+const STORAGE_FAILURE = /ENOSPC|EDQUOT|EIO|EROFS|ENOMEM|MDB_MAP_FULL|MDB_TXN_FULL|MDB_PANIC|no space left|input\/output error|commit failed|\bclosed\b/i;
+
+function isEventFailure(error: unknown): error is EventFailure {
+  return error instanceof EventFailure && !STORAGE_FAILURE.test(error.message);
+}
+
+/** Runs `fn`, marking what it throws as the events' failure (EventFailure). */
+function processing<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw new EventFailure(error);
+  }
 }
 
 function reachedBy(chunk: readonly Part[]): Record<string, number> {
@@ -396,8 +412,8 @@ export class Shard {
   }
 
   /**
-   * Applies a chunk: everything in it at once (the fast path), and if that fails for a reason other than the
-   * storage itself, event by event in halves, setting aside the events that cannot be applied (applyIsolating).
+   * Applies a chunk: everything in it at once (the fast path), and if processing an event failed (EventFailure:
+   * not the storage), event by event in halves, setting aside the events that cannot be applied (applyIsolating).
    * Either way the chunk ends with its log positions committed, so the loop moves on.
    */
   private async applyChunk(chunk: Part[]): Promise<void> {
@@ -405,8 +421,8 @@ export class Shard {
     try {
       await this.applyEvents(content.events, content.unreadable, reachedBy(chunk));
     } catch (error) {
-      if (isStorageFailure(error)) throw error;
-      await this.applyIsolating(chunk, content.events.length, error);
+      if (!isEventFailure(error)) throw error;
+      await this.applyIsolating(chunk, content.events.length, error.failure);
     }
   }
 
@@ -431,8 +447,8 @@ export class Shard {
     try {
       await this.applyEvents(events, [], null);
     } catch (error) {
-      if (isStorageFailure(error)) throw error;
-      if (hi - lo === 1) return this.setAside(events[0]!, error);
+      if (!isEventFailure(error)) throw error;
+      if (hi - lo === 1) return this.setAside(events[0]!, error.failure);
       const mid = (lo + hi) >>> 1;
       await this.applyRange(chunk, lo, mid);
       await this.applyRange(chunk, mid, hi);
@@ -493,12 +509,12 @@ export class Shard {
       for (const { event } of fresh) for (const name of groupTypeNamesOf(event)) if (groupTypes[name] === undefined) newTypes.add(name);
       if (newTypes.size > 0) groupTypes = await this.ctx.ensureGroupTypes(team, [...newTypes]);
 
-      const outcomes = await this.ctx.persons.write(() => {
+      const outcomes = await this.ctx.persons.write(() => processing(() => {
         const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length);
         const out = fresh.map(({ event }) => processor.process(event));
         processor.flush();
         return out;
-      });
+      }));
       const lastSeen = new Map<string, string>();
       fresh.forEach((ce, i) => {
         const outcome = outcomes[i];
@@ -528,12 +544,12 @@ export class Shard {
     if (stored.length === 0 && setAside.length === 0 && reached === null) return;
     const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
     try {
-      await atomically(this.events.env, () => {
+      await atomically(this.events.env, () => processing(() => {
         for (const e of stored) this.events.put(e);
         this.events.flushCounts();
         for (const letter of setAside) this.deadLetters.write(letter);
         if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
-      });
+      }));
     } finally {
       // Counters queued by a transaction that threw must not leak into the next one.
       this.events.discardCounts();
