@@ -5,13 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { event, sendBatch } from '../helpers/ingest.js';
+import { allEvents, event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 
 async function allEventIds(q: QuillProcess): Promise<string[]> {
-  const res = await new Client(q.base).get('/api/projects/@current/events/?limit=1000000&after=2000-01-01');
-  if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
-  return res.body.results.map((e: { id: string }) => e.id);
+  return (await allEvents(new Client(q.base), 'after=2000-01-01')).map((e: { id: string }) => e.id);
 }
 
 /** Sends batches from `connections` concurrent loops until stopped; returns the uuids of acknowledged batches. */
