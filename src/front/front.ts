@@ -101,7 +101,7 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
         (reply) => ex.send(reply),
         (error: unknown) => {
           if (error instanceof RequestAborted) return;
-          if (error instanceof BodyTooLarge) return ex.send(errorOut(Errors.tooLarge()), true);
+          if (error instanceof BodyTooLarge) return ex.send(errorOut(Errors.tooLarge()), ex.closesWhenTooLarge(maxBody));
           if (error instanceof ApiError) return ex.send(errorOut(error));
           log(`request ${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
           ex.send(errorOut(Errors.server()));
