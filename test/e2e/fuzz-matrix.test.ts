@@ -194,6 +194,8 @@ t.test(`fuzz every route (${REPLAY})`, async (t) => {
   t.ok(witness.acked.size > 0, 'valid requests were acknowledged during the fuzz');
 
   const api = new Client(q.base);
+  const counters = (await api.get('/_stats')).body;
+  t.comment(`dropped ${JSON.stringify(counters.dropped)}; dead letters ${JSON.stringify(counters.shards.map((s: any) => s.deadLetters))}`);
   const stored = new Map<string, number>();
   for (const distinctId of new Set(witness.acked.values())) {
     for (const e of await allEvents(api, `distinct_id=${distinctId}&event=witness`)) stored.set(e.id, (stored.get(e.id) ?? 0) + 1);
