@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     `  Project API key (SDKs, /capture/, /flags/):  ${boot.projectApiKey}`,
     boot.personalApiKey
       ? `  Personal API key (private API, Bearer):       ${boot.personalApiKey}`
-      : '  Personal API key: shown only at first start (create another with POST /api/personal_api_keys/).',
+      : '  Personal API key: shown only at first start (lost it? npm run quill -- create-key --email <user e-mail>).',
     `  Project id: ${boot.projectId}    user: ${boot.email}`,
     `  Try: curl ${base}/_health`,
     `       curl -H "Authorization: Bearer <personal key>" ${base}/api/projects/@current/feature_flags/`,

@@ -12,8 +12,12 @@ export const ConfigSchema = Type.Object({
   maxBodyMb: Type.Number({ description: 'QUILL_MAX_BODY_MB: largest accepted request body, also after decompression', exclusiveMinimum: 0 }),
   projectApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PROJECT_API_KEY: key of the first project (only when the data directory is new)' }),
   personalApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_PERSONAL_API_KEY: key of the first user (only when the data directory is new)' }),
+  consoleOrigin: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_CONSOLE_ORIGIN: comma-separated origins (besides the server\'s own) whose pages may read private-API answers (CORS with credentials)' }),
+  operatorKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()], { description: 'QUILL_OPERATOR_KEY: a secret that reads GET /_stats for every organization (no other endpoint)' }),
   logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
   faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
+  rebuildScanLayout: Type.Boolean({ description: 'QUILL_REBUILD_SCAN_LAYOUT: rebuild the analytics column layout from the stored events at start-up' }),
+  analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -27,6 +31,10 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   maxBodyMb: 'QUILL_MAX_BODY_MB',
   projectApiKey: 'QUILL_PROJECT_API_KEY',
   personalApiKey: 'QUILL_PERSONAL_API_KEY',
+  consoleOrigin: 'QUILL_CONSOLE_ORIGIN',
+  operatorKey: 'QUILL_OPERATOR_KEY',
   logLevel: 'QUILL_LOG_LEVEL',
   faultInjection: 'QUILL_FAULT_INJECTION',
+  analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
+  rebuildScanLayout: 'QUILL_REBUILD_SCAN_LAYOUT',
 };

@@ -31,7 +31,10 @@ export interface Project {
   name: string;
   api_token: string;
   created_at: string;
+  /** IANA time zone analyses bucket and read dates in (PATCH /api/projects/:id/). */
   timezone: string;
+  /** Property filters ANDed into analyses with `filter_test_accounts=true`. */
+  test_account_filters?: unknown[];
 }
 
 export interface PersonalApiKey {
@@ -43,7 +46,12 @@ export interface PersonalApiKey {
   mask_value: string;
   created_at: string;
   last_used_at: string | null;
+  /** `*` or `<object>:read|write` (src/domain/scopes.ts). */
   scopes: string[];
+  /** Project ids the key is confined to; null (or absent, in keys stored before scoping existed): every project. */
+  scoped_teams?: number[] | null;
+  /** Organization uuids the key is confined to; null or absent: not confined. */
+  scoped_organizations?: string[] | null;
 }
 
 export const ACCESS_LEVEL_VIEW = 21;

@@ -1,10 +1,16 @@
 /**
- * Private-API authentication without I/O: the front keeps digests of personal API keys, users and projects in
- * memory (refreshed from a worker whenever an operation reports `authChanged`).
+ * Private-API authentication and authorisation without I/O, in one place: the front keeps digests of personal
+ * API keys (with their scopes and the projects / organizations they are confined to), users and projects in
+ * memory, refreshed from a worker whenever an operation reports `authChanged`, and resolves every private request
+ * against the route's declared scope (src/front/routes.ts) before a worker sees it.
+ *
+ * A key the cache does not know may have been minted by `quill create-key` in another process (src/cli): the
+ * front then asks a worker for that one key (`resolve` answers `{ miss }`), learns it, and resolves again.
  */
 import { keyDigest } from '../domain/secrets.js';
+import { grants } from '../domain/scopes.js';
 import { Errors } from '../protocol/errors.js';
-import type { AuthSnapshot, Principal } from '../protocol/worker-messages.js';
+import type { AuthKey, AuthKeyLookup, AuthSnapshot, AuthUser, Principal } from '../protocol/worker-messages.js';
 
 export interface KeySources {
   authorization: string;
@@ -12,19 +18,48 @@ export interface KeySources {
   query: Record<string, string>;
 }
 
-export class AuthCache {
-  private keys = new Map<string, number>();
-  private users = new Map<number, { organizationId: number; currentProjectId: number | null }>();
-  private projects = new Map<number, number>();
+/** What a route asks of its caller (the fields of a route-table entry that concern authentication). */
+export interface RouteAuth {
+  scope?: string | null;
+  projectFrom?: 'token';
+  operator?: true;
+}
 
-  constructor(snapshot: AuthSnapshot) {
+export type Resolution = { principal: Principal } | { miss: string };
+
+export class AuthCache {
+  private keys = new Map<string, AuthKey>();
+  private users = new Map<number, AuthUser>();
+  private projects = new Map<number, { organizationId: number; token: string }>();
+  private projectsByToken = new Map<string, number>();
+  private organizationUuids = new Map<number, string>();
+  /** Bumped by every `replace`: a key looked up before a replace may since have been deleted. */
+  private generation = 0;
+  private readonly operatorDigest: string | null;
+
+  constructor(snapshot: AuthSnapshot, operatorKey: string | null = null) {
+    this.operatorDigest = operatorKey ? keyDigest(operatorKey) : null;
     this.replace(snapshot);
   }
 
   replace(snapshot: AuthSnapshot): void {
-    this.keys = new Map(snapshot.keys.map((k) => [k.digest, k.userId]));
-    this.users = new Map(snapshot.users.map((u) => [u.id, { organizationId: u.organizationId, currentProjectId: u.currentProjectId }]));
-    this.projects = new Map(snapshot.projects.map((p) => [p.id, p.organizationId]));
+    this.generation++;
+    this.keys = new Map(snapshot.keys.map((k) => [k.digest, k]));
+    this.users = new Map(snapshot.users.map((u) => [u.id, u]));
+    this.projects = new Map(snapshot.projects.map((p) => [p.id, { organizationId: p.organizationId, token: p.token }]));
+    this.projectsByToken = new Map(snapshot.projects.map((p) => [p.token, p.id]));
+    this.organizationUuids = new Map(snapshot.organizations.map((o) => [o.id, o.uuid]));
+  }
+
+  get version(): number {
+    return this.generation;
+  }
+
+  /** Adds a key a worker read afresh, unless the cache was replaced since the lookup began (it may be deleted). */
+  learn(found: AuthKeyLookup, version: number): void {
+    if (!found || version !== this.generation) return;
+    this.keys.set(found.key.digest, found.key);
+    if (!this.users.has(found.user.id)) this.users.set(found.user.id, found.user);
   }
 
   /** PostHog's lookup order: `Authorization: Bearer`, then body `personal_api_key`, then the query string. */
@@ -42,35 +77,67 @@ export class AuthCache {
   }
 
   /**
-   * Resolves the caller and, for project-scoped paths, the project (`@current` = the user's current project).
-   * Throws the documented 401/403/404 errors.
+   * Resolves the caller of a private route and the project it names, and checks that the key may make this call:
+   * its organization, its projects, the route's scope. Throws the documented 401/403/404 errors; `{ miss }` when
+   * the key is not in the cache (the caller may look it up once, then must treat it as invalid).
    */
-  principal(src: KeySources, projectParam: string | null): Principal {
+  resolve(src: KeySources, route: RouteAuth, params: Record<string, string>): Resolution {
     const key = AuthCache.keyOf(src);
     if (!key) throw Errors.notAuthenticated();
-    const userId = this.keys.get(keyDigest(key));
-    const user = userId === undefined ? undefined : this.users.get(userId);
-    if (userId === undefined || !user) throw Errors.invalidPersonalApiKey();
-    const principal: Principal = { userId, organizationId: user.organizationId, projectId: null };
-    if (projectParam === null) return principal;
+    const digest = keyDigest(key);
+    if (route.operator && this.operatorDigest !== null && digest === this.operatorDigest) {
+      return { principal: { userId: 0, organizationId: 0, projectId: null, keyDigest: null, operator: true } };
+    }
+    const entry = this.keys.get(digest);
+    if (!entry) return { miss: digest };
+    const user = this.users.get(entry.userId);
+    if (!user) throw Errors.invalidPersonalApiKey();
+    const orgUuid = this.organizationUuids.get(user.organizationId) ?? '';
+    const userScopeOnly = route.scope?.startsWith('user:') === true;
+
+    // PostHog exempts the user's own profile from the key's organization and project confinement.
+    if (!userScopeOnly && entry.scopedOrganizations?.length && !entry.scopedOrganizations.includes(orgUuid)) {
+      throw Errors.organizationOutsideKey(orgUuid);
+    }
+    const orgParam = params.organization_id;
+    if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(user.organizationId) && orgParam !== orgUuid) {
+      throw Errors.notFound('Organization not found.');
+    }
+    const projectId = route.projectFrom === 'token' ? this.projectOfToken(src.query, user) : this.projectOfPath(params.project_id, user);
+
+    if (entry.scopedTeams?.length && route.scope !== null && !userScopeOnly) {
+      if (projectId === null) throw Errors.keyConfinedToProjects();
+      if (!entry.scopedTeams.includes(projectId)) throw Errors.projectOutsideKey(projectId);
+    }
+    if (route.scope && !grants(entry.scopes, route.scope)) throw Errors.missingScope(route.scope);
+    return { principal: { userId: user.id, organizationId: user.organizationId, projectId, keyDigest: digest, operator: false } };
+  }
+
+  /** `:project_id`: the numeric id or `@current` (the user's current project); null when the path has none. */
+  private projectOfPath(param: string | undefined, user: AuthUser): number | null {
+    if (param === undefined) return null;
     let projectId: number;
-    if (projectParam === '@current') {
+    if (param === '@current') {
       if (user.currentProjectId === null) throw Errors.notFound('Project not found.');
       projectId = user.currentProjectId;
-    } else if (/^\d+$/.test(projectParam)) {
-      projectId = Number(projectParam);
+    } else if (/^\d+$/.test(param)) {
+      projectId = Number(param);
     } else {
       throw Errors.notFound('Project not found.');
     }
-    const org = this.projects.get(projectId);
-    if (org === undefined) throw Errors.notFound('Project not found.');
-    if (org !== user.organizationId) throw Errors.permissionDenied("You don't have access to the project.");
-    principal.projectId = projectId;
-    return principal;
+    const project = this.projects.get(projectId);
+    if (!project) throw Errors.notFound('Project not found.');
+    if (project.organizationId !== user.organizationId) throw Errors.permissionDenied("You don't have access to the project.");
+    return projectId;
   }
 
-  /** The organization of a project, for public endpoints authorised by a personal key (local evaluation). */
-  hasProject(projectId: number): boolean {
-    return this.projects.has(projectId);
+  /** `?token=` (or `api_key`): the project API key names the project of the local-evaluation definitions. */
+  private projectOfToken(query: Record<string, string>, user: AuthUser): number {
+    const token = query.token ?? query.api_key;
+    if (!token) throw Errors.missingApiKey();
+    const projectId = this.projectsByToken.get(token);
+    if (projectId === undefined) throw Errors.invalidApiKey();
+    if (this.projects.get(projectId)!.organizationId !== user.organizationId) throw Errors.permissionDenied("You don't have access to the project.");
+    return projectId;
   }
 }

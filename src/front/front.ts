@@ -9,6 +9,8 @@ import { Router } from '../http/router.js';
 import { ApiError, Errors } from '../protocol/errors.js';
 import type { AuthSnapshot, BootstrapResult, Principal, Reply, TaskItem } from '../protocol/worker-messages.js';
 import { AuthCache } from './auth-cache.js';
+import { KeyLookup } from './key-lookup.js';
+import { parseConsoleOrigins, privateOriginAllowed } from '../http/cors.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
@@ -36,6 +38,7 @@ export interface RunningQuill {
 
 export async function startQuill(config: Readonly<Config>, log: (msg: string) => void = console.log): Promise<RunningQuill> {
   assertNativeUws();
+  const consoleOrigins = parseConsoleOrigins(config.consoleOrigin);
   const pool = new WorkerPool(config, log);
   const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
   // Replays hand events to other workers, so every worker opens its shards before any starts replaying.
@@ -43,7 +46,8 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: step })));
   }
   pool.markStarted();
-  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }));
+  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
+  const keyLookup = new KeyLookup(pool, auth);
 
   const router = new Router<RouteDef>();
   for (const route of ROUTES) router.add(route.method, route.path, route);
@@ -65,12 +69,15 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     }
     let principal: Principal | null = null;
     if (route.auth === 'personal') {
-      const query = meta.authorization ? NO_QUERY : parseQuery(meta.rawQuery);
-      principal = auth.principal({ authorization: meta.authorization, body, query }, params.project_id ?? null);
-      const orgParam = params.organization_id;
-      if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(principal.organizationId)) {
-        throw Errors.notFound('Organization not found.');
+      const query = meta.authorization && !route.projectFrom ? NO_QUERY : parseQuery(meta.rawQuery);
+      const sources = { authorization: meta.authorization, body, query };
+      let resolved = auth.resolve(sources, route, params);
+      if ('miss' in resolved) {
+        await keyLookup.learn(resolved.miss, meta);
+        resolved = auth.resolve(sources, route, params);
+        if ('miss' in resolved) throw Errors.invalidPersonalApiKey();
       }
+      principal = resolved.principal;
     }
     if (route.body === 'json' && route.schema) {
       const invalid = checkBody(route.schema, body);
@@ -82,10 +89,19 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     return reply;
   }
 
+  /** Private routes grant CORS to the console's origins only (src/http/cors.ts); public ones to every origin. */
+  function restrictCors(ex: Exchange, req: uWS.HttpRequest, route: RouteDef): void {
+    if (route.auth === 'personal' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
+  }
+
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
-    if (method === 'OPTIONS') return ex.sendPreflight(req);
+    if (method === 'OPTIONS') {
+      const asked = router.match(req.getHeader('access-control-request-method').toUpperCase() || 'GET', path);
+      if (asked.kind === 'found') restrictCors(ex, req, asked.value);
+      return ex.sendPreflight(req);
+    }
     if (path === '/_health') {
       return ex.send(draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
     }
@@ -94,6 +110,7 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
+    restrictCors(ex, req, route);
     ex.readFacts(req, route.needs);
     inFlight++;
     dispatch(ex, route, match.params)

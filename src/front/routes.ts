@@ -5,6 +5,7 @@
 import type { TSchema } from 'typebox';
 import * as S from '../protocol/api-schemas.js';
 import type { FactNeeds } from '../http/exchange.js';
+import type { RequiredScope, ScopeObject } from '../domain/scopes.js';
 
 export type Auth =
   /** Personal API key (Bearer, body or query); project-scoped when the path has `:project_id`. */
@@ -29,6 +30,15 @@ interface RouteSpec {
   schema?: TSchema;
   /** Public ingestion: the client address is recorded as `$ip`. */
   recordsIp?: boolean;
+  /**
+   * Personal routes: the scope a key must hold (PostHog's `scope_object` with `read` for GET and `write` for the
+   * rest, unless the route says otherwise); null: any key of the user (a key reading itself).
+   */
+  scope?: RequiredScope | null;
+  /** The project comes from `?token=` (the project API key) instead of `:project_id`. */
+  projectFrom?: 'token';
+  /** The operator key (QUILL_OPERATOR_KEY) is accepted here as well as personal keys. */
+  operator?: true;
 }
 
 export interface RouteDef extends RouteSpec {
@@ -36,8 +46,14 @@ export interface RouteDef extends RouteSpec {
   needs: FactNeeds;
 }
 
-const api = (method: RouteSpec['method'], path: string, op: string, body: BodyMode = 'none', schema?: TSchema): RouteSpec =>
-  ({ method, path, op, auth: 'personal', body, ...(schema ? { schema } : {}) });
+/**
+ * A private route guarded by `scope`: a scope object (the action follows the method: GET reads, anything else
+ * writes) or a full scope for the exceptions (a POST that only reads).
+ */
+const api = (method: RouteSpec['method'], path: string, op: string, scope: ScopeObject | RequiredScope | null, body: BodyMode = 'none', schema?: TSchema): RouteSpec => ({
+  method, path, op, auth: 'personal', body, ...(schema ? { schema } : {}),
+  scope: scope === null || scope.includes(':') ? (scope as RequiredScope | null) : `${scope as ScopeObject}:${method === 'GET' ? 'read' : 'write'}`,
+});
 
 const P = '/api/projects/:project_id';
 const FF = `${P}/feature_flags`;
@@ -59,7 +75,8 @@ const SPECS: RouteSpec[] = [
   ingest('GET', '/engage', 'engage'),
 
   pub('POST', '/_fault/:kind', 'fault'),
-  { method: 'GET', path: '/_stats', op: 'stats', auth: 'personal', body: 'none' },
+  // Organization owners (node-wide counters, see src/worker/ops/stats.ts) or the operator key.
+  { method: 'GET', path: '/_stats', op: 'stats', auth: 'personal', body: 'none', scope: 'organization:read', operator: true },
 
   // Flag evaluation
   pub('POST', '/decide', 'decide'),
@@ -70,93 +87,102 @@ const SPECS: RouteSpec[] = [
   pub('GET', '/array/:token/config.js', 'remote_config.js'),
 
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
-  { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none' },
-  { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none' },
+  { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
+  { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
 
   // Accounts
-  api('GET', '/api/users/@me', 'users.me'),
-  api('POST', '/api/organizations', 'organizations.create', 'json', S.AnyObject),
-  api('GET', '/api/organizations/:organization_id', 'organizations.retrieve'),
-  api('PATCH', '/api/organizations/:organization_id', 'organizations.update', 'json', S.OrganizationUpdate),
-  api('GET', '/api/organizations/:organization_id/members', 'members.list'),
-  api('POST', '/api/organizations/:organization_id/members', 'members.create', 'json', S.MemberCreate),
-  api('GET', '/api/projects', 'projects.list'),
-  api('POST', '/api/projects', 'projects.create', 'json', S.ProjectCreate),
-  api('GET', P, 'projects.retrieve'),
-  api('GET', '/api/personal_api_keys', 'personal_keys.list'),
-  api('POST', '/api/personal_api_keys', 'personal_keys.create', 'json', S.PersonalKeyCreate),
-  api('GET', '/api/personal_api_keys/:id', 'personal_keys.retrieve'),
-  api('DELETE', '/api/personal_api_keys/:id', 'personal_keys.delete'),
+  api('GET', '/api/users/@me', 'users.me', 'user'),
+  api('POST', '/api/organizations', 'organizations.create', 'organization', 'json', S.AnyObject),
+  api('GET', '/api/organizations/:organization_id', 'organizations.retrieve', 'organization'),
+  api('PATCH', '/api/organizations/:organization_id', 'organizations.update', 'organization', 'json', S.OrganizationUpdate),
+  api('GET', '/api/organizations/:organization_id/members', 'members.list', 'organization_member'),
+  api('POST', '/api/organizations/:organization_id/members', 'members.create', 'organization_member', 'json', S.MemberCreate),
+  api('GET', '/api/projects', 'projects.list', 'project'),
+  api('POST', '/api/projects', 'projects.create', 'project', 'json', S.ProjectCreate),
+  api('GET', P, 'projects.retrieve', 'project'),
+  api('PATCH', P, 'projects.update', 'project', 'json', S.ProjectUpdate),
+  api('GET', '/api/personal_api_keys', 'personal_keys.list', 'personal_api_key'),
+  api('POST', '/api/personal_api_keys', 'personal_keys.create', 'personal_api_key', 'json', S.PersonalKeyCreate),
+  // A key can always read itself (PostHog's `@current`), whatever its scopes.
+  api('GET', '/api/personal_api_keys/@current', 'personal_keys.current', null),
+  api('GET', '/api/personal_api_keys/:id', 'personal_keys.retrieve', 'personal_api_key'),
+  api('DELETE', '/api/personal_api_keys/:id', 'personal_keys.delete', 'personal_api_key'),
 
   // Roles
-  api('GET', ROLES, 'roles.list'),
-  api('POST', ROLES, 'roles.create', 'json', S.RoleWrite),
-  api('GET', `${ROLES}/:id`, 'roles.retrieve'),
-  api('PATCH', `${ROLES}/:id`, 'roles.update', 'json', S.RoleWrite),
-  api('DELETE', `${ROLES}/:id`, 'roles.delete'),
-  api('GET', `${ROLES}/:id/role_memberships`, 'role_memberships.list'),
-  api('POST', `${ROLES}/:id/role_memberships`, 'role_memberships.create', 'json', S.RoleMembershipCreate),
-  api('DELETE', `${ROLES}/:id/role_memberships/:membership_id`, 'role_memberships.delete'),
+  api('GET', ROLES, 'roles.list', 'organization'),
+  api('POST', ROLES, 'roles.create', 'organization', 'json', S.RoleWrite),
+  api('GET', `${ROLES}/:id`, 'roles.retrieve', 'organization'),
+  api('PATCH', `${ROLES}/:id`, 'roles.update', 'organization', 'json', S.RoleWrite),
+  api('DELETE', `${ROLES}/:id`, 'roles.delete', 'organization'),
+  api('GET', `${ROLES}/:id/role_memberships`, 'role_memberships.list', 'organization'),
+  api('POST', `${ROLES}/:id/role_memberships`, 'role_memberships.create', 'organization', 'json', S.RoleMembershipCreate),
+  api('DELETE', `${ROLES}/:id/role_memberships/:membership_id`, 'role_memberships.delete', 'organization'),
 
   // Feature flags
-  api('GET', FF, 'flags.list'),
-  api('POST', FF, 'flags.create', 'json', S.FeatureFlagWrite),
-  api('GET', `${FF}/activity`, 'flags.all_activity'),
-  api('GET', `${FF}/local_evaluation`, 'flags.local_evaluation'),
-  api('GET', `${FF}/evaluation_reasons`, 'flags.evaluation_reasons'),
-  api('GET', `${FF}/my_flags`, 'flags.my_flags'),
-  api('POST', `${FF}/user_blast_radius`, 'flags.user_blast_radius', 'json', S.AnyObject),
-  api('GET', `${FF}/:id`, 'flags.retrieve'),
-  api('PATCH', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
-  api('PUT', `${FF}/:id`, 'flags.update', 'json', S.FeatureFlagWrite),
-  api('DELETE', `${FF}/:id`, 'flags.delete'),
-  api('GET', `${FF}/:id/activity`, 'flags.activity'),
+  api('GET', FF, 'flags.list', 'feature_flag'),
+  api('POST', FF, 'flags.create', 'feature_flag', 'json', S.FeatureFlagWrite),
+  api('GET', `${FF}/activity`, 'flags.all_activity', 'feature_flag'),
+  api('GET', `${FF}/local_evaluation`, 'flags.local_evaluation', 'feature_flag'),
+  api('GET', `${FF}/evaluation_reasons`, 'flags.evaluation_reasons', 'feature_flag'),
+  api('GET', `${FF}/my_flags`, 'flags.my_flags', 'feature_flag'),
+  api('POST', `${FF}/user_blast_radius`, 'flags.user_blast_radius', 'feature_flag:read', 'json', S.AnyObject),
+  api('GET', `${FF}/:id`, 'flags.retrieve', 'feature_flag'),
+  api('PATCH', `${FF}/:id`, 'flags.update', 'feature_flag', 'json', S.FeatureFlagWrite),
+  api('PUT', `${FF}/:id`, 'flags.update', 'feature_flag', 'json', S.FeatureFlagWrite),
+  api('DELETE', `${FF}/:id`, 'flags.delete', 'feature_flag'),
+  api('GET', `${FF}/:id/activity`, 'flags.activity', 'feature_flag'),
   // The seed names the flag parameter `parent_lookup_feature_flag_id`; the router position is shared with `:id`.
-  api('GET', `${FF}/:id/role_access`, 'flag_role_access.list'),
-  api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'json', S.RoleAccessCreate),
-  api('GET', `${FF}/:id/role_access/:access_id`, 'flag_role_access.retrieve'),
-  api('DELETE', `${FF}/:id/role_access/:access_id`, 'flag_role_access.delete'),
+  api('GET', `${FF}/:id/role_access`, 'flag_role_access.list', 'feature_flag'),
+  api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'feature_flag', 'json', S.RoleAccessCreate),
+  api('GET', `${FF}/:id/role_access/:access_id`, 'flag_role_access.retrieve', 'feature_flag'),
+  api('DELETE', `${FF}/:id/role_access/:access_id`, 'flag_role_access.delete', 'feature_flag'),
 
   // Persons (static paths before `:id`, which is a numeric id or a uuid)
-  api('GET', PERSONS, 'persons.list'),
-  api('POST', PERSONS, 'persons.create', 'json', S.PersonCreate),
-  api('GET', `${PERSONS}/activity`, 'persons.all_activity'),
-  api('GET', `${PERSONS}/properties`, 'persons.properties'),
-  api('GET', `${PERSONS}/values`, 'persons.values'),
-  api('GET', `${PERSONS}/cohorts`, 'persons.cohorts'),
-  api('GET', `${PERSONS}/:id`, 'persons.retrieve'),
-  api('PATCH', `${PERSONS}/:id`, 'persons.update', 'json', S.PersonUpdate),
-  api('PUT', `${PERSONS}/:id`, 'persons.update', 'json', S.PersonUpdate),
-  api('DELETE', `${PERSONS}/:id`, 'persons.delete'),
-  api('GET', `${PERSONS}/:id/activity`, 'persons.activity'),
-  api('POST', `${PERSONS}/:id/update_property`, 'persons.update_property', 'json', S.PersonPropertyUpdate),
-  api('POST', `${PERSONS}/:id/delete_property`, 'persons.delete_property', 'json', S.PersonPropertyDelete),
-  api('POST', `${PERSONS}/:id/split`, 'persons.split', 'json', S.PersonSplit),
+  api('GET', PERSONS, 'persons.list', 'person'),
+  api('POST', PERSONS, 'persons.create', 'person', 'json', S.PersonCreate),
+  api('GET', `${PERSONS}/activity`, 'persons.all_activity', 'person'),
+  api('GET', `${PERSONS}/properties`, 'persons.properties', 'person'),
+  api('GET', `${PERSONS}/values`, 'persons.values', 'person'),
+  api('GET', `${PERSONS}/cohorts`, 'persons.cohorts', 'person'),
+  api('GET', `${PERSONS}/trends`, 'persons.trends', 'person'),
+  api('GET', `${PERSONS}/:id`, 'persons.retrieve', 'person'),
+  api('PATCH', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
+  api('PUT', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
+  api('DELETE', `${PERSONS}/:id`, 'persons.delete', 'person'),
+  api('GET', `${PERSONS}/:id/activity`, 'persons.activity', 'person'),
+  api('POST', `${PERSONS}/:id/update_property`, 'persons.update_property', 'person', 'json', S.PersonPropertyUpdate),
+  api('POST', `${PERSONS}/:id/delete_property`, 'persons.delete_property', 'person', 'json', S.PersonPropertyDelete),
+  api('POST', `${PERSONS}/:id/split`, 'persons.split', 'person', 'json', S.PersonSplit),
 
   // Cohorts
-  api('GET', COHORTS, 'cohorts.list'),
-  api('POST', COHORTS, 'cohorts.create', 'json', S.CohortWrite),
-  api('GET', `${COHORTS}/:id`, 'cohorts.retrieve'),
-  api('PATCH', `${COHORTS}/:id`, 'cohorts.update', 'json', S.CohortWrite),
-  api('PUT', `${COHORTS}/:id`, 'cohorts.update', 'json', S.CohortWrite),
-  api('DELETE', `${COHORTS}/:id`, 'cohorts.delete'),
-  api('GET', `${COHORTS}/:id/persons`, 'cohorts.persons'),
-  api('PATCH', `${COHORTS}/:id/add_persons_to_static_cohort`, 'cohorts.add_persons', 'json', S.StaticCohortAdd),
-  api('PATCH', `${COHORTS}/:id/remove_person_from_static_cohort`, 'cohorts.remove_person', 'json', S.StaticCohortRemove),
+  api('GET', COHORTS, 'cohorts.list', 'cohort'),
+  api('POST', COHORTS, 'cohorts.create', 'cohort', 'json', S.CohortWrite),
+  api('GET', `${COHORTS}/:id`, 'cohorts.retrieve', 'cohort'),
+  api('PATCH', `${COHORTS}/:id`, 'cohorts.update', 'cohort', 'json', S.CohortWrite),
+  api('PUT', `${COHORTS}/:id`, 'cohorts.update', 'cohort', 'json', S.CohortWrite),
+  api('DELETE', `${COHORTS}/:id`, 'cohorts.delete', 'cohort'),
+  api('GET', `${COHORTS}/:id/persons`, 'cohorts.persons', 'cohort'),
+  api('PATCH', `${COHORTS}/:id/add_persons_to_static_cohort`, 'cohorts.add_persons', 'cohort', 'json', S.StaticCohortAdd),
+  api('PATCH', `${COHORTS}/:id/remove_person_from_static_cohort`, 'cohorts.remove_person', 'cohort', 'json', S.StaticCohortRemove),
 
   // Stored events (`values` before `:id`, which is an event uuid)
-  api('GET', `${P}/events`, 'events.list'),
-  api('GET', `${P}/events/values`, 'events.values'),
-  api('GET', `${P}/events/:id`, 'events.retrieve'),
+  api('GET', `${P}/events`, 'events.list', 'query'),
+  api('GET', `${P}/events/values`, 'events.values', 'query'),
+  api('GET', `${P}/events/:id`, 'events.retrieve', 'query'),
+
+  // Analyses (the body, for POST, is merged over the query string)
+  api('GET', `${P}/insights/trend`, 'insights.trend', 'insight'),
+  api('POST', `${P}/insights/trend`, 'insights.trend', 'insight:read', 'json', S.AnyObject),
 
   // Event definitions
-  api('GET', `${P}/event_definitions`, 'event_definitions.list'),
-  api('GET', `${P}/event_definitions/:id`, 'event_definitions.retrieve'),
-  api('PATCH', `${P}/event_definitions/:id`, 'event_definitions.update', 'json', S.EventDefinitionUpdate),
+  api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),
+  api('GET', `${P}/event_definitions/:id`, 'event_definitions.retrieve', 'event_definition'),
+  api('PATCH', `${P}/event_definitions/:id`, 'event_definitions.update', 'event_definition', 'json', S.EventDefinitionUpdate),
 ];
 
 /** Ingestion records the client address; the private API needs credentials, host and scheme (absolute URLs). */
-export const ROUTES: RouteDef[] = SPECS.map((r) => ({
-  ...r,
-  needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' },
-}));
+export const ROUTES: RouteDef[] = SPECS.map((r) => {
+  // A private route without a declared scope would be reachable by every key: refuse to start instead.
+  if (r.auth === 'personal' && r.scope === undefined) throw new Error(`route ${r.method} ${r.path} declares no scope`);
+  return { ...r, needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' } };
+});

@@ -44,6 +44,8 @@ export class Exchange {
   readonly rawQuery: string;
   /** CORS: the Origin to mirror. */
   readonly origin: string;
+  /** CORS: false when this is a private route and `origin` is not one of the console's (src/http/cors.ts). */
+  private corsGranted = true;
   readonly contentLength: number | null;
   /** Set by `readFacts` (synchronously, before the first await). */
   meta!: RequestMeta;
@@ -69,10 +71,7 @@ export class Exchange {
       ip = forwardedFor ? forwardedFor.split(',')[0]!.trim() : textDecoder.decode(this.res.getRemoteAddressAsText());
     }
     let url = '';
-    if (needs.api) {
-      const host = req.getHeader('host') || '127.0.0.1';
-      url = `${req.getHeader('x-forwarded-proto') || 'http'}://${host}${this.path}`;
-    }
+    if (needs.api) url = `${Exchange.ownOrigin(req)}${this.path}`;
     this.meta = {
       method: this.method,
       path: this.path,
@@ -87,6 +86,16 @@ export class Exchange {
       now: this.now,
     };
     return this.meta;
+  }
+
+  /** This server's origin as the request addressed it (scheme from a proxy's `X-Forwarded-Proto`). */
+  static ownOrigin(req: HttpRequest): string {
+    return `${req.getHeader('x-forwarded-proto') || 'http'}://${req.getHeader('host') || '127.0.0.1'}`;
+  }
+
+  /** Private routes: answer with a CORS grant only if `granted` (the origin is the console's). */
+  restrictCors(granted: boolean): void {
+    this.corsGranted = granted;
   }
 
   get isAborted(): boolean {
@@ -148,8 +157,10 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(reply.status));
       if (this.origin) {
-        this.res.writeHeader('Access-Control-Allow-Origin', this.origin);
-        this.res.writeHeader('Access-Control-Allow-Credentials', 'true');
+        if (this.corsGranted) {
+          this.res.writeHeader('Access-Control-Allow-Origin', this.origin);
+          this.res.writeHeader('Access-Control-Allow-Credentials', 'true');
+        }
         this.res.writeHeader('Vary', 'Origin');
       } else {
         this.res.writeHeader('Access-Control-Allow-Origin', '*');
@@ -170,7 +181,7 @@ export class Exchange {
       status: 200,
       body: '{"status":1}',
       headers: {
-        'Access-Control-Allow-Methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+        'Access-Control-Allow-Methods': 'GET, POST, PATCH, PUT, DELETE, OPTIONS',
         'Access-Control-Allow-Headers': requested || 'Content-Type, Authorization',
         'Access-Control-Max-Age': '86400',
       },

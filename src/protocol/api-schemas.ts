@@ -36,6 +36,14 @@ export const ProjectCreate = Type.Object({
   name: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'ProjectCreate' });
 
+/** PATCH /api/projects/:id/: the settings analyses read. */
+export const ProjectUpdate = Type.Object({
+  // Length and blank are checked by the worker, worded as DRF does (src/domain/account-fields.ts).
+  name: Type.Optional(Type.String()),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
+  test_account_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+}, { additionalProperties: true, $id: 'ProjectUpdate' });
+
 export const PersonalKeyCreate = Type.Object({
   label: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'PersonalKeyCreate' });

@@ -52,6 +52,14 @@ export const Errors = {
 
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
+  /** PostHog's APIScopePermission wording, for a personal key whose scopes do not hold what the route needs. */
+  missingScope: (scope: string) => new ApiError(403, 'authentication_error', 'permission_denied', `API key missing required scope '${scope}'`),
+  projectOutsideKey: (projectId: number) =>
+    new ApiError(403, 'authentication_error', 'permission_denied', `API key does not have access to the requested project: ID ${projectId}.`),
+  keyConfinedToProjects: () =>
+    new ApiError(403, 'authentication_error', 'permission_denied', 'API keys with scoped projects are only supported on project-based endpoints.'),
+  organizationOutsideKey: (organizationId: string) =>
+    new ApiError(403, 'authentication_error', 'permission_denied', `API key does not have access to the requested organization: ID ${organizationId}.`),
   notFound: (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail),
   methodNotAllowed: (method: string) =>
     new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),

@@ -8,7 +8,9 @@
  *    every owner of one of its events has applied it;
  *  - person write counters: a slot per (project, person id) hash, bumped after every committed write of a person
  *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts);
- *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts).
+ *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts);
+ *  - project data versions: a slot per project hash, bumped after every apply commit that stored events of the
+ *    project, so cached analysis results know when they are stale (src/worker/analytics/result-cache.ts).
  *
  * Positions travel as one number (positionNumber, src/stores/ingest-log/position.ts).
  */
@@ -24,8 +26,12 @@ const HEADER_BYTES = 16;
 /** Person write counter slots (a power of two); persons sharing a slot only invalidate each other's cache entries. */
 const PERSON_SLOTS = 1 << 16;
 
+/** Project version slots (a power of two); projects sharing a slot only invalidate each other's cached results. */
+const PROJECT_SLOTS = 1 << 12;
+
 const PERSON_WRITES_AT = HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8;
-const RINGS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
+const PROJECT_VERSIONS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
+const RINGS_AT = PROJECT_VERSIONS_AT + PROJECT_SLOTS * 4;
 
 export function createSharedState(): SharedArrayBuffer {
   // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
@@ -36,6 +42,7 @@ export class SharedState {
   private readonly words: Int32Array;
   private readonly applied: BigInt64Array;
   private readonly personWrites: Int32Array;
+  private readonly projectVersions: Int32Array;
   /** Parts waiting for each shard's owner. */
   readonly rings: PartRings;
 
@@ -43,6 +50,7 @@ export class SharedState {
     this.words = new Int32Array(buffer, 0, HEADER_BYTES / 4);
     this.applied = new BigInt64Array(buffer, HEADER_BYTES, MAX_SHARDS * MAX_SHARDS);
     this.personWrites = new Int32Array(buffer, PERSON_WRITES_AT, PERSON_SLOTS);
+    this.projectVersions = new Int32Array(buffer, PROJECT_VERSIONS_AT, PROJECT_SLOTS);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
   }
 
@@ -54,6 +62,15 @@ export class SharedState {
   /** Called after a persons transaction committed, with the (team, id) pairs of the rows it wrote, flattened. */
   personsChanged(teamsAndIds: readonly number[]): void {
     for (let i = 0; i < teamsAndIds.length; i += 2) Atomics.add(this.personWrites, personSlot(teamsAndIds[i]!, teamsAndIds[i + 1]!), 1);
+  }
+
+  /** Changes whenever events of the project were applied (or its slot-mates'). */
+  projectVersion(team: number): number {
+    return Atomics.load(this.projectVersions, projectSlot(team));
+  }
+
+  projectChanged(team: number): void {
+    Atomics.add(this.projectVersions, projectSlot(team), 1);
   }
 
   get started(): boolean {
@@ -78,4 +95,8 @@ export class SharedState {
 
 function personSlot(team: number, personId: number): number {
   return (Math.imul(team, 0x9e3779b1) ^ Math.imul(personId, 0x85ebca6b)) & (PERSON_SLOTS - 1);
+}
+
+function projectSlot(team: number): number {
+  return Math.imul(team, 0x9e3779b1) >>> 20;
 }

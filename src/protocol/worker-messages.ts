@@ -35,10 +35,19 @@ export type RequestMeta = Static<typeof RequestMeta>;
 
 /** Who is calling a private endpoint; resolved by the front from its in-memory key cache. */
 export const Principal = Type.Object({
+  /** 0 for the operator key. */
   userId: Type.Integer(),
+  /** 0 for the operator key. */
   organizationId: Type.Integer(),
-  /** Project named by the URL (`:project_id` or `@current`), already checked to belong to the organization. */
+  /**
+   * Project named by the URL (`:project_id` or `@current`) or by `?token=` (local-evaluation definitions), already
+   * checked to belong to the organization and to be within the key's projects.
+   */
   projectId: Type.Union([Type.Integer(), Type.Null()]),
+  /** SHA-256 of the personal API key used (the key-management operations compare rights with it); null: operator. */
+  keyDigest: Type.Union([Type.String(), Type.Null()]),
+  /** The caller used the operator key (QUILL_OPERATOR_KEY), accepted by `/_stats` only. */
+  operator: Type.Boolean(),
 });
 export type Principal = Static<typeof Principal>;
 
@@ -75,7 +84,7 @@ export const WireItem = Type.Tuple([
   Type.String(), // authorization
   Type.Number(), // now
   Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]), // params (null: none)
-  Type.Union([Type.Tuple([Type.Integer(), Type.Integer(), Type.Union([Type.Integer(), Type.Null()])]), Type.Null()]), // principal
+  Type.Union([Type.Tuple([Type.Integer(), Type.Integer(), Type.Union([Type.Integer(), Type.Null()]), Type.Union([Type.String(), Type.Null()]), Type.Boolean()]), Type.Null()]), // principal
   Type.Unknown(), // body
   Type.Union([Bytes, Type.Null()]), // raw
 ]);
@@ -93,7 +102,7 @@ export function toWire(item: TaskItem): WireItem {
   const hasParams = Object.keys(item.params).length > 0;
   return [
     item.op, m.method, m.path, m.rawQuery, m.url, m.contentType, m.contentEncoding, m.ip, m.ifNoneMatch, m.authorization, m.now,
-    hasParams ? item.params : null, p ? [p.userId, p.organizationId, p.projectId] : null, item.body ?? null, item.raw,
+    hasParams ? item.params : null, p ? [p.userId, p.organizationId, p.projectId, p.keyDigest, p.operator] : null, item.body ?? null, item.raw,
   ];
 }
 
@@ -106,7 +115,7 @@ export function fromWire(w: WireItem, parseQuery: (raw: string) => Record<string
       ip: w[7], ifNoneMatch: w[8], authorization: w[9], now: w[10],
     },
     params: w[11] ?? NO_PARAMS,
-    principal: p ? { userId: p[0], organizationId: p[1], projectId: p[2] } : null,
+    principal: p ? { userId: p[0], organizationId: p[1], projectId: p[2], keyDigest: p[3], operator: p[4] } : null,
     body: w[13],
     raw: w[14],
   };
@@ -179,9 +188,30 @@ export type BootstrapResult = Static<typeof BootstrapResult>;
  * (the plain key is shown once at creation), users with their organization and current project, projects with
  * their organization.
  */
+export const AuthKey = Type.Object({
+  digest: Type.String(),
+  userId: Type.Integer(),
+  scopes: Type.Array(Type.String()),
+  scopedTeams: Type.Union([Type.Array(Type.Integer()), Type.Null()]),
+  /** Organization uuids. */
+  scopedOrganizations: Type.Union([Type.Array(Type.String()), Type.Null()]),
+});
+export type AuthKey = Static<typeof AuthKey>;
+
+export const AuthUser = Type.Object({ id: Type.Integer(), organizationId: Type.Integer(), currentProjectId: Type.Union([Type.Integer(), Type.Null()]) });
+export type AuthUser = Static<typeof AuthUser>;
+
 export const AuthSnapshot = Type.Object({
-  keys: Type.Array(Type.Object({ digest: Type.String(), userId: Type.Integer() })),
-  users: Type.Array(Type.Object({ id: Type.Integer(), organizationId: Type.Integer(), currentProjectId: Type.Union([Type.Integer(), Type.Null()]) })),
-  projects: Type.Array(Type.Object({ id: Type.Integer(), organizationId: Type.Integer() })),
+  keys: Type.Array(AuthKey),
+  users: Type.Array(AuthUser),
+  organizations: Type.Array(Type.Object({ id: Type.Integer(), uuid: Type.String() })),
+  /** `token` is the public project API key: local-evaluation definitions name their project with it. */
+  projects: Type.Array(Type.Object({ id: Type.Integer(), organizationId: Type.Integer(), token: Type.String() })),
 });
 export type AuthSnapshot = Static<typeof AuthSnapshot>;
+
+/**
+ * Answer of the internal `auth.key` operation (no route names it; the front calls it for a key its cache does
+ * not know): the key and its user, read afresh, or null when no such key is stored.
+ */
+export type AuthKeyLookup = { key: AuthKey; user: AuthUser } | null;

@@ -12,6 +12,7 @@ import { OPS } from './ops/index.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
 import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-service.js';
+import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -35,6 +36,8 @@ export function createWorkerEntry(data: WorkerData) {
     [EVENTS_GET]: getHandler,
     [EVENTS_VALUES]: valuesHandler,
     [EVENTS_VOLUMES]: volumesHandler,
+    [ANALYTICS_SCAN]: analyticsScanHandler,
+    [ANALYTICS_FIRST_EVENT]: firstEventHandler,
   });
   const debug = data.config.logLevel === 'debug';
 

@@ -11,6 +11,7 @@ import { IngestService } from './ingest/ingest-service.js';
 import { ApplyPacer } from './ingest/apply-pacer.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
+import { ColumnCache } from '../stores/scan/column-cache.js';
 
 export interface Logger {
   info(msg: string): void;
@@ -40,6 +41,8 @@ export class WorkerRuntime {
   readonly pacer = new ApplyPacer();
   readonly peers: Peers;
   readonly log: Logger;
+  /** Decoded scan-layout columns of this thread's shards (src/stores/scan/column-cache.ts). */
+  readonly columnCache: ColumnCache;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -49,6 +52,7 @@ export class WorkerRuntime {
     peerHandlers: Record<string, PeerHandler>,
   ) {
     this.log = makeLogger(config, `[worker ${index}]`);
+    this.columnCache = new ColumnCache(config.analyticsCacheMb * 1024 * 1024);
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
     this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds));

@@ -54,10 +54,16 @@ t.test('unknown paths answer 404 with the error body, never a dropped connection
   const method = await fetch(`${q.base}/api/users/@me/`, { method: 'PUT', headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
   t.equal(method.status, 405);
   t.same(await method.json(), { type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.', attr: null });
-  const preflight = await fetch(`${q.base}/api/projects/@current/feature_flags/`, {
+  const preflight = await fetch(`${q.base}/batch/`, {
     method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-headers': 'authorization,content-type' },
   });
   t.equal(preflight.status, 200);
   t.equal(preflight.headers.get('access-control-allow-origin'), 'http://example.test');
   t.equal(preflight.headers.get('access-control-allow-headers'), 'authorization,content-type');
+  // The private API grants CORS to the console's origins only (test/e2e/private-cors.test.ts).
+  const privatePreflight = await fetch(`${q.base}/api/projects/@current/feature_flags/`, {
+    method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-headers': 'authorization,content-type' },
+  });
+  t.equal(privatePreflight.status, 200);
+  t.equal(privatePreflight.headers.get('access-control-allow-origin'), null);
 });

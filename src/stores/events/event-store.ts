@@ -16,6 +16,8 @@
  */
 import { join } from 'node:path';
 import { openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import type { ColumnCache } from '../scan/column-cache.js';
+import { ScanStore } from '../scan/scan-store.js';
 
 /** [person_id, timestamp ISO, properties JSON, elements_chain, person uuid] */
 type EventRow = [number | null, string, string, string, string];
@@ -61,12 +63,23 @@ export class EventStore {
   /** Counter increments of the current write transaction, flushed by `flushCounts`. */
   private readonly pendingCounts = new Map<string, { team: number; event: string; day: number; delta: number }>();
 
-  constructor(dir: string) {
+  /** The same events as column blocks, for analysis (src/stores/scan/scan-store.ts). */
+  readonly columns: ScanStore;
+
+  constructor(dir: string, columnCache: ColumnCache, shard: number) {
     this.env = openEnv(join(dir, 'events.mdb'));
     this.rows = openTable(this.env, 'events_v2');
     this.byUuid = openTable(this.env, 'by_uuid_v2');
     this.daily = openTable(this.env, 'daily_counts');
     this.state = openTable(this.env, 'state');
+    this.columns = new ScanStore(this.env, this.state, columnCache, shard);
+  }
+
+  /** Every stored event of every project, each project's oldest first (rebuilding the scan layout). */
+  *all(): Generator<StoredEvent> {
+    for (const { key, value } of this.rows.getRange({} as never) as Iterable<{ key: EventKey; value: EventRow }>) {
+      yield toEvent(key[0], key[1], key[2], key[3], key[4], value);
+    }
   }
 
   has(team: number, uuid: string): boolean {

@@ -109,6 +109,16 @@ export class PersonStore {
     return first;
   }
 
+  /** The highest person id handed out so far (person bitmaps of the analyses are sized by it). */
+  maxPersonId(): number {
+    return this.sequences.get('person') ?? 0;
+  }
+
+  /** Every merge override of a project: merged-away person id → the id it was merged into (one hop). */
+  *mergesOf(team: number): Iterable<[number, number]> {
+    for (const { key, value } of this.merged.getRange({ start: [team, 0], end: [team, MAX] })) yield [key[1], value];
+  }
+
   personIdOf(team: number, distinctId: string): number | undefined {
     return this.distinctIds.get([team, distinctId]);
   }

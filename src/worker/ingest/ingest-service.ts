@@ -149,6 +149,8 @@ export class IngestService {
       shardCount: this.shardCount,
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
+      columnCache: rt.columnCache,
+      rebuildScanLayout: rt.config.rebuildScanLayout,
     };
   }
 

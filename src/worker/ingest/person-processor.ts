@@ -18,7 +18,13 @@ import type { PersonRow, PersonStore } from '../../stores/persons/person-store.j
 export interface PersonOutcome {
   personId: number | null;
   personUuid: string;
+  /** The person's properties right after this event (an immutable snapshot: rows are copied on write). */
+  properties: Readonly<Record<string, unknown>>;
+  /** The person's created_at, or null when the event has no person. */
+  createdAt: string | null;
 }
+
+const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Person ids reserved per counter write: few gaps in the ids, few writes for a chunk of new persons. */
 const ID_BLOCK = 64;
@@ -58,7 +64,10 @@ export class PersonProcessor {
       delete props.$set_once;
       delete props.$unset;
       const existing = this.byDistinctId(ev.distinct_id);
-      return { personId: existing?.id ?? null, personUuid: existing?.uuid ?? personUuid(this.team, ev.distinct_id) };
+      return {
+        personId: existing?.id ?? null, personUuid: existing?.uuid ?? personUuid(this.team, ev.distinct_id),
+        properties: existing?.properties ?? NO_PROPERTIES, createdAt: existing?.created_at ?? null,
+      };
     }
     delete props.$process_person_profile;
 
@@ -81,8 +90,9 @@ export class PersonProcessor {
 
     const person = this.byDistinctId(ev.distinct_id) ?? this.create([ev.distinct_id], ev.timestamp, false);
     const updated = applyPersonUpdates(person.properties, personUpdatesOf(ev));
-    if (updated.changed) this.change(person).properties = updated.properties;
-    return { personId: person.id, personUuid: person.uuid };
+    const row = updated.changed ? this.change(person) : person;
+    if (updated.changed) row.properties = updated.properties;
+    return { personId: row.id, personUuid: row.uuid, properties: row.properties, createdAt: row.created_at };
   }
 
   /** Writes every changed person row. Call once, at the end of the transaction. */

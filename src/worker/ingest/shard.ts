@@ -36,6 +36,8 @@ import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
 import type { ApplyPacer } from './apply-pacer.js';
 import type { RingPart } from '../../protocol/part-rings.js';
+import type { ColumnCache } from '../../stores/scan/column-cache.js';
+import type { ScanEvent } from '../../stores/scan/block-builder.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -51,6 +53,10 @@ export interface ApplyContext {
   /** The ingest log directory of a shard. */
   logDir(shard: number): string;
   pacer: ApplyPacer;
+  /** This thread's cache of decoded scan-layout columns. */
+  columnCache: ColumnCache;
+  /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
+  rebuildScanLayout: boolean;
 }
 
 /**
@@ -195,7 +201,9 @@ export class Shard {
   }
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
-    const events = new EventStore(shardDir(dataDir, id));
+    const events = new EventStore(shardDir(dataDir, id), ctx.columnCache, id);
+    if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
+    if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
     const log = await IngestLog.open({ dir: shardLogDir(dataDir, id) });
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
   }
@@ -269,7 +277,7 @@ export class Shard {
     const lagMs = this.queue.length > 0 ? Math.round(performance.now() - this.queue[0]!.queuedAt) : 0;
     return {
       shard: this.id, backlog: this.backlog, lagMs, ...this.totals, deadLetters: this.deadLetters.stats(),
-      unreleasedRecords: this.source.pending, log: this.source.logStats,
+      unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(),
     };
   }
 
@@ -486,6 +494,7 @@ export class Shard {
       else byTeam.set(e.team, [e]);
     }
     const stored: StoredEvent[] = [];
+    const scanned = new Map<number, ScanEvent[]>();
     const setAside: DeadLetter[] = [...unreadable];
     // Uuids of this attempt only: what a failed attempt saw was not stored, so it must not count as stored later.
     const seen = new Set<string>();
@@ -516,6 +525,8 @@ export class Shard {
         return out;
       }));
       const lastSeen = new Map<string, string>();
+      const forScan: ScanEvent[] = [];
+      scanned.set(team, forScan);
       fresh.forEach((ce, i) => {
         const outcome = outcomes[i];
         const e = ce.event;
@@ -531,10 +542,15 @@ export class Shard {
           setAside.push(this.letterFor(ce, error));
           return;
         }
+        const ts = Date.parse(e.timestamp);
         stored.push({
           team, uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, person_id: outcome.personId,
-          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts: Date.parse(e.timestamp),
-          properties_json, elements_chain: e.elements_chain,
+          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts, properties_json, elements_chain: e.elements_chain,
+        });
+        forScan.push({
+          ts, event: e.event, distinctId: e.distinct_id, personId: outcome.personId ?? 0,
+          personCreatedAt: outcome.createdAt === null ? NaN : Date.parse(outcome.createdAt),
+          properties: e.properties, personProperties: outcome.properties, elementsChain: e.elements_chain,
         });
         const prev = lastSeen.get(e.event);
         if (!prev || prev < e.timestamp) lastSeen.set(e.event, e.timestamp);
@@ -547,9 +563,14 @@ export class Shard {
       await atomically(this.events.env, () => processing(() => {
         for (const e of stored) this.events.put(e);
         this.events.flushCounts();
+        for (const [team, events] of scanned) this.events.columns.append(team, events);
         for (const letter of setAside) this.deadLetters.write(letter);
         if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
       }));
+    } catch (error) {
+      // The open scan blocks in memory took events that were not stored.
+      this.events.columns.reloadOpen();
+      throw error;
     } finally {
       // Counters queued by a transaction that threw must not leak into the next one.
       this.events.discardCounts();
@@ -559,6 +580,7 @@ export class Shard {
     this.totals.duplicateEvents += duplicates;
     this.totals.droppedEvents += dropped;
     this.totals.deadLetteredEvents += setAside.length;
+    for (const team of scanned.keys()) this.ctx.shared.projectChanged(team);
     if (reached) this.advanced(reached);
   }
 
@@ -572,4 +594,33 @@ export class Shard {
       })
       .catch((error: unknown) => this.ctx.log.error(`shard ${this.id}: waiting for a flush failed: ${error}`));
   }
+}
+
+/**
+ * Builds the scan layout of a shard from its stored rows (a data directory from before the layout existed, or of an
+ * older layout version). Person properties are the persons' current ones: what they were at each event was not kept.
+ */
+async function rebuildScanLayout(id: number, events: EventStore, ctx: ApplyContext): Promise<void> {
+  const started = performance.now();
+  const persons = new Map<string, { properties: Record<string, unknown>; createdAt: number } | null>();
+  const count = await events.columns.rebuild((emit) => {
+    for (const e of events.all()) {
+      let person: { properties: Record<string, unknown>; createdAt: number } | null = null;
+      if (e.person_id !== null) {
+        const key = `${e.team}:${e.person_id}`;
+        person = persons.get(key) ?? null;
+        if (!persons.has(key)) {
+          const row = ctx.persons.resolve(e.team, e.person_id);
+          person = row ? { properties: row.properties, createdAt: Date.parse(row.created_at) } : null;
+          persons.set(key, person);
+        }
+      }
+      emit(e.team, {
+        ts: e.ts, event: e.event, distinctId: e.distinct_id, personId: e.person_id ?? 0,
+        personCreatedAt: person?.createdAt ?? NaN, properties: JSON.parse(e.properties_json) as Record<string, unknown>,
+        personProperties: person?.properties ?? {}, elementsChain: e.elements_chain,
+      });
+    }
+  });
+  if (count > 0) ctx.log.info(`shard ${id}: built the scan layout of ${count} stored events in ${Math.round(performance.now() - started)} ms`);
 }

@@ -5,9 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { all } from '../../stores/lmdb-env.js';
 import { ACCESS_LEVEL_EDIT, type Organization, type PersonalApiKey, type Project, type User } from '../../domain/model.js';
+import { checkEmail, checkText, MAX_LENGTH, type Checked } from '../../domain/account-fields.js';
+import { checkKeyReach } from '../../domain/key-request.js';
+import { FULL_ACCESS, firstUngranted, reachWithin, restrictionWithin, type KeyReach } from '../../domain/scopes.js';
 import { keyDigest, maskKey, newPersonalApiKey, newProjectApiKey } from '../../domain/secrets.js';
 import { Errors } from '../../protocol/errors.js';
-import type { AuthSnapshot } from '../../protocol/worker-messages.js';
+import type { AuthKey, AuthKeyLookup, AuthSnapshot, AuthUser, TaskItem } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { paginate } from '../pagination.js';
 import { replicate } from '../replication.js';
@@ -44,13 +47,34 @@ export function createProject(meta: MetaStore, orgId: number, name: string, apiT
   return project;
 }
 
-export function createPersonalKey(meta: MetaStore, userId: number, label: string, key: string = newPersonalApiKey()): { record: PersonalApiKey; key: string } {
+const FULL_REACH: KeyReach = { scopes: [FULL_ACCESS], scopedTeams: null, scopedOrganizations: null };
+
+export function createPersonalKey(
+  meta: MetaStore, userId: number, label: string, key: string = newPersonalApiKey(), reach: KeyReach = FULL_REACH,
+): { record: PersonalApiKey; key: string } {
   const digest = keyDigest(key);
   if (meta.personalKeys.get(digest)) throw Errors.validation('value', 'unique', 'This personal API key already exists.');
-  const record: PersonalApiKey = { id: randomUUID(), user_id: userId, label, digest, mask_value: maskKey(key), created_at: nowIso(), last_used_at: null, scopes: ['*'] };
+  const record: PersonalApiKey = {
+    id: randomUUID(), user_id: userId, label, digest, mask_value: maskKey(key), created_at: nowIso(), last_used_at: null,
+    scopes: [...reach.scopes], scoped_teams: reach.scopedTeams ? [...reach.scopedTeams] : null,
+    scoped_organizations: reach.scopedOrganizations ? [...reach.scopedOrganizations] : null,
+  };
   meta.personalKeys.put(digest, record);
   return { record, key };
 }
+
+export function reachOf(k: PersonalApiKey): KeyReach {
+  return { scopes: k.scopes, scopedTeams: k.scoped_teams ?? null, scopedOrganizations: k.scoped_organizations ?? null };
+}
+
+/** The checked value of an account field (src/domain/account-fields.ts), or its DRF-style 400. */
+export function fieldValue(checked: Checked): string | undefined {
+  if ('problem' in checked) throw Errors.validation(checked.problem.attr, checked.problem.code, checked.problem.detail);
+  return checked.value;
+}
+
+const requiredText = (body: Record<string, unknown>, attr: string, max: number): string =>
+  fieldValue(checkText(attr, body[attr], { max, required: true }))!;
 
 // ---- serializers ----
 
@@ -67,13 +91,16 @@ function serializeOrganization(org: Organization, level: number): object {
   return { id: org.uuid, numeric_id: org.id, name: org.name, created_at: org.created_at, membership_level: level, feature_flags_access_level: org.feature_flags_access_level };
 }
 
-function serializeProject(meta: MetaStore, p: Project): object {
+export function serializeProject(meta: MetaStore, p: Project): object {
   const org = meta.organizations.get(p.organization_id);
-  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, is_demo: false };
+  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], is_demo: false };
 }
 
 function serializeKey(k: PersonalApiKey, plain?: string): object {
-  const out: Record<string, unknown> = { id: k.id, label: k.label, mask_value: k.mask_value, created_at: k.created_at, last_used_at: k.last_used_at, user_id: k.user_id, scopes: k.scopes };
+  const out: Record<string, unknown> = {
+    id: k.id, label: k.label, mask_value: k.mask_value, created_at: k.created_at, last_used_at: k.last_used_at, user_id: k.user_id,
+    scopes: k.scopes, scoped_teams: k.scoped_teams ?? [], scoped_organizations: k.scoped_organizations ?? [],
+  };
   if (plain) out.value = plain;
   return out;
 }
@@ -100,15 +127,8 @@ export function isOrgAdmin(user: User): boolean {
   return user.membership_level >= LEVEL_ADMIN;
 }
 
-function requireAdmin(user: User): void {
+export function requireAdmin(user: User): void {
   if (!isOrgAdmin(user)) throw Errors.permissionDenied('Your organization access level is insufficient.');
-}
-
-function requiredString(body: Record<string, unknown>, field: string): string {
-  const v = body[field];
-  if (v === undefined || v === null) throw Errors.required(field);
-  if (typeof v !== 'string' || v.trim() === '') throw Errors.validation(field, 'blank', 'This field may not be blank.');
-  return v;
 }
 
 // ---- operations ----
@@ -144,7 +164,7 @@ export const retrieveProject: OpHandler = (item, rt) => {
 export const createProjectOp: OpHandler = async (item, rt) => {
   const user = userOf(rt.meta, principalOf(item).userId);
   requireAdmin(user);
-  const name = requiredString(bodyOf(item), 'name');
+  const name = requiredText(bodyOf(item), 'name', MAX_LENGTH.projectName);
   const project = await rt.meta.write(() => createProject(rt.meta, user.organization_id, name));
   await replicate(rt, { projects: true, projectId: project.id });
   return { ...json(201, serializeProject(rt.meta, project)), authChanged: true };
@@ -158,8 +178,8 @@ export const createOrganizationOp: OpHandler = async (item, rt) => {
   const caller = userOf(rt.meta, principalOf(item).userId);
   if (caller.membership_level < LEVEL_OWNER) throw Errors.permissionDenied('Only organization owners can create organizations.');
   const body = bodyOf(item);
-  const name = requiredString(body, 'name');
-  const email = typeof body.email === 'string' && body.email ? body.email : null;
+  const name = requiredText(body, 'name', MAX_LENGTH.organizationName);
+  const email = fieldValue(checkEmail('email', body.email, false)) ?? null;
   const result = await rt.meta.write(() => {
     const org = createOrganization(rt.meta, name);
     const project = createProject(rt.meta, org.id, 'Default project');
@@ -188,10 +208,11 @@ export const updateOrganization: OpHandler = async (item, rt) => {
   const user = userOf(rt.meta, principalOf(item).userId);
   requireAdmin(user);
   const body = bodyOf(item);
+  const name = fieldValue(checkText('name', body.name, { max: MAX_LENGTH.organizationName, required: false }));
   const org = await rt.meta.write(() => {
     const current = organizationOf(rt.meta, user);
     const next = { ...current };
-    if (typeof body.name === 'string' && body.name.trim()) next.name = body.name;
+    if (name !== undefined) next.name = name;
     if (body.feature_flags_access_level !== undefined) next.feature_flags_access_level = accessLevel(body.feature_flags_access_level);
     rt.meta.organizations.put(next.id, next);
     return next;
@@ -218,7 +239,8 @@ export const createMember: OpHandler = async (item, rt) => {
   const admin = userOf(rt.meta, principalOf(item).userId);
   requireAdmin(admin);
   const body = bodyOf(item);
-  const email = requiredString(body, 'email');
+  const email = fieldValue(checkEmail('email', body.email, true))!;
+  const firstName = fieldValue(checkText('first_name', body.first_name, { max: MAX_LENGTH.firstName, required: false, allowBlank: true })) ?? '';
   const level = body.level === undefined ? LEVEL_MEMBER : body.level;
   if (level !== LEVEL_MEMBER && level !== LEVEL_ADMIN) throw Errors.validation('level', 'invalid_choice', `"${String(level)}" is not a valid choice.`);
   const result = await rt.meta.write(() => {
@@ -226,50 +248,108 @@ export const createMember: OpHandler = async (item, rt) => {
       if (value.email.toLowerCase() === email.toLowerCase()) throw Errors.validation('email', 'unique', 'A user with this email already exists.');
     }
     const org = organizationOf(rt.meta, admin);
-    const user = createUser(rt.meta, org, { email, first_name: typeof body.first_name === 'string' ? body.first_name : '', level, currentProjectId: admin.current_project_id });
+    const user = createUser(rt.meta, org, { email, first_name: firstName, level, currentProjectId: admin.current_project_id });
     const key = createPersonalKey(rt.meta, user.id, 'Initial key');
     return { user, key: key.key };
   });
   return { ...json(201, { ...serializeMember(result.user), personal_api_key: result.key }), authChanged: true };
 };
 
+/**
+ * The key the caller used, read afresh (it may have been minted by `quill create-key` in another process).
+ * A key sees, creates and deletes only keys whose rights are within its own (src/domain/scopes.ts `reachWithin`):
+ * a read-only key cannot mint a full-access key, nor delete or list the full-access key it was made from.
+ */
+function callerKey(meta: MetaStore, item: TaskItem): PersonalApiKey {
+  const digest = principalOf(item).keyDigest;
+  meta.env.resetReadTxn();
+  const key = digest ? meta.personalKeys.get(digest) : undefined;
+  if (!key) throw Errors.invalidPersonalApiKey();
+  return key;
+}
+
+function visibleKeys(meta: MetaStore, caller: PersonalApiKey): PersonalApiKey[] {
+  const outer = reachOf(caller);
+  return all(meta.personalKeys.getRange().map((e) => e.value).filter((k) => k.user_id === caller.user_id && reachWithin(outer, reachOf(k))));
+}
+
 export const listPersonalKeys: OpHandler = (item, rt) => {
-  const userId = principalOf(item).userId;
-  const keys = all(rt.meta.personalKeys.getRange().map((e) => e.value).filter((k) => k.user_id === userId));
+  const keys = visibleKeys(rt.meta, callerKey(rt.meta, item));
   keys.sort((a, b) => b.created_at.localeCompare(a.created_at));
   return json(200, keys.map((k) => serializeKey(k)));
 };
 
+/** The rights of a new key: those asked for, each within the caller's; a field left out copies the caller's. */
+function newKeyReach(meta: MetaStore, user: User, caller: PersonalApiKey, body: Record<string, unknown>): KeyReach {
+  const org = organizationOf(meta, user);
+  const checked = checkKeyReach(body, { projectIds: new Set(projectsOfOrg(meta, org.id).map((p) => p.id)), organizationUuid: org.uuid }, reachOf(caller));
+  if ('problem' in checked) throw Errors.validation(checked.problem.attr, checked.problem.code, checked.problem.detail);
+  const outer = reachOf(caller);
+  const ungranted = firstUngranted(outer.scopes, checked.reach.scopes);
+  if (ungranted) throw Errors.permissionDenied(`API key cannot grant scope '${ungranted}': it does not hold it.`);
+  if (!restrictionWithin(outer.scopedTeams, checked.reach.scopedTeams) || !restrictionWithin(outer.scopedOrganizations, checked.reach.scopedOrganizations)) {
+    throw Errors.permissionDenied('API key cannot create a key reaching projects or organizations it cannot reach.');
+  }
+  return checked.reach;
+}
+
 export const createPersonalKeyOp: OpHandler = async (item, rt) => {
-  const userId = principalOf(item).userId;
-  const label = requiredString(bodyOf(item), 'label');
-  const { record, key } = await rt.meta.write(() => createPersonalKey(rt.meta, userId, label));
+  const caller = callerKey(rt.meta, item);
+  const user = userOf(rt.meta, caller.user_id);
+  const body = bodyOf(item);
+  const label = requiredText(body, 'label', MAX_LENGTH.keyLabel);
+  const reach = newKeyReach(rt.meta, user, caller, body);
+  const { record, key } = await rt.meta.write(() => createPersonalKey(rt.meta, user.id, label, undefined, reach));
   return { ...json(201, serializeKey(record, key)), authChanged: true };
 };
 
-function findKey(meta: MetaStore, userId: number, id: string): PersonalApiKey {
-  for (const { value } of meta.personalKeys.getRange()) if (value.id === id && value.user_id === userId) return value;
-  throw Errors.notFound();
+function findKey(meta: MetaStore, caller: PersonalApiKey, id: string): PersonalApiKey {
+  const found = visibleKeys(meta, caller).find((k) => k.id === id);
+  if (!found) throw Errors.notFound();
+  return found;
 }
 
+export const currentPersonalKey: OpHandler = (item, rt) => json(200, serializeKey(callerKey(rt.meta, item)));
+
 export const retrievePersonalKey: OpHandler = (item, rt) =>
-  json(200, serializeKey(findKey(rt.meta, principalOf(item).userId, item.params.id ?? '')));
+  json(200, serializeKey(findKey(rt.meta, callerKey(rt.meta, item), item.params.id ?? '')));
 
 export const deletePersonalKey: OpHandler = async (item, rt) => {
-  const userId = principalOf(item).userId;
   await rt.meta.write(() => {
-    const key = findKey(rt.meta, userId, item.params.id ?? '');
+    const key = findKey(rt.meta, callerKey(rt.meta, item), item.params.id ?? '');
     rt.meta.personalKeys.remove(key.digest);
   });
   return { ...empty(204), authChanged: true };
 };
 
+const authUserOf = (u: User): AuthUser => ({ id: u.id, organizationId: u.organization_id, currentProjectId: u.current_project_id });
+
+function authKeyOf(k: PersonalApiKey): AuthKey {
+  return { digest: k.digest, userId: k.user_id, scopes: k.scopes, scopedTeams: k.scoped_teams ?? null, scopedOrganizations: k.scoped_organizations ?? null };
+}
+
 /** The front's auth cache source (see AuthSnapshot). */
 export function authSnapshot(rt: WorkerRuntime): AuthSnapshot {
   rt.meta.env.resetReadTxn();
   return {
-    keys: all(rt.meta.personalKeys.getRange().map(({ value }) => ({ digest: value.digest, userId: value.user_id }))),
-    users: all(rt.meta.users.getRange().map(({ value }) => ({ id: value.id, organizationId: value.organization_id, currentProjectId: value.current_project_id }))),
-    projects: all(rt.meta.projects.getRange().map(({ value }) => ({ id: value.id, organizationId: value.organization_id }))),
+    keys: all(rt.meta.personalKeys.getRange().map(({ value }) => authKeyOf(value))),
+    users: all(rt.meta.users.getRange().map(({ value }) => authUserOf(value))),
+    organizations: all(rt.meta.organizations.getRange().map(({ value }) => ({ id: value.id, uuid: value.uuid }))),
+    projects: all(rt.meta.projects.getRange().map(({ value }) => ({ id: value.id, organizationId: value.organization_id, token: value.api_token }))),
   };
 }
+
+/**
+ * Internal operation `auth.key` (no route names it): one key by digest, read in a fresh read transaction so a key
+ * written by another process is seen (src/front/key-lookup.ts).
+ */
+export const authKey: OpHandler = (item, rt) => {
+  const digest = (bodyOf(item).digest as string | undefined) ?? '';
+  rt.meta.env.resetReadTxn();
+  const key = rt.meta.personalKeys.get(digest);
+  const user = key ? rt.meta.users.get(key.user_id) : undefined;
+  const found: AuthKeyLookup = key && user
+    ? { key: authKeyOf(key), user: authUserOf(user) }
+    : null;
+  return json(200, found);
+};

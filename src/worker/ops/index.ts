@@ -17,6 +17,8 @@ import * as cohorts from './cohorts.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
+import * as insights from './insights.js';
+import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
 export const OPS: Record<string, OpHandler> = {
@@ -37,6 +39,8 @@ export const OPS: Record<string, OpHandler> = {
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,
 
+  /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
+  'auth.key': accounts.authKey,
   'users.me': accounts.me,
   'organizations.create': accounts.createOrganizationOp,
   'organizations.retrieve': accounts.retrieveOrganization,
@@ -46,8 +50,10 @@ export const OPS: Record<string, OpHandler> = {
   'projects.list': accounts.listProjects,
   'projects.create': accounts.createProjectOp,
   'projects.retrieve': accounts.retrieveProject,
+  'projects.update': projectSettings.updateProject,
   'personal_keys.list': accounts.listPersonalKeys,
   'personal_keys.create': accounts.createPersonalKeyOp,
+  'personal_keys.current': accounts.currentPersonalKey,
   'personal_keys.retrieve': accounts.retrievePersonalKey,
   'personal_keys.delete': accounts.deletePersonalKey,
 
@@ -98,6 +104,8 @@ export const OPS: Record<string, OpHandler> = {
   'events.list': events.listEvents,
   'events.values': events.eventValues,
   'events.retrieve': events.retrieveEvent,
+  'insights.trend': insights.trend,
+  'persons.trends': insights.personsTrends,
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,

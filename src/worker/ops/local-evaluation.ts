@@ -12,7 +12,7 @@ import type { Project } from '../../domain/model.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { principalOf, type OpHandler } from './types.js';
+import { projectIdOf, type OpHandler } from './types.js';
 
 interface Definitions {
   body: string;
@@ -34,26 +34,19 @@ function answer(item: TaskItem, defs: Definitions): Reply {
   return { status: 200, body: defs.body, contentType: 'application/json', headers: { ETag: defs.etag, 'Cache-Control': 'no-cache' } };
 }
 
-/** `?token=` names the project; the personal key's user must belong to its organization. */
-function projectFromToken(item: TaskItem, rt: WorkerRuntime): Project {
-  const token = item.meta.query.token ?? item.meta.query.api_key;
-  if (!token) throw Errors.missingApiKey();
-  const project = rt.cache.projectByToken(token);
-  if (!project) throw Errors.invalidApiKey();
-  if (project.organization_id !== principalOf(item).organizationId) throw Errors.permissionDenied("You don't have access to the project.");
+/** The project the front resolved from `?token=` (checked against the key's organization, projects and scopes). */
+function projectOf(item: TaskItem, rt: WorkerRuntime): Project {
+  const project = rt.cache.project(projectIdOf(item));
+  if (!project) throw Errors.notFound('Project not found.');
   return project;
 }
 
 const wantsCohorts = (item: TaskItem): boolean => 'send_cohorts' in item.meta.query && item.meta.query.send_cohorts !== 'false';
 
 /** `/flags/definitions` always sends cohorts (as the Rust service does); the older path only when asked. */
-export const flagDefinitions: OpHandler = (item, rt) => answer(item, definitionsOf(rt, projectFromToken(item, rt), true));
+export const flagDefinitions: OpHandler = (item, rt) => answer(item, definitionsOf(rt, projectOf(item, rt), true));
 
 export const legacyLocalEvaluation: OpHandler = (item, rt) =>
-  answer(item, definitionsOf(rt, projectFromToken(item, rt), wantsCohorts(item)));
+  answer(item, definitionsOf(rt, projectOf(item, rt), wantsCohorts(item)));
 
-export const projectLocalEvaluation: OpHandler = (item, rt) => {
-  const project = rt.cache.project(principalOf(item).projectId ?? -1);
-  if (!project) throw Errors.notFound('Project not found.');
-  return answer(item, definitionsOf(rt, project, wantsCohorts(item)));
-};
+export const projectLocalEvaluation: OpHandler = (item, rt) => answer(item, definitionsOf(rt, projectOf(item, rt), wantsCohorts(item)));

@@ -1,7 +1,9 @@
 /**
  * Authenticating public requests (capture, flags) by the project token found in them (ingestion-and-api.md §1.4:
  * Django's database check, as the seed's error table describes). A personal API key is accepted in place of the
- * token when the request also names `project_id` and the key's user belongs to that project's organization.
+ * token when the request also names `project_id` and the key's user belongs to that project's organization. As in
+ * PostHog, no scope is asked for on this path, but a key confined to some projects (`scoped_teams`) or to an
+ * organization reaches only those.
  */
 import type { Project } from '../../domain/model.js';
 import { keyDigest } from '../../domain/secrets.js';
@@ -19,5 +21,8 @@ export function projectForToken(rt: WorkerRuntime, token: string | null, project
   const user = key ? rt.meta.users.get(key.user_id) : undefined;
   const target = rt.cache.project(id);
   if (!user || !target || target.organization_id !== user.organization_id) throw Errors.invalidPersonalApiKey();
+  if (key!.scoped_teams?.length && !key!.scoped_teams.includes(target.id)) throw Errors.projectOutsideKey(target.id);
+  const orgUuid = rt.meta.organizations.get(target.organization_id)?.uuid ?? '';
+  if (key!.scoped_organizations?.length && !key!.scoped_organizations.includes(orgUuid)) throw Errors.organizationOutsideKey(orgUuid);
   return target;
 }

@@ -9,7 +9,8 @@ import { Errors } from '../../protocol/errors.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { paginate } from '../pagination.js';
 import { empty, json } from '../reply.js';
-import { accessLevel, isOrgAdmin, userOf, userRef, userRefById } from './accounts.js';
+import { checkText, MAX_LENGTH } from '../../domain/account-fields.js';
+import { accessLevel, fieldValue, isOrgAdmin, userOf, userRef, userRefById } from './accounts.js';
 import { bodyOf, nowIso, principalOf, type OpHandler } from './types.js';
 
 function roleOf(meta: MetaStore, orgId: number, id: string | undefined): Role {
@@ -51,9 +52,7 @@ function requireAdminOf(meta: MetaStore, userId: number) {
 }
 
 function roleName(body: Record<string, unknown>, meta: MetaStore, orgId: number, exceptId?: string): string {
-  const name = body.name;
-  if (name === undefined || name === null) throw Errors.required('name');
-  if (typeof name !== 'string' || !name.trim()) throw Errors.validation('name', 'blank', 'This field may not be blank.');
+  const name = fieldValue(checkText('name', body.name, { max: MAX_LENGTH.roleName, required: true }))!;
   for (const r of rolesOfOrg(meta, orgId)) {
     if (r.id !== exceptId && r.name.toLowerCase() === name.toLowerCase()) throw Errors.validation('name', 'unique', 'There is already a role with this name.');
   }

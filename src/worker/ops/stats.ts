@@ -1,16 +1,30 @@
 /**
- * `GET /_stats` (personal API key): ingestion counters of every shard, for operators and the benchmarks, which
- * use it to tell when everything acknowledged has been applied. `backlog` is the number of events logged (and
- * acknowledged) but not yet applied; the other counters are totals since the server started.
+ * `GET /_stats`: ingestion counters of every shard, for operators and the benchmarks, which use it to tell when
+ * everything acknowledged has been applied. `backlog` is the number of events logged (and acknowledged) but not
+ * yet applied; the other counters are totals since the server started.
  *
- * `dropped` totals, by reason, every event a client sent that was not stored: the reasons capture drops events for
- * (missing_distinct_id, missing_event_name, not_an_object, too_deep: src/domain/ingest/accept-events.ts), events
- * that only update a person sent with `$process_person_profile: false` (person_event_without_profile), and events
- * the apply loop could not apply and set aside (dead_letter; kept, per shard in `deadLetters` with their reasons).
+ * Who may read it: the owner of an organization (with a key holding `organization:read`), or the operator key
+ * (QUILL_OPERATOR_KEY). Every counter here is node-wide: a count or a latency summed over all projects, carrying
+ * no project's ids, names, events or properties. An owner sees them because they describe the instance their
+ * data goes through (is my data applied yet, is the disk keeping up), not another tenant's data; an owner also
+ * gets `organization`: the ids of their own projects, and nothing of other organizations. The operator sees the
+ * same counters and every organization with its projects. Per-project counters, should they come, must be
+ * filtered like `visibleOrganizations` below.
  */
+import { all } from '../../stores/lmdb-env.js';
+import { Errors } from '../../protocol/errors.js';
 import { json } from '../reply.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { LEVEL_OWNER, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
 import { principalOf } from './types.js';
+
+/** Organizations (and their project ids) the caller may see: their own, or all of them for the operator. */
+function visibleOrganizations(rt: WorkerRuntime, organizationId: number | null): { id: number; name: string; projects: number[] }[] {
+  const orgs = all(rt.meta.organizations.getRange().map((e) => e.value)).filter((o) => organizationId === null || o.id === organizationId);
+  const projects = all(rt.meta.projects.getRange().map((e) => e.value));
+  return orgs.map((o) => ({ id: o.id, name: o.name, projects: projects.filter((p) => p.organization_id === o.id).map((p) => p.id) }));
+}
 
 interface ShardStats {
   droppedEvents: number;
@@ -22,18 +36,36 @@ interface WorkerStats {
   dropped: Record<string, number>;
 }
 
-export const ingestionStats: OpHandler = async (item, rt) => {
-  principalOf(item);
-  const perWorker = await rt.peers.all<WorkerStats>({ kind: 'stats' });
-  const shards = perWorker.flatMap((w) => w.shards);
+/** Node-wide drop counts by reason: what the workers' capture requests dropped and what the shards did not apply. */
+function droppedOf(perWorker: readonly WorkerStats[]): Record<string, number> {
   const dropped: Record<string, number> = {};
   const add = (reason: string, n: number) => {
     if (n > 0) dropped[reason] = (dropped[reason] ?? 0) + n;
   };
-  for (const w of perWorker) for (const [reason, n] of Object.entries(w.dropped)) add(reason, n);
-  for (const s of shards) {
-    add('person_event_without_profile', s.droppedEvents);
-    add('dead_letter', s.deadLetteredEvents);
+  for (const w of perWorker) {
+    for (const [reason, n] of Object.entries(w.dropped)) add(reason, n);
+    for (const s of w.shards) {
+      add('person_event_without_profile', s.droppedEvents);
+      add('dead_letter', s.deadLetteredEvents);
+    }
   }
-  return json(200, { workers: rt.workerCount, shards, dropped });
+  return dropped;
+}
+
+export const ingestionStats: OpHandler = async (item, rt) => {
+  const principal = principalOf(item);
+  let organizationId: number | null = null;
+  if (!principal.operator) {
+    const user = userOf(rt.meta, principal.userId);
+    if (user.membership_level < LEVEL_OWNER) throw Errors.permissionDenied('Only organization owners (or the operator key) can read /_stats.');
+    organizationId = user.organization_id;
+  }
+  const perWorker = await rt.peers.all<WorkerStats>({ kind: 'stats' });
+  const organizations = visibleOrganizations(rt, organizationId);
+  return json(200, {
+    workers: rt.workerCount,
+    shards: perWorker.flatMap((w) => w.shards),
+    dropped: droppedOf(perWorker),
+    ...(principal.operator ? { organizations } : { organization: organizations[0] ?? null }),
+  });
 };

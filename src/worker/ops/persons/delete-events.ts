@@ -4,6 +4,8 @@
  * person's distinct ids. Each shard's removal is one transaction of its events environment.
  */
 import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
+import { COL } from '../../../stores/scan/block-builder.js';
+import type { BlockView } from '../../../stores/scan/column-block.js';
 
 export const DELETE_PERSON_EVENTS = 'persons.delete_events';
 
@@ -32,8 +34,24 @@ export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
       const doomed = Array.from(store.scan(team, { distinctIds }));
       for (const e of doomed) store.remove(e);
       store.flushCounts();
+      const ids = new Set(distinctIds);
+      store.columns.removeEvents(team, (block) => rowsOfDistinctIds(block, ids));
       return doomed.length;
     });
   }
   return removed;
 };
+
+/** The rows of a scan-layout block whose distinct id is in `ids` (null when none is). */
+function rowsOfDistinctIds(block: BlockView, ids: ReadonlySet<string>): Uint8Array | null {
+  const col = block.dict(COL.distinctId);
+  if (!col) return null;
+  const hit = col.values.map((v) => ids.has(v as string));
+  if (!hit.includes(true)) return null;
+  const rows = new Uint8Array(block.n);
+  for (let i = 0; i < block.n; i++) {
+    const c = col.codes[i]!;
+    if (c !== 0 && hit[c - 1]) rows[i] = 1;
+  }
+  return rows;
+}

@@ -1,0 +1,181 @@
+// The analytics benchmark (`npm run bench:analytics`): a generated dataset (bench/lib/analytics-dataset.ts; default
+// 10,000,000 events, 300,000 persons, 30 days) goes through `/batch/` into a fresh Quill and into DuckDB (2 threads)
+// in the same run; then every trends case is answered by both, five times each (Quill with refresh=true), medians
+// reported, and the answers compared: the bench fails loudly if they differ. Also reported: the load (acknowledged
+// and end-to-end events/s), the scan layout (bytes per event, build time from the stored rows on a restart with
+// QUILL_REBUILD_SCAN_LAYOUT=1) and Quill's memory while answering. One JSON document on stdout (and in
+// bench/results/analytics-latest.json), progress on stderr.
+//
+// Environment: QUILL_BENCH_EVENTS, QUILL_BENCH_PERSONS, QUILL_BENCH_DAYS, QUILL_BENCH_SEED, QUILL_BENCH_OUT,
+// QUILL_BENCH_KEEP_DATA=1.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_DATASET, Dataset, type CaptureEvent } from './lib/analytics-dataset.js';
+import { DuckReference } from './lib/duckdb-reference.js';
+import { commit, machine } from './lib/machine.js';
+import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
+import { memoryMb, round1, round2 } from './lib/proc-stats.js';
+import { startQuill, type QuillServer } from './lib/server-process.js';
+import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
+
+const opts = {
+  events: Number(process.env.QUILL_BENCH_EVENTS ?? DEFAULT_DATASET.events),
+  persons: Number(process.env.QUILL_BENCH_PERSONS ?? DEFAULT_DATASET.persons),
+  days: Number(process.env.QUILL_BENCH_DAYS ?? DEFAULT_DATASET.days),
+  end: DEFAULT_DATASET.end,
+  seed: Number(process.env.QUILL_BENCH_SEED ?? DEFAULT_DATASET.seed),
+};
+const REPEATS = 5;
+const BATCH = 500;
+const LANES = 16;
+const AUTH = { authorization: `Bearer ${PERSONAL_KEY}` };
+
+const t0 = performance.now();
+const log = (msg: string) => process.stderr.write(`[analytics ${((performance.now() - t0) / 1000).toFixed(0).padStart(5)} s] ${msg}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function stats(base: string): Promise<{ backlog: number; scan: { sealedEvents: number; sealedBytes: number; openEvents: number } }> {
+  const res = await fetch(`${base}/_stats`, { headers: AUTH });
+  const body = await res.json() as { shards: { backlog: number; scan: { sealedEvents: number; sealedBytes: number; openEvents: number } }[] };
+  const scan = { sealedEvents: 0, sealedBytes: 0, openEvents: 0 };
+  let backlog = 0;
+  for (const s of body.shards) {
+    backlog += s.backlog;
+    scan.sealedEvents += s.scan.sealedEvents;
+    scan.sealedBytes += s.scan.sealedBytes;
+    scan.openEvents += s.scan.openEvents;
+  }
+  return { backlog, scan };
+}
+
+async function load(quill: QuillServer, dataset: Dataset, duck: DuckReference) {
+  const queue: CaptureEvent[][] = [];
+  let generated = false;
+  let acked = 0;
+  const lanes = Array.from({ length: LANES }, async () => {
+    for (;;) {
+      const batch = queue.shift();
+      if (!batch) {
+        if (generated) return;
+        await new Promise((r) => setTimeout(r, 2));
+        continue;
+      }
+      const body = JSON.stringify({ api_key: PROJECT_KEY, batch });
+      for (;;) {
+        const res = await fetch(`${quill.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.arrayBuffer();
+        if (res.status === 200) break;
+        if (res.status !== 503) throw new Error(`/batch/ answered ${res.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      acked += batch.length;
+    }
+  });
+  const started = performance.now();
+  let lastLog = started;
+  for (const day of dataset.days()) {
+    for (let i = 0; i < day.events.length; i += BATCH) queue.push(day.events.slice(i, i + BATCH));
+    await duck.append(day.rows);
+    while (queue.length > LANES * 8) await new Promise((r) => setTimeout(r, 5));
+    if (performance.now() - lastLog > 10_000) {
+      lastLog = performance.now();
+      log(`acknowledged ${acked} events`);
+    }
+  }
+  generated = true;
+  await Promise.all(lanes);
+  const ackedMs = performance.now() - started;
+  log(`all ${acked} acknowledged in ${(ackedMs / 1000).toFixed(1)} s; waiting for the apply`);
+  for (;;) {
+    const s = await stats(quill.base);
+    if (s.backlog === 0) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const appliedMs = performance.now() - started;
+  return { events: acked, acked_events_s: Math.round(acked / (ackedMs / 1000)), end_to_end_events_s: Math.round(acked / (appliedMs / 1000)), load_s: round1(ackedMs / 1000), applied_s: round1(appliedMs / 1000) };
+}
+
+async function quillTrend(base: string, params: Record<string, unknown>): Promise<{ ms: number; result: any[] }> {
+  const qs = Object.entries({ ...params, refresh: true }).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+  const started = performance.now();
+  const res = await fetch(`${base}/api/projects/@current/insights/trend/?${qs}`, { headers: AUTH });
+  const body = await res.json() as { result: any[] };
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`trend answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms, result: body.result };
+}
+
+const host = machine();
+const dataset = new Dataset(opts);
+const quill = await startQuill({ env: { QUILL_LOG_LEVEL: 'info' } });
+log(`quill pid ${quill.pid}, data in ${quill.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
+const duck = await DuckReference.open(2);
+const loading = await load(quill, dataset, duck);
+await duck.finish(opts.persons * 2, (d) => dataset.personOfDevice(d));
+log(`loaded: ${JSON.stringify(loading)}`);
+const layout = (await stats(quill.base)).scan;
+
+const from = new Date(opts.end - opts.days * 86_400_000).toISOString().slice(0, 10);
+const to = new Date(opts.end - 86_400_000).toISOString().slice(0, 10);
+const cases = [];
+let failed = false;
+let peakRss = 0;
+let peakAnon = 0;
+for (const c of trendsCases(from, to)) {
+  const params = { ...c.params, date_from: from, date_to: to };
+  const quillMs: number[] = [];
+  let result: any[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const r = await quillTrend(quill.base, params);
+    quillMs.push(r.ms);
+    result = r.result;
+    const mem = memoryMb(quill.pid);
+    peakRss = Math.max(peakRss, mem.rss_mb ?? 0);
+    peakAnon = Math.max(peakAnon, mem.rss_anon_mb ?? 0);
+  }
+  const duckMs: number[] = [];
+  let rows: Record<string, unknown>[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const r = await duck.time(c.sql);
+    duckMs.push(r.ms);
+    rows = r.rows;
+  }
+  const diffs = differences(quillValues(result, c.breakdown === true), duckValues(rows, c.breakdown === true));
+  if (diffs.length > 0) failed = true;
+  const entry = {
+    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)),
+    ratio_to_duckdb: round2(median(quillMs) / median(duckMs)), quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1),
+    same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
+  };
+  log(JSON.stringify(entry));
+  cases.push(entry);
+}
+
+// The layout's build time from the stored rows: restart with the rebuild forced, read the shards' log lines.
+await quill.stop();
+const restarted = await startQuill({ dataDir: quill.dataDir, env: { QUILL_LOG_LEVEL: 'info', QUILL_REBUILD_SCAN_LAYOUT: '1' } });
+const builds = [...restarted.output().matchAll(/built the scan layout of (\d+) stored events in (\d+) ms/g)].map((m) => ({ events: Number(m[1]), ms: Number(m[2]) }));
+await restarted.stop();
+duck.close();
+
+const report = {
+  bench: 'analytics', machine: host, ...commit(), at: new Date().toISOString(),
+  dataset: opts,
+  load: loading,
+  layout: {
+    bytes_per_event: round1(layout.sealedBytes / Math.max(1, layout.sealedEvents)), sealed_events: layout.sealedEvents, open_events: layout.openEvents,
+    rebuild_ms_per_shard: builds.map((b) => b.ms), rebuild_events_per_shard: builds.map((b) => b.events),
+  },
+  memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
+  trends: cases,
+  all_answers_equal: !failed,
+};
+const text = JSON.stringify(report, null, 2);
+process.stdout.write(text + '\n');
+mkdirSync(RESULTS_DIR, { recursive: true });
+writeFileSync(process.env.QUILL_BENCH_OUT ?? join(RESULTS_DIR, 'analytics-latest.json'), text + '\n');
+if (!process.env.QUILL_BENCH_KEEP_DATA) rmSync(quill.dataDir, { recursive: true, force: true });
+if (failed) {
+  process.stderr.write('ANALYTICS BENCH FAILED: Quill and DuckDB gave different answers (see "differences")\n');
+  process.exit(1);
+}

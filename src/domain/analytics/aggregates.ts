@@ -1,0 +1,170 @@
+/**
+ * Partial aggregation states: what one shard returns for one series and one breakdown value, one entry per bucket,
+ * and how states of several shards merge (ClickHouse's "-State / -Merge" split). A shard adds rows; the worker
+ * coordinating the query merges the shards' states and finalises them into numbers.
+ *
+ * Distinct persons are bitmaps over person ids (ids are dense integers), so merging is OR and counting a popcount;
+ * a person whose distinct ids live on several shards is counted once whatever shard saw which event.
+ */
+
+export type Measure =
+  | { kind: 'count' }
+  | { kind: 'persons' }
+  /** Distinct values of a column (unique_session: `$session_id`, unique_group: `$group_N`). */
+  | { kind: 'distinct'; column: string }
+  /** A numeric event property: sum/count/min/max, and every value when a quantile is asked. */
+  | { kind: 'numeric'; property: string; keepValues: boolean }
+  /** Events per actor (the `*_count_per_actor` maths and the actors of a data point). */
+  | { kind: 'actor_counts' };
+
+export interface NumericState {
+  sum: Float64Array;
+  count: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+  values: number[][] | null;
+}
+
+/** One breakdown value's state over the buckets; the variant matches the Measure kind. */
+export type BucketStates =
+  | { kind: 'count'; counts: Float64Array }
+  | { kind: 'persons'; sets: (Uint32Array | null)[] }
+  | { kind: 'distinct'; sets: Set<string>[] }
+  | { kind: 'numeric'; state: NumericState }
+  | { kind: 'actor_counts'; maps: Map<number, number>[] };
+
+/** Every breakdown value's states (the key is the breakdown value's text; "" without a breakdown). */
+export type Partial = Map<string, BucketStates>;
+
+export function emptyStates(measure: Measure, buckets: number): BucketStates {
+  switch (measure.kind) {
+    case 'count':
+      return { kind: 'count', counts: new Float64Array(buckets) };
+    case 'persons':
+      return { kind: 'persons', sets: new Array<Uint32Array | null>(buckets).fill(null) };
+    case 'distinct':
+      return { kind: 'distinct', sets: Array.from({ length: buckets }, () => new Set<string>()) };
+    case 'numeric':
+      return {
+        kind: 'numeric',
+        state: {
+          sum: new Float64Array(buckets), count: new Float64Array(buckets),
+          min: new Float64Array(buckets).fill(Infinity), max: new Float64Array(buckets).fill(-Infinity),
+          values: measure.keepValues ? Array.from({ length: buckets }, () => [] as number[]) : null,
+        },
+      };
+    case 'actor_counts':
+      return { kind: 'actor_counts', maps: Array.from({ length: buckets }, () => new Map<number, number>()) };
+  }
+}
+
+/** Words of a person bitmap able to hold ids up to `maxPersonId`. */
+export function bitmapWords(maxPersonId: number): number {
+  return (maxPersonId >>> 5) + 1;
+}
+
+/** Merges `b` into `a` (same measure, same buckets). */
+export function mergeStates(a: BucketStates, b: BucketStates): void {
+  switch (a.kind) {
+    case 'count': {
+      const x = a.counts;
+      const y = (b as typeof a).counts;
+      for (let i = 0; i < x.length; i++) x[i]! += y[i]!;
+      return;
+    }
+    case 'persons': {
+      const y = (b as typeof a).sets;
+      a.sets.forEach((set, i) => {
+        const other = y[i];
+        if (!other) return;
+        if (!set) a.sets[i] = other.slice();
+        else for (let w = 0; w < set.length; w++) set[w]! |= other[w]!;
+      });
+      return;
+    }
+    case 'distinct': {
+      const y = (b as typeof a).sets;
+      a.sets.forEach((set, i) => {
+        for (const v of y[i]!) set.add(v);
+      });
+      return;
+    }
+    case 'numeric': {
+      const x = a.state;
+      const y = (b as typeof a).state;
+      for (let i = 0; i < x.sum.length; i++) {
+        x.sum[i]! += y.sum[i]!;
+        x.count[i]! += y.count[i]!;
+        if (y.min[i]! < x.min[i]!) x.min[i] = y.min[i]!;
+        if (y.max[i]! > x.max[i]!) x.max[i] = y.max[i]!;
+        if (x.values && y.values) for (const v of y.values[i]!) x.values[i]!.push(v);
+      }
+      return;
+    }
+    case 'actor_counts': {
+      const y = (b as typeof a).maps;
+      a.maps.forEach((map, i) => {
+        for (const [actor, n] of y[i]!) map.set(actor, (map.get(actor) ?? 0) + n);
+      });
+      return;
+    }
+  }
+}
+
+/** Merges partial `b` into `a`. */
+export function mergePartials(a: Partial, b: Partial): Partial {
+  for (const [key, states] of b) {
+    const mine = a.get(key);
+    if (mine) mergeStates(mine, states);
+    else a.set(key, states);
+  }
+  return a;
+}
+
+export function popcount(words: Uint32Array | null): number {
+  if (!words) return 0;
+  let n = 0;
+  for (let i = 0; i < words.length; i++) {
+    let v = words[i]!;
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
+}
+
+/** The union of several bitmaps (null when all are empty). */
+export function unionOf(sets: readonly (Uint32Array | null)[]): Uint32Array | null {
+  let out: Uint32Array | null = null;
+  for (const s of sets) {
+    if (!s) continue;
+    if (!out) out = s.slice();
+    else for (let w = 0; w < out.length; w++) out[w]! |= s[w]!;
+  }
+  return out;
+}
+
+/** Person ids present in a bitmap, ascending. */
+export function membersOf(words: Uint32Array | null): number[] {
+  const out: number[] = [];
+  if (!words) return out;
+  for (let w = 0; w < words.length; w++) {
+    let v = words[w]!;
+    while (v !== 0) {
+      const bit = 31 - Math.clz32(v & -v);
+      out.push(w * 32 + bit);
+      v &= v - 1;
+    }
+  }
+  return out;
+}
+
+/** Linear-interpolation quantile of unsorted values (DuckDB's quantile_cont), 0 for none. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  const pos = q * (sorted.length - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}

@@ -1,0 +1,75 @@
+/**
+ * Reading the legacy filter parameters of the analysis endpoints (analytics.md §0.1): GET sends every key as a
+ * query parameter, JSON-valued keys as URL-encoded JSON text; POST sends the same keys as a JSON body, merged over
+ * the query string. Strings that are not JSON are kept as they are (`breakdown=$browser` works quoted or not).
+ */
+import { invalidInput } from './errors.js';
+
+export class FilterParams {
+  constructor(private readonly values: Readonly<Record<string, unknown>>) {}
+
+  /** Query string and body merged, the body winning. */
+  static of(query: Readonly<Record<string, string>>, body: unknown): FilterParams {
+    const merged: Record<string, unknown> = { ...query };
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) Object.assign(merged, body);
+    return new FilterParams(merged);
+  }
+
+  has(name: string): boolean {
+    const v = this.values[name];
+    return v !== undefined && v !== null && v !== '';
+  }
+
+  raw(name: string): unknown {
+    return this.values[name];
+  }
+
+  /** The value, JSON-decoded when it is a string holding JSON. */
+  json(name: string): unknown {
+    const v = this.values[name];
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  }
+
+  string(name: string): string | null {
+    const v = this.values[name];
+    if (v === undefined || v === null || v === '') return null;
+    return typeof v === 'string' ? v : String(v);
+  }
+
+  bool(name: string, fallback = false): boolean {
+    const v = this.values[name];
+    if (v === undefined || v === null || v === '') return fallback;
+    if (typeof v === 'boolean') return v;
+    const s = String(v).toLowerCase();
+    if (s === 'true' || s === '1') return true;
+    if (s === 'false' || s === '0') return false;
+    return invalidInput(name, 'Must be a valid boolean.');
+  }
+
+  int(name: string, fallback: number, min = -Infinity, max = Infinity): number {
+    const v = this.values[name];
+    if (v === undefined || v === null || v === '') return fallback;
+    const n = typeof v === 'number' ? v : Number(String(v).trim());
+    if (!Number.isInteger(n)) return invalidInput(name, 'A valid integer is required.');
+    if (n < min || n > max) return invalidInput(name, `Must be between ${min} and ${max}.`);
+    return n;
+  }
+
+  /** A JSON list parameter (`[]` when absent). */
+  list(name: string): unknown[] {
+    const v = this.json(name);
+    if (v === undefined || v === null || v === '') return [];
+    if (!Array.isArray(v)) return invalidInput(name, 'Expected a list of items.');
+    return v;
+  }
+
+  /** Every key, for the normalised cache key and for echoing the filter in answers. */
+  entries(): [string, unknown][] {
+    return Object.entries(this.values);
+  }
+}

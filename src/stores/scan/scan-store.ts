@@ -1,0 +1,338 @@
+/**
+ * The scan layout of one shard: every event the shard stores, also as column blocks per project, in the shard's
+ * events environment beside the per-event rows (design.md §4). The analytics engine reads only this.
+ *
+ * Tables:
+ *   - `scan_meta` [project, seq] -> {n, minTs, maxTs, cols: {name: kind}}: the sealed blocks, so a date range is
+ *     pruned without reading any column;
+ *   - `scan_columns` [project, seq, column name] -> bytes: one value per column of a sealed block, so a query
+ *     copies out only the columns it reads (src/stores/scan/column-block.ts);
+ *   - `scan_open` [project, seq] -> packed block: the open block, one record per apply chunk. The open block
+ *     itself lives in memory (src/stores/scan/block-builder.ts); these records make it durable (they are written
+ *     in the same transaction as the chunk's rows) and rebuild it at start-up.
+ * When an open block reaches SEAL_EVENTS it is sealed: its columns and meta are written and its open records
+ * deleted, in the apply chunk's transaction. A sealed block is never modified, only replaced as a whole (deleting
+ * a person's events rewrites the blocks that hold them), which is what makes the per-thread column cache safe.
+ *
+ * The layout is derived data: a data directory written before it existed (or after its format changed) gets it
+ * rebuilt from the stored rows at start-up (`rebuild`), with the rows untouched.
+ */
+import type { Env, Table } from '../lmdb-env.js';
+import { openTable } from '../lmdb-env.js';
+import { BlockBuilder, COL, type ScanEvent } from './block-builder.js';
+import { decodeDict, decodeF64, decodeU32, encodeColumn, packBlock, PackedBlock, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
+import { ColumnCache } from './column-cache.js';
+
+/** Bump when the block format changes: older layouts are rebuilt from the rows at start-up. */
+export const SCAN_LAYOUT_VERSION = 1;
+const LAYOUT_KEY = 'scan_layout';
+
+/**
+ * Events per sealed block. Larger blocks mean fewer per-block costs in every query (a few LMDB reads and
+ * dictionary decodes each); smaller ones a shorter pause of the apply loop while one is sealed.
+ */
+export const SEAL_EVENTS = 32_768;
+
+interface BlockMeta {
+  n: number;
+  minTs: number;
+  maxTs: number;
+  cols: Record<string, ColumnKind>;
+  /** Bytes of its columns. */
+  bytes?: number;
+}
+
+type MetaKey = [number, number];
+type ColumnKey = [number, number, string];
+
+export class ScanStore {
+  private readonly meta: Table<BlockMeta, MetaKey>;
+  private readonly columns: Table<Buffer, ColumnKey>;
+  private readonly openRecords: Table<Buffer, MetaKey>;
+  private readonly open = new Map<number, BlockBuilder>();
+  private nextSeq = 1;
+
+  constructor(
+    private readonly env: Env,
+    private readonly state: Table<unknown, string>,
+    private readonly cache: ColumnCache,
+    /** Distinguishes this shard's blocks in the thread's column cache. */
+    private readonly shard: number,
+  ) {
+    this.meta = env.openDB<BlockMeta, MetaKey>('scan_meta', { encoder: { useRecords: false } } as object);
+    this.columns = env.openDB<Buffer, ColumnKey>('scan_columns', { encoding: 'binary' } as object);
+    this.openRecords = env.openDB<Buffer, MetaKey>('scan_open', { encoding: 'binary' } as object);
+    this.loadOpenBlocks();
+  }
+
+  /** Whether the stored layout is missing or of another version (then `rebuild` must run before queries). */
+  get needsRebuild(): boolean {
+    const layout = this.state.get(LAYOUT_KEY) as { version?: number } | undefined;
+    return layout?.version !== SCAN_LAYOUT_VERSION;
+  }
+
+  /**
+   * Adds a chunk's events of one project. Only inside the apply chunk's write transaction; if that transaction
+   * fails, call `reloadOpen` (the open block in memory would hold events that were not stored).
+   */
+  append(team: number, events: readonly ScanEvent[]): void {
+    if (events.length === 0) return;
+    let builder = this.open.get(team);
+    if (!builder) this.open.set(team, (builder = new BlockBuilder(1024)));
+    const from = builder.size;
+    for (const e of events) builder.add(e);
+    if (builder.size >= SEAL_EVENTS) {
+      this.seal(team, builder);
+      this.open.delete(team);
+      return;
+    }
+    const { minTs, maxTs, columns } = builder.columns(from, builder.size);
+    this.openRecords.put([team, this.nextSeq++], packBlock(builder.size - from, minTs, maxTs, columns));
+  }
+
+  /** Drops the open blocks in memory and reads them back from their durable records (after a failed write). */
+  reloadOpen(): void {
+    this.open.clear();
+    this.loadOpenBlocks();
+  }
+
+  /** The blocks of a project that may hold events in [fromTs, toTs] (inclusive), the open block last. */
+  blocks(team: number, fromTs = -Infinity, toTs = Infinity): BlockView[] {
+    const out: BlockView[] = [];
+    for (const { key, value } of this.meta.getRange({ start: [team, 0], end: [team + 1, 0] } as never) as Iterable<{ key: MetaKey; value: BlockMeta }>) {
+      if (value.maxTs < fromTs || value.minTs > toTs) continue;
+      out.push(new StoredBlock(this, key[1], team, value));
+    }
+    const open = this.open.get(team);
+    if (open && open.size > 0) {
+      const view = open.snapshot();
+      if (!(view.maxTs < fromTs || view.minTs > toTs)) out.push(view);
+    }
+    return out;
+  }
+
+  /** Size of the layout of every project: sealed blocks (events, bytes of their columns) and open events. */
+  stats(): { sealedBlocks: number; sealedEvents: number; sealedBytes: number; openEvents: number } {
+    let sealedBlocks = 0;
+    let sealedEvents = 0;
+    let sealedBytes = 0;
+    for (const { value } of this.meta.getRange({} as never) as Iterable<{ value: BlockMeta }>) {
+      sealedBlocks++;
+      sealedEvents += value.n;
+      sealedBytes += value.bytes ?? 0;
+    }
+    let openEvents = 0;
+    for (const b of this.open.values()) openEvents += b.size;
+    return { sealedBlocks, sealedEvents, sealedBytes, openEvents };
+  }
+
+  /** Forgets the stored layout, so the next start-up rebuilds it from the rows (QUILL_REBUILD_SCAN_LAYOUT). */
+  async forgetLayout(): Promise<void> {
+    await this.env.transaction(() => this.state.remove(LAYOUT_KEY));
+  }
+
+  /** Events in the layout for a project (sealed and open), for tests and stats. */
+  count(team: number): number {
+    let n = this.open.get(team)?.size ?? 0;
+    for (const { value } of this.meta.getRange({ start: [team, 0], end: [team + 1, 0] } as never) as Iterable<{ value: BlockMeta }>) n += value.n;
+    return n;
+  }
+
+  /** A column of a sealed block, through the thread's column cache. */
+  readColumn(team: number, seq: number, name: string, kind: ColumnKind, n: number): Float64Array | Uint32Array | DictColumn | null {
+    const cacheKey = `${this.shard}:${team}:${seq}:${name}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit !== undefined) return hit;
+    const bytes = this.columns.getBinary([team, seq, name]);
+    if (!bytes) return null;
+    const col = kind === 'f64' ? decodeF64(bytes) : kind === 'u32' ? decodeU32(bytes) : decodeDict(bytes, n);
+    this.cache.set(cacheKey, col, bytes.byteLength);
+    return col;
+  }
+
+  /**
+   * Rewrites a project's blocks without the events `drop` selects (deleting a person's events). Only inside a write
+   * transaction of the environment; resolves nothing itself. Returns how many events were dropped.
+   */
+  removeEvents(team: number, drop: (block: BlockView) => Uint8Array | null): number {
+    let removed = 0;
+    for (const view of this.blocks(team)) {
+      const doomed = drop(view);
+      if (!doomed) continue;
+      const kept = new BlockBuilder(view.n);
+      let dropped = 0;
+      for (let i = 0; i < view.n; i++) if (doomed[i]) dropped++;
+      if (dropped === 0) continue;
+      removed += dropped;
+      appendRows(kept, view, doomed);
+      if (view instanceof StoredBlock) {
+        this.deleteSealed(team, view.seq, view.meta);
+        if (kept.size > 0) this.writeSealed(team, kept);
+      } else {
+        this.clearOpenRecords(team);
+        this.open.set(team, kept);
+        if (kept.size > 0) {
+          const { minTs, maxTs, columns } = kept.columns();
+          this.openRecords.put([team, this.nextSeq++], packBlock(kept.size, minTs, maxTs, columns));
+        }
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Builds the layout from stored events (oldest first), replacing whatever layout was there. Runs at start-up
+   * before the shard applies or answers anything; resolves once it is written.
+   */
+  async rebuild(eventsOf: (emit: (team: number, e: ScanEvent) => void) => void): Promise<number> {
+    await this.env.transaction(() => {
+      for (const key of this.meta.getKeys({} as never) as Iterable<MetaKey>) this.meta.remove(key);
+      for (const key of this.columns.getKeys({} as never) as Iterable<ColumnKey>) this.columns.remove(key);
+      for (const key of this.openRecords.getKeys({} as never) as Iterable<MetaKey>) this.openRecords.remove(key);
+    });
+    this.open.clear();
+    let total = 0;
+    let pending: Promise<unknown> = Promise.resolve();
+    const builders = new Map<number, BlockBuilder>();
+    eventsOf((team, e) => {
+      let b = builders.get(team);
+      if (!b) builders.set(team, (b = new BlockBuilder(SEAL_EVENTS)));
+      b.add(e);
+      total++;
+      if (b.size >= SEAL_EVENTS) {
+        const full = b;
+        builders.delete(team);
+        pending = this.env.transaction(() => this.writeSealed(team, full));
+      }
+    });
+    await pending;
+    await this.env.transaction(() => {
+      for (const [team, b] of builders) {
+        const { minTs, maxTs, columns } = b.columns();
+        this.openRecords.put([team, this.nextSeq++], packBlock(b.size, minTs, maxTs, columns));
+      }
+      this.state.put(LAYOUT_KEY, { version: SCAN_LAYOUT_VERSION });
+    });
+    for (const [team, b] of builders) this.open.set(team, b);
+    return total;
+  }
+
+  private seal(team: number, builder: BlockBuilder): void {
+    this.writeSealed(team, builder);
+    this.clearOpenRecords(team);
+  }
+
+  private writeSealed(team: number, builder: BlockBuilder): void {
+    const seq = this.nextSeq++;
+    const { minTs, maxTs, columns } = builder.columns();
+    const cols: Record<string, ColumnKind> = {};
+    let bytes = 0;
+    for (const [name, col] of columns) {
+      cols[name] = col.kind;
+      const encoded = encodeColumn(col);
+      bytes += encoded.byteLength;
+      this.columns.put([team, seq, name], encoded);
+    }
+    this.meta.put([team, seq], { n: builder.size, minTs, maxTs, cols, bytes });
+  }
+
+  private deleteSealed(team: number, seq: number, meta: BlockMeta): void {
+    for (const name of Object.keys(meta.cols)) {
+      this.columns.remove([team, seq, name]);
+      this.cache.delete(`${this.shard}:${team}:${seq}:${name}`);
+    }
+    this.meta.remove([team, seq]);
+  }
+
+  private clearOpenRecords(team: number): void {
+    for (const key of this.openRecords.getKeys({ start: [team, 0], end: [team + 1, 0] } as never) as Iterable<MetaKey>) this.openRecords.remove(key);
+  }
+
+  private loadOpenBlocks(): void {
+    let maxSeq = 0;
+    for (const key of this.meta.getKeys({} as never) as Iterable<MetaKey>) maxSeq = Math.max(maxSeq, key[1]);
+    for (const { key, value } of this.openRecords.getRange({} as never) as Iterable<{ key: MetaKey; value: Buffer }>) {
+      maxSeq = Math.max(maxSeq, key[1]);
+      let b = this.open.get(key[0]);
+      if (!b) this.open.set(key[0], (b = new BlockBuilder(1024)));
+      b.addBlock(new PackedBlock(value));
+    }
+    this.nextSeq = Math.max(this.nextSeq, maxSeq + 1);
+  }
+}
+
+/** Copies the rows of `view` that `skip` does not mark into `target`. */
+function appendRows(target: BlockBuilder, view: BlockView, skip: Uint8Array): void {
+  const columns = new Map<string, ColumnData>();
+  const keep: number[] = [];
+  for (let i = 0; i < view.n; i++) if (!skip[i]) keep.push(i);
+  const pick = <A extends Float64Array | Uint32Array>(a: A | null, Ctor: { new (n: number): A }, missing: number): A => {
+    const out = new Ctor(keep.length);
+    keep.forEach((row, k) => (out[k] = a ? a[row]! : missing));
+    return out;
+  };
+  let minTs = Infinity;
+  let maxTs = -Infinity;
+  const ts = pick(view.f64(COL.ts), Float64Array, 0);
+  for (const t of ts) {
+    if (t < minTs) minTs = t;
+    if (t > maxTs) maxTs = t;
+  }
+  for (const name of view.names()) {
+    const d = view.dict(name);
+    if (d) {
+      const codes = new Uint32Array(keep.length);
+      keep.forEach((row, k) => (codes[k] = d.codes[row]!));
+      columns.set(name, { kind: 'dict', codes, values: d.values });
+    }
+  }
+  columns.set(COL.ts, { kind: 'f64', data: ts });
+  columns.set(COL.personId, { kind: 'u32', data: pick(view.u32(COL.personId), Uint32Array, 0) });
+  columns.set(COL.personCreatedAt, { kind: 'f64', data: pick(view.f64(COL.personCreatedAt), Float64Array, NaN) });
+  target.addBlock(new PackedBlock(packBlock(keep.length, minTs, maxTs, columns)));
+}
+
+/** A sealed block: columns read from LMDB on first use (through the column cache). */
+class StoredBlock implements BlockView {
+  constructor(
+    private readonly store: ScanStore,
+    readonly seq: number,
+    private readonly team: number,
+    readonly meta: BlockMeta,
+  ) {}
+
+  get n(): number {
+    return this.meta.n;
+  }
+  get minTs(): number {
+    return this.meta.minTs;
+  }
+  get maxTs(): number {
+    return this.meta.maxTs;
+  }
+
+  has(name: string): boolean {
+    return this.meta.cols[name] !== undefined;
+  }
+
+  names(prefix = ''): string[] {
+    return Object.keys(this.meta.cols).filter((name) => name.startsWith(prefix));
+  }
+
+  private read(name: string, kind: ColumnKind) {
+    if (this.meta.cols[name] !== kind) return null;
+    return this.store.readColumn(this.team, this.seq, name, kind, this.meta.n);
+  }
+
+  f64(name: string): Float64Array | null {
+    return this.read(name, 'f64') as Float64Array | null;
+  }
+
+  u32(name: string): Uint32Array | null {
+    return this.read(name, 'u32') as Uint32Array | null;
+  }
+
+  dict(name: string): DictColumn | null {
+    return this.read(name, 'dict') as DictColumn | null;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * What every analysis of a project needs before it scans: the project's time zone and test-account filters, the
+ * cohorts its filters and breakdowns name (with their definitions for the shards), and the person-id bound that
+ * sizes person bitmaps. Built once per request by the coordinating worker.
+ */
+import { invalidInput } from '../../domain/analytics/errors.js';
+import { isFilterGroup, leavesOf, parseFilters, type FilterGroup, type FilterNode } from '../../domain/analytics/property-filters.js';
+import type { Cohort, Project } from '../../domain/model.js';
+import type { WorkerRuntime } from '../runtime.js';
+import type { ScanContext } from './scatter.js';
+
+export interface QueryContext {
+  team: number;
+  project: Project;
+  timeZone: string;
+  now: number;
+  testAccountFilters: FilterGroup | null;
+  scan: ScanContext;
+  cohortNames: Map<number, string>;
+  /** Part of every cache key: what else than the events decides an answer (settings, cohort versions). */
+  fingerprint: string;
+}
+
+/** Cohort ids a tree refers to. */
+function cohortIdsOf(node: FilterNode | null, out: Set<number>): Set<number> {
+  for (const leaf of leavesOf(node)) if (leaf.type === 'cohort') out.add(leaf.value as number);
+  return out;
+}
+
+export function queryContext(rt: WorkerRuntime, team: number, now: number, trees: (FilterNode | null)[], breakdownCohorts: number[] = []): QueryContext {
+  rt.meta.env.resetReadTxn();
+  const project = rt.meta.projects.get(team);
+  if (!project) return invalidInput(null, 'Project not found.');
+  const timeZone = project.timezone || 'UTC';
+  const testAccountFilters = parseFilters(project.test_account_filters ?? null, 'filter_test_accounts');
+  const all = new Map<number, Cohort>(rt.meta.cohortsOf(team).filter((c) => !c.deleted).map((c) => [c.id, c]));
+  const wanted = new Set<number>();
+  for (const t of [...trees, testAccountFilters]) cohortIdsOf(t, wanted);
+  for (const id of breakdownCohorts) if (id !== 0) wanted.add(id);
+  const cohorts: ScanContext['cohorts'] = [];
+  const cohortNames = new Map<number, string>();
+  const versions: string[] = [];
+  // Cohorts refer to cohorts: take the closure, each once (a cycle just stops).
+  const queue = [...wanted];
+  const seen = new Set<number>();
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const c = all.get(id);
+    if (!c) {
+      if (wanted.has(id)) invalidInput('properties', `Cohort ${id} does not exist.`);
+      continue;
+    }
+    cohortNames.set(id, c.name);
+    versions.push(`${id}.${c.version}`);
+    if (c.is_static) {
+      cohorts.push([id, { kind: 'static', persons: rt.persons.staticCohortMembers(team, id) }]);
+      continue;
+    }
+    const tree = parseFilters((c.filters as { properties?: unknown }).properties ?? null, 'properties');
+    for (const ref of cohortIdsOf(tree, new Set())) queue.push(ref);
+    cohorts.push([id, { kind: 'tree', tree: tree !== null && isFilterGroup(tree) ? asPersonTree(tree) : tree }]);
+  }
+  const scan: ScanContext = { team, now, timeZone, maxPersonId: rt.persons.maxPersonId(), cohorts };
+  const fingerprint = JSON.stringify([timeZone, project.test_account_filters ?? null, versions]);
+  return { team, project, timeZone, now, testAccountFilters, scan, cohortNames, fingerprint };
+}
+
+/** In a cohort definition an untyped filter is a person property filter. */
+function asPersonTree(node: FilterNode): FilterNode {
+  if (isFilterGroup(node)) return { and: node.and, children: node.children.map(asPersonTree) };
+  return node.type === 'event' ? { ...node, type: 'person' } : node;
+}

@@ -1,0 +1,250 @@
+/**
+ * The analysis endpoints: `/insights/trend/` (trends, §1.4) and `/persons/trends/` (the actors of one point, §1.5),
+ * served from the analytics engine (src/worker/analytics/). Every answer first waits until the events acknowledged
+ * before the request are applied (the events list's read-your-writes barrier), and is cached until new events of
+ * the project are applied (`refresh=true` recomputes).
+ */
+import { AnalyticsInputError, invalidInput } from '../../domain/analytics/errors.js';
+import { DateParseError, bucketDay, bucketLabel, parseDate, resolveDateRange } from '../../domain/analytics/date-range.js';
+import { FilterParams } from '../../domain/analytics/filter-params.js';
+import { trendsQueryOf } from '../../domain/analytics/legacy-filters.js';
+import { andFilters, type FilterLeaf } from '../../domain/analytics/property-filters.js';
+import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
+import { addIntervals, localIso } from '../../domain/analytics/time-zone.js';
+import { Errors } from '../../protocol/errors.js';
+import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
+import { actorPage } from '../analytics/actors.js';
+import { queryContext } from '../analytics/query-context.js';
+import { ResultCache } from '../analytics/result-cache.js';
+import { scanEverywhere } from '../analytics/scatter.js';
+import { runTrends, seriesRange, type SeriesResult, type TrendsRun } from '../analytics/trends.js';
+import { json } from '../reply.js';
+import type { WorkerRuntime } from '../runtime.js';
+import type { OpHandler } from './types.js';
+import { projectIdOf } from './types.js';
+
+const caches = new WeakMap<WorkerRuntime, ResultCache>();
+function cacheOf(rt: WorkerRuntime): ResultCache {
+  let c = caches.get(rt);
+  if (!c) caches.set(rt, (c = new ResultCache(rt.shared)));
+  return c;
+}
+
+/** Analysis input errors become the documented 400 body. */
+async function answering(fn: () => Promise<Reply>): Promise<Reply> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof AnalyticsInputError) throw Errors.validation(error.attr, error.code, error.message);
+    if (error instanceof DateParseError) throw Errors.validation('date_from', 'invalid_input', error.message);
+    throw error;
+  }
+}
+
+function paramsOf(item: TaskItem): FilterParams {
+  return FilterParams.of(item.meta.query, item.body);
+}
+
+/** The filter of an answer, as PostHog's `filter.to_dict()` echoes it. */
+function filterEcho(q: TrendsQuery, p: FilterParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    insight: p.string('insight') ?? 'TRENDS',
+    events: q.series.map((s) => s.echo),
+    actions: [],
+    interval: q.interval,
+    display: q.display,
+    date_from: q.dates.dateFrom ?? '-7d',
+    date_to: q.dates.dateTo,
+    properties: p.json('properties') ?? [],
+    filter_test_accounts: q.filterTestAccounts,
+  };
+  if (q.breakdown) {
+    out.breakdown = q.breakdown.type === 'cohort' ? q.breakdown.cohorts : q.breakdown.property;
+    out.breakdown_type = q.breakdown.type;
+    if (q.breakdown.groupTypeIndex !== null) out.breakdown_group_type_index = q.breakdown.groupTypeIndex;
+  }
+  if (q.compare) out.compare = true;
+  if (q.formula) out.formula = q.formula;
+  if (q.smoothingIntervals > 1) out.smoothing_intervals = q.smoothingIntervals;
+  return out;
+}
+
+function encodeParams(params: Record<string, unknown>): string {
+  return Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`)
+    .join('&');
+}
+
+function personsUrl(team: number, filter: Record<string, unknown>): { filter: Record<string, unknown>; url: string } {
+  return { filter, url: `api/projects/${team}/persons/trends/?${encodeParams(filter)}` };
+}
+
+function seriesJson(team: number, r: SeriesResult, q: TrendsQuery, echo: Record<string, unknown>, tz: string): Record<string, unknown> {
+  const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
+  const s = r.series;
+  const point = (date_from: string, date_to?: string) => {
+    const f: Record<string, unknown> = { ...echo, entity_id: s.event, entity_type: 'events', entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order, date_from };
+    if (date_to !== undefined) f.date_to = date_to;
+    if (r.breakdownValue !== undefined) {
+      f.breakdown_value = r.breakdownValue;
+      f.breakdown_type = q.breakdown!.type;
+    }
+    return personsUrl(team, f);
+  };
+  const out: Record<string, unknown> = { action: { ...s.echo }, label: r.label };
+  if (timeSeries) {
+    out.count = r.data.reduce((a, b) => a + b, 0);
+    out.data = r.data;
+    out.labels = r.sr.starts.map((b) => bucketLabel(b, q.interval, tz));
+    out.days = r.sr.starts.map((b) => bucketDay(b, q.interval, tz));
+    out.persons_urls = r.sr.starts.map((b) => point(localIso(b, tz)));
+  } else {
+    const value = r.data[0] ?? 0;
+    out.aggregated_value = value;
+    out.count = value;
+    out.data = [];
+    out.labels = [];
+    out.days = [];
+    out.persons = point(localIso(r.sr.range.from, tz), localIso(r.sr.range.to, tz));
+  }
+  out.filter = echo;
+  if (r.breakdownValue !== undefined) out.breakdown_value = r.breakdownValue;
+  if (r.compareLabel) {
+    out.compare = true;
+    out.compare_label = r.compareLabel;
+  }
+  if (q.formula && out.action) out.action = null;
+  return out;
+}
+
+function trendsJson(team: number, run: TrendsRun, q: TrendsQuery, p: FilterParams, item: TaskItem): Record<string, unknown> {
+  const echo = filterEcho(q, p);
+  const result = run.results.map((r) => seriesJson(team, r, q, echo, run.ctx.timeZone));
+  let next: string | null = null;
+  if (run.more) {
+    const offset = p.int('offset', 0, 0) + (q.breakdown?.limit ?? 25);
+    next = `${item.meta.url}?${encodeParams({ ...Object.fromEntries(p.entries()), offset })}`;
+  }
+  return { result, timezone: run.ctx.timeZone, next };
+}
+
+/** Runs an analysis through the cache: `refresh=true` recomputes; answers carry is_cached and last_refresh. */
+async function cached(rt: WorkerRuntime, team: number, key: string, refresh: boolean, compute: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  const cache = cacheOf(rt);
+  if (!refresh) {
+    const hit = cache.get(team, key);
+    if (hit) return { ...(hit.value as Record<string, unknown>), is_cached: true, last_refresh: hit.computedAt };
+  }
+  const version = rt.shared.projectVersion(team);
+  const value = await compute();
+  const computedAt = new Date().toISOString();
+  cache.set(team, key, version, value, computedAt);
+  return { ...value, is_cached: false, last_refresh: computedAt };
+}
+
+/** Everything but the paging and cache controls, in a stable order. */
+function normalisedKey(kind: string, p: FilterParams, extra: unknown): string {
+  const skip = new Set(['refresh', 'personal_api_key', 'cache_invalidation_key', 'format']);
+  const entries = p.entries().filter(([k]) => !skip.has(k)).sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([kind, entries, extra]);
+}
+
+/** GET/POST /api/projects/:id/insights/trend/ (also lifecycle and stickiness once they exist). */
+export const trend: OpHandler = (item, rt) => answering(async () => {
+  const team = projectIdOf(item);
+  const p = paramsOf(item);
+  const insight = (p.string('insight') ?? '').toUpperCase();
+  const shownAs = p.string('shown_as') ?? '';
+  if (insight === 'LIFECYCLE' || shownAs === 'Lifecycle') invalidInput('insight', 'Lifecycle insights are not supported yet.');
+  if (insight === 'STICKINESS' || shownAs === 'Stickiness') invalidInput('insight', 'Stickiness insights are not supported yet.');
+  const q = trendsQueryOf(p);
+  await rt.ingest.appliedEverywhere();
+  const now = item.meta.now;
+  const ctx = queryContext(rt, team, now, []);
+  // Relative dates resolve differently as time passes: the day (or hour) of now is part of the key.
+  const nowBucket = Math.floor(now / (q.interval === 'hour' ? 60_000 : 3_600_000));
+  const key = normalisedKey('trend', p, [ctx.fingerprint, nowBucket]);
+  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+    const run = await runTrends(rt, team, q, now, p.int('offset', 0, 0));
+    return trendsJson(team, run, q, p, item);
+  });
+  return json(200, body);
+});
+
+/** The series a `/persons/trends/` request points at: by entity id, type, math and order. */
+function pickSeries(q: TrendsQuery, p: FilterParams): SeriesNode {
+  const id = p.string('entity_id') ?? p.string('entityId');
+  const type = p.string('entity_type') ?? p.string('type') ?? 'events';
+  if (type === 'actions') invalidInput('entity_type', 'Actions are not supported yet.');
+  const math = p.string('entity_math') ?? 'total';
+  const order = p.has('entity_order') ? p.int('entity_order', 0) : null;
+  const candidates = q.series.filter((s) => (s.event ?? '') === (id ?? '') && s.math === math);
+  const chosen = candidates.find((s) => order === null || s.order === order || s.index === order) ?? candidates[0];
+  if (chosen) return chosen;
+  if (id === null && !p.has('entity_id')) invalidInput('entity_id', 'entity_id is required.', 'required');
+  const single = trendsQueryOf(new FilterParams({ events: JSON.stringify([{ id, type: 'events', math, math_property: p.string('entity_math_property') ?? undefined }]) }));
+  return single.series[0]!;
+}
+
+/** A breakdown value as a filter (the actors of one breakdown series). */
+function breakdownFilter(q: TrendsQuery, value: unknown): FilterLeaf | null {
+  const b = q.breakdown;
+  if (!b || value === undefined || value === null) return null;
+  if (b.type === 'cohort') {
+    if (value === 'all' || Number(value) === 0) return null;
+    return { type: 'cohort', key: 'id', operator: 'in', value: Number(value), groupTypeIndex: null, negation: false };
+  }
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const type = b.type === 'group' ? 'group' : b.type;
+  if (text === '') return { type, key: b.property!, operator: 'is_not_set', value: null, groupTypeIndex: b.groupTypeIndex, negation: false };
+  return { type, key: b.property!, operator: 'exact', value: text, groupTypeIndex: b.groupTypeIndex, negation: false };
+}
+
+/** GET /api/projects/:id/persons/trends/: the persons behind one point (§1.5). */
+export const personsTrends: OpHandler = (item, rt) => answering(async () => {
+  const team = projectIdOf(item);
+  const p = paramsOf(item);
+  const q = trendsQueryOf(p);
+  const series = pickSeries(q, p);
+  if (series.math === 'unique_group') invalidInput('entity_math', 'Group actors are not supported yet.');
+  const limit = p.int('limit', 100, 1, 10_000);
+  const offset = p.int('offset', 0, 0);
+  await rt.ingest.appliedEverywhere();
+  const now = item.meta.now;
+  const bdValue = p.json('breakdown_value');
+  const bd = breakdownFilter(q, bdValue === undefined ? undefined : bdValue);
+  const filter = andFilters(q.properties, series.properties, bd);
+  const ctx = queryContext(rt, team, now, [filter]);
+  const finalFilter = andFilters(filter, q.filterTestAccounts ? ctx.testAccountFilters : null);
+  // The point's window: its bucket (cumulative and non-time-series displays keep the whole range).
+  const dateFrom = p.string('date_from');
+  let from: number;
+  let to: number;
+  if (q.display === CUMULATIVE_DISPLAY || NON_TIME_SERIES_DISPLAYS.has(q.display) || dateFrom === null) {
+    const sr = seriesRange(resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null), series.math, false);
+    from = sr.range.from;
+    to = sr.range.to;
+  } else {
+    from = parseDate(dateFrom, now, ctx.timeZone).ms;
+    to = addIntervals(from, q.interval, 1, ctx.timeZone) - 1;
+  }
+  const partial = await scanEverywhere(rt, {
+    team, event: series.event, filter: finalFilter, from, to, bucketStarts: [from], bucketEnd: to,
+    measure: { kind: 'actor_counts' }, breakdown: null, persons: null,
+  }, ctx.scan);
+  const states = partial.get('');
+  const values = new Map<number, number | null>(states && states.kind === 'actor_counts' ? states.maps[0]! : []);
+  const page = actorPage(rt, team, values, { offset, limit, search: p.string('search') });
+  const url = `${item.meta.url}?`;
+  const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
+  const next = page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null;
+  return json(200, {
+    results: [{ people: page.people, count: page.people.length }],
+    next,
+    initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
+    missing_persons: page.missing,
+    is_cached: false,
+    last_refresh: new Date().toISOString(),
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * Trends against DuckDB on the same events: a generated dataset (bench/lib/analytics-dataset.ts, with identify
+ * merges whose distinct ids live on different shards) goes in through /batch/ and into DuckDB, and every trends
+ * case is compared with the SQL that computes the same thing. Two time zones: UTC, and New York across the
+ * daylight-saving change of 2026-11-01.
+ */
+import t from 'tap';
+import { Dataset, type ReferenceRow } from '../../bench/lib/analytics-dataset.js';
+import { DuckReference } from '../../bench/lib/duckdb-reference.js';
+import { PROJECT_KEY, quillForFile, type Client } from '../helpers/quill.js';
+
+const END = Date.UTC(2026, 10, 8);
+const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 100_000), persons: 4_000, days: 14, end: END, seed: 7 };
+const FROM = '2026-10-26';
+const TO = '2026-11-07';
+
+const server = quillForFile(t, { workers: 2 });
+const quill = () => server.q;
+let api: Client;
+let duck: DuckReference;
+const rows: ReferenceRow[] = [];
+
+async function load(): Promise<void> {
+  const batches: unknown[][] = [];
+  const dataset = new Dataset(OPTIONS);
+  for (const day of dataset.days()) {
+    rows.push(...day.rows);
+    for (let i = 0; i < day.events.length; i += 1000) batches.push(day.events.slice(i, i + 1000));
+  }
+  // Four requests in flight, in order within each lane: a distinct id's events stay in time order.
+  let next = 0;
+  const lane = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++]!;
+      const res = await fetch(`${quill().base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
+      if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
+    }
+  };
+  await Promise.all([lane(), lane(), lane(), lane()]);
+  duck = await DuckReference.open();
+  await duck.append(rows);
+  await duck.finish(OPTIONS.persons * 2, (d) => dataset.personOfDevice(d));
+}
+
+t.before(async () => {
+  api = server.api;
+  await load();
+});
+t.teardown(() => duck?.close());
+
+const enc = encodeURIComponent;
+
+async function trend(params: Record<string, unknown>): Promise<any[]> {
+  const qs = Object.entries({ date_from: FROM, date_to: TO, refresh: true, ...params })
+    .map(([k, v]) => `${k}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+  const res = await api.get(`/api/projects/@current/insights/trend/?${qs}`);
+  if (res.status !== 200) throw new Error(`trend ${qs}: ${res.status} ${res.text}`);
+  return res.body.result;
+}
+
+/** Local day of an event in SQL: DuckDB's time zone conversion of the stored UTC timestamp. */
+const localTs = (tz: string) => (tz === 'UTC' ? 'ts' : `timezone('${tz}', ts AT TIME ZONE 'UTC')`);
+const inRange = (tz: string) => `${localTs(tz)} >= TIMESTAMP '${FROM} 00:00:00' AND ${localTs(tz)} < TIMESTAMP '${TO} 00:00:00' + INTERVAL 1 DAY`;
+
+/** DuckDB's per-day values as a map day (YYYY-MM-DD) -> value. */
+async function perDay(sql: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const r of await duck.rows(sql)) out.set(new Date(r.day as number).toISOString().slice(0, 10), Number(r.v));
+  return out;
+}
+
+function close(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function sameSeries(tt: { same(a: unknown, b: unknown, m: string): void; ok(a: unknown, m: string): void }, series: any, expected: Map<string, number>, what: string): void {
+  const got = new Map<string, number>(series.days.map((d: string, i: number) => [d, series.data[i]]));
+  const diffs: string[] = [];
+  for (const [day, v] of got) {
+    const want = expected.get(day) ?? 0;
+    if (!close(v, want)) diffs.push(`${day}: quill ${v}, duckdb ${want}`);
+  }
+  for (const day of expected.keys()) if (!got.has(day)) diffs.push(`${day}: missing from quill`);
+  tt.same(diffs, [], what);
+  tt.ok(series.data.some((v: number) => v !== 0), `${what}: not all zero`);
+}
+
+for (const tz of ['UTC', 'America/New_York']) {
+  t.test(`trends in ${tz}`, async (tt) => {
+    tt.equal((await api.patch('/api/projects/@current/', { timezone: tz })).status, 200);
+    const day = `date_trunc('day', ${localTs(tz)})`;
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['count of $pageview per day', { events: [{ id: '$pageview' }] },
+        `SELECT ${day} AS day, count(*) AS v FROM events WHERE event = '$pageview' AND ${inRange(tz)} GROUP BY 1`],
+      ['all events per day', { events: [{ id: null }] },
+        `SELECT ${day} AS day, count(*) AS v FROM events WHERE ${inRange(tz)} GROUP BY 1`],
+      ['dau', { events: [{ id: '$pageview', math: 'dau' }] },
+        `SELECT ${day} AS day, count(DISTINCT person) AS v FROM events WHERE event = '$pageview' AND ${inRange(tz)} GROUP BY 1`],
+      ['event property filter (icontains)', { events: [{ id: '$pageview' }], properties: [{ key: '$current_url', value: '/docs', operator: 'icontains' }] },
+        `SELECT ${day} AS day, count(*) AS v FROM events WHERE event = '$pageview' AND url ILIKE '%/docs%' AND ${inRange(tz)} GROUP BY 1`],
+      ['person property filter', { events: [{ id: '$pageview', math: 'dau', properties: [{ key: 'plan', value: 'pro', type: 'person' }] }] },
+        `SELECT ${day} AS day, count(DISTINCT person) AS v FROM events WHERE event = '$pageview' AND plan = 'pro' AND ${inRange(tz)} GROUP BY 1`],
+      ['sum of price', { events: [{ id: 'purchase', math: 'sum', math_property: 'price' }] },
+        `SELECT ${day} AS day, sum(price) AS v FROM events WHERE event = 'purchase' AND ${inRange(tz)} GROUP BY 1`],
+      ['avg of price', { events: [{ id: 'purchase', math: 'avg', math_property: 'price' }] },
+        `SELECT ${day} AS day, avg(price) AS v FROM events WHERE event = 'purchase' AND ${inRange(tz)} GROUP BY 1`],
+      ['max of price', { events: [{ id: 'purchase', math: 'max', math_property: 'price' }] },
+        `SELECT ${day} AS day, max(price) AS v FROM events WHERE event = 'purchase' AND ${inRange(tz)} GROUP BY 1`],
+      ['median of price', { events: [{ id: 'purchase', math: 'median', math_property: 'price' }] },
+        `SELECT ${day} AS day, quantile_cont(price, 0.5) AS v FROM events WHERE event = 'purchase' AND ${inRange(tz)} GROUP BY 1`],
+      ['p90 of price', { events: [{ id: 'purchase', math: 'p90', math_property: 'price' }] },
+        `SELECT ${day} AS day, quantile_cont(price, 0.9) AS v FROM events WHERE event = 'purchase' AND ${inRange(tz)} GROUP BY 1`],
+      ['unique sessions', { events: [{ id: '$pageview', math: 'unique_session' }] },
+        `SELECT ${day} AS day, count(DISTINCT session) AS v FROM events WHERE event = '$pageview' AND ${inRange(tz)} GROUP BY 1`],
+      ['unique groups', { events: [{ id: '$pageview', math: 'unique_group', math_group_type_index: 0 }] },
+        `SELECT ${day} AS day, count(DISTINCT company) AS v FROM events WHERE event = '$pageview' AND ${inRange(tz)} GROUP BY 1`],
+      ['avg count per actor', { events: [{ id: '$pageview', math: 'avg_count_per_actor' }] },
+        `SELECT day, avg(c) AS v FROM (SELECT ${day} AS day, person, count(*) AS c FROM events WHERE event = '$pageview' AND ${inRange(tz)} GROUP BY 1, 2) GROUP BY 1`],
+      ['max count per actor', { events: [{ id: '$pageview', math: 'max_count_per_actor' }] },
+        `SELECT day, max(c) AS v FROM (SELECT ${day} AS day, person, count(*) AS c FROM events WHERE event = '$pageview' AND ${inRange(tz)} GROUP BY 1, 2) GROUP BY 1`],
+      ['weekly active', { events: [{ id: '$pageview', math: 'weekly_active' }] },
+        `WITH active AS (SELECT DISTINCT ${day} AS d, person FROM events WHERE event = '$pageview'),
+              spine AS (SELECT DISTINCT ${day} AS day FROM events WHERE ${inRange(tz)})
+         SELECT day, count(DISTINCT person) AS v FROM spine JOIN active ON d > day - INTERVAL 7 DAY AND d <= day GROUP BY 1`],
+    ];
+    for (const [name, params, sql] of cases) {
+      const [series] = await trend(params);
+      sameSeries(tt, series, await perDay(sql), `${tz}: ${name}`);
+    }
+
+    // Breakdown by an event property and by a person property: every value's series.
+    for (const [name, params, column] of [
+      ['breakdown by $browser', { events: [{ id: '$pageview' }], breakdown: '$browser' }, 'browser'],
+      ['breakdown by person plan', { events: [{ id: '$pageview', math: 'dau' }], breakdown: 'plan', breakdown_type: 'person' }, 'plan'],
+    ] as const) {
+      const result = await trend(params);
+      const agg = (params.events[0] as { math?: string }).math === 'dau' ? 'count(DISTINCT person)' : 'count(*)';
+      const values = (await duck.rows(`SELECT DISTINCT ${column} AS v FROM events WHERE event = '$pageview' AND ${inRange(tz)}`)).map((r) => String(r.v));
+      tt.same(result.map((r: any) => r.breakdown_value).sort(), values.sort(), `${tz}: ${name}: the values`);
+      for (const series of result) {
+        const expected = await perDay(`SELECT ${day} AS day, ${agg} AS v FROM events WHERE event = '$pageview' AND ${column} = '${series.breakdown_value}' AND ${inRange(tz)} GROUP BY 1`);
+        sameSeries(tt, series, expected, `${tz}: ${name} = ${series.breakdown_value}`);
+      }
+    }
+
+    // One number over the whole range (a table display): distinct persons over the range, not a sum of days.
+    const [table] = await trend({ events: [{ id: '$pageview', math: 'dau' }], display: 'ActionsTable' });
+    const [{ v }] = await duck.rows(`SELECT count(DISTINCT person) AS v FROM events WHERE event = '$pageview' AND ${inRange(tz)}`) as [{ v: number }];
+    tt.equal(table.aggregated_value, v, `${tz}: distinct persons over the range`);
+
+    // Weekly buckets start on Sunday (toStartOfWeek mode 0).
+    const [weekly] = await trend({ events: [{ id: '$pageview' }], interval: 'week' });
+    const week = `date_trunc('week', ${localTs(tz)} + INTERVAL 1 DAY) - INTERVAL 1 DAY`;
+    const weekStart = `(date_trunc('week', TIMESTAMP '${FROM}' + INTERVAL 1 DAY) - INTERVAL 1 DAY)`;
+    sameSeries(tt, weekly, await perDay(`SELECT ${week} AS day, count(*) AS v FROM events WHERE event = '$pageview'
+      AND ${localTs(tz)} >= ${weekStart} AND ${localTs(tz)} < TIMESTAMP '${TO}' + INTERVAL 1 DAY GROUP BY 1`), `${tz}: weekly buckets`);
+  });
+}
+
+t.test('the New York days around the daylight-saving change are local days', async (tt) => {
+  tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  const [series] = await trend({ events: [{ id: null }], interval: 'hour', date_from: '2026-11-01T00:00:00', date_to: '2026-11-01T23:59:59' });
+  // 2026-11-01 in New York has 25 hours (01:00 happens twice).
+  tt.equal(series.data.length, 25, 'a 25-hour local day');
+  const utcHours = new Map<number, number>();
+  for (const r of rows) {
+    const local = r.ts - (r.ts < Date.UTC(2026, 10, 1, 6) ? 4 : 5) * 3_600_000;
+    if (new Date(local).toISOString().slice(0, 10) === '2026-11-01') utcHours.set(Math.floor(r.ts / 3_600_000), (utcHours.get(Math.floor(r.ts / 3_600_000)) ?? 0) + 1);
+  }
+  tt.same(series.data, [...utcHours.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n), 'each UTC hour its own bucket');
+  tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+});
