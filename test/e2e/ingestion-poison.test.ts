@@ -4,6 +4,7 @@
 // LMDB key). Before, the chunk's retry found every event of the chunk in a "seen" set filled before the failed
 // commit and counted them all as duplicates: events of other requests in the same chunk were lost for good.
 import t from 'tap';
+import { personUuid } from '../../src/domain/ingest/index.js';
 import { event, personOf, sendBatch, storedEvents } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
 
@@ -58,7 +59,11 @@ t.test('an event that cannot be applied is set aside; no other event is lost, pe
   let bystanders = 0;
   for (let i = 0; i < 20; i++) bystanders += (await storedEvents(api, `bystander-${i}`)).length;
   t.equal(bystanders, 20, 'every concurrent request\'s event is stored');
-  t.match((await personOf(api, 'poison-user'))?.properties, { n: 2, first_seen: 'a' }, 'person updates applied once, in order');
+  const person = await personOf(api, 'poison-user');
+  t.match(person?.properties, { n: 2, first_seen: 'a' }, 'person updates applied once, in order');
+  // A failed attempt must leave nothing behind: a half-committed creation (its distinct id and uuid rows without
+  // the person row) made the retry create the person again under a random uuid.
+  t.equal(person?.uuid, personUuid(1, 'poison-user'), 'the person has its deterministic uuid: created once');
   const merged = await personOf(api, 'poison-anon-old');
   t.same(merged?.distinct_ids?.sort(), ['poison-anon', 'poison-anon-old'], 'the merge of the same chunk applied');
 
