@@ -17,6 +17,8 @@ import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
 import { startQuill, type QuillServer } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
+import { LoadGenerator, type Load } from './lib/load.js';
+import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
 
 const opts = {
   events: Number(process.env.QUILL_BENCH_EVENTS ?? DEFAULT_DATASET.events),
@@ -125,9 +127,10 @@ for (const c of trendsCases(from, to)) {
   const params = { ...c.params, date_from: from, date_to: to };
   const quillMs: number[] = [];
   let result: any[] = [];
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i <= REPEATS; i++) {
     const r = await quillTrend(quill.base, params);
-    quillMs.push(r.ms);
+    // The first round warms up (columns read into the cache, JIT); DuckDB gets one too.
+    if (i > 0) quillMs.push(r.ms);
     result = r.result;
     const mem = memoryMb(quill.pid);
     peakRss = Math.max(peakRss, mem.rss_mb ?? 0);
@@ -135,9 +138,9 @@ for (const c of trendsCases(from, to)) {
   }
   const duckMs: number[] = [];
   let rows: Record<string, unknown>[] = [];
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i <= REPEATS; i++) {
     const r = await duck.time(c.sql);
-    duckMs.push(r.ms);
+    if (i > 0) duckMs.push(r.ms);
     rows = r.rows;
   }
   const diffs = differences(quillValues(result, c.breakdown === true), duckValues(rows, c.breakdown === true));
@@ -149,6 +152,69 @@ for (const c of trendsCases(from, to)) {
   };
   log(JSON.stringify(entry));
   cases.push(entry);
+}
+
+// Retention, lifecycle, stickiness: the same procedure (the reference needs Quill's persons' created_at).
+log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
+const personAnswers = [];
+for (const c of personCases(opts.end, opts.days)) {
+  const quillMs: number[] = [];
+  let body: any = null;
+  for (let i = 0; i <= REPEATS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${quill.base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    body = await res.json();
+    if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
+    if (i > 0) quillMs.push(performance.now() - started);
+  }
+  const duckMs: number[] = [];
+  let rows: Record<string, unknown>[] = [];
+  for (let i = 0; i <= REPEATS; i++) {
+    const r = await duck.time(c.sql);
+    if (i > 0) duckMs.push(r.ms);
+    rows = r.rows;
+  }
+  const diffs = differences(c.quill(body), c.duck(rows));
+  if (diffs.length > 0) failed = true;
+  const entry = {
+    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
+    quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1), same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
+  };
+  log(JSON.stringify(entry));
+  personAnswers.push(entry);
+}
+
+// Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
+const gen = LoadGenerator.create(log);
+const ISOLATION_S = Number(process.env.QUILL_BENCH_ISOLATION_SECONDS ?? 10);
+const loads: [string, Load][] = [
+  ['flags', { kind: 'static', method: 'POST', path: '/flags/?v=2', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, distinct_id: 'user-1' }) }],
+  ['capture', { kind: 'capture', path: '/capture/', apiKey: PROJECT_KEY }],
+];
+const isolation: Record<string, unknown>[] = [];
+for (const [name, load] of loads) {
+  const run = { connections: 8, durationS: ISOLATION_S, delayMs: 5 };
+  const alone = await gen.run(quill.base, load, run);
+  let analysing = true;
+  let analyses = 0;
+  const analysesLoop = (async () => {
+    const all = trendsCases(from, to);
+    while (analysing) {
+      await quillTrend(quill.base, { ...all[analyses % all.length]!.params, date_from: from, date_to: to });
+      analyses++;
+    }
+  })();
+  const beside = await gen.run(quill.base, load, run);
+  analysing = false;
+  await analysesLoop;
+  const entry = {
+    case: `${name} at a fixed load, without / with analyses back to back`, connections: 8, delay_ms: 5,
+    alone: { requests_s: Math.round(alone.requests_s), p50_ms: alone.p50_ms, p99_ms: alone.p99_ms },
+    with_analyses: { requests_s: Math.round(beside.requests_s), p50_ms: beside.p50_ms, p99_ms: beside.p99_ms, analyses_run: analyses },
+    p99_ratio: round2(beside.p99_ms / alone.p99_ms),
+  };
+  log(JSON.stringify(entry));
+  isolation.push(entry);
 }
 
 // The layout's build time from the stored rows: restart with the rebuild forced, read the shards' log lines.
@@ -168,6 +234,8 @@ const report = {
   },
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
   trends: cases,
+  retention_lifecycle_stickiness: personAnswers,
+  isolation,
   all_answers_equal: !failed,
 };
 const text = JSON.stringify(report, null, 2);

@@ -57,6 +57,19 @@ export class DuckReference {
     await this.db.run('DROP TABLE events_raw');
   }
 
+  /** The `persons` table: each person's created_at (epoch ms). */
+  async appendPersons(rows: readonly [number, number][]): Promise<void> {
+    await this.db.run('CREATE TABLE persons (person INTEGER, created_at TIMESTAMP)');
+    const appender = await this.db.createAppender('persons');
+    for (const [person, createdAt] of rows) {
+      appender.appendInteger(person);
+      appender.appendTimestamp(timestampValue(BigInt(createdAt) * 1000n));
+      appender.endRow();
+    }
+    appender.flushSync();
+    appender.closeSync();
+  }
+
   /** Rows of a query as plain objects (BIGINTs as numbers, timestamps as epoch ms). */
   async rows(sql: string): Promise<Record<string, unknown>[]> {
     const reader = await this.db.runAndReadAll(sql);

@@ -145,6 +145,9 @@ const SPECS: RouteSpec[] = [
   api('GET', `${PERSONS}/values`, 'persons.values', 'person'),
   api('GET', `${PERSONS}/cohorts`, 'persons.cohorts', 'person'),
   api('GET', `${PERSONS}/trends`, 'persons.trends', 'person'),
+  api('GET', `${PERSONS}/retention`, 'persons.retention', 'person'),
+  api('GET', `${PERSONS}/lifecycle`, 'persons.lifecycle', 'person'),
+  api('GET', `${PERSONS}/stickiness`, 'persons.stickiness', 'person'),
   api('GET', `${PERSONS}/:id`, 'persons.retrieve', 'person'),
   api('PATCH', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
   api('PUT', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
@@ -173,6 +176,7 @@ const SPECS: RouteSpec[] = [
   // Analyses (the body, for POST, is merged over the query string)
   api('GET', `${P}/insights/trend`, 'insights.trend', 'insight'),
   api('POST', `${P}/insights/trend`, 'insights.trend', 'insight:read', 'json', S.AnyObject),
+  api('GET', `${P}/insights/retention`, 'insights.retention', 'insight'),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),

@@ -12,19 +12,24 @@ export class ApiError extends Error {
     readonly attr: string | null = null,
     /** Some PostHog endpoints answer an error status with an empty body (e.g. DELETE of a flag). */
     readonly emptyBody = false,
+    /** Fields some PostHog endpoints add to the usual four (e.g. `message` on /persons/lifecycle/). */
+    readonly extra: Readonly<Record<string, string>> | null = null,
   ) {
     super(detail);
   }
 
   body(): string {
     if (this.emptyBody) return '';
-    return JSON.stringify({ type: this.type, code: this.code, detail: this.detail, attr: this.attr });
+    return JSON.stringify({ type: this.type, code: this.code, detail: this.detail, attr: this.attr, ...this.extra });
   }
 }
 
 export const Errors = {
   validation: (attr: string | null, code: string, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
   required: (attr: string) => new ApiError(400, 'validation_error', 'required', 'This field is required.', attr),
+  /** /persons/lifecycle/ without target_date or lifecycle_type: PostHog's `{message, detail}`, in the usual shape. */
+  missingParameter: (attr: string, detail: string) =>
+    new ApiError(400, 'validation_error', 'required', detail, attr, false, { message: 'Missing parameter' }),
   parseError: (reason: string) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - ${reason}`),
   /** `detail` is complete ("Malformed request data: <reason>", as the decoder words it). */
   invalidPayload: (detail: string) => new ApiError(400, 'validation_error', 'invalid_payload', detail),

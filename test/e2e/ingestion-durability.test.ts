@@ -12,6 +12,14 @@ async function allEventIds(q: QuillProcess): Promise<string[]> {
   return (await allEvents(new Client(q.base), 'after=2000-01-01')).map((e: { id: string }) => e.id);
 }
 
+/** Every event of the project as the analytics engine counts them (a one-number trend over all time). */
+async function analyzedEvents(q: QuillProcess): Promise<number> {
+  const params = `events=${encodeURIComponent('[{"id":null}]')}&date_from=all&display=BoldNumber&refresh=true`;
+  const res = await new Client(q.base).get(`/api/projects/@current/insights/trend/?${params}`);
+  if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
+  return res.body.result[0].aggregated_value;
+}
+
 /** Sends batches from `connections` concurrent loops until stopped; returns the uuids of acknowledged batches. */
 function load(q: QuillProcess, connections: number, prefix: string) {
   const acked: string[] = [];
@@ -61,6 +69,8 @@ t.test('kill -9 while batches are in flight loses no acknowledged event and dupl
   const duplicated = [...counts.entries()].filter(([, n]) => n > 1);
   t.equal(lost.length, 0, `all ${acked.length} acknowledged events are stored`);
   t.equal(duplicated.length, 0, 'none is stored twice');
+  // The analytics layout holds exactly the stored events: its open blocks are written with the rows.
+  t.equal(await analyzedEvents(q), ids.length, 'the scan layout counts every stored event once');
   // An SDK retry of acknowledged batches (the same events, the same uuids) after the restart adds nothing.
   for (const batch of someBatches) t.equal((await sendBatch(q.base, batch)).status, 200);
   t.equal((await allEventIds(q)).length, ids.length, 'an SDK retry after restart adds nothing');

@@ -15,7 +15,9 @@ export type Measure =
   /** A numeric event property: sum/count/min/max, and every value when a quantile is asked. */
   | { kind: 'numeric'; property: string; keepValues: boolean }
   /** Events per actor (the `*_count_per_actor` maths and the actors of a data point). */
-  | { kind: 'actor_counts' };
+  | { kind: 'actor_counts' }
+  /** Per person, the smallest value of a column over its events (first event time, earliest created_at). */
+  | { kind: 'person_min'; column: 'ts' | 'person_created_at' };
 
 export interface NumericState {
   sum: Float64Array;
@@ -31,13 +33,17 @@ export type BucketStates =
   | { kind: 'persons'; sets: (Uint32Array | null)[] }
   | { kind: 'distinct'; sets: Set<string>[] }
   | { kind: 'numeric'; state: NumericState }
-  | { kind: 'actor_counts'; maps: Map<number, number>[] };
+  | { kind: 'actor_counts'; maps: Map<number, number>[] }
+  /** Indexed by person id; Infinity where the person has no event. One "bucket" only. */
+  | { kind: 'person_min'; values: Float64Array };
 
 /** Every breakdown value's states (the key is the breakdown value's text; "" without a breakdown). */
 export type Partial = Map<string, BucketStates>;
 
-export function emptyStates(measure: Measure, buckets: number): BucketStates {
+export function emptyStates(measure: Measure, buckets: number, maxPersonId = 0): BucketStates {
   switch (measure.kind) {
+    case 'person_min':
+      return { kind: 'person_min', values: new Float64Array(maxPersonId + 1).fill(Infinity) };
     case 'count':
       return { kind: 'count', counts: new Float64Array(buckets) };
     case 'persons':
@@ -108,7 +114,40 @@ export function mergeStates(a: BucketStates, b: BucketStates): void {
       });
       return;
     }
+    case 'person_min': {
+      const x = a.values;
+      const y = (b as typeof a).values;
+      for (let i = 0; i < x.length && i < y.length; i++) if (y[i]! < x[i]!) x[i] = y[i]!;
+      return;
+    }
   }
+}
+
+/** a AND b (null = empty set). */
+export function intersect(a: Uint32Array | null, b: Uint32Array | null): Uint32Array | null {
+  if (!a || !b) return null;
+  const out = new Uint32Array(Math.min(a.length, b.length));
+  for (let w = 0; w < out.length; w++) out[w] = a[w]! & b[w]!;
+  return out;
+}
+
+/** a AND NOT b. */
+export function without(a: Uint32Array | null, b: Uint32Array | null): Uint32Array | null {
+  if (!a) return null;
+  const out = a.slice();
+  if (b) for (let w = 0; w < out.length && w < b.length; w++) out[w]! &= ~b[w]!;
+  return out;
+}
+
+export function hasMember(set: Uint32Array | null, id: number): boolean {
+  return set !== null && id >>> 5 < set.length && (set[id >>> 5]! & (1 << (id & 31))) !== 0;
+}
+
+/** A bitmap of the given person ids. */
+export function bitmapOf(ids: Iterable<number>, maxPersonId: number): Uint32Array {
+  const out = new Uint32Array(bitmapWords(maxPersonId));
+  for (const id of ids) if (id >>> 5 < out.length) out[id >>> 5]! |= 1 << (id & 31);
+  return out;
 }
 
 /** Merges partial `b` into `a`. */

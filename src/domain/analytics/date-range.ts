@@ -175,18 +175,27 @@ export function bucketLabel(start: number, interval: Interval, timeZone: string)
 }
 
 /**
- * Finds an instant's bucket among sorted bucket starts (the last bucket ends at `end`, inclusive). Events of one
- * block are mostly close in time, so the previous answer is tried first.
+ * Finds an instant's bucket among sorted bucket starts (the last bucket ends at `end`, inclusive). Evenly spaced
+ * buckets (UTC days, any hours) are found by arithmetic; others (months, local days across a daylight-saving
+ * change) by binary search, trying the previous answer first since events of one block are mostly close in time.
  */
 export class BucketIndex {
   private last = 0;
-  constructor(readonly starts: readonly number[], readonly end: number) {}
+  /** The common width of every bucket, or 0 when they differ. */
+  readonly step: number;
+
+  constructor(readonly starts: readonly number[], readonly end: number) {
+    let step = starts.length > 1 ? starts[1]! - starts[0]! : 0;
+    for (let i = 2; i < starts.length && step !== 0; i++) if (starts[i]! - starts[i - 1]! !== step) step = 0;
+    this.step = step;
+  }
 
   /** The bucket of `t`, or -1 when it is outside [starts[0], end]. */
   of(t: number): number {
     const s = this.starts;
     const n = s.length;
     if (n === 0 || t < s[0]! || t > this.end) return -1;
+    if (this.step !== 0) return Math.min(n - 1, Math.floor((t - s[0]!) / this.step));
     let k = this.last;
     if (t >= s[k]! && (k + 1 === n || t < s[k + 1]!)) return k;
     let lo = 0;

@@ -7,7 +7,11 @@
 import type { PersonStore } from '../../stores/persons/person-store.js';
 
 export class PersonResolution {
-  private constructor(private readonly table: Uint32Array | null) {}
+  private constructor(
+    private readonly table: Uint32Array | null,
+    /** Persons something was merged into (their created_at may be older than their own events say). */
+    readonly mergeTargets: ReadonlySet<number> = new Set(),
+  ) {}
 
   /** Reads a project's overrides, following chains (a merged into b, b later into c: a resolves to c). */
   static of(persons: PersonStore, team: number, maxPersonId: number): PersonResolution {
@@ -15,12 +19,14 @@ export class PersonResolution {
     for (const [from, to] of persons.mergesOf(team)) next.set(from, to);
     if (next.size === 0) return new PersonResolution(null);
     const table = new Uint32Array(maxPersonId + 1);
+    const targets = new Set<number>();
     for (const from of next.keys()) {
       let to = next.get(from)!;
       for (let hops = 0; hops < 32 && next.has(to); hops++) to = next.get(to)!;
       if (from < table.length && to < table.length) table[from] = to;
+      targets.add(to);
     }
-    return new PersonResolution(table);
+    return new PersonResolution(table, targets);
   }
 
   /** The current person of an ingestion-time person id (0 stays 0: no person). */

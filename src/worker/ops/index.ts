@@ -18,6 +18,7 @@ import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
 import * as insights from './insights.js';
+import * as personInsights from './person-insights.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -106,6 +107,10 @@ export const OPS: Record<string, OpHandler> = {
   'events.retrieve': events.retrieveEvent,
   'insights.trend': insights.trend,
   'persons.trends': insights.personsTrends,
+  'insights.retention': personInsights.retention,
+  'persons.retention': personInsights.personsRetention,
+  'persons.lifecycle': personInsights.personsLifecycle,
+  'persons.stickiness': personInsights.personsStickiness,
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,

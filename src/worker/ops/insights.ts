@@ -22,6 +22,7 @@ import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
+import { lifecycleInsight, stickinessInsight } from './person-insights.js';
 
 const caches = new WeakMap<WorkerRuntime, ResultCache>();
 function cacheOf(rt: WorkerRuntime): ResultCache {
@@ -31,7 +32,7 @@ function cacheOf(rt: WorkerRuntime): ResultCache {
 }
 
 /** Analysis input errors become the documented 400 body. */
-async function answering(fn: () => Promise<Reply>): Promise<Reply> {
+export async function answering(fn: () => Promise<Reply>): Promise<Reply> {
   try {
     return await fn();
   } catch (error) {
@@ -41,12 +42,12 @@ async function answering(fn: () => Promise<Reply>): Promise<Reply> {
   }
 }
 
-function paramsOf(item: TaskItem): FilterParams {
+export function paramsOf(item: TaskItem): FilterParams {
   return FilterParams.of(item.meta.query, item.body);
 }
 
 /** The filter of an answer, as PostHog's `filter.to_dict()` echoes it. */
-function filterEcho(q: TrendsQuery, p: FilterParams): Record<string, unknown> {
+export function filterEcho(q: TrendsQuery, p: FilterParams): Record<string, unknown> {
   const out: Record<string, unknown> = {
     insight: p.string('insight') ?? 'TRENDS',
     events: q.series.map((s) => s.echo),
@@ -69,7 +70,7 @@ function filterEcho(q: TrendsQuery, p: FilterParams): Record<string, unknown> {
   return out;
 }
 
-function encodeParams(params: Record<string, unknown>): string {
+export function encodeParams(params: Record<string, unknown>): string {
   return Object.entries(params)
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`)
@@ -130,7 +131,7 @@ function trendsJson(team: number, run: TrendsRun, q: TrendsQuery, p: FilterParam
 }
 
 /** Runs an analysis through the cache: `refresh=true` recomputes; answers carry is_cached and last_refresh. */
-async function cached(rt: WorkerRuntime, team: number, key: string, refresh: boolean, compute: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+export async function cached(rt: WorkerRuntime, team: number, key: string, refresh: boolean, compute: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   const cache = cacheOf(rt);
   if (!refresh) {
     const hit = cache.get(team, key);
@@ -144,7 +145,7 @@ async function cached(rt: WorkerRuntime, team: number, key: string, refresh: boo
 }
 
 /** Everything but the paging and cache controls, in a stable order. */
-function normalisedKey(kind: string, p: FilterParams, extra: unknown): string {
+export function normalisedKey(kind: string, p: FilterParams, extra: unknown): string {
   const skip = new Set(['refresh', 'personal_api_key', 'cache_invalidation_key', 'format']);
   const entries = p.entries().filter(([k]) => !skip.has(k)).sort(([a], [b]) => (a < b ? -1 : 1));
   return JSON.stringify([kind, entries, extra]);
@@ -156,8 +157,8 @@ export const trend: OpHandler = (item, rt) => answering(async () => {
   const p = paramsOf(item);
   const insight = (p.string('insight') ?? '').toUpperCase();
   const shownAs = p.string('shown_as') ?? '';
-  if (insight === 'LIFECYCLE' || shownAs === 'Lifecycle') invalidInput('insight', 'Lifecycle insights are not supported yet.');
-  if (insight === 'STICKINESS' || shownAs === 'Stickiness') invalidInput('insight', 'Stickiness insights are not supported yet.');
+  if (insight === 'LIFECYCLE' || shownAs === 'Lifecycle') return lifecycleInsight(item, rt, team, p);
+  if (insight === 'STICKINESS' || shownAs === 'Stickiness') return stickinessInsight(item, rt, team, p);
   const q = trendsQueryOf(p);
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
@@ -173,7 +174,7 @@ export const trend: OpHandler = (item, rt) => answering(async () => {
 });
 
 /** The series a `/persons/trends/` request points at: by entity id, type, math and order. */
-function pickSeries(q: TrendsQuery, p: FilterParams): SeriesNode {
+export function pickSeries(q: TrendsQuery, p: FilterParams): SeriesNode {
   const id = p.string('entity_id') ?? p.string('entityId');
   const type = p.string('entity_type') ?? p.string('type') ?? 'events';
   if (type === 'actions') invalidInput('entity_type', 'Actions are not supported yet.');
