@@ -116,8 +116,9 @@ function verdict(res: RawResponse): string | null {
   } catch {
     return `status ${res.status} with a body that is not JSON: ${res.body.toString('utf8').slice(0, 200)}`;
   }
+  // The four fields of PostHog's error body; a few PostHog endpoints add fields of their own (src/protocol/errors.ts).
   const e = parsed as Record<string, unknown>;
-  const shaped = e !== null && typeof e === 'object' && !Array.isArray(e) && Object.keys(e).sort().join() === 'attr,code,detail,type' &&
+  const shaped = e !== null && typeof e === 'object' && !Array.isArray(e) && ['type', 'code', 'detail', 'attr'].every((k) => k in e) &&
     typeof e.type === 'string' && typeof e.code === 'string' && typeof e.detail === 'string' && (e.attr === null || typeof e.attr === 'string');
   return shaped ? null : `status ${res.status} with a body not in the error shape: ${res.body.toString('utf8').slice(0, 200)}`;
 }
