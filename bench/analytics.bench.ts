@@ -19,6 +19,9 @@ import { startQuill, type QuillServer } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
+import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
+import { correlate } from '../src/domain/analytics/correlation.js';
+import { rankEdges } from '../src/domain/analytics/paths.js';
 
 const opts = {
   events: Number(process.env.QUILL_BENCH_EVENTS ?? DEFAULT_DATASET.events),
@@ -107,65 +110,32 @@ async function quillTrend(base: string, params: Record<string, unknown>): Promis
   return { ms, result: body.result };
 }
 
-const host = machine();
-const dataset = new Dataset(opts);
-const quill = await startQuill({ env: { QUILL_LOG_LEVEL: 'info' } });
-log(`quill pid ${quill.pid}, data in ${quill.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
-const duck = await DuckReference.open(2);
-const loading = await load(quill, dataset, duck);
-await duck.finish(opts.persons * 2, (d) => dataset.personOfDevice(d));
-log(`loaded: ${JSON.stringify(loading)}`);
-const layout = (await stats(quill.base)).scan;
+interface Comparison {
+  name: string;
+  /** Path under /api/projects/@current/ (with a query string). */
+  path: string;
+  sql: string;
+  quill(body: any): Map<string, number>;
+  duck(rows: Record<string, unknown>[]): Map<string, number>;
+}
 
-const from = new Date(opts.end - opts.days * 86_400_000).toISOString().slice(0, 10);
-const to = new Date(opts.end - 86_400_000).toISOString().slice(0, 10);
-const cases = [];
 let failed = false;
 let peakRss = 0;
 let peakAnon = 0;
-for (const c of trendsCases(from, to)) {
-  const params = { ...c.params, date_from: from, date_to: to };
-  const quillMs: number[] = [];
-  let result: any[] = [];
-  for (let i = 0; i <= REPEATS; i++) {
-    const r = await quillTrend(quill.base, params);
-    // The first round warms up (columns read into the cache, JIT); DuckDB gets one too.
-    if (i > 0) quillMs.push(r.ms);
-    result = r.result;
-    const mem = memoryMb(quill.pid);
-    peakRss = Math.max(peakRss, mem.rss_mb ?? 0);
-    peakAnon = Math.max(peakAnon, mem.rss_anon_mb ?? 0);
-  }
-  const duckMs: number[] = [];
-  let rows: Record<string, unknown>[] = [];
-  for (let i = 0; i <= REPEATS; i++) {
-    const r = await duck.time(c.sql);
-    if (i > 0) duckMs.push(r.ms);
-    rows = r.rows;
-  }
-  const diffs = differences(quillValues(result, c.breakdown === true), duckValues(rows, c.breakdown === true));
-  if (diffs.length > 0) failed = true;
-  const entry = {
-    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)),
-    ratio_to_duckdb: round2(median(quillMs) / median(duckMs)), quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1),
-    same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
-  };
-  log(JSON.stringify(entry));
-  cases.push(entry);
-}
 
-// Retention, lifecycle, stickiness: the same procedure (the reference needs Quill's persons' created_at).
-log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
-const personAnswers = [];
-for (const c of personCases(opts.end, opts.days)) {
+/** One case: a warm-up round then REPEATS timed rounds of each engine (Quill with refresh=true), answers compared. */
+async function compare(base: string, pid: number, duck: DuckReference, c: Comparison) {
   const quillMs: number[] = [];
   let body: any = null;
   for (let i = 0; i <= REPEATS; i++) {
     const started = performance.now();
-    const res = await fetch(`${quill.base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    const res = await fetch(`${base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
     body = await res.json();
     if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
     if (i > 0) quillMs.push(performance.now() - started);
+    const mem = memoryMb(pid);
+    peakRss = Math.max(peakRss, mem.rss_mb ?? 0);
+    peakAnon = Math.max(peakAnon, mem.rss_anon_mb ?? 0);
   }
   const duckMs: number[] = [];
   let rows: Record<string, unknown>[] = [];
@@ -181,8 +151,70 @@ for (const c of personCases(opts.end, opts.days)) {
     quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1), same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
   };
   log(JSON.stringify(entry));
-  personAnswers.push(entry);
+  return entry;
 }
+
+const host = machine();
+const dataset = new Dataset(opts);
+const quill = await startQuill({ env: { QUILL_LOG_LEVEL: 'info' } });
+log(`quill pid ${quill.pid}, data in ${quill.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
+const duck = await DuckReference.open(2);
+const loading = await load(quill, dataset, duck);
+await duck.finish(opts.persons * 2, (d) => dataset.personOfDevice(d));
+log(`loaded: ${JSON.stringify(loading)}`);
+const layout = (await stats(quill.base)).scan;
+
+const from = new Date(opts.end - opts.days * 86_400_000).toISOString().slice(0, 10);
+const to = new Date(opts.end - 86_400_000).toISOString().slice(0, 10);
+const trendsAnswers = [];
+for (const c of trendsCases(from, to)) {
+  const params = { ...c.params, date_from: from, date_to: to };
+  const qs = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+  trendsAnswers.push(await compare(quill.base, quill.pid, duck, {
+    name: c.name, path: `insights/trend/?${qs}`, sql: c.sql,
+    quill: (body) => quillValues(body.result, c.breakdown === true), duck: (rows) => duckValues(rows, c.breakdown === true),
+  }));
+}
+
+// Retention, lifecycle, stickiness: the same procedure (the reference needs Quill's persons' created_at).
+log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
+const personAnswers = [];
+for (const c of personCases(opts.end, opts.days)) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
+
+// Funnels and paths: the same procedure.
+const seqRange = `ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY`;
+const funnelPath = (extra = '') => `insights/funnel/?events=${encodeURIComponent(JSON.stringify(FUNNEL_STEPS))}&date_from=${from}&date_to=${to}${extra}`;
+const stepCounts = (body: any) => new Map<string, number>(body.result.map((s: any, i: number) => [String(i + 1), s.count]));
+const duckSteps = (rows: Record<string, unknown>[]) => new Map<string, number>([['1', Number(rows[0]!.c1)], ['2', Number(rows[0]!.c2)], ['3', Number(rows[0]!.c3)]]);
+const sequenceCases: Comparison[] = [
+  { name: '3-step ordered funnel, 14-day window', path: funnelPath(), sql: orderedFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  { name: '3-step strict funnel', path: funnelPath('&funnel_order_type=strict'), sql: strictFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  { name: '3-step unordered funnel', path: funnelPath('&funnel_order_type=unordered'), sql: unorderedFunnelSql(seqRange), quill: stepCounts, duck: duckSteps },
+  {
+    name: '3-step funnel by $browser', path: funnelPath('&breakdown=%24browser'), sql: browserFunnelSql(seqRange),
+    quill: (body) => new Map(body.result.flatMap((r: any) => r.map((s: any, i: number) => [`${r[0].breakdown_value[0]}|${i + 1}`, s.count]))),
+    duck: (rows) => new Map(rows.flatMap((r) => [1, 2, 3].map((i) => [`${r.b}|${i}`, Number(r[`c${i}`])] as [string, number]))),
+  },
+  {
+    name: 'correlation of event names with the 3-step funnel', path: `insights/funnel/correlation/?events=${encodeURIComponent(JSON.stringify(FUNNEL_STEPS))}&date_from=${from}&date_to=${to}`,
+    sql: correlationSql(seqRange, `TIMESTAMP '${to} 23:59:59.999'`),
+    quill: (body) => new Map(body.result.events.flatMap((e: any) => [[`${e.event.event}|s`, e.success_count], [`${e.event.event}|f`, e.failure_count]])),
+    duck: (rows) => {
+      const totals = rows.find((r) => r.event === null)!;
+      const candidates = new Map(rows.filter((r) => r.event !== null).map((r) => [String(r.event), { success: Number(r.s), failure: Number(r.f) }]));
+      return new Map(correlate(candidates, Number(totals.s), Number(totals.f)).entries.flatMap((e) => [[`${e.name}|s`, e.success_count], [`${e.name}|f`, e.failure_count]] as [string, number][]));
+    },
+  },
+  {
+    name: 'top 50 path edges over pageviews', path: `insights/path/?date_from=${from}&date_to=${to}`, sql: pathEdgesSql(seqRange),
+    quill: (body) => new Map(body.result.map((e: any) => [`${e.source} > ${e.target}`, e.value])),
+    duck: (rows) => {
+      const all = new Map(rows.map((r) => [JSON.stringify([r.source, r.target]), { value: Number(r.v), time: 0 }]));
+      return new Map(rankEdges(all, { edgeLimit: 50, minEdgeWeight: null, maxEdgeWeight: null }).map((e) => [`${e.source} > ${e.target}`, e.value]));
+    },
+  },
+];
+for (const c of sequenceCases) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
 
 // Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
 const gen = LoadGenerator.create(log);
@@ -233,8 +265,8 @@ const report = {
     rebuild_ms_per_shard: builds.map((b) => b.ms), rebuild_events_per_shard: builds.map((b) => b.events),
   },
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
-  trends: cases,
-  retention_lifecycle_stickiness: personAnswers,
+  trends: trendsAnswers,
+  retention_lifecycle_stickiness_funnels_paths: personAnswers,
   isolation,
   all_answers_equal: !failed,
 };

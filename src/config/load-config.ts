@@ -6,8 +6,8 @@ import { Compile } from 'typebox/compile';
 import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb']);
-const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'rebuildScanLayout']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'backlogHigh', 'logSegmentMb']);
+const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'rebuildScanLayout', 'durabilityTrace']);
 
 /** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */
 function defaultConfigPath(): string {

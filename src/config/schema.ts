@@ -15,7 +15,10 @@ export const ConfigSchema = Type.Object({
   consoleOrigin: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_CONSOLE_ORIGIN: comma-separated origins (besides the server\'s own) whose pages may read private-API answers (CORS with credentials)' }),
   operatorKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()], { description: 'QUILL_OPERATOR_KEY: a secret that reads GET /_stats for every organization (no other endpoint)' }),
   logLevel: Type.Union([Type.Literal('silent'), Type.Literal('info'), Type.Literal('debug')], { description: 'QUILL_LOG_LEVEL' }),
-  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/throw|crash, for tests of failure handling only' }),
+  faultInjection: Type.Boolean({ description: 'QUILL_FAULT_INJECTION: enables POST /_fault/*, for tests of failure handling only' }),
+  backlogHigh: Type.Integer({ description: 'QUILL_BACKLOG_HIGH: events acknowledged and not yet applied by one shard above which new requests wait', minimum: 1 }),
+  logSegmentMb: Type.Number({ description: 'QUILL_LOG_SEGMENT_MB: size of an ingest log segment file (the unit in which applied records are released)', exclusiveMinimum: 0, maximum: 1024 }),
+  durabilityTrace: Type.Boolean({ description: 'QUILL_DURABILITY_TRACE: tests only; records the order of log writes, fdatasyncs and acknowledgements' }),
   rebuildScanLayout: Type.Boolean({ description: 'QUILL_REBUILD_SCAN_LAYOUT: rebuild the analytics column layout from the stored events at start-up' }),
   analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
 });
@@ -35,6 +38,9 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   operatorKey: 'QUILL_OPERATOR_KEY',
   logLevel: 'QUILL_LOG_LEVEL',
   faultInjection: 'QUILL_FAULT_INJECTION',
+  backlogHigh: 'QUILL_BACKLOG_HIGH',
+  logSegmentMb: 'QUILL_LOG_SEGMENT_MB',
+  durabilityTrace: 'QUILL_DURABILITY_TRACE',
   analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
   rebuildScanLayout: 'QUILL_REBUILD_SCAN_LAYOUT',
 };

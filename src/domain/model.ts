@@ -35,6 +35,8 @@ export interface Project {
   timezone: string;
   /** Property filters ANDed into analyses with `filter_test_accounts=true`. */
   test_account_filters?: unknown[];
+  /** Regex rewrites of path items applied with `path_replacements=true` (analytics.md §7.1). */
+  path_cleaning_filters?: { regex: string; alias: string }[];
 }
 
 export interface PersonalApiKey {
@@ -87,6 +89,11 @@ export interface FeatureFlag {
   version: number;
   evaluation_runtime: string | null;
   tags: string[];
+  /**
+   * A remote-configuration flag: a boolean flag whose `true` payload is the configuration, read with
+   * `GET …/feature_flags/:key/remote_config/` (flags written before this field existed have none: false).
+   */
+  is_remote_configuration?: boolean | null;
 }
 
 export interface FlagRoleAccess {

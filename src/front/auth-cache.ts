@@ -21,7 +21,7 @@ export interface KeySources {
 /** What a route asks of its caller (the fields of a route-table entry that concern authentication). */
 export interface RouteAuth {
   scope?: string | null;
-  projectFrom?: 'token';
+  projectFrom?: 'token' | 'token-or-path';
   operator?: true;
 }
 
@@ -103,7 +103,10 @@ export class AuthCache {
     if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(user.organizationId) && orgParam !== orgUuid) {
       throw Errors.notFound('Organization not found.');
     }
-    const projectId = route.projectFrom === 'token' ? this.projectOfToken(src.query, user) : this.projectOfPath(params.project_id, user);
+    const fromToken = route.projectFrom === 'token' || (route.projectFrom === 'token-or-path' && (src.query.token ?? src.query.api_key) !== undefined);
+    const projectId = fromToken
+      ? this.projectOfToken(src.query, user)
+      : this.projectOfPath(route.projectFrom === 'token-or-path' ? params.project_id ?? '@current' : params.project_id, user);
 
     if (entry.scopedTeams?.length && route.scope !== null && !userScopeOnly) {
       if (projectId === null) throw Errors.keyConfinedToProjects();

@@ -14,6 +14,7 @@ import { parseConsoleOrigins, privateOriginAllowed } from '../http/cors.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
+import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
@@ -24,6 +25,8 @@ function assertNativeUws(): void {
 }
 
 const NO_QUERY: Record<string, string> = {};
+/** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
+const DRAIN_LIMIT_MS = 10_000;
 
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
@@ -49,6 +52,7 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
   const keyLookup = new KeyLookup(pool, auth);
 
+  const assets = StaticAssets.load();
   const router = new Router<RouteDef>();
   for (const route of ROUTES) router.add(route.method, route.path, route);
 
@@ -102,18 +106,16 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       if (asked.kind === 'found') restrictCors(ex, req, asked.value);
       return ex.sendPreflight(req);
     }
-    if (path === '/_health') {
-      return ex.send(draining ? errorOut(Errors.unavailable('Quill is shutting down.')) : { status: 200, body: '{"status":"ok"}' });
-    }
-    if (draining) return ex.send(errorOut(Errors.unavailable('Quill is shutting down.')), true);
+    if (path === '/_health') return ex.send(draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
+    if (draining) return ex.send(errorOut(Errors.shuttingDown()), true);
+    if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
     const match = router.match(method, path);
     if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
     restrictCors(ex, req, route);
     ex.readFacts(req, route.needs);
-    inFlight++;
-    dispatch(ex, route, match.params)
+    track(dispatch(ex, route, match.params)
       .then(
         (reply) => ex.send(reply),
         (error: unknown) => {
@@ -123,11 +125,28 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
           log(`request ${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
           ex.send(errorOut(Errors.server()));
         },
-      )
-      .finally(() => {
-        inFlight--;
-        if (draining && inFlight === 0 && drained) drained();
-      });
+      ));
+  }
+
+  /** Counts a request in flight until `work` settles (the drain waits for them). */
+  function track(work: Promise<unknown>): void {
+    inFlight++;
+    void work.finally(() => {
+      inFlight--;
+      if (draining && inFlight === 0 && drained) drained();
+    });
+  }
+
+  /** The posthog-js bundles (src/front/static-assets.ts); answered by the front alone, no worker involved. */
+  function serveAsset(ex: Exchange, req: uWS.HttpRequest): void {
+    const request = { path: ex.path, acceptEncoding: req.getHeader('accept-encoding'), ifNoneMatch: req.getHeader('if-none-match') };
+    track(assets.answer(request).then(
+      (reply) => ex.send(reply ?? errorOut(Errors.notFound())),
+      (error: unknown) => {
+        log(`static asset ${ex.path} failed: ${(error as Error)?.stack ?? String(error)}`);
+        ex.send(errorOut(Errors.server()));
+      },
+    ));
   }
 
   const app = uWS.App();
@@ -150,13 +169,18 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   });
   const port = uWS.us_socket_local_port(listenSocket);
 
+  /**
+   * The drain: requests already being handled (body still arriving, or waiting for a worker) finish; anything
+   * arriving meanwhile gets 503 `shutting_down`, `/_health` too. The listening socket stays open until then, so a
+   * client or load balancer connecting during the drain is told why instead of being refused.
+   */
   async function close(): Promise<void> {
     if (draining) return;
     draining = true;
-    uWS.us_listen_socket_close(listenSocket);
     if (inFlight > 0) {
-      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, 10_000))]);
+      await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, DRAIN_LIMIT_MS))]);
     }
+    uWS.us_listen_socket_close(listenSocket);
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.

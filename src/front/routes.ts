@@ -35,8 +35,12 @@ interface RouteSpec {
    * rest, unless the route says otherwise); null: any key of the user (a key reading itself).
    */
   scope?: RequiredScope | null;
-  /** The project comes from `?token=` (the project API key) instead of `:project_id`. */
-  projectFrom?: 'token';
+  /**
+   * The project comes from `?token=` (the project API key) instead of `:project_id`; with `token-or-path`, from
+   * `?token=` when given (as PostHog resolves `@current` for keys that reach several projects), else from
+   * `:project_id`, else the user's current project.
+   */
+  projectFrom?: 'token' | 'token-or-path';
   /** The operator key (QUILL_OPERATOR_KEY) is accepted here as well as personal keys. */
   operator?: true;
 }
@@ -89,6 +93,9 @@ const SPECS: RouteSpec[] = [
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
   { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
   { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
+  // The flag list without a project in the path (posthog-node 1.x polls it for local evaluation): `?token=` names
+  // the project, else the user's current one.
+  { method: 'GET', path: '/api/feature_flag', op: 'flags.list_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token-or-path' },
 
   // Accounts
   api('GET', '/api/users/@me', 'users.me', 'user'),
@@ -131,6 +138,8 @@ const SPECS: RouteSpec[] = [
   api('PUT', `${FF}/:id`, 'flags.update', 'feature_flag', 'json', S.FeatureFlagWrite),
   api('DELETE', `${FF}/:id`, 'flags.delete', 'feature_flag'),
   api('GET', `${FF}/:id/activity`, 'flags.activity', 'feature_flag'),
+  // `:id` is the flag's id or key here (posthog-node asks by key, and names the project by `?token=`).
+  { ...api('GET', `${FF}/:id/remote_config`, 'flags.remote_config', 'feature_flag'), projectFrom: 'token-or-path' },
   // The seed names the flag parameter `parent_lookup_feature_flag_id`; the router position is shared with `:id`.
   api('GET', `${FF}/:id/role_access`, 'flag_role_access.list', 'feature_flag'),
   api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'feature_flag', 'json', S.RoleAccessCreate),
@@ -146,6 +155,12 @@ const SPECS: RouteSpec[] = [
   api('GET', `${PERSONS}/cohorts`, 'persons.cohorts', 'person'),
   api('GET', `${PERSONS}/trends`, 'persons.trends', 'person'),
   api('GET', `${PERSONS}/retention`, 'persons.retention', 'person'),
+  api('GET', `${PERSONS}/funnel`, 'persons.funnel', 'person'),
+  api('GET', `${PERSONS}/funnel/correlation`, 'persons.correlation', 'person'),
+  api('POST', `${PERSONS}/funnel/correlation`, 'persons.correlation', 'person:read', 'json', S.AnyObject),
+  api('GET', `${PERSONS}/path`, 'persons.path', 'person'),
+  api('POST', `${PERSONS}/path`, 'persons.path', 'person:read', 'json', S.AnyObject),
+  api('POST', `${PERSONS}/funnel`, 'persons.funnel', 'person:read', 'json', S.AnyObject),
   api('GET', `${PERSONS}/lifecycle`, 'persons.lifecycle', 'person'),
   api('GET', `${PERSONS}/stickiness`, 'persons.stickiness', 'person'),
   api('GET', `${PERSONS}/:id`, 'persons.retrieve', 'person'),
@@ -153,6 +168,7 @@ const SPECS: RouteSpec[] = [
   api('PUT', `${PERSONS}/:id`, 'persons.update', 'person', 'json', S.PersonUpdate),
   api('DELETE', `${PERSONS}/:id`, 'persons.delete', 'person'),
   api('GET', `${PERSONS}/:id/activity`, 'persons.activity', 'person'),
+  api('GET', `${PERSONS}/:id/properties_timeline`, 'persons.properties_timeline', 'person'),
   api('POST', `${PERSONS}/:id/update_property`, 'persons.update_property', 'person', 'json', S.PersonPropertyUpdate),
   api('POST', `${PERSONS}/:id/delete_property`, 'persons.delete_property', 'person', 'json', S.PersonPropertyDelete),
   api('POST', `${PERSONS}/:id/split`, 'persons.split', 'person', 'json', S.PersonSplit),
@@ -177,6 +193,12 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/insights/trend`, 'insights.trend', 'insight'),
   api('POST', `${P}/insights/trend`, 'insights.trend', 'insight:read', 'json', S.AnyObject),
   api('GET', `${P}/insights/retention`, 'insights.retention', 'insight'),
+  api('GET', `${P}/insights/funnel`, 'insights.funnel', 'insight'),
+  api('GET', `${P}/insights/funnel/correlation`, 'insights.correlation', 'insight'),
+  api('POST', `${P}/insights/funnel/correlation`, 'insights.correlation', 'insight:read', 'json', S.AnyObject),
+  api('GET', `${P}/insights/path`, 'insights.path', 'insight'),
+  api('POST', `${P}/insights/path`, 'insights.path', 'insight:read', 'json', S.AnyObject),
+  api('POST', `${P}/insights/funnel`, 'insights.funnel', 'insight:read', 'json', S.AnyObject),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),

@@ -21,6 +21,7 @@ export const FeatureFlagWrite = Type.Object({
   performed_rollback: Type.Optional(Nullable(Type.Boolean())),
   evaluation_runtime: Type.Optional(Nullable(Type.Union([Type.Literal('server'), Type.Literal('client'), Type.Literal('all')]))),
   tags: Type.Optional(Type.Array(Type.String())),
+  is_remote_configuration: Type.Optional(Nullable(Type.Boolean())),
 }, { additionalProperties: true, $id: 'FeatureFlagWrite', description: 'Create or update a feature flag' });
 
 export const RoleWrite = Type.Object({
@@ -42,6 +43,7 @@ export const ProjectUpdate = Type.Object({
   name: Type.Optional(Type.String()),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
   test_account_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  path_cleaning_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
 }, { additionalProperties: true, $id: 'ProjectUpdate' });
 
 export const PersonalKeyCreate = Type.Object({

@@ -66,12 +66,15 @@ export const Errors = {
   organizationOutsideKey: (organizationId: string) =>
     new ApiError(403, 'authentication_error', 'permission_denied', `API key does not have access to the requested organization: ID ${organizationId}.`),
   notFound: (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail),
+  /** PostHog answers some lookups with a bare 404 (e.g. a flag's remote_config for a flag that is not one). */
+  notFoundEmpty: () => new ApiError(404, 'invalid_request', 'not_found', 'Not found.', null, true),
   methodNotAllowed: (method: string) =>
     new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
   tooLarge: () => new ApiError(413, 'client_error', 'request_too_large', 'Request too large.'),
   server: (detail = 'A server error occurred.') => new ApiError(500, 'server_error', 'error', detail),
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
+  shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */

@@ -10,8 +10,8 @@
  * and a part published before an acknowledgement is ahead of every part published after it, whatever thread
  * publishes.
  *
- * Layout per ring: Int32 `[tail, head]` (reservation and consumption counters, wrapping: only their difference
- * matters), then per slot an Int32 `ready` word (the counter value + 1 once the slot's contents are written),
+ * Layout per ring: Int32 `[tail, head, events, unused]` (reservation and consumption counters, wrapping: only their
+ * difference matters; the events of the parts in the ring, for the backlog bound), then per slot an Int32 `ready` word (the counter value + 1 once the slot's contents are written),
  * three Int32 (source, bytes, events) and one Float64 (the record's end, a position number).
  */
 export interface RingPart {
@@ -24,9 +24,11 @@ export interface RingPart {
 /** Slots per ring (a power of two). The owner drains its ring every few milliseconds into its own queue. */
 export const RING_SLOTS = 8192;
 const MASK = RING_SLOTS - 1;
-const HEADER_INTS = 2;
+/** Four, not three: the Float64 ends that follow the slots must stay 8-byte aligned. */
+const HEADER_INTS = 4;
 const TAIL = 0;
 const HEAD = 1;
+const EVENTS = 2;
 const RING_BYTES = HEADER_INTS * 4 + RING_SLOTS * 4 + RING_SLOTS * 12 + RING_SLOTS * 8;
 
 export function ringBytes(rings: number): number {
@@ -58,6 +60,8 @@ class Ring {
     this.ints[slot * 3 + 1] = part.bytes;
     this.ints[slot * 3 + 2] = part.events;
     this.ends[slot] = part.end;
+    // Counted before the part can be taken, so the count never goes below what the ring holds.
+    Atomics.add(this.header, EVENTS, part.events);
     // The atomic store publishes the plain writes above to a consumer that sees it with Atomics.load.
     Atomics.store(this.ready, slot, (ticket + 1) | 0);
     return true;
@@ -73,8 +77,17 @@ class Ring {
       out.push({ source: this.ints[slot * 3]!, bytes: this.ints[slot * 3 + 1]!, events: this.ints[slot * 3 + 2]!, end: this.ends[slot]! });
       head = (head + 1) | 0;
     }
-    if (out.length > 0) Atomics.store(this.header, HEAD, head);
+    if (out.length > 0) {
+      Atomics.store(this.header, HEAD, head);
+      let events = 0;
+      for (const p of out) events += p.events;
+      Atomics.sub(this.header, EVENTS, events);
+    }
     return out;
+  }
+
+  events(): number {
+    return Atomics.load(this.header, EVENTS);
   }
 }
 
@@ -94,5 +107,10 @@ export class PartRings {
   /** Takes up to `max` parts queued for `shard`, in the order they were published. Only its owner calls this. */
   take(shard: number, max: number): RingPart[] {
     return this.rings[shard]!.take(max);
+  }
+
+  /** Events of the parts published for `shard` and not taken yet. */
+  events(shard: number): number {
+    return this.rings[shard]!.events();
   }
 }

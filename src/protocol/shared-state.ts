@@ -10,7 +10,9 @@
  *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts);
  *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts);
  *  - project data versions: a slot per project hash, bumped after every apply commit that stored events of the
- *    project, so cached analysis results know when they are stale (src/worker/analytics/result-cache.ts).
+ *    project, so cached analysis results know when they are stale (src/worker/analytics/result-cache.ts);
+ *  - per shard, the events its owner has queued and not applied, and how many requests wait for that backlog to
+ *    shrink (the backlog bound, src/worker/ingest/ingest-service.ts).
  *
  * Positions travel as one number (positionNumber, src/stores/ingest-log/position.ts).
  */
@@ -31,7 +33,11 @@ const PROJECT_SLOTS = 1 << 12;
 
 const PERSON_WRITES_AT = HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8;
 const PROJECT_VERSIONS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
-const RINGS_AT = PROJECT_VERSIONS_AT + PROJECT_SLOTS * 4;
+/** Per shard: [queued events, waiting requests] (Int32). */
+const BACKLOG_AT = PROJECT_VERSIONS_AT + PROJECT_SLOTS * 4;
+const QUEUED = 0;
+const WAITING = 1;
+const RINGS_AT = BACKLOG_AT + MAX_SHARDS * 2 * 4;
 
 export function createSharedState(): SharedArrayBuffer {
   // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
@@ -43,6 +49,7 @@ export class SharedState {
   private readonly applied: BigInt64Array;
   private readonly personWrites: Int32Array;
   private readonly projectVersions: Int32Array;
+  private readonly backlog: Int32Array;
   /** Parts waiting for each shard's owner. */
   readonly rings: PartRings;
 
@@ -51,6 +58,7 @@ export class SharedState {
     this.applied = new BigInt64Array(buffer, HEADER_BYTES, MAX_SHARDS * MAX_SHARDS);
     this.personWrites = new Int32Array(buffer, PERSON_WRITES_AT, PERSON_SLOTS);
     this.projectVersions = new Int32Array(buffer, PROJECT_VERSIONS_AT, PROJECT_SLOTS);
+    this.backlog = new Int32Array(buffer, BACKLOG_AT, MAX_SHARDS * 2);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
   }
 
@@ -79,6 +87,26 @@ export class SharedState {
 
   markStarted(): void {
     Atomics.store(this.words, STARTED, 1);
+  }
+
+  /** The owner of `shard` publishes how many events it has queued and not applied yet. */
+  publishQueued(shard: number, events: number): void {
+    Atomics.store(this.backlog, shard * 2 + QUEUED, events);
+  }
+
+  /** Events acknowledged for `shard` and not applied yet: queued by its owner, or still in its ring. */
+  behind(shard: number): number {
+    return Atomics.load(this.backlog, shard * 2 + QUEUED) + this.rings.events(shard);
+  }
+
+  /** A request starts (+1) or stops (-1) waiting for `shard`'s backlog to shrink. */
+  countWaiting(shard: number, delta: 1 | -1): void {
+    Atomics.add(this.backlog, shard * 2 + WAITING, delta);
+  }
+
+  /** Requests waiting for `shard`'s backlog to shrink right now. */
+  waitingFor(shard: number): number {
+    return Atomics.load(this.backlog, shard * 2 + WAITING);
   }
 
   /** How far into `source`'s log `owner` has applied (and flushed) its events. */

@@ -11,8 +11,13 @@ import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
-import { appliedHandler, enqueueHandler, statsHandler } from './ingest/ingest-service.js';
+import { appliedHandler, enqueueHandler, pauseApplyHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
+import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
+import './analytics/funnels.js';
+import './analytics/paths.js';
+import './analytics/correlation.js';
+import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
 import { reloadHandler } from './replication.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
@@ -31,6 +36,7 @@ export function createWorkerEntry(data: WorkerData) {
     enqueue: enqueueHandler,
     applied: appliedHandler,
     stats: statsHandler,
+    'pause-apply': pauseApplyHandler,
     [DELETE_PERSON_EVENTS]: deletePersonEventsHandler,
     [EVENTS_SCAN]: scanHandler,
     [EVENTS_GET]: getHandler,
@@ -38,6 +44,9 @@ export function createWorkerEntry(data: WorkerData) {
     [EVENTS_VOLUMES]: volumesHandler,
     [ANALYTICS_SCAN]: analyticsScanHandler,
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
+    [SEQUENCE_COLLECT]: collectHandler,
+    [SEQUENCE_TAKE]: takeHandler,
+    [PERSON_EVENTS]: personEventsHandler,
   });
   const debug = data.config.logLevel === 'debug';
 
@@ -93,6 +102,7 @@ export function createWorkerEntry(data: WorkerData) {
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
         }, debug, () => rt.pacer.noteRequest(), rt.log.error);
+        rt.log.debug('checking every request from the front against the protocol schema');
         return port.done;
       }
       case 'bootstrap':

@@ -7,11 +7,19 @@ import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
 import { parseQuery } from '../http/query.js';
 import { Errors } from '../protocol/errors.js';
-import { RequestFrame, fromWire, replyToWire, type Reply, type ReplyFrame, type TaskItem, type WireItem } from '../protocol/worker-messages.js';
+import { WireItem, fromWire, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
 import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
 
-const checkFrame = Compile(RequestFrame);
+const checkItem = Compile(WireItem);
+
+/** Why one (id, item) pair of a request frame does not follow the protocol, or null when it does. */
+export function malformation(id: unknown, item: unknown): string | null {
+  if (!Number.isInteger(id)) return `request id ${JSON.stringify(id)} is not an integer`;
+  if (checkItem.Check(item)) return null;
+  const first = [...checkItem.Errors(item)][0];
+  return `item ${first?.instancePath || '/'} ${first?.message ?? 'does not match the schema'}`;
+}
 
 export class RequestPort {
   private readonly ready: ReplyFrame = [];
@@ -26,10 +34,12 @@ export class RequestPort {
     private readonly run: (item: TaskItem) => Promise<Reply>,
     /** Resolves once the worker can serve requests (its shards are open). */
     private readonly whenReady: () => Promise<void>,
+    /** Check every request against the protocol schema (QUILL_LOG_LEVEL=debug). */
     private readonly checkFrames: boolean,
     /** Called for every frame of requests (the apply loops yield to them under load). */
     private readonly onFrame: () => void = () => {},
-    private readonly log: (msg: string) => void = console.error,
+    /** Where a malformed request (or an unsendable reply) is reported. */
+    private readonly report: (message: string) => void = (m) => console.error(m),
   ) {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
   }
@@ -44,15 +54,28 @@ export class RequestPort {
   private async receive(bytes: Uint8Array): Promise<void> {
     this.onFrame();
     const frame = unpack<RequestFrame>(bytes);
-    if (this.checkFrames && !checkFrame.Check(frame)) throw new Error('malformed request frame from the front');
+    if (this.checkFrames && !Array.isArray(frame)) {
+      this.report(`malformed request frame from the front: not an array (${typeof frame})`);
+      return;
+    }
     await this.whenReady();
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
+      if (this.checkFrames) {
+        // A front/worker protocol mismatch is a bug: name it, and answer 500 rather than run a garbled request
+        // (or leave the front waiting for an answer that never comes).
+        const problem = malformation(id, frame[i + 1]);
+        if (problem) {
+          this.report(`malformed request from the front (frame position ${i}): ${problem}`);
+          if (Number.isInteger(id)) this.answer(id, errorReply(Errors.server()));
+          continue;
+        }
+      }
       let item: TaskItem;
       try {
         item = fromWire(frame[i + 1] as WireItem, parseQuery);
       } catch (error) {
-        this.log(`request ${id}: unreadable item: ${(error as Error)?.stack ?? error}`);
+        this.report(`request ${id}: unreadable item: ${(error as Error)?.stack ?? error}`);
         this.answer(id, errorReply(Errors.server()));
         continue;
       }
@@ -72,7 +95,7 @@ export class RequestPort {
     if (this.closed || this.ready.length === 0) return;
     // A reply that does not pack (none should: bodies are strings or bytes) becomes a 500 for its request alone.
     const bytes = packFrame(this.ready, (id, error) => {
-      this.log(`reply to request ${id} cannot be sent: ${(error as Error)?.message ?? error}`);
+      this.report(`reply to request ${id} cannot be sent: ${(error as Error)?.message ?? error}`);
       return replyToWire(errorReply(Errors.server()));
     });
     this.ready.length = 0;

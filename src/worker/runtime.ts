@@ -9,6 +9,7 @@ import { PersonStore } from '../stores/persons/person-store.js';
 import { PersonCache } from './person-cache.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { ApplyPacer } from './ingest/apply-pacer.js';
+import { DurabilityTrace } from './ingest/durability-trace.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
 import { ColumnCache } from '../stores/scan/column-cache.js';
@@ -41,6 +42,8 @@ export class WorkerRuntime {
   readonly pacer = new ApplyPacer();
   readonly peers: Peers;
   readonly log: Logger;
+  /** Tests only (QUILL_DURABILITY_TRACE): the journal of log writes, syncs and acknowledgements. */
+  readonly durabilityTrace: DurabilityTrace | null;
   /** Decoded scan-layout columns of this thread's shards (src/stores/scan/column-cache.ts). */
   readonly columnCache: ColumnCache;
 
@@ -52,6 +55,7 @@ export class WorkerRuntime {
     peerHandlers: Record<string, PeerHandler>,
   ) {
     this.log = makeLogger(config, `[worker ${index}]`);
+    this.durabilityTrace = config.durabilityTrace ? new DurabilityTrace(config.dataDir, index) : null;
     this.columnCache = new ColumnCache(config.analyticsCacheMb * 1024 * 1024);
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);

@@ -7,6 +7,8 @@
 import t from 'tap';
 import { Dataset, type ReferenceRow } from '../../bench/lib/analytics-dataset.js';
 import { DuckReference } from '../../bench/lib/duckdb-reference.js';
+import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
+import { correlate } from '../../src/domain/analytics/correlation.js';
 import { PROJECT_KEY, quillForFile, type Client } from '../helpers/quill.js';
 
 const END = Date.UTC(2026, 10, 8);
@@ -34,6 +36,14 @@ async function load(): Promise<void> {
   for (const batch of batches) {
     const res = await fetch(`${quill().base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
     if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
+  }
+  // Every analysis waits for what was acknowledged before it, but only so long (10 s): on a busy machine the apply
+  // may need longer, so wait for the backlog to drain before asking anything.
+  for (;;) {
+    const stats = await api.get('/_stats');
+    if (stats.status !== 200) throw new Error(`/_stats: ${stats.status} ${stats.text}`);
+    if (stats.body.shards.every((s: { backlog: number }) => s.backlog === 0)) break;
+    await new Promise((r) => setTimeout(r, 100));
   }
   duck = await DuckReference.open();
   await duck.append(rows);
@@ -254,3 +264,43 @@ for (const tz of ['UTC', 'America/New_York']) {
     tt.same(sticky.result[0].data, Array.from({ length: 7 }, (_, i) => Number(ks.find((r) => Number(r.k) === i + 1)?.v ?? 0)), `${tz}: stickiness`);
   });
 }
+
+t.test('funnels against DuckDB', async (tt) => {
+  tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+  const range = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1 DAY`;
+  const funnel = (extra = '') => get(`insights/funnel/?events=${enc(JSON.stringify(FUNNEL_STEPS))}&date_from=${FROM}&date_to=${TO}&refresh=true${extra}`);
+  const res = await funnel();
+  const [row] = await duck.rows(orderedFunnelSql(range)) as [Record<string, number>];
+  tt.same(res.result.map((s: any) => s.count), [row.c1, row.c2, row.c3], 'persons reaching each step of an ordered 14-day funnel');
+  tt.ok(close(res.result[1].average_conversion_time, row.a1!) && close(res.result[2].average_conversion_time, row.a2!), `average conversion times (${res.result[1].average_conversion_time} / ${row.a1}, ${res.result[2].average_conversion_time} / ${row.a2})`);
+  tt.ok(row.c3! > 0, 'some persons convert');
+  for (const [order, sql] of [['strict', strictFunnelSql(range)], ['unordered', unorderedFunnelSql(range)]] as const) {
+    const [want] = await duck.rows(sql) as [Record<string, number>];
+    tt.same((await funnel(`&funnel_order_type=${order}`)).result.map((s: any) => s.count), [want.c1, want.c2, want.c3], `${order} funnel`);
+  }
+  const byBrowser = await funnel('&breakdown=%24browser');
+  const expected = await duck.rows(browserFunnelSql(range));
+  const got = Object.fromEntries(byBrowser.result.map((r: any) => [r[0].breakdown_value[0], r.map((s: any) => s.count)]));
+  tt.same(got, Object.fromEntries(expected.map((r) => [r.b, [r.c1, r.c2, r.c3]])), 'by first-touch $browser');
+});
+
+t.test('funnel correlation against DuckDB', async (tt) => {
+  const range = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1 DAY`;
+  const res = await get(`insights/funnel/correlation/?events=${enc(JSON.stringify(FUNNEL_STEPS))}&date_from=${FROM}&date_to=${TO}&refresh=true`);
+  const rows = await duck.rows(correlationSql(range, `TIMESTAMP '${TO} 23:59:59.999'`));
+  const totals = rows.find((r) => r.event === null)!;
+  const candidates = new Map(rows.filter((r) => r.event !== null).map((r) => [String(r.event), { success: Number(r.s), failure: Number(r.f) }]));
+  const want = correlate(candidates, Number(totals.s), Number(totals.f));
+  tt.same(res.result.events.map((e: any) => [e.event.event, e.success_count, e.failure_count]), want.entries.map((e) => [e.name, e.success_count, e.failure_count]), 'the same entries with the same counts');
+  tt.equal(res.result.skewed, want.skewed);
+  tt.ok(want.entries.length > 0, 'something correlates');
+});
+
+t.test('path edges against DuckDB', async (tt) => {
+  const range = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1 DAY`;
+  const res = await get(`insights/path/?date_from=${FROM}&date_to=${TO}&edge_limit=10000&min_edge_weight=1&refresh=true`);
+  const got = Object.fromEntries(res.result.map((e: any) => [`${e.source} > ${e.target}`, e.value]));
+  const want = Object.fromEntries((await duck.rows(pathEdgesSql(range))).map((r) => [`${r.source} > ${r.target}`, Number(r.v)]));
+  tt.same(got, want, 'every edge and its count');
+  tt.ok(Object.keys(got).length > 100, `${Object.keys(got).length} edges`);
+});

@@ -210,7 +210,7 @@ t.test('bad parameters answer 400 with the error body', async (t) => {
     [{ events: [{ id: '$pageview' }], smoothing_intervals: 0 }, 'smoothing_intervals'],
     [{ events: [{ id: '$pageview' }], compare: 'maybe' }, 'compare'],
     [{ events: [{ id: '$pageview' }], properties: [{ key: 'id', value: 999999, type: 'cohort' }] }, 'properties'],
-    [{ events: [{ id: '$pageview' }], insight: 'LIFECYCLE' }, 'insight'],
+    [{ events: [{ id: '$pageview' }, { id: 'purchase' }], insight: 'LIFECYCLE' }, 'events'],
   ];
   for (const [params, attr] of cases) {
     const res = await trendRes(params);

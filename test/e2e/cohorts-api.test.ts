@@ -317,15 +317,15 @@ t.test('flags target cohorts, and see cohort changes as soon as the API answers'
     key: 'for-beta', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: uploaded }], rollout_percentage: 100 }] },
   });
   t.match(await flagFor(p, 'vip'), { 'for-pros': true });
-  t.notOk((await flagFor(p, 'pleb'))['for-pros'], 'free users are not in the cohort');
+  t.equal((await flagFor(p, 'pleb'))['for-pros'], false, 'free users are not in the cohort');
   t.match(await flagFor(p, 'pleb'), { 'for-beta': true }, 'static membership counts for flags');
 
   await server.api.patch(`${p.base}/cohorts/${cohort}/`, { filters: { properties: group('AND', person('plan', 'free')) } });
   t.match(await flagFor(p, 'pleb'), { 'for-pros': true }, 'the new definition is live on every worker');
-  t.notOk((await flagFor(p, 'vip'))['for-pros']);
+  t.equal((await flagFor(p, 'vip'))['for-pros'], false);
 
   await server.api.patch(`${p.base}/cohorts/${uploaded}/remove_person_from_static_cohort/`, { person_id: people.pleb.uuid });
-  t.notOk((await flagFor(p, 'pleb'))['for-beta'], 'removal from a static cohort is live too');
+  t.equal((await flagFor(p, 'pleb'))['for-beta'], false, 'removal from a static cohort is live too');
 
   const missingCohort = await server.api.post(`${p.base}/feature_flags/`, {
     key: 'bad', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 424242 }] }] },

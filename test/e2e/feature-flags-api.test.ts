@@ -185,3 +185,50 @@ t.test('role access and edit permissions', async (t) => {
   t.equal((await vera.patch(`${FF}${flagId}/`, { name: 'editor' })).status, 200);
   await server.api.patch('/api/organizations/@current/', { feature_flags_access_level: 37 });
 });
+
+t.test('is_remote_configuration: stored, validated, returned, logged; the remote_config endpoint answers as PostHog', async (t) => {
+  const plain = await server.api.post(FF, { key: 'rc-plain', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"x":1}' } } });
+  t.match(plain.body, { is_remote_configuration: false, has_encrypted_payloads: false }, 'false unless set');
+  const rc = await server.api.post(FF, {
+    key: 'rc-theme', is_remote_configuration: true,
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"theme": "dark"}' } },
+  });
+  t.equal(rc.status, 201);
+  t.equal(rc.body.is_remote_configuration, true);
+  t.equal((await server.api.get(`${FF}${rc.body.id}/`)).body.is_remote_configuration, true, 'stored');
+  const bad = await server.api.post(FF, { key: 'rc-bad', is_remote_configuration: 'yes' });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { type: 'validation_error', attr: 'is_remote_configuration' });
+
+  // 200 with the stored payload text as a JSON string (posthog-node parses it), by key or by id.
+  const byKey = await server.api.get(`${FF}rc-theme/remote_config/`);
+  t.equal(byKey.status, 200);
+  t.equal(byKey.text, JSON.stringify('{"theme": "dark"}'));
+  t.equal((await server.api.get(`${FF}${rc.body.id}/remote_config`)).text, byKey.text, 'by id, without the trailing slash');
+  // A flag that is not a remote configuration, an unknown one, a deleted one: 404 with no body, as PostHog.
+  for (const ref of ['rc-plain', String(plain.body.id), 'rc-none', '987654']) {
+    const res = await server.api.get(`${FF}${ref}/remote_config/`);
+    t.same({ status: res.status, text: res.text }, { status: 404, text: '' }, `${ref}: bare 404`);
+  }
+  const patched = await server.api.patch(`${FF}${plain.body.id}/`, { is_remote_configuration: true });
+  t.equal(patched.body.is_remote_configuration, true);
+  t.equal((await server.api.get(`${FF}rc-plain/remote_config/`)).text, JSON.stringify('{"x":1}'), 'PATCH turns it on');
+  const activity = await server.api.get(`${FF}${plain.body.id}/activity/`);
+  t.match(activity.body.results[0].detail.changes, [{ field: 'is_remote_configuration', before: false, after: true }]);
+  await server.api.patch(`${FF}${plain.body.id}/`, { deleted: true });
+  t.equal((await server.api.get(`${FF}rc-plain/remote_config/`)).status, 404, 'a deleted flag has no remote config');
+
+  // Personal key required; ?token= picks the project, within the key's organization; another project's flag id is not found.
+  t.equal((await server.api.withKey(null).get(`${FF}rc-theme/remote_config/`)).status, 401);
+  const other = await server.api.post('/api/projects/', { name: 'Remote config elsewhere' });
+  const otherFlag = await server.api.post(`/api/projects/${other.body.id}/feature_flags/`, {
+    key: 'rc-theme', is_remote_configuration: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '"other"' } },
+  });
+  t.equal((await server.api.get(`${FF}rc-theme/remote_config/?token=${other.body.api_token}`)).text, JSON.stringify('"other"'), 'token picks the project');
+  t.equal((await server.api.get(`${FF}${otherFlag.body.id}/remote_config/`)).status, 404, "another project's flag id");
+  t.equal((await server.api.get(`${FF}rc-theme/remote_config/?token=phc_unknown`)).status, 401, 'unknown project token');
+  const org = await server.api.post('/api/organizations/', { name: 'Remote config org', email: 'rc@example.com' });
+  const ourToken: string = (await server.api.get('/api/users/@me/')).body.team.api_token;
+  const foreign = await server.api.withKey(org.body.personal_api_key).get(`/api/projects/@current/feature_flags/rc-theme/remote_config/?token=${ourToken}`);
+  t.equal(foreign.status, 403, "another organization's key cannot read this project's remote config");
+});

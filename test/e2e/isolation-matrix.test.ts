@@ -68,7 +68,10 @@ t.before(async () => {
   await ok(api.patch('/api/organizations/@current/', { name: MARK.org }), 'rename org');
   const me = await ok(api.get('/api/users/@me/'), 'me');
   const project = await ok(api.get('/api/projects/@current/'), 'project');
-  const flag = await ok(api.post('/api/projects/@current/feature_flags/', { key: MARK.flag, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }), 'flag');
+  // A remote-configuration flag, so its `remote_config/` route has something to answer (its payload is a mark too).
+  const flag = await ok(api.post('/api/projects/@current/feature_flags/', {
+    key: MARK.flag, is_remote_configuration: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: JSON.stringify(MARK.flag) } },
+  }), 'flag');
   const ingest = await fetch(`${server.q.base}/batch/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -129,7 +132,7 @@ function pathOf(route: RouteDef, projectId: number): string {
     throw new Error(`isolation matrix: no fixture for :${name} of ${route.method} ${route.path}; add one`);
   });
   const path = out.join('/') + '/';
-  return route.projectFrom === 'token' ? `${path}?token=${victim.token}` : path;
+  return route.projectFrom ? `${path}?token=${victim.token}` : path;
 }
 
 /** A body that would act if a refused call got through (fields every write route understands, the victim's ids). */
@@ -148,7 +151,7 @@ function bodyOf(route: RouteDef): unknown {
 const ERROR_KEYS = ['attr', 'code', 'detail', 'type'];
 
 /** Has a route a victim resource in its address (its project, organization, an id, or a project token)? */
-const targeted = (route: RouteDef): boolean => route.path.includes('/:') || route.projectFrom === 'token';
+const targeted = (route: RouteDef): boolean => route.path.includes('/:') || route.projectFrom !== undefined;
 
 type Expect = { status: number[]; code?: string; detail?: string };
 
@@ -182,7 +185,7 @@ t.test('(b) a key confined to another project of the same organization', async (
     const userOwn = route.scope === null || route.scope?.startsWith('user:');
     if (userOwn) {
       await ownOnly(t, confined, route, PROJECT_MARKS);
-    } else if (route.path.includes(':project_id') || route.projectFrom === 'token') {
+    } else if (route.path.includes(':project_id') || route.projectFrom !== undefined) {
       await refused(t, confined, route, victim.projectId, { status: [403], code: 'permission_denied', detail: `API key does not have access to the requested project: ID ${victim.projectId}.` }, PROJECT_MARKS);
     } else {
       await refused(t, confined, route, victim.projectId, { status: [403], code: 'permission_denied', detail: 'API keys with scoped projects are only supported on project-based endpoints.' }, ALL_MARKS);

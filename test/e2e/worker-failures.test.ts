@@ -1,6 +1,7 @@
 // A worker that throws answers that request with a 500 error body and the server keeps serving; a worker thread
 // that dies is replaced, reopens its shards by itself, and nothing acknowledged is lost.
 import t from 'tap';
+import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch, storedEvents } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, quillForFile, removeDir, startQuill } from '../helpers/quill.js';
 
@@ -20,11 +21,22 @@ t.test('an operation that throws gets a 500 body; the server keeps serving', asy
 t.test('a crashed worker thread is replaced and reopens its shards', async (t) => {
   const before = Array.from({ length: 40 }, (_, i) => event(`crash-${i}`, 'before'));
   t.equal((await sendBatch(server.q.base, before)).status, 200);
-  // Crash both workers (requests are spread over them), then keep using every feature.
-  for (let i = 0; i < 4; i++) {
+  // Crash workers until both have died at least once (requests are spread over them). Each crash is awaited:
+  // the front reports that worker's death and its replacement thread reopens its shards before the next one.
+  const occurrences = (text: string) => server.q.output().split(text).length - 1;
+  const crashed: number[] = [];
+  for (let i = 0; i < 8 && new Set(crashed).size < 2; i++) {
     const res = await fetch(`${server.q.base}/_fault/crash`, { method: 'POST' });
     t.equal(res.status, 202);
-    await new Promise((r) => setTimeout(r, 300));
+    const { crashing } = (await res.json()) as { crashing: number };
+    crashed.push(crashing);
+    const times = crashed.filter((w) => w === crashing).length;
+    await eventually(`worker ${crashing}'s death #${times} reported`, () => occurrences(`worker ${crashing} died`) >= times, { intervalMs: 20 });
+    await eventually(`worker ${crashing}'s replacement #${times} reopening its shards`, () => occurrences(`[worker ${crashing}] replacement thread: reopening shards`) >= times, { intervalMs: 20 });
+  }
+  t.same([...new Set(crashed)].sort(), [0, 1], `both workers crashed (in turn: ${crashed.join(', ')})`);
+  for (const w of [0, 1]) {
+    t.equal(occurrences(`worker ${w} died`), crashed.filter((c) => c === w).length, `worker ${w}: one death reported per injected crash, none other`);
   }
   const deadline = Date.now() + 20_000;
   let ok = false;
@@ -53,5 +65,11 @@ t.test('fault injection is off by default', async (t) => {
     await plain.stop();
     removeDir(plain.dataDir);
   });
-  t.equal((await fetch(`${plain.base}/_fault/crash`, { method: 'POST' })).status, 404);
+  for (const kind of ['crash', 'throw', 'pause-apply', 'resume-apply']) {
+    const res = await fetch(`${plain.base}/_fault/${kind}`, { method: 'POST' });
+    t.equal(res.status, 404, `/_fault/${kind} does not exist`);
+    t.same(await res.json(), { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+  }
+  t.equal((await fetch(`${plain.base}/_health`)).status, 200);
+  t.notMatch(plain.output(), /died|injected/, 'no worker crashed or threw');
 });

@@ -20,7 +20,7 @@ export function chromiumUnavailable(): string | null {
     accessSync(CHROMIUM_PATH, constants.X_OK);
     return null;
   } catch {
-    return `${CHROMIUM_PATH} is missing or not executable (test/setup/ensure-chromium.sh installs it with apt-get when run as root)`;
+    return `${CHROMIUM_PATH} is missing or not executable (run \`bash test/setup/ensure-chromium.sh\` as root: it installs Debian's chromium with apt-get; npm test runs it first)`;
   }
 }
 

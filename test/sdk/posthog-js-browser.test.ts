@@ -1,12 +1,14 @@
 // Proof with a real client: the published posthog-js bundle in headless Chromium, on a page served from one
 // origin, talking to Quill on another. Covers remote config (JSON and preloaded config.js), /flags/ with
 // onFeatureFlags, $pageview, capture with gzip bodies, autocapture of a nested button, identify merging the
-// anonymous person, reset, and sendBeacon on page unload. Assertions read what Quill stored.
+// anonymous person, reset, sendBeacon on page unload, and the HTML snippet loading array.js (and its extensions)
+// from Quill. Assertions read what Quill stored.
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Page, Request } from 'playwright-core';
 import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { personOf, storedEvents } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -35,13 +37,8 @@ interface SeenRequest {
 }
 
 const unavailable = chromiumUnavailable();
-if (unavailable) {
-  const line = '!'.repeat(100);
-  console.error(`\n${line}\n!!! posthog-js browser suite SKIPPED: ${unavailable}\n!!! Run \`bash test/setup/ensure-chromium.sh\` as root (npm test does it as pretest).\n${line}\n`);
-  t.skip(`posthog-js browser suite not run: ${unavailable}`, () => {});
-} else {
-  browserSuite();
-}
+if (unavailable) missing(t, 'browser', 'the posthog-js browser suite', unavailable);
+else browserSuite();
 
 function browserSuite(): void {
   let q: QuillProcess;
@@ -212,6 +209,35 @@ function browserSuite(): void {
     const distinctId: string = await page.evaluate(() => window.posthog.get_distinct_id());
     const stored = await storedWith(distinctId, '$pageview');
     t.match(stored.find((e) => e.event === '$pageview').properties.$pathname, '/preloaded-config.html');
+    t.same(errors, [], 'no uncaught errors on the page');
+  });
+
+  t.test('the HTML snippet loads array.js from Quill (api_host), which sends the queued capture and loads its extensions from Quill', async (t) => {
+    const { page, requests, errors } = await openPage(t, '/snippet.html');
+    const arrayJs = quillRequests(requests, '/static/array.js');
+    t.equal(arrayJs.length, 1, 'the snippet loaded array.js from Quill');
+    await eventually('the array.js response', () => arrayJs[0]!.status);
+    t.equal(arrayJs[0]!.status, 200);
+    t.equal(arrayJs[0]!.resourceType, 'script');
+    t.equal(arrayJs[0]!.responseHeaders?.['content-encoding'], 'gzip', 'Chromium asked for gzip and got it');
+    t.equal(await page.evaluate(() => window.posthog.version), SDK_VERSION, 'the SDK of the npm package');
+
+    const distinctId: string = await page.evaluate(() => window.posthog.get_distinct_id());
+    const stored = await storedWith(distinctId, 'snippet event', '$pageview');
+    t.match(stored.find((e) => e.event === 'snippet event').properties, { from: 'the snippet queue', $lib: 'web', $lib_version: SDK_VERSION, $pathname: '/snippet.html' });
+
+    // array.js loads its lazy extensions from the same asset host: here, Quill.
+    const loadError = await page.evaluate(() => new Promise<string | null>((resolve) => {
+      (window as any).__PosthogExtensions__.loadExternalDependency(window.posthog, 'surveys', (error: unknown) => resolve(error ? String(error) : null));
+    }));
+    t.equal(loadError, null, 'surveys.js loaded');
+    // This SDK version asks for the versioned path (strict_script_versioning); older ones used `?v=<version>`.
+    const surveys = requests.filter((r) => r.url === `${q.base}/static/${SDK_VERSION}/surveys.js` || r.url === `${q.base}/static/surveys.js?v=${SDK_VERSION}`);
+    t.equal(surveys.length, 1, `surveys.js asked of Quill (${requests.map((r) => r.url).join(', ')})`);
+    await eventually('the surveys.js response', () => surveys[0]!.status);
+    t.equal(surveys[0]!.status, 200);
+    const elsewhere = requests.filter((r) => !r.url.startsWith(`${site.origin}/`) && !r.url.startsWith(`${q.base}/`));
+    t.same(elsewhere.map((r) => r.url), [], 'nothing was loaded from outside the two local origins');
     t.same(errors, [], 'no uncaught errors on the page');
   });
 

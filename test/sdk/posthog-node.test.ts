@@ -275,3 +275,33 @@ t.test('local evaluation: definitions with a personal key, polling reuses the ET
   t.equal(remote.body.flags['node-local-pro'].enabled, true);
   t.same(errors, []);
 });
+
+t.test('remote config: getRemoteConfigPayload reads a remote-configuration flag; other flags get PostHog\'s bare 404', async (t) => {
+  await createFlag({
+    key: 'node-remote-config', is_remote_configuration: true,
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"theme":"dark","limits":[1,2]}' } },
+  });
+  await createFlag({ key: 'node-remote-config-empty', is_remote_configuration: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+  await createFlag({ key: 'node-not-remote-config', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"x":1}' } } });
+  const { sdk, rec, errors } = client(t, { personalApiKey: PERSONAL_KEY, enableLocalEvaluation: false });
+
+  t.same(await sdk.getRemoteConfigPayload('node-remote-config'), { theme: 'dark', limits: [1, 2] }, 'the payload, parsed');
+  const [asked] = rec.to('/api/projects/@current/feature_flags/node-remote-config/remote_config');
+  t.match(asked, { method: 'GET', status: 200, headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
+  t.equal(new URL(asked!.path, 'http://x').searchParams.get('token'), PROJECT_KEY, 'the SDK names the project by its key');
+  t.equal(await sdk.getRemoteConfigPayload('node-remote-config-empty'), null, 'no payload: null');
+
+  // PostHog answers a flag that is not a remote configuration (or none at all) with an empty 404, which this SDK
+  // version does not check before parsing: it throws instead of handing an error body over as the payload.
+  await t.rejects(sdk.getRemoteConfigPayload('node-not-remote-config'), SyntaxError);
+  await t.rejects(sdk.getRemoteConfigPayload('node-no-such-flag'), SyntaxError);
+  t.same(rec.to('/api/projects/@current/feature_flags/node-n').map((r) => r.status), [404, 404]);
+
+  // Remote-configuration flags are evaluated by /flags/ like any boolean flag (PostHog serves their plaintext
+  // payload there too) and are left out of the local-evaluation definitions.
+  t.same(await sdk.getFeatureFlagPayload('node-remote-config', 'node-rc-user'), { theme: 'dark', limits: [1, 2] });
+  const defs = await server.api.get(`/flags/definitions?token=${PROJECT_KEY}`);
+  t.notOk(defs.body.flags.some((f: { key: string }) => f.key.startsWith('node-remote-config')), 'not in the definitions');
+  t.ok(defs.body.flags.some((f: { key: string }) => f.key === 'node-not-remote-config'), 'other flags are');
+  t.same(errors, []);
+});

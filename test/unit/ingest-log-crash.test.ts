@@ -66,7 +66,8 @@ function runChild(dir: string, run: number, preallocate: number): Promise<ChildR
 }
 
 // Both layouts: plain appends, and preallocated zeros ahead of the durable end (the production default).
-for (const preallocate of [0, 64 * 1024]) t.test(`acknowledged appends survive SIGKILL (preallocate ${preallocate})`, { skip: loaderArgs.length === 0 ? 'no TypeScript loader in execArgv (run under tap)' : false }, async (t) => {
+for (const preallocate of [0, 64 * 1024]) t.test(`acknowledged appends survive SIGKILL (preallocate ${preallocate})`, async (t) => {
+  if (loaderArgs.length === 0) return void t.fail('no TypeScript loader in execArgv: run this file under tap');
   t.setTimeout(180_000);
   const dir = tempDir(t);
   const prefixLen: number[] = []; // records of run r found in the log, fixed once observed
@@ -76,9 +77,14 @@ for (const preallocate of [0, 64 * 1024]) t.test(`acknowledged appends survive S
     t.equal(res.signal, 'SIGKILL', `run ${run}: child was killed, not exited (stderr: ${res.stderr.slice(0, 500)})`);
     t.ok(res.acked.length > 0, `run ${run}: child acknowledged ${res.acked.length} records before the kill`);
 
+    const lastSegment = (await readdir(dir)).sort().at(-1)!;
+    const sizeAtKill = (await stat(join(dir, lastSegment))).size;
     const warnings: string[] = [];
     const log = await IngestLog.open({ dir, segmentBytes: SEGMENT_BYTES, warn: (m) => warnings.push(m) });
-    t.ok(log.recovery.truncatedBytes >= 0, `run ${run}: open dropped ${log.recovery.truncatedBytes} torn bytes`);
+    // Open cut the last segment back to the end of its last valid record, and reports exactly what it cut.
+    t.equal(log.recovery.segment, Number(lastSegment.slice(0, 20)), `run ${run}: recovery looked at the last segment`);
+    t.equal(log.recovery.truncatedBytes, sizeAtKill - log.endPosition.offset, `run ${run}: open dropped ${log.recovery.truncatedBytes} bytes past the last valid record`);
+    t.equal(log.recovery.reason === null, log.recovery.truncatedBytes === 0, 'a reason is given exactly when bytes were dropped');
     // A torn write is reported; preallocated zeros are dropped silently.
     t.equal(warnings.length, log.recovery.truncatedBytes > 0 && !/zero-filled/.test(log.recovery.reason ?? '') ? 1 : 0, 'a torn-tail truncation is reported');
 

@@ -1,5 +1,4 @@
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,8 @@ import {
   type LogPosition,
   type SegmentFile,
 } from '../../src/stores/ingest-log/index.js';
+import { missing } from '../helpers/required-environment.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 
 /**
  * A fresh directory per test. Not t.testdir(): its path is derived from the test name, so two concurrent runs of
@@ -254,26 +255,13 @@ t.test('crash after a failed write (no rollback happened): open cuts the junk', 
   await log.close();
 });
 
-// A real full file system. tmpfs needs CAP_SYS_ADMIN; without it the test is skipped with the reason.
-const mountPoint = mkdtempSync(join(tmpdir(), 'ingest-log-tmpfs-'));
-let mountError: string | false = false;
-try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint], { stdio: 'pipe' });
-} catch (err) {
-  mountError = `cannot mount a 256k tmpfs here (${String((err as Error).message).split('\n')[0]})`;
-}
-let unmounted = false;
-const unmount = () => {
-  if (unmounted) return;
-  unmounted = true;
-  if (!mountError) execFileSync('umount', [mountPoint], { stdio: 'pipe' });
-  rmSync(mountPoint, { recursive: true, force: true });
-};
-t.teardown(unmount);
-process.once('exit', unmount); // also when the file aborts before teardown runs
-
-t.test('real ENOSPC on a 256k tmpfs: fails, then recovers after releaseUpTo frees space', { skip: mountError }, async (t) => {
-  const dir = join(mountPoint, 'shard');
+// A real full file system. tmpfs needs CAP_SYS_ADMIN; without it the test fails (test/helpers/required-environment.ts).
+t.test('real ENOSPC on a 256k tmpfs: fails, then recovers after releaseUpTo frees space', async (t) => {
+  const fs = mountTmpfs('256k', 'ingest-log-tmpfs-');
+  if (typeof fs === 'string') return missing(t, 'tmpfs', 'the real-ENOSPC test', fs);
+  t.teardown(() => fs.unmount());
+  process.once('exit', () => fs.unmount()); // also when the file aborts before teardown runs
+  const dir = join(fs.dir, 'shard');
   const log = await IngestLog.open({ preallocateBytes: 0, dir, segmentBytes: 32 * 1024, warn: () => undefined });
   const acked: { id: number; end: LogPosition }[] = [];
   let firstError: NodeJS.ErrnoException | undefined;

@@ -23,8 +23,8 @@ export interface FlagRecord {
   rollout_percentage?: number | null;
   /** Passed through to the definitions payload when present. */
   has_encrypted_payloads?: boolean;
-  /** Remote-configuration flags are left out of the definitions payload. */
-  is_remote_configuration?: boolean;
+  /** Remote-configuration flags are left out of the definitions payload (they are still evaluated by /flags/). */
+  is_remote_configuration?: boolean | null;
 }
 
 export interface CohortRecord {

@@ -15,4 +15,5 @@ export { comparePositions, formatPosition, positionNumber, positionOf, type LogP
 export { IngestLogClosedError, IngestLogCorruptError } from './errors.js';
 export { nodeIo, type LogIo, type OpenMode, type SegmentFile } from './io.js';
 export { MAX_PAYLOAD_BYTES } from './framing.js';
+export { segmentPath } from './segment-files.js';
 export { LogRecordReader, RecordReadError, type RecordRef } from './record-reader.js';

@@ -43,7 +43,7 @@ export async function scanEverywhere(rt: WorkerRuntime, scan: SeriesScan, ctx: S
   return parts.reduce((a, b) => mergePartials(a, b), new Map());
 }
 
-function scanEnvOf(rt: WorkerRuntime, ctx: ScanContext): ScanEnv {
+export function scanEnvOf(rt: WorkerRuntime, ctx: ScanContext): ScanEnv {
   const groups = new Map<string, Readonly<Record<string, unknown>> | undefined>();
   const cohorts = new Map<number, CohortFilter>(
     ctx.cohorts.map(([id, c]) => [id, c.kind === 'static' ? { kind: 'static', persons: new Set(c.persons) } : c]),

@@ -11,13 +11,13 @@ import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
+import { PartPublisher, type OwnedPart } from './part-publisher.js';
 import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
 const MAX_GROUP_TYPES = 5;
 const HOUR_MS = 3_600_000;
-const RING_FULL_RETRY_MS = 2;
 
 export class IngestService {
   readonly shards = new Map<number, Shard>();
@@ -31,8 +31,12 @@ export class IngestService {
   /** This worker's shards, taken in turn by successive requests. */
   private own: Shard[] = [];
   private turn = 0;
+  /** Publishes the parts of logged records to their owners, in log order (src/worker/ingest/part-publisher.ts). */
+  private readonly publisher: PartPublisher;
 
-  constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {}
+  constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {
+    this.publisher = new PartPublisher(rt.shared, rt.config.backlogHigh);
+  }
 
   /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */
   async openShards(shardCount: number): Promise<void> {
@@ -73,6 +77,7 @@ export class IngestService {
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
     const end = await shard.log(record, events.length);
     await this.route(shard, end, record.length, team, events);
+    this.rt.durabilityTrace?.ack(shardLogDir(this.rt.config.dataDir, shard.id), end);
   }
 
   /**
@@ -94,18 +99,18 @@ export class IngestService {
 
   /**
    * Publishes a durable record in the ring of every shard owning some of its events (src/protocol/part-rings.ts):
-   * a reference, the owner reads the record back from the log when it applies it. Resolves once all are published.
+   * a reference, the owner reads the record back from the log when it applies it. Resolves once all are published
+   * (src/worker/ingest/part-publisher.ts: in log order per source, waiting while an owner is over the backlog bound).
+   * Called in log order: right after the record's append resolved, or replaying.
    */
   private async route(source: Shard, end: LogPosition, bytes: number, team: number, events: NormalizedEvent[]): Promise<void> {
     const owners = this.byOwner(team, events);
     source.source.track(end, [...owners.keys()]);
     const at = positionNumber(end);
-    const rings = this.rt.shared.rings;
-    for (const [owner, count] of owners) {
-      const part: Part = { source: source.id, end: at, bytes, events: count };
-      // A full ring means that owner is far behind or stopped taking (its backlog bound): wait, do not drop.
-      while (!rings.push(owner, part)) await new Promise((r) => setTimeout(r, RING_FULL_RETRY_MS));
-    }
+    const parts: OwnedPart[] = [];
+    for (const [owner, count] of owners) parts.push({ owner, part: { source: source.id, end: at, bytes, events: count } });
+    const waiting = this.publisher.publish(source.id, parts);
+    if (waiting) await waiting;
   }
 
   /** How many of a record's events each shard owns (by their distinct ids). */
@@ -151,6 +156,9 @@ export class IngestService {
       pacer: rt.pacer,
       columnCache: rt.columnCache,
       rebuildScanLayout: rt.config.rebuildScanLayout,
+      backlogHigh: rt.config.backlogHigh,
+      segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
+      ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };
   }
 
@@ -227,3 +235,9 @@ export const statsHandler: PeerHandler = async (rt) => ({
   shards: [...rt.ingest.shards.values()].map((s) => s.stats()),
   dropped: Object.fromEntries(rt.ingest.dropped),
 });
+
+/** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */
+export const pauseApplyHandler: PeerHandler = async (rt, msg) => {
+  for (const shard of rt.ingest.shards.values()) shard.pauseApply(msg.paused === true);
+  return true;
+};

@@ -27,7 +27,7 @@ import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
-import { IngestLog, LogRecordReader, type LogPosition } from '../../stores/ingest-log/index.js';
+import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../stores/ingest-log/index.js';
 import { EventStore, type StoredEvent } from '../../stores/events/event-store.js';
 import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
 import { atomically } from '../../stores/lmdb-env.js';
@@ -35,6 +35,7 @@ import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
 import type { ApplyPacer } from './apply-pacer.js';
+import { BACKLOG_RESUME } from './part-publisher.js';
 import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
@@ -57,6 +58,15 @@ export interface ApplyContext {
   columnCache: ColumnCache;
   /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
   rebuildScanLayout: boolean;
+  /**
+   * Events queued and not applied above which this shard stops taking parts from its ring, and requests wait
+   * before publishing more (config backlogHigh; src/worker/ingest/ingest-service.ts).
+   */
+  backlogHigh: number;
+  /** Size of an ingest log segment file (config logSegmentMb). */
+  segmentBytes: number;
+  /** The log's file operations when a test traces them (src/worker/ingest/durability-trace.ts); else the real ones. */
+  logIo?: LogIo;
 }
 
 /**
@@ -139,12 +149,11 @@ export function shardLogDir(dataDir: string, shard: number): string {
  */
 const CHUNK_EVENTS = 2000;
 const CHUNK_EVENTS_BUSY = 100;
-/**
- * Backlog (events queued but not applied) above which new parts wait. The events wait in the ingest logs (about
- * 0.5 KB each on disk); this bounds the disk a sustained overload may take and the replay after a crash.
+/*
+ * The backlog bound (ApplyContext.backlogHigh, 4 million events by default): the events wait in the ingest logs
+ * (about 0.5 KB each on disk), so it bounds the disk a sustained overload may take and the replay after a crash.
+ * Whoever waits for it resumes once the backlog is under BACKLOG_RESUME of the bound.
  */
-const BACKLOG_HIGH = 4_000_000;
-const BACKLOG_LOW = 3_000_000;
 const RETRY_MS = 1000;
 /**
  * How long a partial chunk may wait for more events before it is applied. Every apply commits two LMDB
@@ -176,6 +185,8 @@ export class Shard {
   private appliedParts = 0;
   private barriers: { target: number; resolve: () => void }[] = [];
   private admission: { resolve: () => void }[] = [];
+  /** Fault injection (POST /_fault/pause-apply): the apply loop waits here until resumed. */
+  private paused: { until: Promise<void>; resume: () => void } | null = null;
   private delayed: NodeJS.Timeout | null = null;
   private readonly deadLetters: DeadLetterStore;
   /** Per source shard, how far its log has been applied here (stored with the events). */
@@ -197,6 +208,7 @@ export class Shard {
       if (this.source.pending > 0) void this.source.advance();
     }, SOURCE_ADVANCE_MS);
     this.advanceTimer.unref();
+    ctx.shared.publishQueued(id, 0);
     this.pollRing();
   }
 
@@ -204,7 +216,8 @@ export class Shard {
     const events = new EventStore(shardDir(dataDir, id), ctx.columnCache, id);
     if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
     if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
-    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id) });
+    // fsync: every acknowledgement waits for its record's fdatasync (test/e2e/ingestion-fsync.test.ts checks it).
+    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}) });
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
   }
 
@@ -223,7 +236,7 @@ export class Shard {
    * once it is queued (waiting while the backlog is over its bound).
    */
   async enqueue(part: Part): Promise<void> {
-    while (this.backlog > BACKLOG_HIGH) await new Promise<void>((resolve) => this.admission.push({ resolve }));
+    while (this.backlog > this.ctx.backlogHigh) await new Promise<void>((resolve) => this.admission.push({ resolve }));
     this.accept(part);
     this.kick();
   }
@@ -234,13 +247,14 @@ export class Shard {
     // Named fields: a key added to a spread copy takes V8's slow path (src/domain/merge-properties.ts).
     this.queue.push({ source: part.source, end: part.end, bytes: part.bytes, events: part.events, queuedAt: performance.now() });
     this.backlog += part.events;
+    this.ctx.shared.publishQueued(this.id, this.backlog);
     this.queuedParts++;
   }
 
   /** Moves what other threads published in this shard's ring into the queue, while the backlog is under its bound. */
   private takeFromRing(): number {
     let taken = 0;
-    while (this.backlog <= BACKLOG_HIGH) {
+    while (this.backlog <= this.ctx.backlogHigh) {
       const parts = this.ctx.shared.rings.take(this.id, 1024);
       if (parts.length === 0) break;
       for (const part of parts) this.accept(part);
@@ -275,15 +289,31 @@ export class Shard {
     this.takeFromRing();
     // How long the oldest acknowledged event not yet applied has waited: the ingestion lag an operator watches.
     const lagMs = this.queue.length > 0 ? Math.round(performance.now() - this.queue[0]!.queuedAt) : 0;
+    const shared = this.ctx.shared;
     return {
-      shard: this.id, backlog: this.backlog, lagMs, ...this.totals, deadLetters: this.deadLetters.stats(),
-      unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(),
+      shard: this.id, backlog: shared.behind(this.id), lagMs, waitingRequests: shared.waitingFor(this.id), ...this.totals,
+      deadLetters: this.deadLetters.stats(), unreleasedRecords: this.source.pending, log: this.source.logStats,
+      scan: this.events.columns.stats(),
     };
+  }
+
+  /** Fault injection only: stops (or restarts) applying; parts keep being queued up to the backlog bound. */
+  pauseApply(pause: boolean): void {
+    if (pause) {
+      if (this.paused) return;
+      let resume!: () => void;
+      const until = new Promise<void>((r) => (resume = r));
+      this.paused = { until, resume };
+    } else if (this.paused) {
+      this.paused.resume();
+      this.paused = null;
+    }
   }
 
   async close(): Promise<void> {
     clearInterval(this.advanceTimer);
     this.closing = true;
+    this.pauseApply(false);
     if (this.ringPoll) clearTimeout(this.ringPoll);
     this.takeFromRing();
     if (this.delayed) clearTimeout(this.delayed);
@@ -341,6 +371,10 @@ export class Shard {
       // kick() decided when to start; from here everything queued is applied, chunk by chunk (parts that arrive
       // meanwhile join the next chunk).
       while (this.takeFromRing() > 0 || this.queue.length > 0) {
+        if (this.paused) {
+          await this.paused.until;
+          continue;
+        }
         const pacer = this.ctx.pacer;
         const limit = pacer.busy ? CHUNK_EVENTS_BUSY : CHUNK_EVENTS;
         let n = 0;
@@ -359,6 +393,7 @@ export class Shard {
         this.queue.splice(0, take);
         this.appliedParts += take;
         this.backlog -= n;
+        this.ctx.shared.publishQueued(this.id, this.backlog);
         this.resolveWaiters();
         if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing) {
           const now = performance.now();
@@ -378,7 +413,7 @@ export class Shard {
       for (const b of this.barriers) (this.appliedParts >= b.target ? b.resolve() : still.push(b));
       this.barriers = still;
     }
-    if (this.backlog <= BACKLOG_LOW && this.admission.length > 0) {
+    if (this.backlog <= this.ctx.backlogHigh * BACKLOG_RESUME && this.admission.length > 0) {
       const waiting = this.admission;
       this.admission = [];
       for (const w of waiting) w.resolve();

@@ -93,7 +93,7 @@ function serializeOrganization(org: Organization, level: number): object {
 
 export function serializeProject(meta: MetaStore, p: Project): object {
   const org = meta.organizations.get(p.organization_id);
-  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], is_demo: false };
+  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], is_demo: false };
 }
 
 function serializeKey(k: PersonalApiKey, plain?: string): object {

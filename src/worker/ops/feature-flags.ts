@@ -22,7 +22,7 @@ const MAX_KEY_LENGTH = 400;
 /** Fields whose changes the activity log reports (PostHog excludes ids, timestamps, creator and derived fields). */
 const LOGGED_FIELDS = [
   'name', 'key', 'filters', 'deleted', 'active', 'ensure_experience_continuity', 'rollback_conditions',
-  'performed_rollback', 'evaluation_runtime', 'tags',
+  'performed_rollback', 'evaluation_runtime', 'tags', 'is_remote_configuration',
 ] as const;
 
 /** Stored filters without `groups` are the legacy form: one condition with the legacy rollout column. */
@@ -58,6 +58,9 @@ export function serializeFlag(meta: MetaStore, flag: FeatureFlag, user: User | n
     features: [],
     usage_dashboard: null,
     analytics_dashboards: [],
+    is_remote_configuration: flag.is_remote_configuration ?? false,
+    // Quill stores payloads as given; it has no encrypted payloads (PostHog's are for remote-config secrets).
+    has_encrypted_payloads: false,
   };
 }
 
@@ -101,6 +104,11 @@ function objectOrEmpty(v: unknown, attr: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/**
+ * Also `GET /api/feature_flag/?token=<project key>`, the project-less legacy path that posthog-node 1.x polls for
+ * its local evaluation (it reads `results`, keeps the active flags and evaluates `is_simple_flag` ones itself); the
+ * front takes the project from `?token=`, else the user's current one.
+ */
 export const listFlags: OpHandler = (item, rt) => {
   const projectId = projectIdOf(item);
   const user = userOf(rt.meta, principalOf(item).userId);
@@ -149,6 +157,7 @@ export const createFlag: OpHandler = async (item, rt) => {
       version: 1,
       evaluation_runtime: typeof body.evaluation_runtime === 'string' ? body.evaluation_runtime : null,
       tags: Array.isArray(body.tags) ? (body.tags as string[]) : [],
+      is_remote_configuration: (body.is_remote_configuration as boolean | null | undefined) ?? false,
     };
     rt.meta.flags.put([projectId, record.id], record);
     logActivity(rt.meta, {
@@ -190,6 +199,7 @@ export const updateFlag: OpHandler = async (item, rt) => {
     if (body.created_at !== undefined && typeof body.created_at === 'string') next.created_at = body.created_at;
     if (body.evaluation_runtime !== undefined) next.evaluation_runtime = typeof body.evaluation_runtime === 'string' ? body.evaluation_runtime : null;
     if (body.tags !== undefined) next.tags = Array.isArray(body.tags) ? (body.tags as string[]) : [];
+    if (body.is_remote_configuration !== undefined) next.is_remote_configuration = body.is_remote_configuration as boolean | null;
 
     const changes = changesBetween('FeatureFlag', before as unknown as Record<string, unknown>, next as unknown as Record<string, unknown>, LOGGED_FIELDS);
     if (changes.length === 0 && body.created_at === undefined) return before;
@@ -211,6 +221,23 @@ export const deleteFlag: OpHandler = (item, rt) => {
   flagOf(rt.meta, projectIdOf(item), intParam(item, 'id'));
   throw new ApiError(405, 'invalid_request', 'method_not_allowed',
     'Hard delete of a feature flag is not allowed. Use PATCH with {"deleted": true} to delete it.');
+};
+
+/**
+ * `GET …/feature_flags/:id_or_key/remote_config/` (posthog-node `getRemoteConfigPayload`): the `true` payload of a
+ * remote-configuration flag as PostHog answers it, the stored JSON text as a JSON string (`null` without one), and
+ * a bodiless 404 for any other flag. The front took the project from `?token=` (which posthog-node sends) when
+ * given, as PostHog's `@current` resolution does for keys with access to several projects.
+ */
+export const remoteConfigPayload: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
+  const ref = item.params.id ?? '';
+  const flag = /^\d+$/.test(ref)
+    ? rt.meta.flags.get([projectId, Number(ref)])
+    : rt.meta.flagsOf(projectId).find((f) => f.key === ref && !f.deleted);
+  if (!flag || flag.deleted || flag.is_remote_configuration !== true) throw Errors.notFoundEmpty();
+  const payloads = flag.filters.payloads as Record<string, unknown> | undefined;
+  return json(200, payloads?.true || null);
 };
 
 export const flagActivity: OpHandler = (item, rt) => {

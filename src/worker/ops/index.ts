@@ -19,6 +19,10 @@ import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
 import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
+import * as funnelInsights from './funnel-insights.js';
+import * as pathInsights from './path-insights.js';
+import * as correlationInsights from './correlation-insights.js';
+import { propertiesTimelineOp } from './properties-timeline.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -68,11 +72,13 @@ export const OPS: Record<string, OpHandler> = {
   'role_memberships.delete': roles.deleteRoleMembership,
 
   'flags.list': flags.listFlags,
+  'flags.list_legacy': flags.listFlags,
   'flags.create': flags.createFlag,
   'flags.retrieve': flags.retrieveFlag,
   'flags.update': flags.updateFlag,
   'flags.delete': flags.deleteFlag,
   'flags.activity': flags.flagActivity,
+  'flags.remote_config': flags.remoteConfigPayload,
   'flags.all_activity': flags.allFlagsActivity,
   'flag_role_access.list': roleAccess.listRoleAccess,
   'flag_role_access.create': roleAccess.createRoleAccess,
@@ -108,6 +114,13 @@ export const OPS: Record<string, OpHandler> = {
   'insights.trend': insights.trend,
   'persons.trends': insights.personsTrends,
   'insights.retention': personInsights.retention,
+  'insights.funnel': funnelInsights.funnel,
+  'persons.funnel': funnelInsights.personsFunnel,
+  'insights.path': pathInsights.path,
+  'insights.correlation': correlationInsights.correlation,
+  'persons.properties_timeline': propertiesTimelineOp,
+  'persons.correlation': correlationInsights.personsCorrelation,
+  'persons.path': pathInsights.personsPath,
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
   'persons.stickiness': personInsights.personsStickiness,

@@ -1,9 +1,11 @@
 /**
  * PATCH /api/projects/:id/: the project settings analyses read: `timezone` (buckets and date boundaries,
- * analytics.md §0.4) and `test_account_filters` (ANDed in with `filter_test_accounts=true`), and the name.
+ * analytics.md §0.4), `test_account_filters` (ANDed in with `filter_test_accounts=true`), `path_cleaning_filters`
+ * (§7.1), and the name.
  */
 import { AnalyticsInputError } from '../../domain/analytics/errors.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
+import { cleaningRules } from '../../domain/analytics/paths.js';
 import { isTimeZone } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import { replicate } from '../replication.js';
@@ -21,9 +23,10 @@ export const updateProject: OpHandler = async (item, rt) => {
   if (body.timezone !== undefined && (typeof body.timezone !== 'string' || !isTimeZone(body.timezone))) {
     throw Errors.validation('timezone', 'invalid_choice', `"${String(body.timezone)}" is not a valid choice.`);
   }
-  if (body.test_account_filters !== undefined) {
+  if (body.test_account_filters !== undefined || body.path_cleaning_filters !== undefined) {
     try {
       parseFilters(body.test_account_filters, 'test_account_filters');
+      cleaningRules(body.path_cleaning_filters, 'path_cleaning_filters');
     } catch (error) {
       if (error instanceof AnalyticsInputError) throw Errors.validation(error.attr, error.code, error.message);
       throw error;
@@ -36,6 +39,7 @@ export const updateProject: OpHandler = async (item, rt) => {
     if (name !== undefined) next.name = name;
     if (typeof body.timezone === 'string') next.timezone = body.timezone;
     if (Array.isArray(body.test_account_filters)) next.test_account_filters = body.test_account_filters;
+    if (Array.isArray(body.path_cleaning_filters)) next.path_cleaning_filters = cleaningRules(body.path_cleaning_filters, 'path_cleaning_filters');
     rt.meta.projects.put(id, next);
     return next;
   });

@@ -1,0 +1,180 @@
+/**
+ * What one person did in a funnel (analytics.md §2.2), from the person's events in time order, each with the bit
+ * set of the steps (and exclusions) it matches. Pure: the engine gathers sequences and sums the outcomes.
+ *
+ * Ordered: every event matching step 0 starts a candidate; each later step is the earliest matching event at or
+ * after the previous step's (a strictly later event when the step equals or narrows the previous one, so one event
+ * cannot be two steps), all within the window from the start. Strict: step i must be the i-th event after the
+ * start. Unordered: each step may be the first; the others count when one of their events follows within the
+ * window. A candidate with an exclusion event strictly between the steps it spans is dropped. The person's result
+ * is the best candidate; conversion times are averaged (and their median taken) over the person's best candidates.
+ */
+
+export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
+
+export interface FunnelShape {
+  steps: number;
+  order: FunnelOrder;
+  windowMs: number;
+  /** For each step i > 0: whether it must be a later event than step i-1 (equal or narrower step). */
+  laterEvent: boolean[];
+  /** Exclusions: bit index in the mask, and the step range they guard. */
+  exclusions: { bit: number; from: number; to: number }[];
+}
+
+export interface PersonFunnel {
+  /** Steps reached by the best candidate (0 = never entered). */
+  reached: number;
+  /** Per step i > 0: the person's average seconds from step i-1 to i over its best candidates (NaN if not reached). */
+  averages: number[];
+  medians: number[];
+  /** Time of the first step of each best candidate (funnel trends: the entrance period). */
+  starts: number[];
+  /** Per best candidate, the row of each reached step (breakdown attribution by step). */
+  chains: number[][];
+  /** With `periodOf`: the steps reached from the best start in each entrance period (funnel trends). */
+  byPeriod: Map<number, number> | null;
+}
+
+/** Scratch buffers reused from person to person (the engine reduces one person at a time per thread). */
+let nextScratch: Int32Array = new Int32Array(0);
+const chainScratch = new Int32Array(64);
+
+/**
+ * Next row at or after each row matching each step (n when none), one backward pass per step, in one buffer:
+ * step s's table starts at s * (n + 1).
+ */
+function nextRows(mask: Uint32Array, n: number, steps: number): Int32Array {
+  const width = n + 1;
+  if (nextScratch.length < width * steps) nextScratch = new Int32Array(Math.max(width * steps, nextScratch.length * 2));
+  const next = nextScratch;
+  for (let s = 0; s < steps; s++) {
+    const base = s * width;
+    const b = 1 << s;
+    next[base + n] = n;
+    for (let i = n - 1; i >= 0; i--) next[base + i] = (mask[i]! & b) !== 0 ? i : next[base + i + 1]!;
+  }
+  return next;
+}
+
+/**
+ * Whether an exclusion event lies strictly between the steps it guards: after step `from`'s event and before step
+ * `to`'s, or before step `from` + the window when step `to` was not reached.
+ */
+function excluded(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelShape, chain: Int32Array, length: number): boolean {
+  for (const ex of shape.exclusions) {
+    if (length <= ex.from) continue;
+    const lo = ts[chain[ex.from]!]!;
+    const hi = length > ex.to ? ts[chain[ex.to]!]! : lo + shape.windowMs;
+    const b = 1 << ex.bit;
+    for (let r = chain[ex.from]! + 1; r < n && ts[r]! < hi; r++) if ((mask[r]! & b) !== 0 && ts[r]! > lo) return true;
+  }
+  return false;
+}
+
+/** Fills `chain` from `start`; returns how many steps it reached. */
+function ordered(ts: Float64Array, n: number, shape: FunnelShape, next: Int32Array, start: number, chain: Int32Array): number {
+  const width = n + 1;
+  const limit = ts[start]! + shape.windowMs;
+  chain[0] = start;
+  let at = start;
+  let length = 1;
+  for (let s = 1; s < shape.steps; s++) {
+    const from = shape.laterEvent[s] ? at + 1 : at;
+    const r = next[s * width + from]!;
+    if (r >= n || ts[r]! > limit) break;
+    chain[length++] = r;
+    at = r;
+  }
+  return length;
+}
+
+function strict(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelShape, start: number, chain: Int32Array): number {
+  const limit = ts[start]! + shape.windowMs;
+  chain[0] = start;
+  let length = 1;
+  for (let s = 1; s < shape.steps; s++) {
+    const r = start + s;
+    if (r >= n || ts[r]! > limit || (mask[r]! & (1 << s)) === 0) break;
+    chain[length++] = r;
+  }
+  return length;
+}
+
+/** Unordered: `start` (matching step `first`) and the first later event of every other step within the window, in time order. */
+function unordered(ts: Float64Array, n: number, shape: FunnelShape, next: Int32Array, start: number, first: number, chain: Int32Array): number {
+  const width = n + 1;
+  const limit = ts[start]! + shape.windowMs;
+  chain[0] = start;
+  let length = 1;
+  for (let s = 0; s < shape.steps; s++) {
+    if (s === first) continue;
+    const r = next[s * width + start + 1]!;
+    if (r >= n || ts[r]! > limit) continue;
+    // Insertion in row order (rows are in time order).
+    let j = length++;
+    while (j > 0 && chain[j - 1]! > r) {
+      chain[j] = chain[j - 1]!;
+      j--;
+    }
+    chain[j] = r;
+  }
+  return length;
+}
+
+/**
+ * The person's outcome: `ts` ascending, `mask` bit s = matches step s (exclusions at their own bits). With
+ * `periodOf`, also the best number of steps per entrance period (funnel trends); with `keepChains`, the rows of
+ * every best attempt (step attribution).
+ */
+export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelShape, periodOf?: (t: number) => number, keepChains = false): PersonFunnel {
+  const steps = shape.steps;
+  const byPeriod = periodOf ? new Map<number, number>() : null;
+  const next = nextRows(mask, n, steps);
+  const chain = chainScratch;
+  let best = 0;
+  // Per step s ≥ 1: the conversion times of the best attempts so far.
+  const times: number[][] = Array.from({ length: steps - 1 }, () => []);
+  const starts: number[] = [];
+  const chains: number[][] = [];
+  for (let r = 0; r < n; r++) {
+    const m = mask[r]!;
+    for (let first = 0; first < steps; first++) {
+      if ((m & (1 << first)) === 0) continue;
+      if (shape.order !== 'unordered' && first !== 0) break;
+      const length = shape.order === 'ordered' ? ordered(ts, n, shape, next, r, chain)
+        : shape.order === 'strict' ? strict(ts, mask, n, shape, r, chain)
+          : unordered(ts, n, shape, next, r, first, chain);
+      if (shape.exclusions.length > 0 && excluded(ts, mask, n, shape, chain, length)) continue;
+      if (byPeriod !== null) {
+        const period = periodOf!(ts[r]!);
+        if (period >= 0 && length > (byPeriod.get(period) ?? 0)) byPeriod.set(period, length);
+      }
+      if (length < best) continue;
+      if (length > best) {
+        best = length;
+        for (const list of times) list.length = 0;
+        starts.length = 0;
+        chains.length = 0;
+      }
+      for (let s = 1; s < length; s++) times[s - 1]!.push((ts[chain[s]!]! - ts[chain[s - 1]!]!) / 1000);
+      starts.push(ts[chain[0]!]!);
+      if (keepChains) chains.push(Array.from(chain.subarray(0, length)));
+    }
+  }
+  const averages: number[] = [];
+  const medians: number[] = [];
+  for (let s = 1; s < steps; s++) {
+    const list = times[s - 1]!;
+    averages.push(list.length === 0 ? NaN : list.reduce((a, b) => a + b, 0) / list.length);
+    medians.push(list.length === 0 ? NaN : median(list));
+  }
+  return { reached: best, averages, medians, starts, chains, byPeriod };
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 1) return values[0]!;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

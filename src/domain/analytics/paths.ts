@@ -1,0 +1,216 @@
+/**
+ * Paths (analytics.md §7): which path items persons went through in a row. Pure: the parameters, turning one
+ * person's events into path items, sessions and edges, and ranking the edges.
+ */
+import { invalidInput } from './errors.js';
+import type { FilterParams } from './filter-params.js';
+import { parseFilters, type FilterGroup } from './property-filters.js';
+import type { DateParams } from './query.js';
+
+export interface CleaningRule {
+  regex: string;
+  alias: string;
+}
+
+export interface PathsQuery {
+  kind: 'PathsQuery';
+  includeTypes: string[];
+  includeCustom: string[];
+  exclude: string[];
+  startPoint: string | null;
+  endPoint: string | null;
+  stepLimit: number;
+  groupings: string[];
+  /** Apply the project's path cleaning rules. */
+  pathReplacements: boolean;
+  localCleaning: CleaningRule[];
+  edgeLimit: number | null;
+  minEdgeWeight: number | null;
+  maxEdgeWeight: number | null;
+  dates: DateParams;
+  properties: FilterGroup | null;
+  filterTestAccounts: boolean;
+}
+
+const EVENT_TYPES: ReadonlySet<string> = new Set(['$pageview', '$screen', 'custom_event']);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function stringList(p: FilterParams, name: string): string[] {
+  return p.list(name).map((v) => {
+    if (typeof v !== 'string') invalidInput(name, 'Expected a list of strings.');
+    return v as string;
+  });
+}
+
+export function cleaningRules(raw: unknown, attr: string): CleaningRule[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  if (!Array.isArray(raw)) return invalidInput(attr, 'Path cleaning rules are a list of {"regex": ..., "alias": ...}.');
+  return raw.map((r) => {
+    if (!isObject(r) || typeof r.regex !== 'string' || typeof r.alias !== 'string') invalidInput(attr, 'Path cleaning rules are a list of {"regex": ..., "alias": ...}.');
+    try {
+      new RegExp(r.regex as string, 'g');
+    } catch {
+      invalidInput(attr, `Invalid regex in a path cleaning rule: ${String(r.regex)}`);
+    }
+    return { regex: r.regex as string, alias: r.alias as string };
+  });
+}
+
+export function pathsQueryOf(p: FilterParams): PathsQuery {
+  let includeTypes = stringList(p, 'include_event_types');
+  const legacy = p.string('path_type');
+  if (includeTypes.length === 0 && legacy !== null) {
+    if (legacy === '$autocapture') invalidInput('path_type', 'Autocapture paths are not supported.');
+    includeTypes = [legacy];
+  }
+  if (includeTypes.length === 0) includeTypes = ['$pageview'];
+  for (const t of includeTypes) {
+    if (t === 'hogql') invalidInput('include_event_types', 'HogQL path items are not supported.');
+    if (!EVENT_TYPES.has(t)) invalidInput('include_event_types', `Unknown event type "${t}": use $pageview, $screen or custom_event.`);
+  }
+  const includeCustom = stringList(p, 'include_custom_events');
+  if (includeCustom.length > 0 && includeTypes.includes('custom_event')) invalidInput('include_custom_events', 'include_custom_events cannot be combined with custom_event.');
+  if (p.has('funnel_paths') || p.has('funnel_filter')) invalidInput('funnel_paths', 'Funnel paths are not supported yet.');
+  const min = p.has('min_edge_weight') ? p.int('min_edge_weight', 0, 0) : null;
+  const max = p.has('max_edge_weight') ? p.int('max_edge_weight', 0, 0) : null;
+  if (min !== null && max !== null && max < min) invalidInput('max_edge_weight', 'Max Edge weight can\'t be lower than min edge weight');
+  const startPoint = p.string('start_point');
+  const endPoint = p.string('end_point');
+  return {
+    kind: 'PathsQuery', includeTypes, includeCustom, exclude: stringList(p, 'exclude_events'), startPoint, endPoint,
+    stepLimit: p.int('step_limit', 5, 2, 20), groupings: stringList(p, 'path_groupings'),
+    pathReplacements: p.bool('path_replacements'), localCleaning: cleaningRules(p.json('local_path_cleaning_filters'), 'local_path_cleaning_filters'),
+    edgeLimit: p.has('edge_limit') ? p.int('edge_limit', 50, 1, 10_000) : startPoint !== null && endPoint !== null ? null : 50,
+    minEdgeWeight: min, maxEdgeWeight: max,
+    dates: { dateFrom: p.string('date_from'), dateTo: p.string('date_to'), explicitDate: p.bool('explicit_date') },
+    properties: parseFilters(p.json('properties') ?? null), filterTestAccounts: p.bool('filter_test_accounts'),
+  };
+}
+
+/** Whether an event becomes a path item (by its name). */
+export function includesEvent(q: PathsQuery, name: string): boolean {
+  if (name === '$pageview') return q.includeTypes.includes('$pageview');
+  if (name === '$screen') return q.includeTypes.includes('$screen');
+  if (q.includeCustom.includes(name)) return true;
+  return q.includeTypes.includes('custom_event') && !name.startsWith('$');
+}
+
+/** An event's raw path item: the URL of a pageview (one trailing slash dropped), a screen's name, else the name. */
+export function rawItem(name: string, url: string | null, screen: string | null): string {
+  if (name === '$pageview') {
+    const u = url ?? '';
+    return u.length > 1 && u.endsWith('/') ? u.slice(0, -1) : u;
+  }
+  if (name === '$screen') return screen ?? '';
+  return name;
+}
+
+function wildcard(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** Cleaning rules (in order, replace-all), then groupings (an item matching pattern j becomes pattern j). */
+export function itemCleaner(rules: readonly CleaningRule[], groupings: readonly string[]): (item: string) => string {
+  const compiled = rules.map((r) => ({ re: new RegExp(r.regex, 'g'), alias: r.alias }));
+  const groups = groupings.map((g) => ({ pattern: g, re: wildcard(g) }));
+  const cache = new Map<string, string>();
+  return (item) => {
+    let out = cache.get(item);
+    if (out !== undefined) return out;
+    out = item;
+    for (const r of compiled) out = out.replace(r.re, r.alias);
+    for (const g of groups) {
+      if (g.re.test(out)) {
+        out = g.pattern;
+        break;
+      }
+    }
+    cache.set(item, out);
+    return out;
+  };
+}
+
+export const SESSION_GAP_MS = 30 * 60_000;
+
+/**
+ * One person's path items (time order, with times) → the sessions' limited paths (§7.2 steps 2-4): split where the
+ * gap is ≥ 30 minutes, collapse repeats, anchor at the start/end points, keep `stepLimit` items.
+ */
+export function sessionPaths(items: readonly string[], times: readonly number[], q: Pick<PathsQuery, 'startPoint' | 'endPoint' | 'stepLimit'>): { items: string[]; times: number[] }[] {
+  const out: { items: string[]; times: number[] }[] = [];
+  let cur: { items: string[]; times: number[] } | null = null;
+  for (let i = 0; i < items.length; i++) {
+    if (cur === null || times[i]! - times[i - 1]! >= SESSION_GAP_MS) {
+      cur = { items: [], times: [] };
+      out.push(cur);
+    }
+    if (cur.items.length > 0 && cur.items[cur.items.length - 1] === items[i]) continue;
+    cur.items.push(items[i]!);
+    cur.times.push(times[i]!);
+  }
+  const limit = q.stepLimit;
+  const result: { items: string[]; times: number[] }[] = [];
+  for (const s of out) {
+    let from = 0;
+    let to = s.items.length;
+    if (q.startPoint !== null) {
+      from = s.items.indexOf(q.startPoint);
+      if (from < 0) continue;
+    }
+    if (q.endPoint !== null) {
+      const end = s.items.indexOf(q.endPoint, from);
+      if (end < 0) continue;
+      to = end + 1;
+    }
+    let items = s.items.slice(from, to);
+    let times = s.times.slice(from, to);
+    if (items.length > limit) {
+      if (q.startPoint !== null && q.endPoint !== null) {
+        const half = Math.floor(limit / 2);
+        items = [...items.slice(0, half), '...', ...items.slice(-half)];
+        times = [...times.slice(0, half), times[half]!, ...times.slice(-half)];
+      } else if (q.endPoint !== null) {
+        items = items.slice(-limit);
+        times = times.slice(-limit);
+      } else {
+        items = items.slice(0, limit);
+        times = times.slice(0, limit);
+      }
+    }
+    result.push({ items, times });
+  }
+  return result;
+}
+
+export interface Edge {
+  source: string;
+  target: string;
+  value: number;
+  average_conversion_time: number;
+}
+
+/** §7.2 step 6: weights, order (value, source, target), limit, and edges reachable from a first step. */
+export function rankEdges(edges: Map<string, { value: number; time: number }>, q: Pick<PathsQuery, 'edgeLimit' | 'minEdgeWeight' | 'maxEdgeWeight'>): Edge[] {
+  let list: Edge[] = [...edges].map(([key, e]) => {
+    const [source, target] = JSON.parse(key) as [string, string];
+    return { source, target, value: e.value, average_conversion_time: e.value === 0 ? 0 : e.time / e.value };
+  });
+  if (q.minEdgeWeight !== null) list = list.filter((e) => e.value >= q.minEdgeWeight!);
+  if (q.maxEdgeWeight !== null) list = list.filter((e) => e.value <= q.maxEdgeWeight!);
+  list.sort((a, b) => b.value - a.value || (a.source < b.source ? -1 : a.source > b.source ? 1 : a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  if (q.edgeLimit !== null) list = list.slice(0, q.edgeLimit);
+  if (q.minEdgeWeight === null && q.maxEdgeWeight === null) {
+    const reachable = new Set<string>();
+    for (const e of list) if (e.source.startsWith('1_')) reachable.add(e.source);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const e of list) if (reachable.has(e.source) && !reachable.has(e.target)) {
+        reachable.add(e.target);
+        grew = true;
+      }
+    }
+    list = list.filter((e) => reachable.has(e.source));
+  }
+  return list;
+}

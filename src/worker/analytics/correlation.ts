@@ -1,0 +1,100 @@
+/**
+ * Funnel correlation (analytics.md §3): the funnel's persons (everyone who entered), split into converted and not,
+ * and for each other event name how many of each did it inside their funnel attempt: after its first step and
+ * before its last step (or, for those who dropped, before the first step plus the window). Events come per person
+ * from every shard (src/worker/analytics/sequences.ts); this reducer counts.
+ */
+import { personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js';
+import { funnelShape, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { resolveDateRange } from '../../domain/analytics/date-range.js';
+import { andFilters } from '../../domain/analytics/property-filters.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { queryContext, type QueryContext } from './query-context.js';
+import { firstEvent } from './scatter.js';
+import { reduceEverywhere, registerReducer, type PersonEvents, type SequenceReducer } from './sequences.js';
+
+export interface CorrelationParams {
+  shape: FunnelShape;
+  /** Event names never counted: the steps' own, and funnel_correlation_exclude_event_names. */
+  skip: string[];
+  to: number;
+  /** For /persons/funnel/correlation/: keep the persons who did this event (null: the whole population). */
+  personsOf: string | null;
+}
+
+export interface CorrelationPartial {
+  success: number;
+  failure: number;
+  /** Per event name: persons who did it, converted / not. */
+  events: Map<string, [number, number]>;
+  /** Population persons with whether they converted (and, with personsOf, only those who did that event). */
+  persons: [number, boolean][];
+  keepPersons: boolean;
+}
+
+function correlationReducer(params: unknown): SequenceReducer<CorrelationPartial> {
+  const p = params as CorrelationParams;
+  const skip = new Set(p.skip);
+  const stepBits = (1 << p.shape.steps) - 1;
+  return {
+    kind: 'correlation',
+    empty: () => ({ success: 0, failure: 0, events: new Map(), persons: [], keepPersons: p.personsOf !== null }),
+    add(out, person: PersonEvents) {
+      // The funnel is computed on step events only (strict funnels: on every event, "the next event" counts them
+      // all); other events matter for the window.
+      const stepRows: number[] = [];
+      for (let k = 0; k < person.n; k++) if (p.shape.order === 'strict' || (person.mask[k]! & stepBits) !== 0 || person.mask[k]! >>> p.shape.steps !== 0) stepRows.push(k);
+      if (stepRows.length === 0) return;
+      const ts = Float64Array.from(stepRows, (k) => person.ts[k]!);
+      const mask = Uint32Array.from(stepRows, (k) => person.mask[k]!);
+      const f = personFunnel(ts, mask, stepRows.length, p.shape, undefined, true);
+      if (f.reached === 0) return;
+      const converted = f.reached === p.shape.steps;
+      if (converted) out.success++;
+      else out.failure++;
+      const chain = f.chains[0]!;
+      const first = ts[chain[0]!]!;
+      const last = converted ? ts[chain[chain.length - 1]!]! : Math.min(first + p.shape.windowMs, p.to);
+      const seen = new Set<string>();
+      for (let k = 0; k < person.n; k++) {
+        const t = person.ts[k]!;
+        if (t <= first || t >= last || person.name[k]! < 0) continue;
+        const name = person.names[person.name[k]!]!;
+        if (!skip.has(name)) seen.add(name);
+      }
+      for (const name of seen) {
+        const c = out.events.get(name) ?? [0, 0];
+        c[converted ? 0 : 1]++;
+        out.events.set(name, c);
+      }
+      if (out.keepPersons && (p.personsOf === '' || seen.has(p.personsOf!))) out.persons.push([person.pid, converted]);
+    },
+    merge(into, other) {
+      into.success += other.success;
+      into.failure += other.failure;
+      for (const [name, c] of other.events) {
+        const mine = into.events.get(name) ?? [0, 0];
+        mine[0] += c[0];
+        mine[1] += c[1];
+        into.events.set(name, mine);
+      }
+      into.persons.push(...other.persons);
+    },
+  };
+}
+
+registerReducer('correlation', correlationReducer);
+
+export async function runCorrelation(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null): Promise<{ ctx: QueryContext; partial: CorrelationPartial }> {
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)]);
+  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
+  const stepNames = q.steps.map((s) => s.event).filter((e): e is string => e !== null);
+  const partial = await reduceEverywhere<CorrelationPartial>(rt, {
+    team, from: range.from, to: range.to,
+    filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),
+    matchers: [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))],
+    allEvents: true, valueColumn: null, names: true,
+  }, ctx.scan, { kind: 'correlation', params: { shape: funnelShape(q), skip: [...stepNames, ...exclude], to: range.to, personsOf } satisfies CorrelationParams });
+  return { ctx, partial };
+}

@@ -1,0 +1,370 @@
+/**
+ * Per-person analyses (funnels, paths, correlation) need each person's events in time order, and a person's events
+ * can live on several shards (distinct ids joined by merges). The shuffle, in two rounds:
+ *
+ *  1. `collect`: every worker scans its shards for the events the analysis needs and keeps them as columns (person,
+ *     time, bit set of the matchers each event satisfies, breakdown value) under the query's id; it answers the set
+ *     of persons it saw (a bitmap).
+ *  2. `take`: the coordinator sends the persons seen by more than one worker; each worker reduces every other person
+ *     of its own (it holds all of their events) and ships the events of the shared persons; the coordinator reduces
+ *     those, merging every worker's events of a person first.
+ *
+ * So both cores reduce, and only persons spread over workers (merged ones) travel, not the events of everyone.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { bitmapWords, hasMember } from '../../domain/analytics/aggregates.js';
+import { propertyText, type FilterNode } from '../../domain/analytics/property-filters.js';
+import { rawItem } from '../../domain/analytics/paths.js';
+import { COL, EVENT_PROP } from '../../stores/scan/block-builder.js';
+import type { BlockView, DictColumn } from '../../stores/scan/column-block.js';
+import type { PeerMessage } from '../peers.js';
+import type { PeerHandler, WorkerRuntime } from '../runtime.js';
+import { rowMask } from './block-filter.js';
+import { scanEnvOf, type ScanContext } from './scatter.js';
+
+export const SEQUENCE_COLLECT = 'sequence.collect';
+export const SEQUENCE_TAKE = 'sequence.take';
+const SLICE_MS = 4;
+/** Collected events are dropped if the coordinator never takes them (it failed meanwhile). */
+const FORGET_AFTER_MS = 120_000;
+
+export interface Matcher {
+  /** Event name; null = any event. */
+  event: string | null;
+  filter: FilterNode | null;
+}
+
+export interface SequenceSpec {
+  team: number;
+  /** Inclusive bounds of the events collected. */
+  from: number;
+  to: number;
+  /** Filters every collected event must pass. */
+  filter: FilterNode | null;
+  /** Bit i of an event's mask: it matches matcher i. */
+  matchers: Matcher[];
+  /** Collect every event in range, also those matching no matcher (strict funnels: "the next event"). */
+  allEvents: boolean;
+  /**
+   * The value each event carries: a column (breakdowns, e.g. `p:$browser`), `path_item` (the URL of a pageview,
+   * the name of a screen, else the event name: analytics.md §7.2), or null for none.
+   */
+  valueColumn: string | null;
+  /** Also keep each event's name (correlation, paths). */
+  names: boolean;
+}
+
+/** Events as columns; `value`/`name` index into `values`/`names` (-1: none). */
+export interface Events {
+  n: number;
+  pid: Uint32Array;
+  ts: Float64Array;
+  mask: Uint32Array;
+  value: Int32Array;
+  values: string[];
+  name: Int32Array;
+  names: string[];
+}
+
+function emptyEvents(capacity: number): Events {
+  return {
+    n: 0, pid: new Uint32Array(capacity), ts: new Float64Array(capacity), mask: new Uint32Array(capacity),
+    value: new Int32Array(capacity), values: [], name: new Int32Array(capacity), names: [],
+  };
+}
+
+function grow(e: Events, need: number): void {
+  if (e.pid.length >= need) return;
+  const cap = Math.max(need, e.pid.length * 2);
+  const copy = <A extends Uint32Array | Float64Array | Int32Array>(a: A, Ctor: { new (n: number): A }): A => {
+    const out = new Ctor(cap);
+    out.set(a.subarray(0, e.n));
+    return out;
+  };
+  e.pid = copy(e.pid, Uint32Array);
+  e.ts = copy(e.ts, Float64Array);
+  e.mask = copy(e.mask, Uint32Array);
+  e.value = copy(e.value, Int32Array);
+  e.name = copy(e.name, Int32Array);
+}
+
+const collected = new Map<string, { events: Events; at: number }>();
+
+interface CollectMessage extends PeerMessage {
+  id: string;
+  spec: SequenceSpec;
+  ctx: ScanContext;
+}
+
+/** Round 1 on one worker: gathers the events; answers the persons seen. */
+export const collectHandler: PeerHandler = async (rt, msg) => {
+  const { id, spec, ctx } = msg as CollectMessage;
+  rt.persons.env.resetReadTxn();
+  const env = scanEnvOf(rt, ctx);
+  const out = emptyEvents(4096);
+  const valueIds = new Map<string, number>();
+  const nameIds = new Map<string, number>();
+  let sliceStart = performance.now();
+  for (const shard of rt.ingest.shards.values()) {
+    for (const block of shard.events.columns.blocks(spec.team, spec.from, spec.to)) {
+      const n = block.n;
+      const ts = block.f64(COL.ts)!;
+      const persons = env.resolution.resolveAll(block.u32(COL.personId)!);
+      const names = block.dict(COL.event);
+      const global = spec.filter === null ? null : rowMask(spec.filter, block, env);
+      // Per matcher: its event name's code in this block (0: any event, -1: absent) and its filter's rows.
+      const codes = spec.matchers.map((m) => (m.event === null ? 0 : names ? names.values.indexOf(m.event) + 1 || -1 : -1));
+      const masks = spec.matchers.map((m, i) => (codes[i] === -1 || m.filter === null ? null : rowMask(m.filter, block, env)));
+      const nameCodes = names?.codes;
+      const pathItems = spec.valueColumn === PATH_ITEM ? pathItemsOf(block, names, (text) => idOf(valueIds, out.values, text)) : null;
+      const valueCol = spec.valueColumn === null || pathItems ? null : block.dict(spec.valueColumn);
+      const valueOf = valueCol ? valueCol.values.map((v) => (v === null ? -1 : idOf(valueIds, out.values, propertyText(v)))) : null;
+      const nameOf = spec.names && names ? names.values.map((v) => idOf(nameIds, out.names, v as string)) : null;
+      grow(out, out.n + n);
+      for (let i = 0; i < n; i++) {
+        const t = ts[i]!;
+        if (t < spec.from || t > spec.to) continue;
+        if (global !== null && global[i] === 0) continue;
+        const pid = persons[i]!;
+        if (pid === 0) continue;
+        let mask = 0;
+        for (let m = 0; m < codes.length; m++) {
+          const code = codes[m]!;
+          if (code === -1 || (code !== 0 && nameCodes![i] !== code)) continue;
+          const f = masks[m];
+          if (f !== null && f !== undefined && f[i] === 0) continue;
+          mask |= 1 << m;
+        }
+        if (mask === 0 && !spec.allEvents) continue;
+        const k = out.n++;
+        out.pid[k] = pid;
+        out.ts[k] = t;
+        out.mask[k] = mask;
+        if (pathItems) out.value[k] = pathItems(i);
+        else {
+          const vc = valueCol ? valueCol.codes[i]! : 0;
+          out.value[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
+        }
+        out.name[k] = nameOf === null || !nameCodes ? -1 : nameOf[nameCodes[i]! - 1]!;
+      }
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldToLoop();
+        sliceStart = performance.now();
+      }
+    }
+  }
+  forgetStale();
+  collected.set(id, { events: out, at: Date.now() });
+  const seen = new Uint32Array(bitmapWords(ctx.maxPersonId));
+  for (let k = 0; k < out.n; k++) {
+    const pid = out.pid[k]!;
+    seen[pid >>> 5]! |= 1 << (pid & 31);
+  }
+  return seen;
+};
+
+export const PATH_ITEM = 'path_item';
+
+/** Per row, the id of its path item text (through per-value tables: one text per distinct value). */
+function pathItemsOf(block: BlockView, names: DictColumn | null, id: (text: string) => number): (row: number) => number {
+  const urls = block.dict(`${EVENT_PROP}$current_url`);
+  const screens = block.dict(`${EVENT_PROP}$screen_name`);
+  const pageview = names ? names.values.indexOf('$pageview') + 1 : 0;
+  const screen = names ? names.values.indexOf('$screen') + 1 : 0;
+  const byName = names ? names.values.map((v) => id(String(v))) : [];
+  const byUrl = new Map<number, number>();
+  const byScreen = new Map<number, number>();
+  return (row) => {
+    const code = names ? names.codes[row]! : 0;
+    if (code !== 0 && code === pageview) {
+      const c = urls ? urls.codes[row]! : 0;
+      let out = byUrl.get(c);
+      if (out === undefined) byUrl.set(c, (out = id(rawItem('$pageview', c === 0 ? null : propertyText(urls!.values[c - 1]), null))));
+      return out;
+    }
+    if (code !== 0 && code === screen) {
+      const c = screens ? screens.codes[row]! : 0;
+      let out = byScreen.get(c);
+      if (out === undefined) byScreen.set(c, (out = id(rawItem('$screen', null, c === 0 ? null : propertyText(screens!.values[c - 1])))));
+      return out;
+    }
+    return code === 0 ? -1 : byName[code - 1]!;
+  };
+}
+
+function idOf(ids: Map<string, number>, list: string[], text: string): number {
+  let id = ids.get(text);
+  if (id === undefined) {
+    id = list.push(text) - 1;
+    ids.set(text, id);
+  }
+  return id;
+}
+
+function forgetStale(): void {
+  const now = Date.now();
+  for (const [id, c] of collected) if (now - c.at > FORGET_AFTER_MS) collected.delete(id);
+}
+
+/** A person's events in time order, as the reducers read them. */
+export interface PersonEvents {
+  pid: number;
+  n: number;
+  ts: Float64Array;
+  mask: Uint32Array;
+  /** Breakdown value text per event ('' = none). */
+  value: (number | -1)[];
+  values: readonly string[];
+  name: Int32Array;
+  names: readonly string[];
+}
+
+/**
+ * Calls `each` with every person's events (time order) whose person `want` accepts; yields while it runs. Persons
+ * are grouped by a counting sort on their ids (dense integers); a person's few events are then sorted by time.
+ */
+export async function forEachPerson(e: Events, want: (pid: number) => boolean, each: (p: PersonEvents) => void): Promise<void> {
+  let maxPid = 0;
+  for (let i = 0; i < e.n; i++) if (e.pid[i]! > maxPid) maxPid = e.pid[i]!;
+  const starts = new Uint32Array(maxPid + 2);
+  for (let i = 0; i < e.n; i++) starts[e.pid[i]! + 1]!++;
+  for (let p = 1; p < starts.length; p++) starts[p]! += starts[p - 1]!;
+  const order = new Uint32Array(e.n);
+  const fill = starts.slice(0, maxPid + 1);
+  for (let i = 0; i < e.n; i++) order[fill[e.pid[i]!]!++] = i;
+  let sliceStart = performance.now();
+  for (let pid = 1; pid <= maxPid; pid++) {
+    const from = starts[pid]!;
+    const n = starts[pid + 1]! - from;
+    if (n === 0 || !want(pid)) continue;
+    // Insertion sort by time: events come mostly in order already (blocks are written as events arrive).
+    for (let k = from + 1; k < from + n; k++) {
+      const row = order[k]!;
+      const t = e.ts[row]!;
+      let j = k - 1;
+      while (j >= from && e.ts[order[j]!]! > t) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = row;
+    }
+    const ts = new Float64Array(n);
+    const mask = new Uint32Array(n);
+    const name = new Int32Array(n);
+    const value: number[] = new Array<number>(n);
+    for (let k = 0; k < n; k++) {
+      const row = order[from + k]!;
+      ts[k] = e.ts[row]!;
+      mask[k] = e.mask[row]!;
+      name[k] = e.name[row]!;
+      value[k] = e.value[row]!;
+    }
+    each({ pid, n, ts, mask, value, values: e.values, name, names: e.names });
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** The events of some persons, as a self-contained Events (texts re-indexed), to ship to the coordinator. */
+function eventsOfPersons(e: Events, shared: Uint32Array): Events {
+  const out = emptyEvents(1024);
+  const valueIds = new Map<string, number>();
+  const nameIds = new Map<string, number>();
+  for (let i = 0; i < e.n; i++) {
+    const pid = e.pid[i]!;
+    if (!hasMember(shared, pid)) continue;
+    grow(out, out.n + 1);
+    const k = out.n++;
+    out.pid[k] = pid;
+    out.ts[k] = e.ts[i]!;
+    out.mask[k] = e.mask[i]!;
+    out.value[k] = e.value[i]! < 0 ? -1 : idOf(valueIds, out.values, e.values[e.value[i]!]!);
+    out.name[k] = e.name[i]! < 0 ? -1 : idOf(nameIds, out.names, e.names[e.name[i]!]!);
+  }
+  return out;
+}
+
+/** Several workers' events of the shared persons as one Events. */
+export function concatEvents(parts: readonly Events[]): Events {
+  const out = emptyEvents(parts.reduce((a, p) => a + p.n, 0) || 1);
+  const valueIds = new Map<string, number>();
+  const nameIds = new Map<string, number>();
+  for (const p of parts) {
+    for (let i = 0; i < p.n; i++) {
+      const k = out.n++;
+      out.pid[k] = p.pid[i]!;
+      out.ts[k] = p.ts[i]!;
+      out.mask[k] = p.mask[i]!;
+      out.value[k] = p.value[i]! < 0 ? -1 : idOf(valueIds, out.values, p.values[p.value[i]!]!);
+      out.name[k] = p.name[i]! < 0 ? -1 : idOf(nameIds, out.names, p.names[p.name[i]!]!);
+    }
+  }
+  return out;
+}
+
+/** A reducer: folds persons' events into a partial result, merges partials. */
+export interface SequenceReducer<R> {
+  kind: string;
+  empty(): R;
+  add(into: R, person: PersonEvents): void;
+  merge(into: R, other: R): void;
+}
+
+/** Reducers by kind, registered by the analyses (funnels, paths, correlation) with their parameters. */
+export type ReducerFactory = (params: unknown) => SequenceReducer<unknown>;
+const reducers = new Map<string, ReducerFactory>();
+
+export function registerReducer(kind: string, factory: ReducerFactory): void {
+  reducers.set(kind, factory);
+}
+
+function reducerOf(kind: string, params: unknown): SequenceReducer<unknown> {
+  const factory = reducers.get(kind);
+  if (!factory) throw new Error(`unknown sequence reducer ${kind}`);
+  return factory(params);
+}
+
+interface TakeMessage extends PeerMessage {
+  id: string;
+  shared: Uint32Array;
+  reducer: { kind: string; params: unknown };
+}
+
+/** Round 2 on one worker: reduces its own persons, ships the shared ones' events. */
+export const takeHandler: PeerHandler = async (_rt, msg) => {
+  const { id, shared, reducer } = msg as TakeMessage;
+  const entry = collected.get(id);
+  collected.delete(id);
+  if (!entry) throw new Error(`no collected events for query ${id}`);
+  const r = reducerOf(reducer.kind, reducer.params);
+  const partial = r.empty();
+  await forEachPerson(entry.events, (pid) => !hasMember(shared, pid), (p) => r.add(partial, p));
+  return { partial, shipped: eventsOfPersons(entry.events, shared) };
+};
+
+let nextQuery = 0;
+
+/** Runs a per-person analysis over every shard: the two rounds above, then the shared persons here. */
+export async function reduceEverywhere<R>(rt: WorkerRuntime, spec: SequenceSpec, ctx: ScanContext, reducer: { kind: string; params: unknown }): Promise<R> {
+  const id = `${rt.index}.${process.pid}.${nextQuery++}.${Date.now()}`;
+  const seen = await rt.peers.all<Uint32Array>({ kind: SEQUENCE_COLLECT, id, spec, ctx } satisfies CollectMessage);
+  // Persons seen by two workers or more.
+  const words = bitmapWords(ctx.maxPersonId);
+  const once = new Uint32Array(words);
+  const shared = new Uint32Array(words);
+  for (const s of seen) {
+    for (let w = 0; w < words && w < s.length; w++) {
+      shared[w]! |= once[w]! & s[w]!;
+      once[w]! |= s[w]!;
+    }
+  }
+  const parts = await rt.peers.all<{ partial: R; shipped: Events }>({ kind: SEQUENCE_TAKE, id, shared, reducer } satisfies TakeMessage);
+  const r = reducerOf(reducer.kind, reducer.params) as SequenceReducer<R>;
+  const result = r.empty();
+  for (const p of parts) r.merge(result, p.partial);
+  const sharedEvents = concatEvents(parts.map((p) => p.shipped));
+  await forEachPerson(sharedEvents, () => true, (p) => r.add(result, p));
+  return result;
+}

@@ -1,0 +1,171 @@
+/**
+ * `/insights/funnel/` (GET and POST) and `/persons/funnel/` (GET and POST): analytics.md §2.4-§2.5, computed by
+ * src/worker/analytics/funnels.ts, cached like trends.
+ */
+import { median } from '../../domain/analytics/funnel.js';
+import { funnelsQueryOf, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { invalidInput } from '../../domain/analytics/errors.js';
+import { bucketDay, bucketLabel, parseDate } from '../../domain/analytics/date-range.js';
+import type { FilterParams } from '../../domain/analytics/filter-params.js';
+import { actorPage } from '../analytics/actors.js';
+import { runFunnel, type FunnelPartial, type ValueStats } from '../analytics/funnels.js';
+import { json } from '../reply.js';
+import type { OpHandler } from './types.js';
+import { projectIdOf } from './types.js';
+import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
+
+const OTHER = 'Other';
+
+function baseParams(p: FilterParams): Record<string, unknown> {
+  const skip = new Set(['refresh', 'personal_api_key', 'limit', 'offset', 'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown']);
+  return Object.fromEntries(p.entries().filter(([k]) => !skip.has(k)));
+}
+
+/** Breakdown values by persons entering the funnel, the top `limit` kept and the rest merged into "Other". */
+function rankedValues(q: FunnelsQuery, partial: FunnelPartial): [string, ValueStats][] {
+  const entered = (s: ValueStats) => s.reached.reduce((a, b) => a + b, 0);
+  const ranked = [...partial].sort((a, b) => entered(b[1]) - entered(a[1]) || (a[0] < b[0] ? -1 : 1));
+  const limit = q.breakdown?.limit ?? Infinity;
+  if (ranked.length <= limit) return ranked;
+  const kept = ranked.slice(0, limit);
+  const rest = ranked.slice(limit);
+  const other = rest[0]![1];
+  for (const [, s] of rest.slice(1)) {
+    s.reached.forEach((c, k) => (other.reached[k]! += c));
+    s.averages.forEach((l, i) => other.averages[i]!.push(...l));
+    s.medians.forEach((l, i) => other.medians[i]!.push(...l));
+    other.toConvert.push(...s.toConvert);
+    s.periodFrom.forEach((c, i) => (other.periodFrom[i]! += c));
+    s.periodTo.forEach((c, i) => (other.periodTo[i]! += c));
+  }
+  return [...kept, [OTHER, other]];
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+function stepsJson(team: number, q: FunnelsQuery, p: FilterParams, s: ValueStats, value: string | null): object[] {
+  const n = q.steps.length;
+  const base = baseParams(p);
+  const url = (step: number) => `/api/projects/${team}/persons/funnel/?${encodeParams({ ...base, funnel_step: step, ...(value !== null ? { funnel_step_breakdown: [value] } : {}) })}`;
+  return q.steps.map((step, i) => {
+    // The API cumulates from the last step back: count_i = persons who reached at least i + 1 steps.
+    let count = 0;
+    for (let k = i + 1; k <= n; k++) count += s.reached[k]!;
+    const out: Record<string, unknown> = {
+      action_id: q.order === 'unordered' ? null : step.event,
+      name: q.order === 'unordered' ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : step.name,
+      custom_name: step.customName, order: i, people: [], count, type: 'events',
+      average_conversion_time: i === 0 ? null : mean(s.averages[i - 1]!),
+      median_conversion_time: i === 0 || s.medians[i - 1]!.length === 0 ? null : median(s.medians[i - 1]!),
+      converted_people_url: url(i + 1),
+      dropped_people_url: i === 0 ? null : url(-(i + 1)),
+    };
+    if (value !== null) Object.assign(out, { breakdown: [value], breakdown_value: [value] });
+    return out;
+  });
+}
+
+function trendsJson(q: FunnelsQuery, s: ValueStats, periods: number[], tz: string, value: string | null): object {
+  const data = periods.map((_, i) => (s.periodFrom[i] ? round2((s.periodTo[i]! / s.periodFrom[i]!) * 100) : 0));
+  const out: Record<string, unknown> = {
+    count: periods.length, data, days: periods.map((b) => bucketDay(b, q.interval, tz)), labels: periods.map((b) => bucketLabel(b, q.interval, tz)),
+  };
+  if (value !== null) out.breakdown_value = [value];
+  return out;
+}
+
+/** §2.4 time to convert: bins of the persons' conversion times. */
+function timeToConvertJson(q: FunnelsQuery, times: number[]): object {
+  if (times.length === 0) return { bins: [], average_conversion_time: null };
+  const min = Math.min(...times);
+  const max = Math.max(...times);
+  const bins = q.binCount !== null ? Math.min(90, Math.max(1, q.binCount)) : Math.min(60, Math.max(3, Math.ceil(Math.cbrt(times.length))));
+  let width = Math.ceil((max - min) / bins);
+  if (width === 0) width = 60;
+  const from = Math.floor(min);
+  const counts = new Array<number>(bins + 1).fill(0);
+  for (const t of times) counts[Math.min(bins, Math.floor((t - from) / width))]!++;
+  return { bins: counts.map((c, i) => [from + i * width, c]), average_conversion_time: round2(times.reduce((a, b) => a + b, 0) / times.length) };
+}
+
+export const funnel: OpHandler = (item, rt) => answering(async () => {
+  const team = projectIdOf(item);
+  const p = paramsOf(item);
+  const q = funnelsQueryOf(p);
+  await rt.ingest.appliedEverywhere();
+  const now = item.meta.now;
+  if (q.steps.length === 0) return json(200, { result: [], timezone: 'UTC', is_cached: false, last_refresh: new Date().toISOString() });
+  const key = normalisedKey('funnel', p, [Math.floor(now / 3_600_000)]);
+  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+    const run = await runFunnel(rt, team, q, now);
+    const tz = run.ctx.timeZone;
+    const values = q.breakdown ? rankedValues(q, run.partial) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
+    let result: unknown;
+    if (q.viz === 'trends') result = values.map(([v, s]) => trendsJson(q, s, run.periods, tz, q.breakdown ? v : null));
+    else if (q.viz === 'time_to_convert') result = timeToConvertJson(q, values.flatMap(([, s]) => s.toConvert));
+    else result = q.breakdown ? values.map(([v, s]) => stepsJson(team, q, p, s, v)) : stepsJson(team, q, p, values[0]![1], null);
+    return { result, timezone: tz };
+  });
+  return json(200, body);
+});
+
+function emptyFor(q: FunnelsQuery): ValueStats {
+  const n = q.steps.length;
+  return { reached: new Array<number>(n + 1).fill(0), averages: Array.from({ length: n - 1 }, () => []), medians: Array.from({ length: n - 1 }, () => []), toConvert: [], persons: Array.from({ length: n + 1 }, () => []), periodFrom: [], periodTo: [], periodPersons: null };
+}
+
+/** Persons of the funnel (§2.5): by `funnel_step`, `funnel_custom_steps`, or an entrance period with drop_off. */
+export const personsFunnel: OpHandler = (item, rt) => answering(async () => {
+  const team = projectIdOf(item);
+  const p = paramsOf(item);
+  const q = funnelsQueryOf(p);
+  const n = q.steps.length;
+  const limit = p.int('limit', 100, 1, 10_000);
+  const offset = p.int('offset', 0, 0);
+  await rt.ingest.appliedEverywhere();
+  const now = item.meta.now;
+  const run = await runFunnel(rt, team, q, now, true);
+  const breakdownParam = p.json('funnel_step_breakdown');
+  const wantedValue = breakdownParam === undefined || breakdownParam === null || breakdownParam === ''
+    ? null : String(Array.isArray(breakdownParam) ? breakdownParam[0] : breakdownParam);
+  const stats = [...run.partial].filter(([v]) => wantedValue === null || v === wantedValue).map(([, s]) => s);
+  const ids = new Set<number>();
+  if (q.viz === 'trends') {
+    const startParam = p.string('entrance_period_start');
+    if (startParam === null) invalidInput('entrance_period_start', 'entrance_period_start is required for funnel trends persons.', 'required');
+    if (!p.has('drop_off')) invalidInput('drop_off', 'drop_off is required for funnel trends persons.', 'required');
+    const start = parseDate(startParam, now, run.ctx.timeZone).ms;
+    const period = run.periods.indexOf(start);
+    const dropOff = p.bool('drop_off');
+    for (const s of stats) {
+      const pp = s.periodPersons?.[period];
+      if (!pp) continue;
+      const reachedTo = new Set(pp.to);
+      for (const id of dropOff ? pp.from.filter((x) => !reachedTo.has(x)) : pp.to) ids.add(id);
+    }
+  } else {
+    const custom = p.json('funnel_custom_steps');
+    let levels: number[];
+    if (Array.isArray(custom) && custom.length > 0) levels = custom.map(Number).filter((k) => Number.isInteger(k));
+    else {
+      const step = p.int('funnel_step', 1, -n, n);
+      if (step === 0 || step === -1) invalidInput('funnel_step', 'funnel_step must be a step number (1 = entered) or minus the step dropped before (-2 or less).');
+      levels = step > 0 ? Array.from({ length: n - step + 1 }, (_, i) => step + i) : [-step - 1];
+    }
+    for (const s of stats) for (const k of levels) for (const id of s.persons?.[k] ?? []) ids.add(id);
+  }
+  const values = new Map<number, number | null>([...ids].map((id) => [id, null]));
+  const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
+  const url = `${item.meta.url}?`;
+  const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
+  return json(200, {
+    results: [{ people: page.people, count: page.people.length }],
+    next: page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null,
+    initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
+    missing_persons: page.missing,
+    is_cached: false,
+    last_refresh: new Date().toISOString(),
+  });
+});
+

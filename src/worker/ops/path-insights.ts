@@ -1,0 +1,50 @@
+/**
+ * `/insights/path/` and `/persons/path/` (GET and POST): analytics.md §7.3-§7.4, computed by
+ * src/worker/analytics/paths.ts, cached like trends.
+ */
+import { pathsQueryOf, rankEdges } from '../../domain/analytics/paths.js';
+import { actorPage } from '../analytics/actors.js';
+import { runPaths } from '../analytics/paths.js';
+import { json } from '../reply.js';
+import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
+import type { OpHandler } from './types.js';
+import { projectIdOf } from './types.js';
+
+export const path: OpHandler = (item, rt) => answering(async () => {
+  const team = projectIdOf(item);
+  const p = paramsOf(item);
+  const q = pathsQueryOf(p);
+  await rt.ingest.appliedEverywhere();
+  const now = item.meta.now;
+  const key = normalisedKey('path', p, [Math.floor(now / 3_600_000)]);
+  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+    const run = await runPaths(rt, team, q, now);
+    return { result: rankEdges(run.partial.edges, q), timezone: run.ctx.timeZone };
+  });
+  return json(200, body);
+});
+
+export const personsPath: OpHandler = (item, rt) => answering(async () => {
+  const team = projectIdOf(item);
+  const p = paramsOf(item);
+  const q = pathsQueryOf(p);
+  const limit = p.int('limit', 100, 1, 10_000);
+  const offset = p.int('offset', 0, 0);
+  await rt.ingest.appliedEverywhere();
+  const dropoff = p.string('path_dropoff_key');
+  const run = await runPaths(rt, team, q, item.meta.now, {
+    start: dropoff ? null : p.string('path_start_key'), end: dropoff ? null : p.string('path_end_key'), dropoff,
+  });
+  const values = new Map<number, number | null>(run.partial.persons.map((id) => [id, null]));
+  const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
+  const url = `${item.meta.url}?`;
+  const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
+  return json(200, {
+    results: [{ people: page.people, count: page.people.length }],
+    next: page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null,
+    initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
+    missing_persons: page.missing,
+    is_cached: false,
+    last_refresh: new Date().toISOString(),
+  });
+});
