@@ -9,7 +9,7 @@ import { Packr } from 'msgpackr';
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
-function packForTransfer(value: unknown): Uint8Array {
+export function packForTransfer(value: unknown): Uint8Array {
   return new Uint8Array(packr.pack(value));
 }
 
