@@ -89,6 +89,9 @@ t.before(async () => {
   // Within the rights of a personal_api_key:read key, so the positive control can read and delete it.
   const key = await ok(api.post('/api/personal_api_keys/', { label: MARK.key, scopes: ['personal_api_key:read'] }), 'victim key');
   const second = await ok(api.post('/api/projects/', { name: 'victim second project' }), 'second project');
+  // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
+  const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
+  if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
   victim = {
     orgId: me.organization.numeric_id,
     projectId: project.id,
@@ -97,6 +100,7 @@ t.before(async () => {
     ids: {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id,
+      query: asyncQuery.body.query_status.id,
     },
     membershipId: membership.id,
     accessId: access.id,

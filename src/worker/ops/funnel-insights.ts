@@ -10,6 +10,7 @@ import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { actorPage } from '../analytics/actors.js';
 import { runFunnel, type FunnelPartial, type ValueStats } from '../analytics/funnels.js';
 import { json } from '../reply.js';
+import type { WorkerRuntime } from '../runtime.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
 import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
@@ -97,7 +98,15 @@ export const funnel: OpHandler = (item, rt) => answering(async () => {
   const now = item.meta.now;
   if (q.steps.length === 0) return json(200, { result: [], timezone: 'UTC', is_cached: false, last_refresh: new Date().toISOString() });
   const key = normalisedKey('funnel', p, [Math.floor(now / 3_600_000)]);
-  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+  const body = await cached(rt, team, key, p.bool('refresh'), () => funnelAnswer(rt, team, p, now));
+  return json(200, body);
+});
+
+/** The funnel answer (§2.4) to `p`, computed now. */
+export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
+  const q = funnelsQueryOf(p);
+  if (q.steps.length === 0) return { result: [], timezone: 'UTC' };
+  {
     const run = await runFunnel(rt, team, q, now);
     const tz = run.ctx.timeZone;
     const values = q.breakdown ? rankedValues(q, run.partial) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
@@ -106,9 +115,8 @@ export const funnel: OpHandler = (item, rt) => answering(async () => {
     else if (q.viz === 'time_to_convert') result = timeToConvertJson(q, values.flatMap(([, s]) => s.toConvert));
     else result = q.breakdown ? values.map(([v, s]) => stepsJson(team, q, p, s, v)) : stepsJson(team, q, p, values[0]![1], null);
     return { result, timezone: tz };
-  });
-  return json(200, body);
-});
+  }
+}
 
 function emptyFor(q: FunnelsQuery): ValueStats {
   const n = q.steps.length;

@@ -23,6 +23,8 @@ import * as funnelInsights from './funnel-insights.js';
 import * as pathInsights from './path-insights.js';
 import * as correlationInsights from './correlation-insights.js';
 import { propertiesTimelineOp } from './properties-timeline.js';
+import * as query from './query.js';
+import '../query/kinds.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -119,6 +121,9 @@ export const OPS: Record<string, OpHandler> = {
   'insights.path': pathInsights.path,
   'insights.correlation': correlationInsights.correlation,
   'persons.properties_timeline': propertiesTimelineOp,
+  'query.run': query.runQuery,
+  'query.status': query.queryStatus,
+  'query.cancel': query.cancelQuery,
   'persons.correlation': correlationInsights.personsCorrelation,
   'persons.path': pathInsights.personsPath,
   'persons.retention': personInsights.personsRetention,

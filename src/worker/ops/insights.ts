@@ -119,15 +119,27 @@ function seriesJson(team: number, r: SeriesResult, q: TrendsQuery, echo: Record<
   return out;
 }
 
-function trendsJson(team: number, run: TrendsRun, q: TrendsQuery, p: FilterParams, item: TaskItem): Record<string, unknown> {
+function trendsJson(team: number, run: TrendsRun, q: TrendsQuery, p: FilterParams, url: string): Record<string, unknown> {
   const echo = filterEcho(q, p);
   const result = run.results.map((r) => seriesJson(team, r, q, echo, run.ctx.timeZone));
   let next: string | null = null;
   if (run.more) {
     const offset = p.int('offset', 0, 0) + (q.breakdown?.limit ?? 25);
-    next = `${item.meta.url}?${encodeParams({ ...Object.fromEntries(p.entries()), offset })}`;
+    next = `${url}?${encodeParams({ ...Object.fromEntries(p.entries()), offset })}`;
   }
   return { result, timezone: run.ctx.timeZone, next };
+}
+
+/** A cached answer of the project that is still fresh (no event of the project applied since). */
+export function cachedEntry(rt: WorkerRuntime, team: number, key: string): { value: unknown; computedAt: string } | undefined {
+  return cacheOf(rt).get(team, key);
+}
+
+/** Stores an answer computed from the data as of `version`; returns its `last_refresh`. */
+export function storeCached(rt: WorkerRuntime, team: number, key: string, version: number, value: unknown): string {
+  const computedAt = new Date().toISOString();
+  cacheOf(rt).set(team, key, version, value, computedAt);
+  return computedAt;
 }
 
 /** Runs an analysis through the cache: `refresh=true` recomputes; answers carry is_cached and last_refresh. */
@@ -166,12 +178,16 @@ export const trend: OpHandler = (item, rt) => answering(async () => {
   // Relative dates resolve differently as time passes: the day (or hour) of now is part of the key.
   const nowBucket = Math.floor(now / (q.interval === 'hour' ? 60_000 : 3_600_000));
   const key = normalisedKey('trend', p, [ctx.fingerprint, nowBucket]);
-  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
-    const run = await runTrends(rt, team, q, now, p.int('offset', 0, 0));
-    return trendsJson(team, run, q, p, item);
-  });
+  const body = await cached(rt, team, key, p.bool('refresh'), () => trendsAnswer(rt, team, p, now, item.meta.url));
   return json(200, body);
 });
+
+/** The trends answer (§1.4) to the parameters `p`, computed now (no cache). */
+export async function trendsAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, url: string): Promise<Record<string, unknown>> {
+  const q = trendsQueryOf(p);
+  const run = await runTrends(rt, team, q, now, p.int('offset', 0, 0));
+  return trendsJson(team, run, q, p, url);
+}
 
 /** The series a `/persons/trends/` request points at: by entity id, type, math and order. */
 export function pickSeries(q: TrendsQuery, p: FilterParams): SeriesNode {

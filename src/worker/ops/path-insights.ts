@@ -6,6 +6,8 @@ import { pathsQueryOf, rankEdges } from '../../domain/analytics/paths.js';
 import { actorPage } from '../analytics/actors.js';
 import { runPaths } from '../analytics/paths.js';
 import { json } from '../reply.js';
+import type { WorkerRuntime } from '../runtime.js';
+import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
@@ -13,16 +15,20 @@ import { projectIdOf } from './types.js';
 export const path: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
   const p = paramsOf(item);
-  const q = pathsQueryOf(p);
+  pathsQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
   const key = normalisedKey('path', p, [Math.floor(now / 3_600_000)]);
-  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
-    const run = await runPaths(rt, team, q, now);
-    return { result: rankEdges(run.partial.edges, q), timezone: run.ctx.timeZone };
-  });
+  const body = await cached(rt, team, key, p.bool('refresh'), () => pathAnswer(rt, team, p, now));
   return json(200, body);
 });
+
+/** The paths answer (§7.3) to `p`, computed now. */
+export async function pathAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
+  const q = pathsQueryOf(p);
+  const run = await runPaths(rt, team, q, now);
+  return { result: rankEdges(run.partial.edges, q), timezone: run.ctx.timeZone };
+}
 
 export const personsPath: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);

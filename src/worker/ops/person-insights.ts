@@ -45,11 +45,18 @@ function nextUrl(item: TaskItem, p: FilterParams, raw: number, offset: number, l
 export const retention: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
   const p = paramsOf(item);
-  const q = retentionQueryOf(p);
+  retentionQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
   const key = normalisedKey('retention', p, [Math.floor(now / 3_600_000)]);
-  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+  const body = await cached(rt, team, key, p.bool('refresh'), () => retentionAnswer(rt, team, p, now));
+  return json(200, body);
+});
+
+/** The retention answer (§4.4) to `p`, computed now. */
+export async function retentionAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
+  const q = retentionQueryOf(p);
+  {
     const run = await runRetention(rt, team, q, now);
     const tz = run.ctx.timeZone;
     const base = baseParams(p);
@@ -69,9 +76,8 @@ export const retention: OpHandler = (item, rt) => answering(async () => {
       }));
     }
     return { result, timezone: tz };
-  });
-  return json(200, body);
-});
+  }
+}
 
 /** §4.5: the persons of one cohort with their appearances, most appearances first. */
 export const personsRetention: OpHandler = (item, rt) => answering(async () => {
@@ -112,7 +118,15 @@ export async function lifecycleInsight(item: TaskItem, rt: WorkerRuntime, team: 
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
   const key = normalisedKey('lifecycle', p, [Math.floor(now / 3_600_000)]);
-  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+  const body = await cached(rt, team, key, p.bool('refresh'), () => lifecycleAnswer(rt, team, p, now));
+  return json(200, body);
+}
+
+/** The lifecycle answer (§5.3) to `p`, computed now. */
+export async function lifecycleAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
+  const q = trendsQueryOf(p);
+  if (q.series.length !== 1) invalidInput('events', 'A lifecycle takes exactly one event.');
+  {
     const run = await runLifecycle(rt, team, q, now);
     const s = q.series[0]!;
     const tz = run.ctx.timeZone;
@@ -127,8 +141,7 @@ export async function lifecycleInsight(item: TaskItem, rt: WorkerRuntime, team: 
       };
     });
     return { result, timezone: tz, next: null };
-  });
-  return json(200, body);
+  }
 }
 
 /** §5.4: the persons of one status in one period, in the legacy person shape. */
@@ -170,11 +183,18 @@ function legacyPersons(rt: WorkerRuntime, team: number, ids: number[], offset: n
 // --------------------------------------------------------------------------------------------------- stickiness
 
 export async function stickinessInsight(item: TaskItem, rt: WorkerRuntime, team: number, p: FilterParams): Promise<Reply> {
-  const q = trendsQueryOf(p);
+  trendsQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
   const key = normalisedKey('stickiness', p, [Math.floor(now / 3_600_000)]);
-  const body = await cached(rt, team, key, p.bool('refresh'), async () => {
+  const body = await cached(rt, team, key, p.bool('refresh'), () => stickinessAnswer(rt, team, p, now));
+  return json(200, body);
+}
+
+/** The stickiness answer (§6.3) to `p`, computed now. */
+export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
+  const q = trendsQueryOf(p);
+  {
     const run = await runStickiness(rt, team, q, now);
     const echo = filterEcho(q, p);
     const result = run.series.map((r) => {
@@ -191,8 +211,7 @@ export async function stickinessInsight(item: TaskItem, rt: WorkerRuntime, team:
       return out;
     });
     return { result, timezone: run.ctx.timeZone, next: null };
-  });
-  return json(200, body);
+  }
 }
 
 /** §6.4: the persons active in exactly `stickiness_days` intervals. */

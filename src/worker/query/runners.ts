@@ -1,0 +1,29 @@
+/**
+ * The kinds `POST /api/projects/:id/query/` answers (PostHog's query API: `{query: {kind, …}}`), each a runner
+ * registered by name. A runner returns the kind's response body without the envelope fields the endpoint adds
+ * (`is_cached`, `last_refresh`, `query_status`…); invalid input throws AnalyticsInputError (a 400).
+ */
+import type { WorkerRuntime } from '../runtime.js';
+
+export interface QueryContext {
+  team: number;
+  now: number;
+  /** Absolute URL of the query endpoint (for `next` links of table kinds). */
+  url: string;
+}
+
+export type QueryRunner = (rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext) => Promise<Record<string, unknown>>;
+
+const runners = new Map<string, QueryRunner>();
+
+export function registerQueryKind(kind: string, runner: QueryRunner): void {
+  runners.set(kind, runner);
+}
+
+export function queryRunner(kind: string): QueryRunner | undefined {
+  return runners.get(kind);
+}
+
+export function queryKinds(): string[] {
+  return [...runners.keys()].sort();
+}
