@@ -13,6 +13,7 @@ import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { PartPublisher, type OwnedPart } from './part-publisher.js';
 import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
+import { HotPersons } from './hot-persons.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
@@ -34,8 +35,12 @@ export class IngestService {
   /** Publishes the parts of logged records to their owners, in log order (src/worker/ingest/part-publisher.ts). */
   private readonly publisher: PartPublisher;
 
+  /** Persons the apply loops of this thread saw recently (src/worker/ingest/hot-persons.ts). */
+  readonly hotPersons: HotPersons;
+
   constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {
     this.publisher = new PartPublisher(rt.shared, rt.config.backlogHigh);
+    this.hotPersons = new HotPersons(rt.shared);
   }
 
   /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */
@@ -155,6 +160,7 @@ export class IngestService {
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
       columnCache: rt.columnCache,
+      hotPersons: this.hotPersons,
       rebuildScanLayout: rt.config.rebuildScanLayout,
       backlogHigh: rt.config.backlogHigh,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),

@@ -38,6 +38,7 @@ import type { ApplyPacer } from './apply-pacer.js';
 import { BACKLOG_RESUME } from './part-publisher.js';
 import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
+import type { HotPersons } from './hot-persons.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
 
 export interface ApplyContext {
@@ -56,6 +57,8 @@ export interface ApplyContext {
   pacer: ApplyPacer;
   /** This thread's cache of decoded scan-layout columns. */
   columnCache: ColumnCache;
+  /** This thread's recently seen persons, for the apply's person processing. */
+  hotPersons: HotPersons;
   /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
   rebuildScanLayout: boolean;
   /**
@@ -553,12 +556,19 @@ export class Shard {
       for (const { event } of fresh) for (const name of groupTypeNamesOf(event)) if (groupTypes[name] === undefined) newTypes.add(name);
       if (newTypes.size > 0) groupTypes = await this.ctx.ensureGroupTypes(team, [...newTypes]);
 
-      const outcomes = await this.ctx.persons.write(() => processing(() => {
-        const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length);
-        const out = fresh.map(({ event }) => processor.process(event));
-        processor.flush();
-        return out;
-      }));
+      let outcomes: ReturnType<PersonProcessor['process']>[];
+      try {
+        outcomes = await this.ctx.persons.write(() => processing(() => {
+          const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
+          const out = fresh.map(({ event }) => processor.process(event));
+          processor.flush();
+          return out;
+        }));
+      } catch (error) {
+        // The cache took the rows this transaction wrote as committed: rolled back (or not committed), they are not.
+        this.ctx.hotPersons.clear();
+        throw error;
+      }
       const lastSeen = new Map<string, string>();
       const forScan: ScanEvent[] = [];
       scanned.set(team, forScan);
