@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { all } from '../lmdb-env.js';
 import type {
-  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Organization, PersonalApiKey,
-  Project, Role, User,
+  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Insight, Organization, PersonalApiKey,
+  Project, Role, Session, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -32,6 +32,9 @@ export class MetaStore {
   readonly cohorts: Table<Cohort, [number, number]>;
   readonly eventDefinitions: Table<EventDefinition, [number, string]>;
   readonly groupTypes: Table<GroupTypes, number>;
+  /** Console sessions by token digest. */
+  readonly sessions: Table<Session, string>;
+  readonly insights: Table<Insight, [number, number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -48,6 +51,8 @@ export class MetaStore {
     this.cohorts = openTable(this.env, 'cohorts');
     this.eventDefinitions = openTable(this.env, 'event_definitions');
     this.groupTypes = openTable(this.env, 'group_types');
+    this.sessions = openTable(this.env, 'sessions');
+    this.insights = openTable(this.env, 'insights');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { Errors } from '../../protocol/errors.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
 import { ownerOf, shardOf } from '../../domain/shard-of.js';
 import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
@@ -78,12 +79,42 @@ export class IngestService {
    */
   async ingest(team: number, events: NormalizedEvent[], record: Buffer): Promise<void> {
     if (events.length === 0) return;
+    this.refuseOverBound(team, events);
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
     const end = await shard.log(record, events.length);
     await this.route(shard, end, record.length, team, events);
     this.rt.durabilityTrace?.ack(shardLogDir(this.rt.config.dataDir, shard.id), end);
   }
+
+  /**
+   * Back-pressure: when a shard owning some of these events has more than the backlog bound waiting to be applied,
+   * the request is refused (503 with Retry-After) before anything is written, rather than kept waiting — PostHog's
+   * SDKs retry it. (A record logged just before the bound was crossed still waits to be published, in log order.)
+   */
+  private refuseOverBound(team: number, events: NormalizedEvent[]): void {
+    const high = this.rt.config.backlogHigh;
+    let worst = 0;
+    for (const owner of this.byOwner(team, events).keys()) worst = Math.max(worst, this.rt.shared.behind(owner) - high);
+    if (worst <= 0) {
+      if (this.overBound) {
+        this.overBound = false;
+        this.rt.log.info(`backlog back under its bound (${high} events): accepting requests again`);
+      }
+      return;
+    }
+    this.refusedRequests++;
+    if (!this.overBound) {
+      this.overBound = true;
+      this.rt.log.info(`backlog over its bound (${high} events waiting to be applied): answering 503 with Retry-After`);
+    }
+    // About the time the apply needs for the excess at ~20k events/s, within the 30 s PostHog's SDKs honour.
+    throw Errors.overloaded(Math.min(30, Math.max(1, Math.ceil(worst / 20_000))));
+  }
+
+  private overBound = false;
+  /** Requests refused by back-pressure since start (stats). */
+  refusedRequests = 0;
 
   /**
    * A worker's thread was replaced: the events it had queued from this worker's logs but not applied died with
@@ -238,7 +269,7 @@ export const appliedHandler: PeerHandler = async (rt) => {
 
 /** This worker's part of `/_stats`: its shards' counters and the events its capture requests dropped. */
 export const statsHandler: PeerHandler = async (rt) => ({
-  shards: [...rt.ingest.shards.values()].map((s) => s.stats()),
+  shards: [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh })),
   dropped: Object.fromEntries(rt.ingest.dropped),
 });
 
