@@ -84,7 +84,20 @@ function banner(base: string, boot: { created: boolean; projectApiKey: string; p
   ].join('\n');
 }
 
-main().catch((error: unknown) => {
+/**
+ * Last resort, once Quill serves: an exception nothing caught is logged and the process keeps serving every other
+ * organization. The causes are fixed where they arise (bounded JSON depth, per-request packing in the worker pool,
+ * try/catch around every request); this only keeps a missed one from being a denial of service. It is safe here
+ * because the front holds no state a half-run callback could corrupt beyond the request it served: the worker
+ * threads own the data, and a worker thread that throws is not caught by this handler — it dies and Piscina
+ * replaces it, which reopens its shards from disk (src/worker/entry.ts), a cleaner recovery than running on.
+ */
+function keepServingOnUncaught(): void {
+  process.on('uncaughtException', (error) => console.error(`uncaught exception (Quill keeps serving): ${error?.stack ?? error}`));
+  process.on('unhandledRejection', (reason) => console.error(`unhandled rejection (Quill keeps serving): ${(reason as Error)?.stack ?? reason}`));
+}
+
+main().then(keepServingOnUncaught, (error: unknown) => {
   console.error((error as Error)?.stack ?? String(error));
   process.exit(1);
 });

@@ -235,7 +235,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
         (reply) => answer(route.path, route.op, reply),
         (error: unknown) => {
           if (error instanceof RequestAborted) return answer(route.path, route.op, null);
-          if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), true);
+          if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), ex.closesWhenTooLarge(maxBody));
           if (error instanceof ApiError) return answer(route.path, route.op, errorOut(error));
           log.error({ event: 'request_failed', method, path, err: error }, `request ${method} ${path} failed`);
           answer(route.path, route.op, errorOut(Errors.server()));

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
-import { packForTransfer, unpack } from '../protocol/wire.js';
+import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -156,14 +156,37 @@ export class WorkerPool {
     this.flushScheduled = false;
     for (const w of this.workers) {
       if (w.queued.length === 0 || !w.port) continue;
-      const bytes = packForTransfer(w.queued);
+      const bytes = this.packQueued(w);
       w.queued.length = 0;
-      w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+      if (bytes) w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
     }
   }
 
+  /**
+   * The tick's requests for `w` as one message. Should one of them not pack (the front bounds what it accepts,
+   * src/domain/json-depth.ts, so this is a last line of defence), it alone fails (the front answers 500) and the
+   * others go: this runs outside any request's try/catch, where a throw would end the process.
+   */
+  private packQueued(w: WorkerLink): Uint8Array | null {
+    return packFrame(w.queued, (id, error) => {
+      this.log.error({ event: 'request_unsendable', worker: w.index }, `request ${id} cannot be sent to worker ${w.index}: ${(error as Error)?.message ?? error}`);
+      const waiter = w.waiting.get(id);
+      w.waiting.delete(id);
+      w.load--;
+      waiter?.reject(error);
+      return undefined;
+    });
+  }
+
   private receive(w: WorkerLink, bytes: Uint8Array): void {
-    const frame = unpack<ReplyFrame>(bytes);
+    let frame: ReplyFrame;
+    try {
+      frame = unpack<ReplyFrame>(bytes);
+    } catch (error) {
+      // Workers only send what they packed themselves; never let a bad frame reach the process's top level.
+      this.log.error({ event: 'reply_unreadable', worker: w.index }, `unreadable reply frame from worker ${w.index}: ${(error as Error)?.stack ?? error}`);
+      return;
+    }
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
       const waiter = w.waiting.get(id);

@@ -38,6 +38,13 @@ export const Errors = {
   noData: () => new ApiError(400, 'validation_error', 'no_data', 'No data found. Make sure to use a POST request when sending the payload in the body of the request.'),
   invalidProject: () => new ApiError(400, 'validation_error', 'invalid_project', 'Invalid Project ID.', 'project_id'),
   missingDistinctId: () => new ApiError(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.'),
+  /** A JSON value nested past MAX_JSON_DEPTH (serde_json, which PostHog's capture uses, calls it a parse error). */
+  tooDeep: (maxDepth: number) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - nested deeper than ${maxDepth} levels`),
+  /**
+   * A capture request none of whose events can be stored (PostHog's Rust capture answers 400 for these too).
+   * `code` is the reason, as counted in `/_stats` `dropped`; `attr` names the field at fault.
+   */
+  invalidEvents: (code: string, attr: string | null, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
 
   notAuthenticated: () =>
     new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.'),

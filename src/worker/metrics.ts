@@ -32,8 +32,6 @@ function diskBytes(path: string): number {
 export class WorkerMetrics {
   readonly registry = new Registry();
   readonly insightSeconds: Histogram<'query'>;
-  /** Events refused at capture, by the reason normalisation gave (missing name, missing distinct id, ...). */
-  private readonly refused = new Map<string, number>();
   private readonly backups = { ok: 0, failed: 0, lastSuccess: 0 };
   private readonly startedAt = Date.now() / 1000;
 
@@ -47,7 +45,7 @@ export class WorkerMetrics {
     const metrics = [
       new SnapshotMetric('quill_events_acknowledged_total', 'Events durably logged (and acknowledged) by the shard that received them.', 'counter', perShard((s) => s.appendedEvents)),
       new SnapshotMetric('quill_events_applied_total', 'Events moved from the ingest logs into the events store, by owning shard.', 'counter', perShard((s) => s.appliedEvents)),
-      new SnapshotMetric('quill_events_dropped_total', 'Events not stored, by reason: refused at capture (normalisation), a repeated uuid, or a person that could not be processed.', 'counter', () => this.droppedSamples(shards())),
+      new SnapshotMetric('quill_events_dropped_total', 'Events not stored, by reason: refused at capture (as /_stats dropped), a repeated uuid, a person event without a profile, or set aside by the apply (dead letter).', 'counter', () => this.droppedSamples(shards())),
       new SnapshotMetric('quill_ingest_backlog_events', 'Acknowledged events waiting in the ingest logs to be applied, by owning shard.', 'gauge', perShard((s) => s.backlog)),
       new SnapshotMetric('quill_ingest_apply_lag_seconds', 'How long the oldest acknowledged event not yet applied has waited, by owning shard.', 'gauge', perShard((s) => s.lagMs / 1000)),
       new SnapshotMetric('quill_ingest_log_bytes', 'Bytes in a shard\'s ingest log segments (acknowledged records not yet released).', 'gauge', perShard((s) => s.log.bytes)),
@@ -80,11 +78,6 @@ export class WorkerMetrics {
     for (const m of metrics) this.registry.registerMetric(m as never);
   }
 
-  /** Counts events refused at capture (normalisation's reason). */
-  refusedEvent(reason: string): void {
-    this.refused.set(reason, (this.refused.get(reason) ?? 0) + 1);
-  }
-
   backupFinished(ok: boolean): void {
     if (ok) {
       this.backups.ok++;
@@ -111,9 +104,11 @@ export class WorkerMetrics {
   }
 
   private droppedSamples(stats: ShardStats[]): Sample[] {
-    const out: Sample[] = [...this.refused].map(([reason, value]) => ({ labels: { reason }, value }));
+    // The reasons of /_stats `dropped` (capture's refusals, src/domain/ingest/accept-events.ts), and the apply's.
+    const out: Sample[] = [...this.rt.ingest.dropped].map(([reason, value]) => ({ labels: { reason }, value }));
     out.push({ labels: { reason: 'duplicate_uuid' }, value: stats.reduce((n, s) => n + s.duplicateEvents, 0) });
-    out.push({ labels: { reason: 'person_processing' }, value: stats.reduce((n, s) => n + s.droppedEvents, 0) });
+    out.push({ labels: { reason: 'person_event_without_profile' }, value: stats.reduce((n, s) => n + s.droppedEvents, 0) });
+    out.push({ labels: { reason: 'dead_letter' }, value: stats.reduce((n, s) => n + s.deadLetteredEvents, 0) });
     return out;
   }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { eventually } from '../helpers/eventually.js';
-import { event, sendBatch } from '../helpers/ingest.js';
+import { allEvents, event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 import { missing } from '../helpers/required-environment.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
@@ -22,9 +22,7 @@ async function applied(q: QuillProcess): Promise<void> {
 
 async function allEventIds(q: QuillProcess): Promise<string[]> {
   await applied(q);
-  const res = await new Client(q.base).get('/api/projects/@current/events/?limit=1000000&after=2000-01-01');
-  if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
-  return res.body.results.map((e: { id: string }) => e.id);
+  return (await allEvents(new Client(q.base), 'after=2000-01-01')).map((e: { id: string }) => e.id);
 }
 
 /** Every event of the project as the analytics engine counts them (a one-number trend over all time). */

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client, ROOT, type QuillProcess } from './quill.js';
+import { allEvents } from './ingest.js';
 
 const CLI = join(ROOT, 'dist/src/cli/quill.js');
 
@@ -20,9 +21,7 @@ export function runBackupCli(dataDir: string, target: string): Promise<{ code: n
   });
 }
 
-/** Every stored event's uuid, through the events API. */
+/** Every stored event's uuid, through the events API (following its pages). */
 export async function storedUuids(q: QuillProcess): Promise<string[]> {
-  const res = await new Client(q.base).get('/api/projects/@current/events/?limit=100000');
-  if (res.status !== 200) throw new Error(`events list: ${res.status} ${res.text}`);
-  return res.body.results.map((e: { id: string }) => e.id);
+  return (await allEvents(new Client(q.base), '')).map((e: { id: string }) => e.id);
 }

@@ -136,6 +136,11 @@ export class EventStore {
     this.pendingCounts.clear();
   }
 
+  /** Forgets counter increments not flushed (a transaction that threw before `flushCounts`). */
+  discardCounts(): void {
+    this.pendingCounts.clear();
+  }
+
   get(team: number, uuid: string): StoredEvent | undefined {
     const entry = this.byUuid.get([team, uuid]);
     if (entry === undefined) return undefined;

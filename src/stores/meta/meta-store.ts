@@ -13,7 +13,7 @@ import type {
   Insight, Organization, PersonalApiKey,
   Project, Role, Session, User,
 } from '../../domain/model.js';
-import { openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
+import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
 export interface Layout {
   /** Fixed when the data directory is created: events are placed by hash(project, distinct_id) mod shardCount. */
@@ -63,10 +63,11 @@ export class MetaStore {
 
   /**
    * Runs `fn` atomically: its reads see every committed write of every thread, and no other writer runs until it
-   * commits. Resolves after the commit is flushed to disk, so an API answer never reports an unsafe write.
+   * commits; if it throws, nothing it wrote is kept. Resolves after the commit is flushed to disk, so an API answer
+   * never reports an unsafe write.
    */
   async write<T>(fn: () => T): Promise<T> {
-    const result = await this.env.transaction(fn);
+    const result = await atomically(this.env, fn);
     await this.env.flushed;
     return result;
   }

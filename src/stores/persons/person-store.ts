@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { PERSONS_ENV } from '../data-dir/paths.js';
-import { all, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { all, atomically, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 
 export interface PersonRow {
   id: number;
@@ -75,19 +75,18 @@ export class PersonStore {
    */
   write<T>(fn: () => T): Promise<T> {
     let touched: number[] = [];
-    return this.env
-      .transaction(() => {
-        this.touched = touched = [];
-        try {
-          return fn();
-        } finally {
-          this.touched = null;
-        }
-      })
-      .then((result) => {
-        if (touched.length > 0) this.onChanged?.(touched);
-        return result;
-      });
+    // All or nothing (see `atomically`): an event that throws halfway through a chunk leaves no half-made person.
+    return atomically(this.env, () => {
+      this.touched = touched = [];
+      try {
+        return fn();
+      } finally {
+        this.touched = null;
+      }
+    }).then((result) => {
+      if (touched.length > 0) this.onChanged?.(touched);
+      return result;
+    });
   }
 
   /** Only inside `write`: stores a person row (its distinct-id and uuid rows are not touched). */

@@ -69,6 +69,11 @@ export class HotPersons {
     for (const d of row.distinct_ids) this.entries.delete(HotPersons.key(row.team, d));
   }
 
+  /** Forgets everything (a persons write that failed: rows it cached as committed were not). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get size(): number {
     return this.entries.size;
   }

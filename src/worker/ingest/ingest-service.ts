@@ -26,6 +26,11 @@ export class IngestService {
   readonly shards = new Map<number, Shard>();
   shardCount = 1;
   private readonly lastSeenWritten = new Map<string, number>();
+  /**
+   * Events of the capture requests this worker received that were not stored, by reason since start
+   * (src/domain/ingest/accept-events.ts), whether the request was answered 200 or refused.
+   */
+  readonly dropped = new Map<string, number>();
   /** This worker's shards, taken in turn by successive requests. */
   private own: Shard[] = [];
   private turn = 0;
@@ -155,6 +160,10 @@ export class IngestService {
     return owners;
   }
 
+  countDropped(counts: ReadonlyMap<string, number>): void {
+    for (const [reason, n] of counts) this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + n);
+  }
+
   /** Waits until every event acknowledged so far, on every shard of every worker, is applied. */
   async appliedEverywhere(timeoutMs = 10_000): Promise<void> {
     const all = this.rt.peers.all({ kind: 'applied' });
@@ -259,7 +268,11 @@ export const appliedHandler: PeerHandler = async (rt) => {
   return true;
 };
 
-export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh }));
+/** This worker's part of `/_stats`: its shards' counters and the events its capture requests dropped. */
+export const statsHandler: PeerHandler = async (rt) => ({
+  shards: [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh })),
+  dropped: Object.fromEntries(rt.ingest.dropped),
+});
 
 /** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */
 export const pauseApplyHandler: PeerHandler = async (rt, msg) => {

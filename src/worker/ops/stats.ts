@@ -38,15 +38,42 @@ export function ownerOrOperator(rt: WorkerRuntime, principal: Principal, denied:
   return user.organization_id;
 }
 
+interface ShardStats {
+  droppedEvents: number;
+  deadLetteredEvents: number;
+}
+
+interface WorkerStats {
+  shards: ShardStats[];
+  dropped: Record<string, number>;
+}
+
+/** Node-wide drop counts by reason: what the workers' capture requests dropped and what the shards did not apply. */
+function droppedOf(perWorker: readonly WorkerStats[]): Record<string, number> {
+  const dropped: Record<string, number> = {};
+  const add = (reason: string, n: number) => {
+    if (n > 0) dropped[reason] = (dropped[reason] ?? 0) + n;
+  };
+  for (const w of perWorker) {
+    for (const [reason, n] of Object.entries(w.dropped)) add(reason, n);
+    for (const s of w.shards) {
+      add('person_event_without_profile', s.droppedEvents);
+      add('dead_letter', s.deadLetteredEvents);
+    }
+  }
+  return dropped;
+}
+
 export const ingestionStats: OpHandler = async (item, rt) => {
   const principal = principalOf(item);
   const organizationId = ownerOrOperator(rt, principal, 'Only organization owners (or the operator key) can read /_stats.');
-  const perWorker = await rt.peers.all<unknown[]>({ kind: 'stats' });
+  const perWorker = await rt.peers.all<WorkerStats>({ kind: 'stats' });
   const organizations = visibleOrganizations(rt, organizationId);
   return json(200, {
     workers: rt.workerCount,
     data_format_version: rt.meta.formatVersion() ?? 1,
-    shards: perWorker.flat(),
+    shards: perWorker.flatMap((w) => w.shards),
+    dropped: droppedOf(perWorker),
     ...(principal.operator ? { organizations } : { organization: organizations[0] ?? null }),
   });
 };
