@@ -5,13 +5,14 @@
 // progress on stderr. About a minute on the dev machine; not part of `npm run bench`.
 //
 // Environment: QUILL_BENCH_EVENTS (default 1000000), QUILL_BENCH_KEEP_DATA=1, QUILL_BENCH_OUT.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppliedProbe, storedEvents } from './lib/applied.js';
 import { EventFactory } from './lib/event-shapes.js';
 import { sendFixedCount } from './lib/fixed-count-driver.js';
 import { commit, machine } from './lib/machine.js';
-import { PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
+import { publishResult } from './lib/results.js';
+import { PROJECT_KEY } from './lib/paths.js';
 import { CpuSampler, duMb, loadAverage, memoryMb, round1, rssMb } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
 
@@ -130,9 +131,4 @@ const doc = {
     ...(cpuDuringLoad.others > 25 ? [`machine busy: other processes used ${cpuDuringLoad.others}% of a core during the load`] : []),
   ].join('; '),
 };
-const json = JSON.stringify(doc, null, 2);
-process.stdout.write(json + '\n');
-const outFile = process.env.QUILL_BENCH_OUT ?? join(RESULTS_DIR, 'million-latest.json');
-mkdirSync(RESULTS_DIR, { recursive: true });
-writeFileSync(outFile, json + '\n');
-log(`written to ${outFile}`);
+publishResult(doc, 'million-latest.json', log);

@@ -3,6 +3,7 @@
  * are generated on the fly so every event is unique. Runs in this process: its CPU shows up as "bench".
  */
 import http from 'node:http';
+import { postJson } from './post.js';
 import { round2 } from './proc-stats.js';
 
 export interface FixedCountResult {
@@ -31,14 +32,7 @@ export async function sendFixedCount(opts: {
   const statuses: Record<string, number> = {};
   let next = 0;
   let done = 0;
-  const post = (body: string) => new Promise<number>((resolve) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', () => resolve(0));
-    req.end(body);
-  });
+  const post = (body: string) => postJson(agent, url, body);
   const t0 = performance.now();
   await Promise.all(Array.from({ length: opts.connections }, async () => {
     for (;;) {

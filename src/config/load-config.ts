@@ -6,8 +6,8 @@ import { Compile } from 'typebox/compile';
 import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'backlogHigh', 'logSegmentMb']);
-const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'rebuildScanLayout', 'durabilityTrace']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'backlogHigh', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes']);
+const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'rebuildScanLayout', 'durabilityTrace', 'accessLog']);
 
 /** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */
 function defaultConfigPath(): string {
@@ -43,5 +43,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const config = merged as Config;
   if (config.workers === 0) config.workers = Math.max(1, availableParallelism());
   config.dataDir = resolve(config.dataDir);
+  if (config.backupDir !== null) config.backupDir = resolve(config.backupDir);
   return Object.freeze(config);
 }

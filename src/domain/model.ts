@@ -22,6 +22,8 @@ export interface User {
   /** 1 member, 8 admin, 15 owner (PostHog's organization membership levels). */
   membership_level: number;
   created_at: string;
+  /** Console sign-in (src/domain/passwords.ts); absent until a password is set. */
+  password_hash?: string | null;
 }
 
 export interface Project {
@@ -37,6 +39,11 @@ export interface Project {
   test_account_filters?: unknown[];
   /** Regex rewrites of path items applied with `path_replacements=true` (analytics.md §7.1). */
   path_cleaning_filters?: { regex: string; alias: string }[];
+  /**
+   * Events older than this many days are deleted in the background (src/worker/retention.ts); null: kept forever.
+   * Absent in data directories of format 1 (src/worker/upgrade.ts adds it).
+   */
+  event_retention_days?: number | null;
 }
 
 export interface PersonalApiKey {
@@ -156,3 +163,52 @@ export interface EventDefinition {
 
 /** Group type name -> index, per project (PostHog allows 5: indexes 0..4). */
 export type GroupTypes = Record<string, number>;
+
+/** A console sign-in: the cookie carries the token, only its SHA-256 digest is stored (the key of the table). */
+export interface Session {
+  digest: string;
+  user_id: number;
+  /** The token a cookie-authenticated state-changing request must echo in `X-CSRFToken`. */
+  csrf: string;
+  created_at: string;
+  /** Epoch ms. */
+  expires_at: number;
+}
+
+/** A saved insight (PostHog's shape, minimal): legacy `filters`, shown on the project's dashboard. */
+export interface Insight {
+  id: number;
+  short_id: string;
+  project_id: number;
+  name: string;
+  description: string;
+  /** Legacy filters as given (the console's pages send these); `query` is derived from them when absent. */
+  filters: Record<string, unknown>;
+  /** The query form PostHog stores (`{kind: 'InsightVizNode', source: {...}}`). */
+  query?: Record<string, unknown> | null;
+  created_by: number | null;
+  created_at: string;
+  last_modified_at: string;
+  deleted: boolean;
+}
+
+/** A dashboard: named tiles, each showing a saved insight. Deletion is soft, as for insights. */
+export interface Dashboard {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  pinned: boolean;
+  created_at: string;
+  created_by: number | null;
+  deleted: boolean;
+  tiles: DashboardTile[];
+}
+
+export interface DashboardTile {
+  id: number;
+  insight_id: number;
+  /** Grid positions by breakpoint, as the client sent them. */
+  layouts: Record<string, unknown>;
+  color: string | null;
+}

@@ -14,6 +14,7 @@ export const SCOPE_OBJECTS = [
   'query',
   'event_definition',
   'insight',
+  'dashboard',
   'organization',
   'organization_member',
   'project',

@@ -4,6 +4,7 @@
  */
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/json-depth.js';
 import { Errors, type ApiError } from '../protocol/errors.js';
 
 const compiled = new WeakMap<TSchema, ReturnType<typeof Compile>>();
@@ -16,16 +17,23 @@ function validatorOf(schema: TSchema) {
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
-/** Empty body = `{}` (DRF treats a missing body as no fields). */
+/**
+ * Empty body = `{}` (DRF treats a missing body as no fields). A body nested past MAX_JSON_DEPTH is refused here,
+ * before anything recursive touches it (the front's msgpackr pack of the tick's batch overflowed at ~1,400 levels
+ * and took the process down: src/domain/json-depth.ts).
+ */
 export function parseJsonBody(raw: Uint8Array): unknown {
   if (raw.length === 0) return {};
   const text = decoder.decode(raw);
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw Errors.parseError((error as Error).message);
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw Errors.tooDeep(MAX_JSON_DEPTH);
+  return value;
 }
 
 const TYPE_MESSAGES: Record<string, string> = {

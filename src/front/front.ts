@@ -16,6 +16,10 @@ import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
 import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
+import { accountKey, LoginThrottle } from '../domain/login-throttle.js';
+import { chooseEncoding, CONSOLE_PREFIX, ConsoleAssets, defaultConsoleDir, HTML_HEADERS } from './console-assets.js';
+import { bearerMatches, FrontMetrics } from './metrics.js';
+import type { Logger } from '../observability/logger.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
 function assertNativeUws(): void {
@@ -28,21 +32,33 @@ const NO_QUERY: Record<string, string> = {};
 /** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
 const DRAIN_LIMIT_MS = 10_000;
 
+/** The console's prefix, and `/` when a browser asks for a page (API clients still get the API's 404 there). */
+function isConsolePath(path: string, req: uWS.HttpRequest): boolean {
+  if (path === '/') return req.getHeader('accept').includes('text/html');
+  return path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`);
+}
+
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
 }
 
 export interface RunningQuill {
   port: number;
+  /** The port serving /metrics alone (QUILL_METRICS_PORT), or null when /metrics is on the public port. */
+  metricsPort: number | null;
   boot: BootstrapResult;
   /** Stop accepting, finish in-flight requests, flush and close every store. */
   close(): Promise<void>;
 }
 
-export async function startQuill(config: Readonly<Config>, log: (msg: string) => void = console.log): Promise<RunningQuill> {
+/** The request facts /metrics needs, with the answer's route label. */
+const METRICS_ROUTE = '/metrics';
+
+export async function startQuill(config: Readonly<Config>, log: Logger): Promise<RunningQuill> {
   assertNativeUws();
   const consoleOrigins = parseConsoleOrigins(config.consoleOrigin);
-  const pool = new WorkerPool(config, log);
+  const metrics = new FrontMetrics();
+  const pool = new WorkerPool(config, log, (worker) => metrics.workerRestarted(worker));
   const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
   // Replays hand events to other workers, so every worker opens its shards before any starts replaying.
   for (const step of ['open', 'recover'] as const) {
@@ -51,6 +67,9 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   pool.markStarted();
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
   const keyLookup = new KeyLookup(pool, auth);
+  const loginThrottle = new LoginThrottle();
+  const consoleAssets = ConsoleAssets.load(defaultConsoleDir());
+  if (!consoleAssets) log.warn({ event: 'console_missing' }, 'The console is not built (dist/console is missing): run `npm run build`. The API works without it.');
 
   const assets = StaticAssets.load();
   const router = new Router<RouteDef>();
@@ -72,9 +91,10 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       body = parseJsonBody(raw);
     }
     let principal: Principal | null = null;
+    if (route.auth === 'login') return route.method === 'POST' ? signIn(ex, route, body) : sessionState(ex);
     if (route.auth === 'personal') {
       const query = meta.authorization && !route.projectFrom ? NO_QUERY : parseQuery(meta.rawQuery);
-      const sources = { authorization: meta.authorization, body, query };
+      const sources = { authorization: meta.authorization, body, query, cookie: ex.cookie, csrf: ex.csrfToken, method: meta.method, now: meta.now };
       let resolved = auth.resolve(sources, route, params);
       if ('miss' in resolved) {
         await keyLookup.learn(resolved.miss, meta);
@@ -93,37 +113,132 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     return reply;
   }
 
-  /** Private routes grant CORS to the console's origins only (src/http/cors.ts); public ones to every origin. */
+  /**
+   * Sign-in, throttled here (the one place every attempt passes, with no I/O): an attempt counts as a failure
+   * unless the worker accepts the password (src/domain/login-throttle.ts).
+   */
+  async function signIn(ex: Exchange, route: RouteDef, body: unknown): Promise<OutgoingReply> {
+    if (route.schema) {
+      const invalid = checkBody(route.schema, body);
+      if (invalid) throw invalid;
+    }
+    const account = accountKey((body as Record<string, unknown> | null)?.email);
+    const verdict = loginThrottle.begin(account, ex.meta.ip, ex.meta.now);
+    if (!verdict.allowed) {
+      return { ...errorOut(Errors.throttled(verdict.retryAfterSeconds)), headers: { 'Retry-After': String(verdict.retryAfterSeconds) } };
+    }
+    const reply = await pool.call(pool.pick(), { op: route.op, meta: ex.meta, params: {}, principal: null, body, raw: null });
+    if (reply.status === 200) loginThrottle.succeeded(account, ex.meta.ip, Date.now());
+    if (reply.authChanged) await refreshAuth();
+    return reply;
+  }
+
+  /** `GET /api/login`: whether the request's session cookie is a live session (the console's first question). */
+  function sessionState(ex: Exchange): OutgoingReply {
+    let authenticated = false;
+    if (ex.cookie) {
+      try {
+        auth.resolve({ authorization: '', body: null, query: NO_QUERY, cookie: ex.cookie, method: 'GET', now: ex.meta.now }, { scope: null }, {});
+        authenticated = true;
+      } catch {
+        /* no live session */
+      }
+    }
+    return { status: 200, body: JSON.stringify({ authenticated }), contentType: 'application/json', headers: { 'Cache-Control': 'no-store' } };
+  }
+
+  /** The console's files (GET and HEAD under /console/), and `/` sends a browser there. */
+  function serveConsole(ex: Exchange, req: uWS.HttpRequest): void {
+    if (ex.path === '/') {
+      return ex.send({ status: 302, body: '', headers: { Location: `${CONSOLE_PREFIX}/`, 'Cache-Control': 'no-cache' } });
+    }
+    if (!consoleAssets) return ex.send(errorOut(Errors.notFound('The console is not built: run `npm run build`.')));
+    const found = consoleAssets.lookup(ex.path);
+    if (!found) return ex.send(errorOut(Errors.notFound()));
+    const { asset, name } = found;
+    const headers: Record<string, string> = {
+      'Cache-Control': asset.cacheControl, ETag: asset.etag, 'X-Content-Type-Options': 'nosniff', Vary: 'Accept-Encoding',
+      ...(name === 'index.html' ? HTML_HEADERS : {}),
+    };
+    if (req.getHeader('if-none-match') === asset.etag) return ex.send({ status: 304, body: '', headers });
+    const { body, encoding } = chooseEncoding(asset, req.getHeader('accept-encoding'));
+    if (encoding) headers['Content-Encoding'] = encoding;
+    ex.send({ status: 200, body, contentType: asset.contentType, headers });
+  }
+
+  /** Private routes and sign-in grant CORS to the console's origins only (src/http/cors.ts); public ones to every origin. */
   function restrictCors(ex: Exchange, req: uWS.HttpRequest, route: RouteDef): void {
-    if (route.auth === 'personal' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
+    if (route.auth !== 'public' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
+  }
+
+  /**
+   * /metrics answers with a bearer token (QUILL_METRICS_TOKEN or the operator key). On the public port it exists
+   * only when one of them is configured; on its own port (QUILL_METRICS_PORT) it is open unless a token is set.
+   */
+  const metricsSecrets = [config.metricsToken, config.operatorKey].filter((s): s is string => s !== null);
+  const metricsOnPublicPort = config.metricsPort === null && metricsSecrets.length > 0;
+  const metricsItem = (now: number): TaskItem => ({
+    op: 'metrics', params: {}, principal: null, body: null, raw: null,
+    meta: { method: 'GET', path: METRICS_ROUTE, query: {}, rawQuery: '', url: '', contentType: '', contentEncoding: '', ip: '', ifNoneMatch: '', authorization: '', now },
+  });
+
+  function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
+    if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
+    metrics.render(pool.size, async (worker) => {
+      const reply = await pool.call(worker, metricsItem(Date.now()));
+      if (reply.status !== 200 || typeof reply.body !== 'string') throw new Error(`worker ${worker} answered ${reply.status}`);
+      return reply.body;
+    }).then(
+      (text) => done({ status: 200, body: text, contentType: FrontMetrics.contentType }),
+      (error: unknown) => {
+        log.error({ event: 'metrics_failed', err: error }, 'rendering /metrics failed');
+        done(errorOut(Errors.server()));
+      },
+    );
   }
 
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const started = performance.now();
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
+    /** Answers and counts the request under `route` (a route pattern, or what the front answered itself). */
+    const answer = (route: string, op: string | null, reply: OutgoingReply | null, close = false) => {
+      const status = reply?.status ?? 499;
+      if (reply) ex.send(reply, close);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.request(route, method, status, op, seconds);
+      if (config.accessLog) log.info({ event: 'request', method, path, route, status, ms: Math.round(seconds * 10_000) / 10 }, 'request');
+    };
     if (method === 'OPTIONS') {
       const asked = router.match(req.getHeader('access-control-request-method').toUpperCase() || 'GET', path);
       if (asked.kind === 'found') restrictCors(ex, req, asked.value);
-      return ex.sendPreflight(req);
+      ex.sendPreflight(req);
+      return metrics.request('preflight', method, 200, null, 0);
     }
-    if (path === '/_health') return ex.send(draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
-    if (draining) return ex.send(errorOut(Errors.shuttingDown()), true);
+    if (path === '/_health') {
+      return answer('/_health', null, draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
+    }
+    if (draining) return answer('draining', null, errorOut(Errors.shuttingDown()), true);
     if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
+    if ((method === 'GET' || method === 'HEAD') && isConsolePath(path, req)) return serveConsole(ex, req);
+    if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && method === 'GET') {
+      return serveMetrics(ex, req.getHeader('authorization'), false, (reply) => answer(METRICS_ROUTE, null, reply));
+    }
     const match = router.match(method, path);
-    if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
-    if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));
+    if (match.kind === 'not_found') return answer('unmatched', null, errorOut(Errors.notFound()));
+    if (match.kind === 'method_not_allowed') return answer('unmatched', null, errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
     restrictCors(ex, req, route);
     ex.readFacts(req, route.needs);
     track(dispatch(ex, route, match.params)
       .then(
-        (reply) => ex.send(reply),
+        (reply) => answer(route.path, route.op, reply),
         (error: unknown) => {
-          if (error instanceof RequestAborted) return;
-          if (error instanceof BodyTooLarge) return ex.send(errorOut(Errors.tooLarge()), true);
-          if (error instanceof ApiError) return ex.send(errorOut(error));
-          log(`request ${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
-          ex.send(errorOut(Errors.server()));
+          if (error instanceof RequestAborted) return answer(route.path, route.op, null);
+          if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), ex.closesWhenTooLarge(maxBody));
+          if (error instanceof ApiError) return answer(route.path, route.op, errorOut(error));
+          log.error({ event: 'request_failed', method, path, err: error }, `request ${method} ${path} failed`);
+          answer(route.path, route.op, errorOut(Errors.server()));
         },
       ));
   }
@@ -143,31 +258,47 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     track(assets.answer(request).then(
       (reply) => ex.send(reply ?? errorOut(Errors.notFound())),
       (error: unknown) => {
-        log(`static asset ${ex.path} failed: ${(error as Error)?.stack ?? String(error)}`);
+        log.error({ event: 'asset_failed', path: ex.path, err: error }, `static asset ${ex.path} failed`);
         ex.send(errorOut(Errors.server()));
       },
     ));
   }
 
-  const app = uWS.App();
-  app.any('/*', (res, req) => {
-    try {
-      handle(res, req);
-    } catch (error) {
-      // handle() attaches onAborted first, so answering here is safe; never let a throw reach uWS (it aborts).
-      log(`handler crashed: ${(error as Error)?.stack ?? String(error)}`);
-      try {
-        res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
-      } catch {
-        /* response already gone */
-      }
-    }
-  });
+  /** The port that serves /metrics alone (QUILL_METRICS_PORT): open unless QUILL_METRICS_TOKEN is set. */
+  function handleMetricsPort(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+    const ex = new Exchange(res, req, Date.now());
+    if (ex.method !== 'GET' || (ex.path !== METRICS_ROUTE && ex.path !== `${METRICS_ROUTE}/`)) return ex.send(errorOut(Errors.notFound()));
+    serveMetrics(ex, req.getHeader('authorization'), config.metricsToken === null, (reply) => ex.send(reply));
+  }
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.port, (socket) => (socket ? resolve(socket) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
-  });
+  /** A uWS app answering every path with `handler`, listening on `port`. */
+  async function serve(handler: typeof handle, port: number, what: string): Promise<{ app: uWS.TemplatedApp; socket: uWS.us_listen_socket }> {
+    const app = uWS.App();
+    app.any('/*', (res, req) => {
+      try {
+        handler(res, req);
+      } catch (error) {
+        // Handlers attach onAborted first, so answering here is safe; never let a throw reach uWS (it aborts).
+        log.error({ event: 'handler_crashed', err: error }, 'handler crashed');
+        try {
+          res.cork(() => res.writeStatus('500 Internal Server Error').end(Errors.server().body()));
+        } catch {
+          /* response already gone */
+        }
+      }
+    });
+    const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+      app.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port} (${what})`))));
+    });
+    return { app, socket };
+  }
+
+  const { app, socket: listenSocket } = await serve(handle, config.port, 'QUILL_PORT');
   const port = uWS.us_socket_local_port(listenSocket);
+  const metricsServer = config.metricsPort === null ? null : await serve(handleMetricsPort, config.metricsPort, 'QUILL_METRICS_PORT');
+  const metricsApp = metricsServer?.app ?? null;
+  const metricsSocket = metricsServer?.socket ?? null;
+  const metricsPort = metricsSocket ? uWS.us_socket_local_port(metricsSocket) : null;
 
   /**
    * The drain: requests already being handled (body still arriving, or waiting for a worker) finish; anything
@@ -181,11 +312,13 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, DRAIN_LIMIT_MS))]);
     }
     uWS.us_listen_socket_close(listenSocket);
+    if (metricsSocket) uWS.us_listen_socket_close(metricsSocket);
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.
     (app as unknown as { close(): void }).close();
+    (metricsApp as unknown as { close(): void } | null)?.close();
   }
 
-  return { port, boot, close };
+  return { port, metricsPort, boot, close };
 }

@@ -18,8 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
-import { packForTransfer, unpack } from '../protocol/wire.js';
+import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
+import type { Logger } from '../observability/logger.js';
 
 interface Waiter {
   resolve: (r: Reply) => void;
@@ -46,7 +47,12 @@ export class WorkerPool {
   /** Shared with every worker thread: see src/protocol/shared-state.ts. */
   private readonly shared = createSharedState();
 
-  constructor(config: Readonly<Config>, private readonly log: (msg: string) => void = console.error) {
+  constructor(
+    config: Readonly<Config>,
+    private readonly log: Logger,
+    /** Told when a worker thread died (Piscina starts its replacement). */
+    private readonly onWorkerDied: (worker: number) => void = () => undefined,
+  ) {
     const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
@@ -63,7 +69,7 @@ export class WorkerPool {
       });
       // A thread that dies with no task running would make Piscina emit 'error' on the pool; without a listener
       // that would be re-thrown on the main thread and take the whole server down with it.
-      pool.on('error', (error: unknown) => this.log(`worker ${index} failed: ${(error as Error)?.stack ?? error}`));
+      pool.on('error', (error: unknown) => this.log.error({ event: 'worker_error', worker: index, err: error }, `worker ${index} failed`));
       return new WorkerLink(index, pool);
     });
   }
@@ -136,7 +142,11 @@ export class WorkerPool {
         w.load = 0;
         for (const waiter of lost) waiter.reject(error);
         if (this.closing) return;
-        this.log(`worker ${w.index} died (${lost.length} requests failed); its replacement takes over: ${(error as Error)?.message ?? error}`);
+        this.log.error(
+          { event: 'worker_crash', worker: w.index, failed_requests: lost.length, err: error },
+          `worker ${w.index} died (${lost.length} requests failed); its replacement takes over: ${(error as Error)?.message ?? error}`,
+        );
+        this.onWorkerDied(w.index);
         this.serve(w);
       },
     );
@@ -146,14 +156,37 @@ export class WorkerPool {
     this.flushScheduled = false;
     for (const w of this.workers) {
       if (w.queued.length === 0 || !w.port) continue;
-      const bytes = packForTransfer(w.queued);
+      const bytes = this.packQueued(w);
       w.queued.length = 0;
-      w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+      if (bytes) w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
     }
   }
 
+  /**
+   * The tick's requests for `w` as one message. Should one of them not pack (the front bounds what it accepts,
+   * src/domain/json-depth.ts, so this is a last line of defence), it alone fails (the front answers 500) and the
+   * others go: this runs outside any request's try/catch, where a throw would end the process.
+   */
+  private packQueued(w: WorkerLink): Uint8Array | null {
+    return packFrame(w.queued, (id, error) => {
+      this.log.error({ event: 'request_unsendable', worker: w.index }, `request ${id} cannot be sent to worker ${w.index}: ${(error as Error)?.message ?? error}`);
+      const waiter = w.waiting.get(id);
+      w.waiting.delete(id);
+      w.load--;
+      waiter?.reject(error);
+      return undefined;
+    });
+  }
+
   private receive(w: WorkerLink, bytes: Uint8Array): void {
-    const frame = unpack<ReplyFrame>(bytes);
+    let frame: ReplyFrame;
+    try {
+      frame = unpack<ReplyFrame>(bytes);
+    } catch (error) {
+      // Workers only send what they packed themselves; never let a bad frame reach the process's top level.
+      this.log.error({ event: 'reply_unreadable', worker: w.index }, `unreadable reply frame from worker ${w.index}: ${(error as Error)?.stack ?? error}`);
+      return;
+    }
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
       const waiter = w.waiting.get(id);

@@ -9,6 +9,8 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { RequestMeta } from '../protocol/worker-messages.js';
 import { statusLine } from './status-text.js';
+import { CSRF_HEADER } from '../domain/cookies.js';
+import { clientAddress } from '../domain/login-throttle.js';
 
 export interface OutgoingReply {
   status: number;
@@ -22,14 +24,20 @@ export class RequestAborted extends Error {}
 
 const textDecoder = new TextDecoder();
 
+/** See `closesWhenTooLarge`: how far past the body limit a declared upload is still read (and dropped). */
+const DRAIN_FACTOR = 4;
+
 /** Which request facts a route needs; only those headers are read (each read crosses into uWS' C++). */
 export interface FactNeeds {
   /** The body's content type and encoding (routes that read a body). */
   body: boolean;
   /** The client address (ingestion records it as `$ip`). */
   ip: boolean;
-  /** Authorization, host and scheme (absolute pagination URLs), If-None-Match (private API, definitions). */
+  /** Authorization, host and scheme (absolute pagination URLs), If-None-Match (private API, definitions), and the
+   * console session's Cookie and X-CSRFToken (kept on the exchange, never sent to a worker). */
   api: boolean;
+  /** The client address as sign-in throttling sees it (src/domain/login-throttle.ts `clientAddress`). */
+  peer: boolean;
 }
 
 export class Exchange {
@@ -46,6 +54,9 @@ export class Exchange {
   readonly contentLength: number | null;
   /** Set by `readFacts` (synchronously, before the first await). */
   meta!: RequestMeta;
+  /** The `Cookie` and `X-CSRFToken` headers of an API request (the console's session). */
+  cookie = '';
+  csrfToken = '';
 
   constructor(private readonly res: HttpResponse, req: HttpRequest, private readonly now: number) {
     res.onAborted(() => {
@@ -67,8 +78,13 @@ export class Exchange {
       const forwardedFor = req.getHeader('x-forwarded-for');
       ip = forwardedFor ? forwardedFor.split(',')[0]!.trim() : textDecoder.decode(this.res.getRemoteAddressAsText());
     }
+    if (needs.peer) ip = clientAddress(textDecoder.decode(this.res.getRemoteAddressAsText()), req.getHeader('x-forwarded-for'));
     let url = '';
-    if (needs.api) url = `${Exchange.ownOrigin(req)}${this.path}`;
+    if (needs.api) {
+      url = `${Exchange.ownOrigin(req)}${this.path}`;
+      this.cookie = req.getHeader('cookie');
+      this.csrfToken = req.getHeader(CSRF_HEADER);
+    }
     this.meta = {
       method: this.method,
       path: this.path,
@@ -133,6 +149,18 @@ export class Exchange {
         if (isLast) resolve(buffer.subarray(0, length));
       });
     });
+  }
+
+  /**
+   * Whether refusing an oversized body (413) should also close the connection. Closing while the client is still
+   * sending makes the kernel reset the connection, and the reset can discard the 413 before the client reads it
+   * (measured: a keep-alive client sending 2.3 MB to a 1 MB limit got a reset, not the answer). Left open, uWS
+   * reads and drops the rest of the body and the client gets its 413 (posthog-node then halves its batch). So the
+   * connection stays open for a declared length up to DRAIN_FACTOR times the limit, and closes beyond that or
+   * when the length is unknown (a chunked upload could go on for ever).
+   */
+  closesWhenTooLarge(limit: number): boolean {
+    return this.contentLength === null || !(this.contentLength <= limit * DRAIN_FACTOR);
   }
 
   /** Writes the reply (once). `close` ends the connection, so an oversized upload is not read to its end. */

@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly emptyBody = false,
     /** Fields some PostHog endpoints add to the usual four (e.g. `message` on /persons/lifecycle/). */
     readonly extra: Readonly<Record<string, string>> | null = null,
+    /** Response headers that go with the error (`Retry-After` on back-pressure). */
+    readonly headers: Readonly<Record<string, string>> | null = null,
   ) {
     super(detail);
   }
@@ -36,6 +38,13 @@ export const Errors = {
   noData: () => new ApiError(400, 'validation_error', 'no_data', 'No data found. Make sure to use a POST request when sending the payload in the body of the request.'),
   invalidProject: () => new ApiError(400, 'validation_error', 'invalid_project', 'Invalid Project ID.', 'project_id'),
   missingDistinctId: () => new ApiError(400, 'validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.'),
+  /** A JSON value nested past MAX_JSON_DEPTH (serde_json, which PostHog's capture uses, calls it a parse error). */
+  tooDeep: (maxDepth: number) => new ApiError(400, 'invalid_request', 'parse_error', `JSON parse error - nested deeper than ${maxDepth} levels`),
+  /**
+   * A capture request none of whose events can be stored (PostHog's Rust capture answers 400 for these too).
+   * `code` is the reason, as counted in `/_stats` `dropped`; `attr` names the field at fault.
+   */
+  invalidEvents: (code: string, attr: string | null, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
 
   notAuthenticated: () =>
     new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.'),
@@ -48,6 +57,13 @@ export const Errors = {
   noApiKey: () =>
     new ApiError(401, 'authentication_error', 'no_api_key', 'No API key provided. You can find your project API key in PostHog project settings.'),
 
+  /** A console session cookie that is unknown, signed out or expired. */
+  sessionExpired: () => new ApiError(401, 'authentication_error', 'not_authenticated', 'Your session has expired or you signed out. Sign in again.'),
+  /** Django's wording: a cookie-authenticated write without the session's `X-CSRFToken`. */
+  csrfFailed: () => new ApiError(403, 'authentication_error', 'csrf_failed', 'CSRF Failed: CSRF token missing or incorrect.'),
+  invalidCredentials: () => new ApiError(400, 'validation_error', 'invalid_credentials', 'Invalid email or password.'),
+  /** DRF's throttling answer. */
+  throttled: (seconds: number) => new ApiError(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`),
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
   /** PostHog's APIScopePermission wording, for a personal key whose scopes do not hold what the route needs. */
@@ -63,11 +79,15 @@ export const Errors = {
   notFoundEmpty: () => new ApiError(404, 'invalid_request', 'not_found', 'Not found.', null, true),
   methodNotAllowed: (method: string) =>
     new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
+  conflict: (detail: string) => new ApiError(409, 'invalid_request', 'conflict', detail),
   tooLarge: () => new ApiError(413, 'client_error', 'request_too_large', 'Request too large.'),
   server: (detail = 'A server error occurred.') => new ApiError(500, 'server_error', 'error', detail),
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
   shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
+  /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
+  overloaded: (retryAfterS: number) =>
+    new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */

@@ -42,6 +42,24 @@ export function openIndex<K extends import('lmdb').Key = import('lmdb').Key>(env
   return env.openDB<null, K>(name, { ...VALUE_OPTIONS } as object);
 }
 
+/**
+ * Runs `fn` in a write transaction of `env` that is all or nothing. lmdb-js commits what a transaction callback
+ * wrote before it threw (measured with lmdb 3.5.6: a put followed by a throw was committed), so a half-done change
+ * would persist; here `fn` runs in a child transaction, which LMDB rolls back when it throws. Costs ~15 µs.
+ * `fn` must be synchronous (its result is boxed so lmdb-js never mistakes a returned promise for an async callback).
+ */
+export function atomically<T>(env: Env, fn: () => T): Promise<T> {
+  return env
+    .transaction(() => {
+      const box = {} as { result: T };
+      env.transactionSync(() => {
+        box.result = fn();
+      });
+      return box;
+    })
+    .then((box) => box.result);
+}
+
 /** Materialises a lazy lmdb range (its typings call `asArray` a promise; iteration is synchronous). */
 export function all<T>(range: Iterable<T>): T[] {
   return Array.from(range);

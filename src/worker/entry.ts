@@ -20,9 +20,14 @@ import './analytics/correlation.js';
 import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
 import { HOGQL_SCAN, hogqlScanHandler } from './query/hogql-scan.js';
 import { reloadHandler } from './replication.js';
+import { RETENTION_RUN, retentionRunHandler } from './retention.js';
+import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { RequestPort } from './request-port.js';
 import { WorkerRuntime } from './runtime.js';
+
+/** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
+const ANALYSES = new Set(['insights.trend', 'persons.trends']);
 
 export interface WorkerData {
   config: Readonly<Config>;
@@ -34,6 +39,8 @@ export interface WorkerData {
 export function createWorkerEntry(data: WorkerData) {
   const rt = new WorkerRuntime(data.config, data.index, new SharedState(data.shared), {
     reload: reloadHandler,
+    [RETENTION_RUN]: retentionRunHandler,
+    [BACKUP_ENV]: backupEnvHandler,
     enqueue: enqueueHandler,
     applied: appliedHandler,
     stats: statsHandler,
@@ -75,7 +82,7 @@ export function createWorkerEntry(data: WorkerData) {
   }
   let initialised: Promise<void> | null = null;
   function initialise(): Promise<void> {
-    initialised ??= openShards().then(() => rt.ingest.recoverShards());
+    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start());
     return initialised;
   }
   // A thread started after start-up replaces one that died: nothing will send it `open` and `recover`, so it runs them itself.
@@ -90,10 +97,13 @@ export function createWorkerEntry(data: WorkerData) {
   async function runItem(item: TaskItem): Promise<Reply> {
     const handler = OPS[item.op];
     if (!handler) return errorReply(Errors.server(`unknown operation ${item.op}`));
+    const timed = ANALYSES.has(item.op) ? rt.metrics.insightSeconds.startTimer({ query: item.op }) : null;
     try {
       return await handler(item, rt);
     } catch (error) {
-      return replyForThrown(error, item.op, rt.log.error);
+      return replyForThrown(error, item.op, (m) => rt.log.error(m));
+    } finally {
+      timed?.();
     }
   }
 
@@ -103,7 +113,7 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug, () => rt.pacer.noteRequest(), rt.log.error);
+        }, debug, () => rt.pacer.noteRequest(), (m) => rt.log.error(m));
         rt.log.debug('checking every request from the front against the protocol schema');
         return port.done;
       }

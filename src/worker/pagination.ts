@@ -1,11 +1,16 @@
 /**
- * DRF LimitOffsetPagination as PostHog uses it (ingestion-and-api.md §4.3): default limit 100, no maximum,
- * invalid values fall back to defaults, and `next`/`previous` are absolute URLs of the same request with `limit`
- * and `offset` set (other parameters kept as they were).
+ * DRF LimitOffsetPagination as PostHog uses it (ingestion-and-api.md §4.3): default limit 100, invalid values fall
+ * back to defaults, and `next`/`previous` are absolute URLs of the same request with `limit` and `offset` set
+ * (other parameters kept as they were).
+ *
+ * One difference: PostHog set no maximum `limit`; here it is 1,000 (PostHog's own persons list capped at 1,000
+ * too), larger values are clamped and the client follows `next`. An unbounded limit let one request build an
+ * answer of any size on a worker that also serves /flags/.
  */
 import type { RequestMeta } from '../protocol/worker-messages.js';
 
 export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
 
 export interface Page {
   limit: number;
@@ -28,7 +33,7 @@ function positiveInt(raw: string | undefined): number | null {
 export function pageOf(query: Record<string, string>, defaultLimit = DEFAULT_LIMIT): Page {
   const limit = positiveInt(query.limit);
   const offset = positiveInt(query.offset);
-  return { limit: limit && limit > 0 ? limit : defaultLimit, offset: offset ?? 0 };
+  return { limit: limit && limit > 0 ? Math.min(limit, MAX_LIMIT) : defaultLimit, offset: offset ?? 0 };
 }
 
 /** The request's absolute URL with some parameters replaced (value) or removed (null); order is kept. */

@@ -8,7 +8,7 @@ import { Compile } from 'typebox/compile';
 import { parseQuery } from '../http/query.js';
 import { Errors } from '../protocol/errors.js';
 import { WireItem, fromWire, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
-import { packForTransfer, unpack } from '../protocol/wire.js';
+import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
 
 const checkItem = Compile(WireItem);
@@ -38,7 +38,7 @@ export class RequestPort {
     private readonly checkFrames: boolean,
     /** Called for every frame of requests (the apply loops yield to them under load). */
     private readonly onFrame: () => void = () => {},
-    /** Where a malformed request is reported. */
+    /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
   ) {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
@@ -71,7 +71,15 @@ export class RequestPort {
           continue;
         }
       }
-      this.run(fromWire(frame[i + 1] as WireItem, parseQuery)).then((reply) => this.answer(id, reply));
+      let item: TaskItem;
+      try {
+        item = fromWire(frame[i + 1] as WireItem, parseQuery);
+      } catch (error) {
+        this.report(`request ${id}: unreadable item: ${(error as Error)?.stack ?? error}`);
+        this.answer(id, errorReply(Errors.server()));
+        continue;
+      }
+      this.run(item).then((reply) => this.answer(id, reply));
     }
   }
 
@@ -85,8 +93,12 @@ export class RequestPort {
   private flush(): void {
     this.flushScheduled = false;
     if (this.closed || this.ready.length === 0) return;
-    const bytes = packForTransfer(this.ready);
+    // A reply that does not pack (none should: bodies are strings or bytes) becomes a 500 for its request alone.
+    const bytes = packFrame(this.ready, (id, error) => {
+      this.report(`reply to request ${id} cannot be sent: ${(error as Error)?.message ?? error}`);
+      return replyToWire(errorReply(Errors.server()));
+    });
     this.ready.length = 0;
-    this.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+    if (bytes) this.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
   }
 }

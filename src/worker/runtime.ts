@@ -13,21 +13,9 @@ import { DurabilityTrace } from './ingest/durability-trace.js';
 import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
 import { ColumnCache } from '../stores/scan/column-cache.js';
-
-export interface Logger {
-  info(msg: string): void;
-  error(msg: string): void;
-  debug(msg: string): void;
-}
-
-export function makeLogger(config: Readonly<Config>, prefix: string): Logger {
-  const quiet = config.logLevel === 'silent';
-  return {
-    info: (m) => !quiet && console.log(`${prefix} ${m}`),
-    error: (m) => console.error(`${prefix} ${m}`),
-    debug: (m) => config.logLevel === 'debug' && console.log(`${prefix} ${m}`),
-  };
-}
+import { createLogger, type Logger } from '../observability/logger.js';
+import { WorkerMetrics } from './metrics.js';
+import { RetentionJob } from './retention.js';
 
 export type PeerHandler = (rt: WorkerRuntime, msg: PeerMessage, from: number) => Promise<unknown>;
 
@@ -46,6 +34,10 @@ export class WorkerRuntime {
   readonly durabilityTrace: DurabilityTrace | null;
   /** Decoded scan-layout columns of this thread's shards (src/stores/scan/column-cache.ts). */
   readonly columnCache: ColumnCache;
+  /** Deletes events past their project's retention (src/worker/retention.ts). */
+  readonly retention: RetentionJob;
+  /** What GET /metrics reads from this thread (src/worker/metrics.ts). */
+  readonly metrics: WorkerMetrics;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -54,14 +46,16 @@ export class WorkerRuntime {
     readonly shared: SharedState,
     peerHandlers: Record<string, PeerHandler>,
   ) {
-    this.log = makeLogger(config, `[worker ${index}]`);
+    this.log = createLogger(config, `worker ${index}`);
     this.durabilityTrace = config.durabilityTrace ? new DurabilityTrace(config.dataDir, index) : null;
     this.columnCache = new ColumnCache(config.analyticsCacheMb * 1024 * 1024);
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
-    this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds));
+    this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds), (team, id) => shared.personWriting(team, id));
     this.personCache = new PersonCache(this.persons, shared);
     this.ingest = new IngestService(this, this.persons);
+    this.retention = new RetentionJob(this);
+    this.metrics = new WorkerMetrics(this);
     this.peers = new Peers(index, config.workers, async (msg, from) => {
       const handler = peerHandlers[msg.kind];
       if (!handler) throw new Error(`unknown peer message ${msg.kind}`);
@@ -94,6 +88,7 @@ export class WorkerRuntime {
   }
 
   async close(): Promise<void> {
+    await this.retention.close();
     await this.ingest.close();
     this.pacer.close();
     this.peers.close();

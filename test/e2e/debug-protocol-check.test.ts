@@ -35,7 +35,7 @@ t.test('every kind of request passes the schema check of a debug server', async 
     remoteConfig: 200, definitions: 200, events: 200, persons: 200, me: 200, stats: 200, badBody: 400,
   });
   const out = server.q.output();
-  t.match(out, /\[worker 0\] checking every request from the front against the protocol schema/, 'worker 0 checks');
-  t.match(out, /\[worker 1\] checking every request from the front against the protocol schema/, 'worker 1 checks');
+  t.match(out, /"component":"worker 0","msg":"checking every request from the front against the protocol schema"/, 'worker 0 checks');
+  t.match(out, /"component":"worker 1","msg":"checking every request from the front against the protocol schema"/, 'worker 1 checks');
   t.notMatch(out, /malformed/, 'no request was malformed');
 });

@@ -95,7 +95,7 @@ t.test('error answers and skipped events', async (t) => {
     { event: 'empty-distinct-id', distinct_id: '' },
     { event: 'kept', distinct_id: 'skip-1' },
   ]);
-  t.equal(skipped.status, 200, 'events without name or distinct id are skipped, still 200');
+  t.equal(skipped.status, 200, 'events without name or distinct id beside a valid one are dropped (and counted), still 200');
   const stored = await storedEvents(server.api, 'skip-1');
   t.same(stored.map((e) => e.event), ['kept']);
   const emptyBatch = await sendBatch(server.q.base, []);

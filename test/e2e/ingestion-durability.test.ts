@@ -5,15 +5,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { eventually } from '../helpers/eventually.js';
-import { event, sendBatch } from '../helpers/ingest.js';
+import { allEvents, event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 import { missing } from '../helpers/required-environment.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
 
+/** Waits until every shard applied what it holds: reads wait for applied events only so long (10 s). */
+async function applied(q: QuillProcess): Promise<void> {
+  for (;;) {
+    const res = await new Client(q.base).get('/_stats');
+    if (res.status !== 200) throw new Error(`/_stats: ${res.status} ${res.text}`);
+    if (res.body.shards.every((s: { backlog: number }) => s.backlog === 0)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function allEventIds(q: QuillProcess): Promise<string[]> {
-  const res = await new Client(q.base).get('/api/projects/@current/events/?limit=1000000&after=2000-01-01');
-  if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
-  return res.body.results.map((e: { id: string }) => e.id);
+  await applied(q);
+  return (await allEvents(new Client(q.base), 'after=2000-01-01')).map((e: { id: string }) => e.id);
 }
 
 /** Every event of the project as the analytics engine counts them (a one-number trend over all time). */

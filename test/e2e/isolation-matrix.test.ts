@@ -11,9 +11,15 @@
 import t from 'tap';
 import { ROUTES, type RouteDef } from '../../src/front/routes.js';
 import { SCOPE_OBJECTS } from '../../src/domain/scopes.js';
-import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, PROJECT_KEY, quillForFile, removeDir } from '../helpers/quill.js';
 
-const server = quillForFile(t, { env: { QUILL_OPERATOR_KEY: 'isolation-operator-key-0123456789' } });
+// POST /_backup needs a backup directory to reach its resource (the positive control makes one backup).
+const backupDir = mkdtempSync(join(tmpdir(), 'quill-isolation-backups-'));
+t.teardown(() => removeDir(backupDir));
+const server = quillForFile(t, { env: { QUILL_OPERATOR_KEY: 'isolation-operator-key-0123456789', QUILL_BACKUP_DIR: backupDir } });
 
 const PRIVATE = ROUTES.filter((r) => r.auth === 'personal');
 
@@ -24,12 +30,14 @@ const MARK = {
   prop: 'victim-prop-3m5',
   event: 'victim-event-4k8',
   cohort: 'victim-cohort-5h3',
+  dashboard: 'victim-dashboard-2w6',
   role: 'victim-role-8j4',
+  insight: 'victim-insight-1w7',
   key: 'victim-key-6p1',
   org: 'victim-org-2x9',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.insight];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -89,6 +97,11 @@ t.before(async () => {
   // Within the rights of a personal_api_key:read key, so the positive control can read and delete it.
   const key = await ok(api.post('/api/personal_api_keys/', { label: MARK.key, scopes: ['personal_api_key:read'] }), 'victim key');
   const second = await ok(api.post('/api/projects/', { name: 'victim second project' }), 'second project');
+  const insight = await ok(api.post('/api/projects/@current/insights/', { name: MARK.insight, filters: { insight: 'TRENDS', events: [{ id: MARK.event }] } }), 'insight');
+  const dashboard = await ok(api.post('/api/projects/@current/dashboards/', { name: MARK.dashboard }), 'dashboard');
+  // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
+  const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
+  if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
   victim = {
     orgId: me.organization.numeric_id,
     projectId: project.id,
@@ -96,7 +109,8 @@ t.before(async () => {
     secondProjectId: second.id,
     ids: {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), events: events.results[0].id,
-      event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id,
+      event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
+      dashboards: String(dashboard.id), query: asyncQuery.body.query_status.id,
     },
     membershipId: membership.id,
     accessId: access.id,

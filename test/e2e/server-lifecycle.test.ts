@@ -1,6 +1,6 @@
 // Start-up, health, SIGTERM drain, restart on the same data directory, first-start credentials.
 import t from 'tap';
-import { Client, PERSONAL_KEY, PROJECT_KEY, removeDir, startQuill } from '../helpers/quill.js';
+import { Client, logLines, PERSONAL_KEY, PROJECT_KEY, removeDir, startQuill } from '../helpers/quill.js';
 
 t.test('first start creates and prints credentials; restart keeps everything; SIGTERM exits 0', async (t) => {
   const q = await startQuill();
@@ -33,13 +33,12 @@ t.test('generated keys when none are configured', async (t) => {
     await q.stop();
     removeDir(q.dataDir);
   });
-  const project = /Project API key[^:]*:\s+(phc_[A-Za-z0-9]{43})/.exec(q.output());
-  const personal = /Personal API key[^:]*:\s+(phx_[A-Za-z0-9]{43})/.exec(q.output());
-  t.ok(project, 'a phc_ key is printed');
-  t.ok(personal, 'a phx_ key is printed');
-  const me = await new Client(q.base, personal![1]!).get('/api/users/@me/');
+  // Not a terminal: the keys travel in the first-start log line (JSON), the only place they appear.
+  const first = logLines(q.output()).find((l) => l.event === 'first_start');
+  t.match(first, { level: 30, msg: /^First start/, project_api_key: /^phc_[A-Za-z0-9]{43}$/, personal_api_key: /^phx_[A-Za-z0-9]{43}$/ });
+  const me = await new Client(q.base, first!.personal_api_key as string).get('/api/users/@me/');
   t.equal(me.status, 200);
-  t.equal(me.body.team.api_token, project![1]);
+  t.equal(me.body.team.api_token, first!.project_api_key);
 });
 
 t.test('unknown paths answer 404 with the error body, never a dropped connection', async (t) => {

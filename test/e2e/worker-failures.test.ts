@@ -32,7 +32,7 @@ t.test('a crashed worker thread is replaced and reopens its shards', async (t) =
     crashed.push(crashing);
     const times = crashed.filter((w) => w === crashing).length;
     await eventually(`worker ${crashing}'s death #${times} reported`, () => occurrences(`worker ${crashing} died`) >= times, { intervalMs: 20 });
-    await eventually(`worker ${crashing}'s replacement #${times} reopening its shards`, () => occurrences(`[worker ${crashing}] replacement thread: reopening shards`) >= times, { intervalMs: 20 });
+    await eventually(`worker ${crashing}'s replacement #${times} reopening its shards`, () => occurrences(`"component":"worker ${crashing}","msg":"replacement thread: reopening shards"`) >= times, { intervalMs: 20 });
   }
   t.same([...new Set(crashed)].sort(), [0, 1], `both workers crashed (in turn: ${crashed.join(', ')})`);
   for (const w of [0, 1]) {

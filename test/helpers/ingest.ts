@@ -10,11 +10,22 @@ export async function sendBatch(base: string, batch: unknown[], path = '/batch/'
   return fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
 }
 
+/** Every event a list query matches, newest first, following `next` links (a page holds at most 1,000). */
+export async function allEvents(api: Client, query: string): Promise<any[]> {
+  const out: any[] = [];
+  let path: string | null = `/api/projects/@current/events/?${query}&limit=1000`;
+  while (path !== null) {
+    const res = await api.get(path);
+    if (res.status !== 200) throw new Error(`events list: ${res.status} ${res.text}`);
+    out.push(...res.body.results);
+    path = res.body.next === null ? null : res.body.next.slice(api.base.length);
+  }
+  return out;
+}
+
 /** Stored events of one distinct id, oldest first (the events API waits until acknowledged events are applied). */
 export async function storedEvents(api: Client, distinctId: string): Promise<any[]> {
-  const res = await api.get(`/api/projects/@current/events/?distinct_id=${encodeURIComponent(distinctId)}&limit=10000`);
-  if (res.status !== 200) throw new Error(`events list: ${res.status} ${res.text}`);
-  return [...res.body.results].reverse();
+  return (await allEvents(api, `distinct_id=${encodeURIComponent(distinctId)}`)).reverse();
 }
 
 export async function personOf(api: Client, distinctId: string): Promise<any | null> {

@@ -88,6 +88,20 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
   };
 }
 
+/** The JSON log lines a server printed (src/observability/logger.ts), in order; other lines are skipped. */
+export function logLines(output: string): Record<string, unknown>[] {
+  const lines: Record<string, unknown>[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      /* a line cut by the end of the output so far */
+    }
+  }
+  return lines;
+}
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,7 +10,7 @@ function ok(raw: unknown, c: Partial<NormalizeContext> = {}): NormalizedEvent {
   return r.event;
 }
 
-t.test('skip reasons (event still answered 200 by the caller)', async (t) => {
+t.test('skip reasons (the caller drops and counts the event: src/domain/ingest/accept-events.ts)', async (t) => {
   const cases: [string, unknown, string][] = [
     ['not an object: string', 'hello', 'not_an_object'],
     ['not an object: array', [{ event: 'x' }], 'not_an_object'],

@@ -3,7 +3,7 @@
  * - bare array → its items;
  * - object with an array `batch` → the batch items (an empty batch gives [] — the spec-era 200 `{status: 1}`
  *   with nothing ingested);
- * - object with `batch` of another non-null type → [] (malformed batch; nothing to ingest);
+ * - object with `batch` of another non-null type → [] (malformed batch: acceptEvents refuses the request);
  * - any other object → itself, as one event;
  * - scalars → [].
  * Items are returned as-is; normalizeEvent rejects the ones that are not objects.

@@ -21,6 +21,7 @@ export { parseJson } from './json.js';
 export { extractToken } from './token.js';
 export { extractSentAt } from './sent-at.js';
 export { eventsOf } from './events-of.js';
+export { acceptEvents, type AcceptedEvents, type DropReason, type Refusal } from './accept-events.js';
 export { decodeLogRecord, encodeLogRecord, recordUuid, type RecordUuid } from './log-record.js';
 export { MAX_ID_LENGTH, normalizeEvent, truncateCodePoints } from './normalize-event.js';
 export {

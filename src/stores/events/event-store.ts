@@ -50,6 +50,14 @@ export interface EventScan {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Keys of the `state` table that the ingest pipeline keeps beside the events (a backup adjusts them in its copy:
+ * src/stores/data-dir/backup.ts): a source shard's log checkpoint (the position replay starts after,
+ * src/worker/ingest/source-log.ts) and, per source shard, how far this shard has applied its log
+ * (src/worker/ingest/shard.ts).
+ */
+export const STATE_KEYS = { logCheckpoint: 'log_checkpoint', appliedFrom: 'applied_from' } as const;
+
 function dayOf(ts: number): number {
   return Math.floor(ts / DAY_MS);
 }
@@ -100,6 +108,23 @@ export class EventStore {
     this.count(e, -1);
   }
 
+  /**
+   * Removes up to `limit` of a project's events with a timestamp before `cutoff`, oldest first, with their uuid
+   * entries and day counters (data retention). Reads keys only. Only inside a write transaction (it flushes the
+   * counters itself); returns how many it removed, fewer than `limit` once none is left.
+   */
+  expireBefore(team: number, cutoff: number, limit: number): number {
+    // Collected first: removing rows under a live range cursor is not safe.
+    const doomed = Array.from(this.rows.getKeys({ start: [team, -Infinity, ''], end: [team, cutoff, ''], limit } as never) as Iterable<EventKey>);
+    for (const key of doomed) {
+      this.rows.remove(key);
+      this.byUuid.remove([team, key[2]]);
+      this.count({ team, ts: key[1], event: key[3] }, -1);
+    }
+    this.flushCounts();
+    return doomed.length;
+  }
+
   /** Writes the day counters changed by `put`/`remove` in this transaction (one read and write per name and day). */
   flushCounts(): void {
     for (const c of this.pendingCounts.values()) {
@@ -108,6 +133,11 @@ export class EventStore {
       if (next > 0) this.daily.put(key, next);
       else this.daily.remove(key);
     }
+    this.pendingCounts.clear();
+  }
+
+  /** Forgets counter increments not flushed (a transaction that threw before `flushCounts`). */
+  discardCounts(): void {
     this.pendingCounts.clear();
   }
 
@@ -165,7 +195,7 @@ export class EventStore {
     return this.env.close();
   }
 
-  private count(e: StoredEvent, delta: number): void {
+  private count(e: Pick<StoredEvent, 'team' | 'ts' | 'event'>, delta: number): void {
     const day = dayOf(e.ts);
     const id = `${e.team}\u0000${day}\u0000${e.event}`;
     const c = this.pendingCounts.get(id);

@@ -6,12 +6,14 @@
  * Nothing on a hot path reads it: workers mirror what /flags/ and ingestion need (src/worker/project-cache.ts).
  */
 import { join } from 'node:path';
+import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
-  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Organization, PersonalApiKey,
-  Project, Role, User,
+  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Dashboard,
+  Insight, Organization, PersonalApiKey,
+  Project, Role, Session, User,
 } from '../../domain/model.js';
-import { openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
+import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
 export interface Layout {
   /** Fixed when the data directory is created: events are placed by hash(project, distinct_id) mod shardCount. */
@@ -32,11 +34,15 @@ export class MetaStore {
   readonly cohorts: Table<Cohort, [number, number]>;
   readonly eventDefinitions: Table<EventDefinition, [number, string]>;
   readonly groupTypes: Table<GroupTypes, number>;
+  /** Console sessions by token digest. */
+  readonly sessions: Table<Session, string>;
+  readonly insights: Table<Insight, [number, number]>;
+  readonly dashboards: Table<Dashboard, [number, number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
   constructor(dataDir: string) {
-    this.env = openEnv(join(dataDir, 'meta.mdb'));
+    this.env = openEnv(join(dataDir, META_ENV));
     this.organizations = openTable(this.env, 'organizations');
     this.users = openTable(this.env, 'users');
     this.personalKeys = openTable(this.env, 'personal_api_keys');
@@ -48,16 +54,20 @@ export class MetaStore {
     this.cohorts = openTable(this.env, 'cohorts');
     this.eventDefinitions = openTable(this.env, 'event_definitions');
     this.groupTypes = openTable(this.env, 'group_types');
+    this.sessions = openTable(this.env, 'sessions');
+    this.insights = openTable(this.env, 'insights');
+    this.dashboards = openTable(this.env, 'dashboards');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }
 
   /**
    * Runs `fn` atomically: its reads see every committed write of every thread, and no other writer runs until it
-   * commits. Resolves after the commit is flushed to disk, so an API answer never reports an unsafe write.
+   * commits; if it throws, nothing it wrote is kept. Resolves after the commit is flushed to disk, so an API answer
+   * never reports an unsafe write.
    */
   async write<T>(fn: () => T): Promise<T> {
-    const result = await this.env.transaction(fn);
+    const result = await atomically(this.env, fn);
     await this.env.flushed;
     return result;
   }
@@ -75,6 +85,16 @@ export class MetaStore {
 
   setLayout(layout: Layout): void {
     this.settings.put('layout', layout);
+  }
+
+  /** The data directory's format version (src/stores/data-dir/format.ts); undefined in directories of format 1. */
+  formatVersion(): number | undefined {
+    return (this.settings.get('format') as { version: number } | undefined)?.version;
+  }
+
+  /** Only inside `write`. */
+  setFormatVersion(version: number): void {
+    this.settings.put('format', { version, recordedAt: new Date().toISOString() });
   }
 
   projectByToken(token: string): Project | undefined {

@@ -8,7 +8,8 @@
  * update is lost to a race (design.md §1).
  */
 import { join } from 'node:path';
-import { all, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { PERSONS_ENV } from '../data-dir/paths.js';
+import { all, atomically, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 
 export interface PersonRow {
   id: number;
@@ -46,8 +47,13 @@ export class PersonStore {
   readonly staticCohortPeople: Table<null, [number, number, number]>;
   private readonly sequences: Table<number, string>;
 
-  constructor(dataDir: string, private readonly onChanged?: (teamsAndIds: number[]) => void) {
-    this.env = openEnv(join(dataDir, 'persons.mdb'));
+  constructor(
+    dataDir: string,
+    private readonly onChanged?: (teamsAndIds: number[]) => void,
+    /** Told inside the transaction, at once, of every person row written (the apply loops' cache). */
+    private readonly onWriting?: (team: number, id: number) => void,
+  ) {
+    this.env = openEnv(join(dataDir, PERSONS_ENV));
     this.persons = openJsonTable(this.env, 'persons_json');
     this.distinctIds = openTable(this.env, 'distinct_ids');
     this.uuids = openTable(this.env, 'person_uuids');
@@ -69,19 +75,18 @@ export class PersonStore {
    */
   write<T>(fn: () => T): Promise<T> {
     let touched: number[] = [];
-    return this.env
-      .transaction(() => {
-        this.touched = touched = [];
-        try {
-          return fn();
-        } finally {
-          this.touched = null;
-        }
-      })
-      .then((result) => {
-        if (touched.length > 0) this.onChanged?.(touched);
-        return result;
-      });
+    // All or nothing (see `atomically`): an event that throws halfway through a chunk leaves no half-made person.
+    return atomically(this.env, () => {
+      this.touched = touched = [];
+      try {
+        return fn();
+      } finally {
+        this.touched = null;
+      }
+    }).then((result) => {
+      if (touched.length > 0) this.onChanged?.(touched);
+      return result;
+    });
   }
 
   /** Only inside `write`: stores a person row (its distinct-id and uuid rows are not touched). */
@@ -92,6 +97,7 @@ export class PersonStore {
 
   private changed(team: number, id: number): void {
     this.touched?.push(team, id);
+    this.onWriting?.(team, id);
   }
 
   /** Only inside `write`. Person ids are global integers, like PostHog's primary keys. */

@@ -158,26 +158,66 @@ export class ScanStore {
     let removed = 0;
     for (const view of this.blocks(team)) {
       const doomed = drop(view);
-      if (!doomed) continue;
-      const kept = new BlockBuilder(view.n);
-      let dropped = 0;
-      for (let i = 0; i < view.n; i++) if (doomed[i]) dropped++;
-      if (dropped === 0) continue;
-      removed += dropped;
-      appendRows(kept, view, doomed);
-      if (view instanceof StoredBlock) {
-        this.deleteSealed(team, view.seq, view.meta);
-        if (kept.size > 0) this.writeSealed(team, kept);
-      } else {
-        this.clearOpenRecords(team);
-        this.open.set(team, kept);
-        if (kept.size > 0) {
-          const { minTs, maxTs, columns } = kept.columns();
-          this.openRecords.put([team, this.nextSeq++], packBlock(kept.size, minTs, maxTs, columns));
-        }
-      }
+      if (doomed) removed += this.rewrite(team, view, doomed);
     }
     return removed;
+  }
+
+  /**
+   * One step of data retention: removes a project's events older than `cutoff` from the layout, a little at a
+   * time so that each step is a short write transaction. A step drops up to `wholeBlocks` sealed blocks whose
+   * events are all older (a few deletes each, their columns never read), or else rewrites one block that straddles
+   * the cutoff (the oldest sealed one first, the open block last). Only inside a write transaction; `more` is
+   * false once nothing older than `cutoff` is left.
+   */
+  expireStep(team: number, cutoff: number, wholeBlocks: number): { removed: number; more: boolean } {
+    const sealed = this.blocks(team, -Infinity, cutoff - 1).filter((b): b is StoredBlock => b instanceof StoredBlock);
+    let removed = 0;
+    let dropped = 0;
+    for (const block of sealed) {
+      if (block.maxTs >= cutoff) continue;
+      if (dropped === wholeBlocks) return { removed, more: true };
+      this.deleteSealed(team, block.seq, block.meta);
+      removed += block.n;
+      dropped++;
+    }
+    if (dropped > 0) return { removed, more: true };
+    const straddling = sealed[0] ?? this.openBlockBefore(team, cutoff);
+    if (!straddling) return { removed: 0, more: false };
+    const ts = straddling.f64(COL.ts);
+    const doomed = new Uint8Array(straddling.n);
+    if (ts) for (let i = 0; i < straddling.n; i++) if (ts[i]! < cutoff) doomed[i] = 1;
+    removed = this.rewrite(team, straddling, doomed);
+    return { removed, more: straddling instanceof StoredBlock };
+  }
+
+  /** The open block of a project if it holds an event older than `cutoff`. */
+  private openBlockBefore(team: number, cutoff: number): BlockView | null {
+    const open = this.open.get(team);
+    if (!open || open.size === 0) return null;
+    const view = open.snapshot();
+    return view.minTs < cutoff ? view : null;
+  }
+
+  /** Replaces a block by one without the rows `doomed` marks; returns how many it dropped. */
+  private rewrite(team: number, view: BlockView, doomed: Uint8Array): number {
+    let dropped = 0;
+    for (let i = 0; i < view.n; i++) if (doomed[i]) dropped++;
+    if (dropped === 0) return 0;
+    const kept = new BlockBuilder(view.n);
+    appendRows(kept, view, doomed);
+    if (view instanceof StoredBlock) {
+      this.deleteSealed(team, view.seq, view.meta);
+      if (kept.size > 0) this.writeSealed(team, kept);
+    } else {
+      this.clearOpenRecords(team);
+      this.open.set(team, kept);
+      if (kept.size > 0) {
+        const { minTs, maxTs, columns } = kept.columns();
+        this.openRecords.put([team, this.nextSeq++], packBlock(kept.size, minTs, maxTs, columns));
+      }
+    }
+    return dropped;
   }
 
   /**

@@ -22,13 +22,15 @@
  * had applied (positions stored with the events) and events are deduplicated by uuid. Replayed records of
  * different logs reach an owner in no particular order between logs.
  */
-import { join } from 'node:path';
+import { shardDir, shardLogDir } from '../../stores/data-dir/paths.js';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
 import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../stores/ingest-log/index.js';
-import { EventStore, type StoredEvent } from '../../stores/events/event-store.js';
+import { EventStore, STATE_KEYS, type StoredEvent } from '../../stores/events/event-store.js';
+import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
+import { atomically } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
@@ -36,7 +38,10 @@ import type { ApplyPacer } from './apply-pacer.js';
 import { BACKLOG_RESUME } from './part-publisher.js';
 import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
+import type { HotPersons } from './hot-persons.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
+import type { Logger } from '../../observability/logger.js';
+import type { RetentionCounters } from '../retention.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -46,7 +51,7 @@ export interface ApplyContext {
   ensureGroupTypes(team: number, names: string[]): Promise<GroupTypes>;
   /** Records that these event names were seen (event definitions, last_seen_at). */
   recordEventNames(team: number, lastSeen: Map<string, string>): Promise<void>;
-  log: { error(msg: string): void; info(msg: string): void };
+  log: Logger;
   /** Shards in the data directory (fixed), for telling which events of a record are this shard's. */
   shardCount: number;
   /** The ingest log directory of a shard. */
@@ -54,6 +59,8 @@ export interface ApplyContext {
   pacer: ApplyPacer;
   /** This thread's cache of decoded scan-layout columns. */
   columnCache: ColumnCache;
+  /** This thread's recently seen persons, for the apply's person processing. */
+  hotPersons: HotPersons;
   /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
   rebuildScanLayout: boolean;
   /**
@@ -78,16 +85,56 @@ interface QueuedPart extends Part {
   queuedAt: number;
 }
 
-const APPLIED_FROM_KEY = 'applied_from';
-
-function shardDir(dataDir: string, shard: number): string {
-  return join(dataDir, 'shards', String(shard));
+/** An event of a chunk: its project, and the record it came from (to set it aside if it cannot be applied). */
+interface ChunkEvent {
+  team: number;
+  event: NormalizedEvent;
+  source: number;
+  end: number;
+  record: Buffer;
 }
 
-/** Where a shard's ingest log lives (owners read records there by position). */
-export function shardLogDir(dataDir: string, shard: number): string {
-  return join(shardDir(dataDir, shard), 'log');
+/** What a chunk's records hold for this shard, in queue order, and the records that could not be read back. */
+interface ChunkContent {
+  events: ChunkEvent[];
+  unreadable: DeadLetter[];
 }
+
+/**
+ * An error thrown by processing an event (inside a transaction callback), as opposed to a failure of the storage
+ * (a commit, a log read, a metadata write). Only these make the apply loop look for the event at fault; anything
+ * else means the chunk waits and is tried again whole, and is never a reason to set an event aside.
+ */
+class EventFailure extends Error {
+  constructor(readonly failure: unknown) {
+    super(reasonOf(failure));
+  }
+}
+
+/** Errors that say the disk or the environment failed even when they surface inside a callback. */
+const STORAGE_FAILURE = /ENOSPC|EDQUOT|EIO|EROFS|ENOMEM|MDB_MAP_FULL|MDB_TXN_FULL|MDB_PANIC|no space left|input\/output error|commit failed|\bclosed\b/i;
+
+function isEventFailure(error: unknown): error is EventFailure {
+  return error instanceof EventFailure && !STORAGE_FAILURE.test(error.message);
+}
+
+/** Runs `fn`, marking what it throws as the events' failure (EventFailure). */
+function processing<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw new EventFailure(error);
+  }
+}
+
+function reachedBy(chunk: readonly Part[]): Record<string, number> {
+  const reached: Record<string, number> = {};
+  for (const part of chunk) reached[part.source] = Math.max(reached[part.source] ?? 0, part.end);
+  return reached;
+}
+
+const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
+
 
 /**
  * Events applied per chunk: large enough to amortise transactions, small enough to hold the persons lock briefly.
@@ -129,6 +176,8 @@ export class Shard {
   private ringPoll: NodeJS.Timeout | null = null;
   private lastPartAt = -Infinity;
   private backlog = 0;
+  /** Whether the backlog is over its bound (new parts wait), for logging the crossings once each. */
+  private overBacklog = false;
   private running = false;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
   private queuedParts = 0;
@@ -138,12 +187,14 @@ export class Shard {
   /** Fault injection (POST /_fault/pause-apply): the apply loop waits here until resumed. */
   private paused: { until: Promise<void>; resume: () => void } | null = null;
   private delayed: NodeJS.Timeout | null = null;
-  private readonly seenUuids = new Set<string>();
+  private readonly deadLetters: DeadLetterStore;
   /** Per source shard, how far its log has been applied here (stored with the events). */
   private readonly appliedFrom: Record<string, number>;
   private readonly advanceTimer: NodeJS.Timeout;
   /** Totals since start, for stats and benchmarks. */
-  readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0 };
+  readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0, deadLetteredEvents: 0 };
+  /** Data retention on this shard since start (src/worker/retention.ts keeps them). */
+  readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
 
   private constructor(
     readonly id: number,
@@ -152,6 +203,7 @@ export class Shard {
     private readonly ctx: ApplyContext,
   ) {
     this.appliedFrom = { ...((events.state.get(APPLIED_FROM_KEY) as Record<string, number> | undefined) ?? {}) };
+    this.deadLetters = new DeadLetterStore(events.env);
     for (const [source, position] of Object.entries(this.appliedFrom)) ctx.shared.publishAppliedFrom(id, Number(source), position);
     this.advanceTimer = setInterval(() => {
       if (this.source.pending > 0) void this.source.advance();
@@ -166,8 +218,10 @@ export class Shard {
     if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
     if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
     // fsync: every acknowledgement waits for its record's fdatasync (test/e2e/ingestion-fsync.test.ts checks it).
-    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}) });
-    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, ctx.log.error), ctx);
+    const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}),
+      warn: (m) => ctx.log.warn({ event: 'log_recovery', shard: id }, m),
+    });
+    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m)), ctx);
   }
 
   /**
@@ -198,6 +252,11 @@ export class Shard {
     this.backlog += part.events;
     this.ctx.shared.publishQueued(this.id, this.backlog);
     this.queuedParts++;
+    if (this.backlog > this.ctx.backlogHigh && !this.overBacklog) {
+      this.overBacklog = true;
+      this.ctx.log.warn({ event: 'backlog_high', shard: this.id, backlog: this.backlog, limit: this.ctx.backlogHigh },
+        `shard ${this.id}: ${this.backlog} acknowledged events wait to be applied; new ingestion requests are refused until it is under ${this.ctx.backlogHigh * BACKLOG_RESUME}`);
+    }
   }
 
   /** Moves what other threads published in this shard's ring into the queue, while the backlog is under its bound. */
@@ -241,7 +300,8 @@ export class Shard {
     const shared = this.ctx.shared;
     return {
       shard: this.id, backlog: shared.behind(this.id), lagMs, waitingRequests: shared.waitingFor(this.id), ...this.totals,
-      unreleasedRecords: this.source.pending, log: this.source.logStats, scan: this.events.columns.stats(),
+      deadLetters: this.deadLetters.stats(), unreleasedRecords: this.source.pending, log: this.source.logStats,
+      scan: this.events.columns.stats(), retention: { ...this.retention },
     };
   }
 
@@ -361,6 +421,10 @@ export class Shard {
       for (const b of this.barriers) (this.appliedParts >= b.target ? b.resolve() : still.push(b));
       this.barriers = still;
     }
+    if (this.overBacklog && this.backlog <= this.ctx.backlogHigh * BACKLOG_RESUME) {
+      this.overBacklog = false;
+      this.ctx.log.info({ event: 'backlog_low', shard: this.id, backlog: this.backlog }, `shard ${this.id}: backlog back under ${this.ctx.backlogHigh * BACKLOG_RESUME}`);
+    }
     if (this.backlog <= this.ctx.backlogHigh * BACKLOG_RESUME && this.admission.length > 0) {
       const waiting = this.admission;
       this.admission = [];
@@ -368,8 +432,8 @@ export class Shard {
     }
   }
 
-  /** The events of the chunk's records that this shard owns, per project, in queue order. */
-  private recordEvents(chunk: readonly Part[]): Map<number, NormalizedEvent[]> {
+  /** The events of the chunk's records that this shard owns, in queue order. */
+  private recordEvents(chunk: readonly Part[]): ChunkContent {
     // Each source's records are read in log order, neighbours with one read.
     const bySource = new Map<number, number[]>();
     chunk.forEach((part, i) => {
@@ -383,62 +447,159 @@ export class Shard {
       const read = this.reader.readAll(this.ctx.logDir(source), indexes.map((i) => chunk[i]!));
       indexes.forEach((i, k) => (payloads[i] = read[k]!));
     }
-    const byTeam = new Map<number, NormalizedEvent[]>();
+    const content: ChunkContent = { events: [], unreadable: [] };
     const shards = this.ctx.shardCount;
     const mine = shards === 1 ? undefined : (team: number, distinctId: string) => shardOf(team, distinctId, shards) === this.id;
-    for (const payload of payloads) {
-      const { team, events } = decodeLogRecord(payload, mine);
-      const list = byTeam.get(team);
-      if (list) list.push(...events);
-      else byTeam.set(team, events);
-    }
-    return byTeam;
+    payloads.forEach((record, i) => {
+      const { source, end } = chunk[i]!;
+      let decoded: ReturnType<typeof decodeLogRecord>;
+      try {
+        decoded = decodeLogRecord(record, mine);
+      } catch (error) {
+        content.unreadable.push({
+          kind: 'record', team: null, uuid: null, source, end, reason: reasonOf(error), at: new Date().toISOString(), content: record.toString('utf8'),
+        });
+        return;
+      }
+      for (const event of decoded.events) content.events.push({ team: decoded.team, event, source, end, record });
+    });
+    return content;
   }
 
+  /**
+   * Applies a chunk: everything in it at once (the fast path), and if processing an event failed (EventFailure:
+   * not the storage), event by event in halves, setting aside the events that cannot be applied (applyIsolating).
+   * Either way the chunk ends with its log positions committed, so the loop moves on.
+   */
   private async applyChunk(chunk: Part[]): Promise<void> {
-    const byTeam = this.recordEvents(chunk);
-    // How far each source's log is covered by this chunk.
-    const reached: Record<string, number> = {};
-    for (const part of chunk) reached[part.source] = Math.max(reached[part.source] ?? 0, part.end);
+    const content = this.recordEvents(chunk);
+    try {
+      await this.applyEvents(content.events, content.unreadable, reachedBy(chunk));
+    } catch (error) {
+      if (!isEventFailure(error)) throw error;
+      await this.applyIsolating(chunk, content.events.length, error.failure);
+    }
+  }
+
+  /**
+   * One poison event must not cost another: the chunk is applied in halves, recursively, down to single events,
+   * and an event that fails alone is set aside (DeadLetterStore). A failed attempt leaves nothing behind in the
+   * persons environment (PersonStore.write rolls back) nor in the events environment, and every attempt reads its
+   * events afresh from the logs (processing an event changes it). The one thing a failed attempt can leave is a
+   * persons commit followed by a failed events commit; the halves then process those events' persons again, which
+   * gives the same persons: creation and merges find their work done, `$set`, `$set_once` and `$unset` write the
+   * same values in the same order (only the rows' internal version counter moves).
+   */
+  private async applyIsolating(chunk: Part[], count: number, failure: unknown): Promise<void> {
+    this.ctx.log.error(`shard ${this.id}: a chunk of ${count} events failed (${reasonOf(failure)}); applying it in halves to set aside what cannot be applied`);
+    await this.applyRange(chunk, 0, count);
+    await this.applyEvents([], this.recordEvents(chunk).unreadable, reachedBy(chunk));
+  }
+
+  private async applyRange(chunk: Part[], lo: number, hi: number): Promise<void> {
+    if (lo >= hi) return;
+    const events = this.recordEvents(chunk).events.slice(lo, hi);
+    try {
+      await this.applyEvents(events, [], null);
+    } catch (error) {
+      if (!isEventFailure(error)) throw error;
+      if (hi - lo === 1) return this.setAside(events[0]!, error.failure);
+      const mid = (lo + hi) >>> 1;
+      await this.applyRange(chunk, lo, mid);
+      await this.applyRange(chunk, mid, hi);
+    }
+  }
+
+  private letterFor(e: ChunkEvent, error: unknown): DeadLetter {
+    let content: string;
+    try {
+      content = JSON.stringify(e.event);
+    } catch {
+      content = e.record.toString('utf8');
+    }
+    return { kind: 'event', team: e.team, uuid: e.event.uuid, source: e.source, end: e.end, reason: reasonOf(error), at: new Date().toISOString(), content };
+  }
+
+  private async setAside(e: ChunkEvent, error: unknown): Promise<void> {
+    const letter = this.letterFor(e, error);
+    this.ctx.log.error(`shard ${this.id}: event ${e.event.uuid} of project ${e.team} cannot be applied and is set aside: ${letter.reason}`);
+    await atomically(this.events.env, () => this.deadLetters.write(letter));
+    this.deadLetters.committed([letter]);
+    this.totals.deadLetteredEvents++;
+  }
+
+  /**
+   * Applies events (persons first, then the events with, when `reached` is given, the log positions they cover, in
+   * one transaction) and sets aside in that same transaction `unreadable` records and events whose properties
+   * cannot be serialised. Throws, having committed nothing to the events environment, when something fails.
+   */
+  private async applyEvents(chunkEvents: readonly ChunkEvent[], unreadable: readonly DeadLetter[], reached: Record<string, number> | null): Promise<void> {
+    const byTeam = new Map<number, ChunkEvent[]>();
+    for (const e of chunkEvents) {
+      const list = byTeam.get(e.team);
+      if (list) list.push(e);
+      else byTeam.set(e.team, [e]);
+    }
     const stored: StoredEvent[] = [];
     const scanned = new Map<number, ScanEvent[]>();
+    const setAside: DeadLetter[] = [...unreadable];
+    // Uuids of this attempt only: what a failed attempt saw was not stored, so it must not count as stored later.
+    const seen = new Set<string>();
+    let duplicates = 0;
+    let dropped = 0;
     for (const [team, events] of byTeam) {
-      const fresh: NormalizedEvent[] = [];
+      const fresh: ChunkEvent[] = [];
       for (const e of events) {
-        const key = `${team}:${e.uuid}`;
-        if (this.seenUuids.has(key) || this.events.has(team, e.uuid)) {
-          this.totals.duplicateEvents++;
+        const uuid = e.event.uuid;
+        const key = `${team}:${uuid}`;
+        if (seen.has(key) || this.events.has(team, uuid) || this.deadLetters.has(team, uuid)) {
+          duplicates++;
           continue;
         }
-        this.seenUuids.add(key);
+        seen.add(key);
         fresh.push(e);
       }
       if (fresh.length === 0) continue;
       let groupTypes = this.ctx.groupTypes(team);
       const newTypes = new Set<string>();
-      for (const e of fresh) for (const name of groupTypeNamesOf(e)) if (groupTypes[name] === undefined) newTypes.add(name);
+      for (const { event } of fresh) for (const name of groupTypeNamesOf(event)) if (groupTypes[name] === undefined) newTypes.add(name);
       if (newTypes.size > 0) groupTypes = await this.ctx.ensureGroupTypes(team, [...newTypes]);
 
-      const outcomes = await this.ctx.persons.write(() => {
-        const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length);
-        const out = fresh.map((e) => processor.process(e));
-        processor.flush();
-        return out;
-      });
+      let outcomes: ReturnType<PersonProcessor['process']>[];
+      try {
+        outcomes = await this.ctx.persons.write(() => processing(() => {
+          const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
+          const out = fresh.map(({ event }) => processor.process(event));
+          processor.flush();
+          return out;
+        }));
+      } catch (error) {
+        // The cache took the rows this transaction wrote as committed: rolled back (or not committed), they are not.
+        this.ctx.hotPersons.clear();
+        throw error;
+      }
       const lastSeen = new Map<string, string>();
       const forScan: ScanEvent[] = [];
       scanned.set(team, forScan);
-      fresh.forEach((e, i) => {
+      fresh.forEach((ce, i) => {
         const outcome = outcomes[i];
+        const e = ce.event;
         if (!outcome) {
-          this.totals.droppedEvents++;
+          dropped++;
+          return;
+        }
+        let properties_json: string;
+        try {
+          properties_json = JSON.stringify(e.properties);
+        } catch (error) {
+          // Capture bounds what it accepts; this keeps a record logged before that bound from blocking the shard.
+          setAside.push(this.letterFor(ce, error));
           return;
         }
         const ts = Date.parse(e.timestamp);
         stored.push({
           team, uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, person_id: outcome.personId,
-          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts,
-          properties_json: JSON.stringify(e.properties), elements_chain: e.elements_chain,
+          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts, properties_json, elements_chain: e.elements_chain,
         });
         forScan.push({
           ts, event: e.event, distinctId: e.distinct_id, personId: outcome.personId ?? 0,
@@ -450,25 +611,36 @@ export class Shard {
       });
       await this.ctx.recordEventNames(team, lastSeen);
     }
-    const appliedFrom = { ...this.appliedFrom, ...reached };
+    if (stored.length === 0 && setAside.length === 0 && reached === null) return;
+    const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
     try {
-      await this.events.env.transaction(() => {
+      await atomically(this.events.env, () => processing(() => {
         for (const e of stored) this.events.put(e);
         this.events.flushCounts();
         for (const [team, events] of scanned) this.events.columns.append(team, events);
-        this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
-      });
+        for (const letter of setAside) this.deadLetters.write(letter);
+        if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
+      }));
     } catch (error) {
       // The open scan blocks in memory took events that were not stored.
       this.events.columns.reloadOpen();
       throw error;
+    } finally {
+      // Counters queued by a transaction that threw must not leak into the next one.
+      this.events.discardCounts();
     }
-    Object.assign(this.appliedFrom, reached);
+    this.deadLetters.committed(setAside);
     this.totals.appliedEvents += stored.length;
+    this.totals.duplicateEvents += duplicates;
+    this.totals.droppedEvents += dropped;
+    this.totals.deadLetteredEvents += setAside.length;
     for (const team of scanned.keys()) this.ctx.shared.projectChanged(team);
-    // The uuid set only has to cover events not yet committed; after the commit the index answers.
-    this.seenUuids.clear();
-    // Sources may forget these records once both environments have flushed them (power-loss safety).
+    if (reached) this.advanced(reached);
+  }
+
+  /** After the commit of `reached`: sources may forget those records once both environments have flushed them. */
+  private advanced(reached: Record<string, number>): void {
+    Object.assign(this.appliedFrom, reached);
     void Promise.all([this.ctx.persons.env.flushed, this.events.env.flushed])
       .then(() => {
         for (const [source, position] of Object.entries(reached)) this.ctx.shared.publishAppliedFrom(this.id, Number(source), position);

@@ -9,9 +9,10 @@
  */
 import type { SharedState } from '../../protocol/shared-state.js';
 import type { Env, Table } from '../../stores/lmdb-env.js';
+import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { IngestLog, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 
-const CHECKPOINT_KEY = 'log_checkpoint';
+const CHECKPOINT_KEY = STATE_KEYS.logCheckpoint;
 /** How often the checkpoint may be stored (a replay after a crash then repeats at most this much more). */
 const CHECKPOINT_EVERY_MS = 1000;
 

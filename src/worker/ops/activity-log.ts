@@ -7,7 +7,7 @@ import { all } from '../../stores/lmdb-env.js';
 import type { ActivityChange, ActivityEntry } from '../../domain/model.js';
 import type { RequestMeta } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
-import { urlWith } from '../pagination.js';
+import { MAX_LIMIT, urlWith } from '../pagination.js';
 import { nowIso } from './types.js';
 
 /** Canonical JSON (sorted keys) so that key order never counts as a change. */
@@ -61,7 +61,7 @@ export function serializeActivity(meta: MetaStore, e: ActivityEntry): object {
 
 /** PostHog's activity pagination: `limit` (default 10) and `page` (default 1), with `total_count`. */
 export function activityPage(meta: MetaStore, entries: ActivityEntry[], req: RequestMeta): object {
-  const limit = /^\d+$/.test(req.query.limit ?? '') && Number(req.query.limit) > 0 ? Number(req.query.limit) : 10;
+  const limit = /^\d+$/.test(req.query.limit ?? '') && Number(req.query.limit) > 0 ? Math.min(Number(req.query.limit), MAX_LIMIT) : 10;
   const page = /^\d+$/.test(req.query.page ?? '') && Number(req.query.page) > 0 ? Number(req.query.page) : 1;
   const start = (page - 1) * limit;
   const results = entries.slice(start, start + limit).map((e) => serializeActivity(meta, e));

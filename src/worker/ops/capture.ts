@@ -1,10 +1,12 @@
 /**
  * Public event ingestion: `/capture/`, `/batch/`, `/e/`, `/i/v0/e/`, `/track/`, `/engage/`. Decodes whatever the
  * SDK sent, authenticates the project token, normalises the events and answers `200 {"status": 1}` only once
- * every accepted event is durable in its shard's ingest log. Events without a name or distinct id are skipped
- * (still 200, as the seed requires).
+ * every accepted event is durable in its shard's ingest log. Events that cannot be stored (no name, no distinct
+ * id, not an object, nested too deeply) are dropped and counted by reason in `/_stats`; a request none of whose
+ * events can be stored gets a 400 naming the problem (src/domain/ingest/accept-events.ts has the rule).
  */
-import { decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, normalizeEvent, recordUuid, type NormalizedEvent, type NormalizeContext, type RecordUuid } from '../../domain/ingest/index.js';
+import { acceptEvents, decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, type NormalizeContext, type Refusal } from '../../domain/ingest/index.js';
+import { MAX_JSON_DEPTH } from '../../domain/json-depth.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
 import { json } from '../reply.js';
@@ -27,6 +29,15 @@ export function decodeOrThrow(item: TaskItem, rt: WorkerRuntime) {
   throw Errors.invalidPayload(decoded.detail);
 }
 
+/** The 400 of a refused request: the field at fault and what is wrong with it. */
+const REFUSALS: Record<Refusal, { attr: string | null; detail: string }> = {
+  missing_distinct_id: { attr: 'distinct_id', detail: 'Event submitted without a distinct_id.' },
+  missing_event_name: { attr: 'event', detail: 'Event submitted without an event name.' },
+  not_an_object: { attr: 'batch', detail: 'Every event must be a JSON object.' },
+  too_deep: { attr: 'properties', detail: `Event nested deeper than ${MAX_JSON_DEPTH} levels.` },
+  invalid_batch: { attr: 'batch', detail: 'batch must be a list of events.' },
+};
+
 function capture(engage: boolean): OpHandler {
   return async (item, rt) => {
     const decoded = decodeOrThrow(item, rt);
@@ -37,21 +48,23 @@ function capture(engage: boolean): OpHandler {
     // /engage/ renames a single legacy people call to $identify; batches keep their names.
     const single = engage && decoded.payload !== null && typeof decoded.payload === 'object' && !Array.isArray(decoded.payload) && !('batch' in decoded.payload);
     const ctx: NormalizeContext = { now: item.meta.now, sentAt, ip: item.meta.ip || null, engage: single };
-    const events: NormalizedEvent[] = [];
-    const uuids: RecordUuid[] = [];
-    for (const raw of raws) {
-      const outcome = normalizeEvent(raw, ctx);
-      uuids.push(recordUuid(outcome.ok ? outcome.event : null, raw));
-      if (outcome.ok) events.push(outcome.event);
+    const accepted = acceptEvents(decoded.payload, raws, ctx);
+    if (accepted.refusal !== null) {
+      rt.ingest.countDropped(accepted.dropped);
+      const { attr, detail } = REFUSALS[accepted.refusal];
+      throw Errors.invalidEvents(accepted.refusal, attr, detail);
     }
     try {
       // The log keeps the request as sent, not the normalised events (src/domain/ingest/log-record.ts).
-      if (events.length > 0) await rt.ingest.ingest(project.id, events, encodeLogRecord(project.id, ctx, uuids, decoded.text));
+      if (accepted.events.length > 0) {
+        await rt.ingest.ingest(project.id, accepted.events, encodeLogRecord(project.id, ctx, accepted.uuids, decoded.text));
+      }
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      rt.log.error(`ingest failed (answering 503): ${(error as Error)?.message ?? error}`);
+      rt.log.error({ event: 'disk_error', code: (error as NodeJS.ErrnoException)?.code ?? null }, `ingest failed (answering 503): ${(error as Error)?.message ?? error}`);
       throw Errors.unavailable();
     }
+    rt.ingest.countDropped(accepted.dropped);
     return OK;
   };
 }

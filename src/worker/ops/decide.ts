@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { evaluateFlags } from '../../domain/flags/index.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import { Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
 import { json, jsonText } from '../reply.js';
@@ -60,6 +61,8 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
       throw Errors.validation(null, 'malformed_data', (error as Error).message);
     }
   })();
+  // Person and group properties reach recursive matching code: bound them as every client JSON is bounded.
+  if (nestsDeeperThan(decoded.payload, MAX_JSON_DEPTH)) throw Errors.tooDeep(MAX_JSON_DEPTH);
   const body = asObject(decoded.payload);
   const token = [body.token, body.api_key, body.$token, item.meta.query.token, item.meta.query.api_key]
     .find((t) => typeof t === 'string' && t.trim() !== '') as string | undefined;

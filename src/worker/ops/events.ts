@@ -55,17 +55,25 @@ function allowedDistinctIds(rt: WorkerRuntime, team: number, q: ListQuery): stri
 }
 
 /**
- * `next`: the same request with the cursor moved past the last row — `before=<its timestamp>` when newest first,
- * `after=…` when oldest first — and `offset` dropped. When the last row shares its timestamp with the row after
- * it, a strict bound at that timestamp would skip the rest of the tie, so the bound moves 1 ms past it and
+ * How many bytes of stored properties and element chains one shard reads for one page: a page of large events
+ * stops there (and `next` continues after its last row), so no `limit` makes an answer's size unbounded.
+ */
+const PAGE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `next`: the same request with the cursor moved past the last row of the page — `before=<its timestamp>` when
+ * newest first, `after=…` when oldest first — and `offset` dropped; null when nothing follows. When the last row
+ * shares its timestamp with the row after it (or the row after it is unknown, the page having stopped at its byte
+ * budget), a strict bound at that timestamp could skip the rest of the tie, so the bound moves 1 ms past it and
  * `offset` counts the tied rows already returned.
  */
-function nextUrl(item: TaskItem, q: ListQuery, rows: EventRow[]): string | null {
-  const end = q.offset + q.limit;
-  if (rows.length <= end) return null;
+function nextUrl(item: TaskItem, q: ListQuery, rows: EventRow[], truncated: boolean): string | null {
+  const end = Math.min(q.offset + q.limit, rows.length);
+  if (end <= q.offset || (rows.length <= end && !truncated)) return null;
   const last = rows[end - 1]!;
   const param = q.ascending ? 'after' : 'before';
-  if (rows[end]!.ts !== last.ts) return urlWith(item.meta, { [param]: last.timestamp, offset: null });
+  const following = rows[end];
+  if (following !== undefined && following.ts !== last.ts) return urlWith(item.meta, { [param]: last.timestamp, offset: null });
   let tied = 0;
   for (let i = 0; i < end; i++) if (rows[i]!.ts === last.ts) tied++;
   const bound = new Date(last.ts + (q.ascending ? -1 : 1)).toISOString();
@@ -77,16 +85,24 @@ export const listEvents: OpHandler = async (item, rt) => {
   const now = item.meta.now;
   const q = parseListQuery(item.meta.query, now, rt.meta.cohortsOf(team));
   await settled(rt);
-  const rows = await scanEverywhere(rt, {
+  const { rows, truncated } = await scanEverywhere(rt, {
     team, after: q.after, before: q.before, event: q.event, distinctIds: allowedDistinctIds(rt, team, q),
-    ascending: q.ascending, take: q.offset + q.limit + 1, filter: q.filter,
+    ascending: q.ascending, take: q.offset + q.limit + 1, maxBytes: PAGE_BYTES, filter: q.filter,
     cohorts: usesCohorts(q.filter) ? rt.meta.cohortsOf(team) : [], where: q.where, now,
   });
+  if (truncated && rows.length <= q.offset) {
+    throw Errors.validation('offset', 'invalid_input', 'offset reaches past what one page may read of these events; page with the next link (before/after).');
+  }
   const page = rows.slice(q.offset, q.offset + q.limit);
   const persons = new PersonResolver(rt.persons, team);
-  if (q.select !== null) return selectAnswer(item, q.select, page, rows.length > q.offset + q.limit, persons);
-  const next = nextUrl(item, q, rows);
-  if (wantsCsv(item.meta.query)) return csv(toCsv(page.map((r) => serializeEvent(r, persons))), 'events.csv');
+  const next = nextUrl(item, q, rows, truncated);
+  if (q.select !== null) return selectAnswer(item, q.select, page, next !== null, persons);
+  if (q.csv) {
+    // CSV has no body field for the next page: it travels as a Link header (RFC 8288), like paged CSV APIs do.
+    const reply = csv(toCsv(page.map((r) => serializeEvent(r, persons))), 'events.csv');
+    if (next !== null) reply.headers = { ...reply.headers, Link: `<${next}>; rel="next"` };
+    return reply;
+  }
   // JSON text built per event, the stored properties spliced in unparsed (serializeEventJson).
   return jsonText(200, `{"next":${JSON.stringify(next)},"results":[${page.map((r) => serializeEventJson(r, persons)).join(',')}]}`);
 };

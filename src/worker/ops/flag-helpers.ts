@@ -3,6 +3,7 @@
  * the calling user, and how many persons (or groups) a release condition would reach.
  */
 import { compileCondition, evaluateFlag, matchesConditionProperties, type EvaluationContext } from '../../domain/flags/index.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import { Errors } from '../../protocol/errors.js';
 import { json } from '../reply.js';
 import { userOf } from './accounts.js';
@@ -13,8 +14,9 @@ import { bodyOf, principalOf, projectIdOf, type OpHandler } from './types.js';
 function groupsParam(raw: string | undefined): Record<string, unknown> {
   if (!raw) return {};
   try {
-    const v = JSON.parse(raw);
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+    const v: unknown = JSON.parse(raw);
+    if (nestsDeeperThan(v, MAX_JSON_DEPTH)) throw new Error('too deep');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   } catch {
     throw Errors.validation('groups', 'invalid_input', 'groups must be a JSON object of group type to group key.');
   }

@@ -17,6 +17,7 @@ import * as cohorts from './cohorts.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
+import { backupNode } from './backup.js';
 import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
 import * as funnelInsights from './funnel-insights.js';
@@ -25,14 +26,19 @@ import * as correlationInsights from './correlation-insights.js';
 import { propertiesTimelineOp } from './properties-timeline.js';
 import * as query from './query.js';
 import '../query/kinds.js';
+import * as savedInsights from './saved-insights.js';
+import * as dashboards from './dashboards.js';
+import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
+import { jsonText } from '../reply.js';
 
 export const OPS: Record<string, OpHandler> = {
   capture: capture.captureEvents,
   engage: capture.engageEvents,
   fault: injectFault,
   stats: ingestionStats,
+  backup: backupNode,
   decide: decide.decide,
   'decide.defaults': decide.decideDefaults,
   flags: decide.flags,
@@ -46,9 +52,24 @@ export const OPS: Record<string, OpHandler> = {
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,
 
+  /** Internal: this worker's part of GET /metrics, gathered by the front (src/front/metrics.ts); no route names it. */
+  metrics: async (_item, rt) => jsonText(200, await rt.metrics.json()),
   /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
   'auth.key': accounts.authKey,
   'users.me': accounts.me,
+  'users.update': sessions.changePassword,
+  'auth.login': sessions.login,
+  'auth.logout': sessions.logout,
+  'insights.list': savedInsights.listInsights,
+  'insights.create': savedInsights.createInsight,
+  'insights.retrieve': savedInsights.retrieveInsight,
+  'insights.update': savedInsights.updateInsight,
+  'insights.delete': savedInsights.deleteInsight,
+  'dashboards.list': dashboards.listDashboards,
+  'dashboards.create': dashboards.createDashboard,
+  'dashboards.retrieve': dashboards.retrieveDashboard,
+  'dashboards.update': dashboards.updateDashboard,
+  'dashboards.delete': dashboards.deleteDashboard,
   'organizations.create': accounts.createOrganizationOp,
   'organizations.retrieve': accounts.retrieveOrganization,
   'organizations.update': accounts.updateOrganization,

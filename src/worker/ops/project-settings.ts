@@ -1,7 +1,8 @@
 /**
  * PATCH /api/projects/:id/: the project settings analyses read: `timezone` (buckets and date boundaries,
  * analytics.md §0.4), `test_account_filters` (ANDed in with `filter_test_accounts=true`), `path_cleaning_filters`
- * (§7.1), and the name.
+ * (§7.1), the name, and `event_retention_days` (null: keep events forever; a change starts a retention pass on every
+ * worker at once, src/worker/retention.ts, without waiting for it).
  */
 import { AnalyticsInputError } from '../../domain/analytics/errors.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
@@ -13,6 +14,20 @@ import { json } from '../reply.js';
 import { checkText, MAX_LENGTH } from '../../domain/account-fields.js';
 import { fieldValue, requireAdmin, serializeProject, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
+import { RETENTION_RUN } from '../retention.js';
+
+/** The longest retention accepted: a century. */
+const MAX_RETENTION_DAYS = 36_500;
+
+/** `event_retention_days` as sent: undefined (unchanged), null (off) or whole days, worded as DRF's IntegerField. */
+function retentionDaysOf(raw: unknown): number | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  const n = typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw Errors.validation('event_retention_days', 'invalid', 'A valid integer is required.');
+  if (n < 1) throw Errors.validation('event_retention_days', 'min_value', 'Ensure this value is greater than or equal to 1.');
+  if (n > MAX_RETENTION_DAYS) throw Errors.validation('event_retention_days', 'max_value', `Ensure this value is less than or equal to ${MAX_RETENTION_DAYS}.`);
+  return n;
+}
 import { bodyOf, principalOf, projectIdOf } from './types.js';
 
 export const updateProject: OpHandler = async (item, rt) => {
@@ -32,6 +47,8 @@ export const updateProject: OpHandler = async (item, rt) => {
       throw error;
     }
   }
+  const retentionDays = retentionDaysOf(body.event_retention_days);
+  let retentionChanged = false;
   const project = await rt.meta.write(() => {
     const current = rt.meta.projects.get(id);
     if (!current) throw Errors.notFound('Project not found.');
@@ -40,9 +57,16 @@ export const updateProject: OpHandler = async (item, rt) => {
     if (typeof body.timezone === 'string') next.timezone = body.timezone;
     if (Array.isArray(body.test_account_filters)) next.test_account_filters = body.test_account_filters;
     if (Array.isArray(body.path_cleaning_filters)) next.path_cleaning_filters = cleaningRules(body.path_cleaning_filters, 'path_cleaning_filters');
+    if (retentionDays !== undefined) {
+      retentionChanged = (current.event_retention_days ?? null) !== retentionDays;
+      next.event_retention_days = retentionDays;
+    }
     rt.meta.projects.put(id, next);
     return next;
   });
   await replicate(rt, { projects: true, projectId: id });
+  if (retentionChanged && retentionDays !== null) {
+    rt.peers.all({ kind: RETENTION_RUN }).catch((error: unknown) => rt.log.error({ event: 'retention_failed', err: error }, 'starting a retention pass failed'));
+  }
   return json(200, serializeProject(rt.meta, project));
 };

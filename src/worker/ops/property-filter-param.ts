@@ -3,6 +3,7 @@
  * property filters (an implicit AND), a property group `{type: 'AND'|'OR', values: [...]}`, or one filter object.
  * Every problem is a 400 with attr `properties`.
  */
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import { Errors } from '../../protocol/errors.js';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -20,6 +21,8 @@ export function propertyGroupParam(raw: string | undefined): Record<string, unkn
   } catch {
     invalidProperties('Properties must be JSON: a list of property filters or a property group.');
   }
+  // Filter groups are read recursively: bound them as every client JSON is bounded.
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) invalidProperties(`Properties nest deeper than ${MAX_JSON_DEPTH} levels.`);
   if (Array.isArray(parsed)) return { type: 'AND', values: parsed };
   if (isObject(parsed) && Array.isArray(parsed.values)) return parsed;
   if (isObject(parsed) && 'key' in parsed) return { type: 'AND', values: [parsed] };

@@ -39,18 +39,55 @@ async function compute(rt: WorkerRuntime, query: Record<string, unknown>, ctx: Q
   return runner(rt, query, ctx);
 }
 
+const WRAPPERS = new Set(['InsightVizNode', 'DataTableNode', 'DataVisualizationNode']);
+
+/** The query a node stands for: PostHog's wrappers (`InsightVizNode`, `DataTableNode`…) run their `source`. */
+export function runnableQuery(query: unknown, attr = 'query'): Record<string, unknown> {
+  if (!isObject(query)) return invalidInput(attr, 'A query object {"kind": …} is required.', 'required');
+  const inner = WRAPPERS.has(String(query.kind)) ? query.source : query;
+  if (!isObject(inner) || typeof inner.kind !== 'string' || !queryRunner(inner.kind)) {
+    const kind = isObject(inner) ? inner.kind : undefined;
+    return invalidInput(attr, `Unknown or unsupported query kind "${String(kind)}". Supported: ${queryKinds().join(', ')}.`);
+  }
+  return inner;
+}
+
+function cacheKey(query: Record<string, unknown>, now: number): string {
+  return JSON.stringify(['query', canonical(query), Math.floor(now / 3_600_000)]);
+}
+
+export interface QueryAnswer {
+  value: Record<string, unknown>;
+  is_cached: boolean;
+  last_refresh: string;
+}
+
+/**
+ * A query's answer through the worker's result cache: `cache_only` never computes (undefined without a cached answer),
+ * `blocking` computes when nothing fresh is cached, `force` always computes. Saved insights and dashboards use it.
+ */
+export async function answerQuery(
+  rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext, mode: 'cache_only' | 'blocking' | 'force',
+): Promise<QueryAnswer | undefined> {
+  const key = cacheKey(query, ctx.now);
+  // Events acknowledged before the request count: once applied, they make older cached answers stale.
+  if (mode !== 'cache_only') await rt.ingest.appliedEverywhere();
+  const hit = mode === 'force' ? undefined : cachedEntry(rt, ctx.team, key);
+  if (hit) return { value: hit.value as Record<string, unknown>, is_cached: true, last_refresh: hit.computedAt };
+  if (mode === 'cache_only') return undefined;
+  const version = rt.shared.projectVersion(ctx.team);
+  const value = await compute(rt, query, ctx);
+  return { value, is_cached: false, last_refresh: storeCached(rt, ctx.team, key, version, value) };
+}
+
 export const runQuery: OpHandler = (item, rt) => answering(async (): Promise<Reply> => {
   const team = projectIdOf(item);
   const body = bodyOf(item);
-  const query = body.query;
-  if (!isObject(query)) invalidInput('query', 'A query object {"kind": …} is required.', 'required');
-  if (typeof query.kind !== 'string' || !queryRunner(query.kind)) {
-    invalidInput('query', `Unknown or unsupported query kind "${String(query.kind)}". Supported: ${queryKinds().join(', ')}.`);
-  }
+  const query = runnableQuery(body.query);
   const refresh = refreshOf(body.refresh ?? (body.async === true ? 'async' : undefined));
   const ctx: QueryContext = { team, now: item.meta.now, url: item.meta.url };
   await rt.ingest.appliedEverywhere();
-  const key = JSON.stringify(['query', canonical(query), Math.floor(ctx.now / 3_600_000)]);
+  const key = cacheKey(query, ctx.now);
   const clientId = typeof body.client_query_id === 'string' ? { client_query_id: body.client_query_id } : {};
   const hit = refresh === 'force_blocking' || refresh === 'force_async' ? undefined : cachedEntry(rt, team, key);
   if (hit && refresh !== 'async') return json(200, { ...hit.value as object, is_cached: true, last_refresh: hit.computedAt, ...clientId });

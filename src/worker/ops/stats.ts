@@ -17,6 +17,7 @@ import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { LEVEL_OWNER, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
+import type { Principal } from '../../protocol/worker-messages.js';
 import { principalOf } from './types.js';
 
 /** Organizations (and their project ids) the caller may see: their own, or all of them for the operator. */
@@ -26,19 +27,53 @@ function visibleOrganizations(rt: WorkerRuntime, organizationId: number | null):
   return orgs.map((o) => ({ id: o.id, name: o.name, projects: projects.filter((p) => p.organization_id === o.id).map((p) => p.id) }));
 }
 
+/**
+ * Node-wide operator endpoints (/_stats, /_backup) are for the operator key or an organization's owner: resolves
+ * the owner's organization (null for the operator), or refuses with `denied`.
+ */
+export function ownerOrOperator(rt: WorkerRuntime, principal: Principal, denied: string): number | null {
+  if (principal.operator) return null;
+  const user = userOf(rt.meta, principal.userId);
+  if (user.membership_level < LEVEL_OWNER) throw Errors.permissionDenied(denied);
+  return user.organization_id;
+}
+
+interface ShardStats {
+  droppedEvents: number;
+  deadLetteredEvents: number;
+}
+
+interface WorkerStats {
+  shards: ShardStats[];
+  dropped: Record<string, number>;
+}
+
+/** Node-wide drop counts by reason: what the workers' capture requests dropped and what the shards did not apply. */
+function droppedOf(perWorker: readonly WorkerStats[]): Record<string, number> {
+  const dropped: Record<string, number> = {};
+  const add = (reason: string, n: number) => {
+    if (n > 0) dropped[reason] = (dropped[reason] ?? 0) + n;
+  };
+  for (const w of perWorker) {
+    for (const [reason, n] of Object.entries(w.dropped)) add(reason, n);
+    for (const s of w.shards) {
+      add('person_event_without_profile', s.droppedEvents);
+      add('dead_letter', s.deadLetteredEvents);
+    }
+  }
+  return dropped;
+}
+
 export const ingestionStats: OpHandler = async (item, rt) => {
   const principal = principalOf(item);
-  let organizationId: number | null = null;
-  if (!principal.operator) {
-    const user = userOf(rt.meta, principal.userId);
-    if (user.membership_level < LEVEL_OWNER) throw Errors.permissionDenied('Only organization owners (or the operator key) can read /_stats.');
-    organizationId = user.organization_id;
-  }
-  const perWorker = await rt.peers.all<unknown[]>({ kind: 'stats' });
+  const organizationId = ownerOrOperator(rt, principal, 'Only organization owners (or the operator key) can read /_stats.');
+  const perWorker = await rt.peers.all<WorkerStats>({ kind: 'stats' });
   const organizations = visibleOrganizations(rt, organizationId);
   return json(200, {
     workers: rt.workerCount,
-    shards: perWorker.flat(),
+    data_format_version: rt.meta.formatVersion() ?? 1,
+    shards: perWorker.flatMap((w) => w.shards),
+    dropped: droppedOf(perWorker),
     ...(principal.operator ? { organizations } : { organization: organizations[0] ?? null }),
   });
 };

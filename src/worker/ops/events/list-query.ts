@@ -6,8 +6,13 @@
  * - no default time window: PostHog looked at the last 24 hours first and re-ran without a lower bound when that
  *   gave fewer than `limit` rows, which is the same result as no lower bound; nor an upper bound of now + 5 s, so
  *   events ingested with a (tolerated) future timestamp are listed too;
- * - `limit`: default 100 (3 500 for CSV), at most 100 000 (larger values are clamped); `limit` and `offset` must
- *   be non-negative integers (PostHog crashed with a 500 on anything else); `limit=0` means the default;
+ * - `limit`: default 100 (3 500 for CSV), at most 1 000 (10 000 for CSV; larger values are clamped). The spec-era
+ *   maximum was 100 000, which current PostHog lowered to 1 000: 100 000 rows built a 386 MB answer and held the
+ *   worker (and every /flags/ request queued on it) for seconds. Clients page with the `next` link (CSV: the
+ *   `Link` header). `limit` and `offset` must be non-negative integers (PostHog crashed with a 500 on anything
+ *   else); `limit=0` means the default;
+ * - `offset` (which the `next` link only uses to step over rows tied on one timestamp) is at most 10 000: every
+ *   shard reads offset + limit rows for a page;
  * - the time bounds are exclusive and read in UTC (not the project's time zone).
  */
 import type { CohortRecord } from '../../../domain/flags/index.js';
@@ -18,7 +23,9 @@ import { parseSelect, parseWhere, type Column, type Comparison } from './select.
 
 export const DEFAULT_LIMIT = 100;
 export const DEFAULT_CSV_LIMIT = 3500;
-export const MAX_LIMIT = 100_000;
+export const MAX_LIMIT = 1000;
+export const MAX_CSV_LIMIT = 10_000;
+export const MAX_OFFSET = 10_000;
 
 export interface ListQuery {
   event: string | null;
@@ -85,10 +92,14 @@ function text(raw: string | undefined): string | null {
 export function parseListQuery(query: Record<string, string>, now: number, cohorts: readonly CohortRecord[]): ListQuery {
   const csv = wantsCsv(query);
   // A limit too long to be an exact integer is still "more than the maximum".
+  const maxLimit = csv ? MAX_CSV_LIMIT : MAX_LIMIT;
   const hugeLimit = /^0*[1-9]\d{15,}$/.test(query.limit?.trim() ?? '');
-  const limitRaw = hugeLimit ? MAX_LIMIT : nonNegativeInt(query.limit, 'limit');
-  const offset = nonNegativeInt(query.offset, 'offset') ?? 0;
-  const limit = limitRaw === null || limitRaw === 0 ? (csv ? DEFAULT_CSV_LIMIT : DEFAULT_LIMIT) : Math.min(limitRaw, MAX_LIMIT);
+  const limitRaw = hugeLimit ? maxLimit : nonNegativeInt(query.limit, 'limit');
+  const offset = /^0*[1-9]\d{15,}$/.test(query.offset?.trim() ?? '') ? MAX_OFFSET + 1 : nonNegativeInt(query.offset, 'offset') ?? 0;
+  if (offset > MAX_OFFSET) {
+    throw Errors.validation('offset', 'invalid_input', `offset must be at most ${MAX_OFFSET}; page with the next link (before/after).`);
+  }
+  const limit = limitRaw === null || limitRaw === 0 ? (csv ? DEFAULT_CSV_LIMIT : DEFAULT_LIMIT) : Math.min(limitRaw, maxLimit);
   const select = parseSelect(query.select);
   return {
     event: text(query.event),

@@ -31,6 +31,11 @@ export interface ScanRequest {
   ascending: boolean;
   /** Rows wanted from each shard: offset + limit + 1 (the extra row tells whether there is a next page). */
   take: number;
+  /**
+   * Each shard stops once the rows it collected hold this many bytes of properties and element chains (after at
+   * least one row), so a page of large events stays bounded in memory whatever its `limit`.
+   */
+  maxBytes: number;
   filter: FilterGroup | null;
   /** The project's cohorts, when the filter has cohort leaves. */
   cohorts: CohortRecord[];
@@ -46,11 +51,34 @@ export function compareRows(ascending: boolean): (a: EventRow, b: EventRow) => n
   return (a, b) => dir * (a.ts - b.ts || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
 }
 
-/** Every matching row any shard returned (at most `take` each), merged in order. */
-export async function scanEverywhere(rt: WorkerRuntime, q: ScanRequest): Promise<EventRow[]> {
-  if (q.distinctIds !== null && q.distinctIds.length === 0) return [];
-  const parts = await rt.peers.all<EventRow[]>({ kind: EVENTS_SCAN, ...q } satisfies Msg<ScanRequest>);
-  return parts.flat().sort(compareRows(q.ascending));
+/** What one worker's shards found: rows in scan order, and whether a shard stopped at `maxBytes` with more left. */
+interface ScanPart {
+  rows: EventRow[];
+  /** Per shard that stopped at the byte budget, its last row (rows after it may exist). */
+  cutAt: EventRow[];
+}
+
+export interface ScanResult {
+  /** The matching rows, merged in order: at most `take` per shard, and only as far as every shard's rows reach. */
+  rows: EventRow[];
+  /** True when a shard stopped at its byte budget: more rows may follow the last one. */
+  truncated: boolean;
+}
+
+/**
+ * Every matching row any shard returned, merged in order. When shards stopped at their byte budget, the merge is
+ * cut at the earliest of their last rows: past it, a row those shards did not read could belong in between.
+ */
+export async function scanEverywhere(rt: WorkerRuntime, q: ScanRequest): Promise<ScanResult> {
+  if (q.distinctIds !== null && q.distinctIds.length === 0) return { rows: [], truncated: false };
+  const parts = await rt.peers.all<ScanPart>({ kind: EVENTS_SCAN, ...q } satisfies Msg<ScanRequest>);
+  const compare = compareRows(q.ascending);
+  const rows = parts.flatMap((p) => p.rows).sort(compare);
+  const cuts = parts.flatMap((p) => p.cutAt);
+  if (cuts.length === 0) return { rows, truncated: false };
+  const earliest = cuts.reduce((a, b) => (compare(a, b) <= 0 ? a : b));
+  const end = rows.findIndex((r) => compare(r, earliest) > 0);
+  return { rows: end < 0 ? rows : rows.slice(0, end), truncated: true };
 }
 
 function rowOf(e: StoredEvent): EventRow {
@@ -68,7 +96,7 @@ export const scanHandler: PeerHandler = async (rt, msg) => {
   const staticCohorts = new Map<number, ReadonlySet<number>>();
   const matcher = q.filter ? compilePropertyFilter(q.filter, q.cohorts) : null;
   const now = new Date(q.now);
-  const out: EventRow[] = [];
+  const out: ScanPart = { rows: [], cutAt: [] };
   for (const shard of rt.ingest.shards.values()) collect(shard.events, q, (e) => {
     let props: Record<string, unknown> | null = null;
     const properties = () => (props ??= parseProperties(e.properties_json));
@@ -111,16 +139,24 @@ function subjectOf(
 }
 
 /**
- * Collects up to `take` matching rows of one shard in scan order. Every shard scans its rows in (timestamp, uuid)
- * order, the order of the merge, so the first `take` of each shard are enough for any page.
+ * Collects up to `take` matching rows of one shard in scan order, stopping early at `maxBytes`. Every shard scans
+ * its rows in (timestamp, uuid) order, the order of the merge, so the first `take` of each shard are enough for
+ * any page.
  */
-function collect(store: EventStore, q: ScanRequest, keep: (e: StoredEvent) => boolean, out: EventRow[]): void {
+function collect(store: EventStore, q: ScanRequest, keep: (e: StoredEvent) => boolean, out: ScanPart): void {
   let taken = 0;
+  let bytes = 0;
   for (const e of store.scan(q.team, { after: q.after, before: q.before, event: q.event, distinctIds: q.distinctIds, ascending: q.ascending })) {
     if (taken >= q.take) return;
     if (!keep(e)) continue;
-    out.push(rowOf(e));
+    const row = rowOf(e);
+    out.rows.push(row);
     taken++;
+    bytes += row.properties_json.length + row.elements_chain.length;
+    if (bytes >= q.maxBytes && taken < q.take) {
+      out.cutAt.push(row);
+      return;
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 /**
  * GET /persons/ (ingestion-and-api.md §5.2, §4.3): filters `distinct_id`, `email`, `search`, `properties`,
  * `uuid` and `cohort`, newest person first, limit/offset pages (`count` included; PostHog only adds it on
- * request; unfiltered it is a keys-only count), or every match as CSV (capped like PostHog's export).
+ * request; unfiltered it is a keys-only count), or as CSV in pages of 10,000 rows (PostHog's export cap) from
+ * `offset`, each naming the next in a `Link` header.
  */
 import { Errors } from '../../../protocol/errors.js';
 import type { PersonRow } from '../../../stores/persons/person-store.js';
-import { pageOf, paginateCounted } from '../../pagination.js';
+import { pageOf, paginateCounted, urlWith } from '../../pagination.js';
 import type { WorkerRuntime } from '../../runtime.js';
 import { projectIdOf, type OpHandler } from '../types.js';
 import { CohortMembership, personContext } from './cohort-membership.js';
@@ -64,16 +65,26 @@ export const listPersons: OpHandler = async (item, rt) => {
 
   const page = pageOf(query);
   // Unfiltered pages read only the rows they show; the count comes from a keys-only scan (measured: a page of one
-  // person out of 50,000 took 200 ms when every row was decoded to count them).
+  // person out of 50,000 took 200 ms when every row was decoded to count them). Filtered pages count every match
+  // but keep only the page's rows, so memory does not grow with the project.
+  // CSV pages are CSV_MAX_ROWS long from `offset`, the next one named by a Link header.
   const unfiltered = !csv && tests.length === 0 && query.distinct_id === undefined;
-  const wanted = csv ? CSV_MAX_ROWS : unfiltered ? page.offset + page.limit : Infinity;
+  const from = page.offset;
+  const to = from + (csv ? CSV_MAX_ROWS : page.limit);
   const rows: PersonRow[] = [];
+  let matched = 0;
   for (const row of candidatesOf(rt, team, query.distinct_id)) {
-    if (tests.every((test) => test(row))) rows.push(row);
-    if (rows.length >= wanted) break;
+    if (!tests.every((test) => test(row))) continue;
+    if (matched >= from && matched < to) rows.push(row);
+    matched++;
+    if (csv ? matched > to : unfiltered && matched >= to) break;
   }
-  if (csv) return answer(item, 200, rows.map(viewOf));
-  const total = unfiltered ? rt.persons.countOf(team) : rows.length;
-  const { count, next, previous, results } = paginateCounted(rows.slice(page.offset, page.offset + page.limit), total, item.meta, page);
+  if (csv) {
+    const reply = answer(item, 200, rows.map(viewOf));
+    if (matched > to) reply.headers = { ...reply.headers, Link: `<${urlWith(item.meta, { offset: String(to) })}>; rel="next"` };
+    return reply;
+  }
+  const total = unfiltered ? rt.persons.countOf(team) : matched;
+  const { count, next, previous, results } = paginateCounted(rows, total, item.meta, page);
   return answer(item, 200, { next, previous, count, results: results.map(viewOf) });
 };

@@ -1,0 +1,40 @@
+/**
+ * Where things live in a data directory (QUILL_DATA_DIR):
+ *
+ *   meta.mdb                    metadata environment (src/stores/meta)
+ *   persons.mdb                 shared persons environment (src/stores/persons)
+ *   shards/<n>/events.mdb       a shard's events, counters and scan layout (src/stores/events, src/stores/scan)
+ *   shards/<n>/log/             a shard's ingest log segments (src/stores/ingest-log)
+ *   quill.pid                   the running server's lock (src/worker/data-dir-lock.ts)
+ *   upgrade-backups/            copies made before a format upgrade (src/worker/upgrade.ts)
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const META_ENV = 'meta.mdb';
+export const PERSONS_ENV = 'persons.mdb';
+export const UPGRADE_BACKUPS = 'upgrade-backups';
+
+export function shardDir(dataDir: string, shard: number): string {
+  return join(dataDir, 'shards', String(shard));
+}
+
+export function eventsEnvPath(dataDir: string, shard: number): string {
+  return join(shardDir(dataDir, shard), 'events.mdb');
+}
+
+/** The ingest log directory of a shard (owners read records there by position). */
+export function shardLogDir(dataDir: string, shard: number): string {
+  return join(shardDir(dataDir, shard), 'log');
+}
+
+/** The shard numbers with a directory under `shards/`, ascending. */
+export function listShards(dataDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(dataDir, 'shards'));
+  } catch {
+    return [];
+  }
+  return names.filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+}

@@ -1,0 +1,124 @@
+/**
+ * What one shard worker thread tells `GET /metrics` (the front gathers every worker's answer and merges them with
+ * its own request counters: src/front/metrics.ts). Most series are read from the shards' own counters when
+ * scraped (src/observability/snapshot-metric.ts); the analysis durations are a prom-client histogram observed
+ * as queries finish. Reading the LMDB file sizes is a stat per file, done here because workers may touch the disk
+ * and the front may not.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Histogram, Registry } from 'prom-client';
+import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
+import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
+import type { WorkerRuntime } from './runtime.js';
+import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
+import type { Shard } from './ingest/shard.js';
+
+type ShardStats = ReturnType<Shard['stats']>;
+
+/** Analysis durations, seconds: from cached answers (well under a millisecond) to full scans of millions of events. */
+const INSIGHT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Bytes a file takes on disk (LMDB files are sparse until their pages are written), 0 when missing. */
+function diskBytes(path: string): number {
+  try {
+    const st = statSync(path);
+    return st.blocks * 512;
+  } catch {
+    return 0;
+  }
+}
+
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  readonly insightSeconds: Histogram<'query'>;
+  private readonly backups = { ok: 0, failed: 0, lastSuccess: 0 };
+  private readonly startedAt = Date.now() / 1000;
+
+  constructor(private readonly rt: WorkerRuntime) {
+    this.insightSeconds = new Histogram({
+      name: 'quill_insight_query_duration_seconds', help: 'Duration of analysis requests served by this node (insights/trend, persons/trends).',
+      labelNames: ['query'], buckets: INSIGHT_BUCKETS, registers: [this.registry],
+    });
+    const shards = () => this.shardStats();
+    const perShard = (read: (s: ShardStats) => number) => (): Sample[] => shards().map((s) => ({ labels: { shard: s.shard }, value: read(s) }));
+    const metrics = [
+      new SnapshotMetric('quill_events_acknowledged_total', 'Events durably logged (and acknowledged) by the shard that received them.', 'counter', perShard((s) => s.appendedEvents)),
+      new SnapshotMetric('quill_events_applied_total', 'Events moved from the ingest logs into the events store, by owning shard.', 'counter', perShard((s) => s.appliedEvents)),
+      new SnapshotMetric('quill_events_dropped_total', 'Events not stored, by reason: refused at capture (as /_stats dropped), a repeated uuid, a person event without a profile, or set aside by the apply (dead letter).', 'counter', () => this.droppedSamples(shards())),
+      new SnapshotMetric('quill_ingest_backlog_events', 'Acknowledged events waiting in the ingest logs to be applied, by owning shard.', 'gauge', perShard((s) => s.backlog)),
+      new SnapshotMetric('quill_ingest_apply_lag_seconds', 'How long the oldest acknowledged event not yet applied has waited, by owning shard.', 'gauge', perShard((s) => s.lagMs / 1000)),
+      new SnapshotMetric('quill_ingest_log_bytes', 'Bytes in a shard\'s ingest log segments (acknowledged records not yet released).', 'gauge', perShard((s) => s.log.bytes)),
+      new SnapshotMetric('quill_ingest_log_fsync_seconds', 'fdatasync latency of the ingest logs (one per commit group).', 'histogram', () => shards().flatMap(({ shard, log }) =>
+        histogramSamples('quill_ingest_log_fsync_seconds', { shard }, SYNC_BOUNDS_MS.map((ms) => ms / 1000), log.syncLatency.counts, log.syncMs / 1000))),
+      new SnapshotMetric('quill_ingest_log_failed_appends_total', 'Log appends that failed (disk full, I/O error): their requests got 503.', 'counter', perShard((s) => s.log.failedAppends)),
+      new SnapshotMetric('quill_scan_layout_events', 'Events in the analytics scan layout, by shard.', 'gauge', perShard((s) => s.scan.sealedEvents + s.scan.openEvents)),
+      new SnapshotMetric('quill_lmdb_bytes', 'Disk space taken by each LMDB environment (events per shard; meta and persons are shared).', 'gauge', () => this.lmdbSamples(), 'max'),
+      new SnapshotMetric('quill_retention_deleted_events_total', 'Events deleted because they were older than their project\'s event_retention_days, by shard.', 'counter', () =>
+        shards().map((s) => ({ labels: { shard: s.shard }, value: s.retention.deletedEvents }))),
+      new SnapshotMetric('quill_retention_passes_total', 'Completed retention passes, by shard.', 'counter', () =>
+        shards().map((s) => ({ labels: { shard: s.shard }, value: s.retention.passes }))),
+      new SnapshotMetric('quill_backups_total', 'Backups made through POST /_backup or before an upgrade, by result.', 'counter', () =>
+        [{ labels: { result: 'ok' }, value: this.backups.ok }, { labels: { result: 'failed' }, value: this.backups.failed }]),
+      new SnapshotMetric('quill_backup_last_success_timestamp_seconds', 'When the last successful backup made by this node finished (0: none).', 'gauge', () =>
+        [{ labels: {}, value: this.backups.lastSuccess }], 'max'),
+      new SnapshotMetric('quill_worker_start_timestamp_seconds', 'When each worker thread started (a replaced thread shows a new time).', 'gauge', () =>
+        [{ labels: { worker: rt.index }, value: this.startedAt }]),
+    ];
+    if (rt.index === 0) {
+      // Process-wide figures, reported once (by worker 0) so that merging workers does not add them up.
+      metrics.push(
+        new SnapshotMetric('process_resident_memory_bytes', 'Resident memory of the Quill process.', 'gauge', () => [{ labels: {}, value: process.memoryUsage.rss() }], 'first'),
+        new SnapshotMetric('process_cpu_seconds_total', 'CPU time of the Quill process (user and system).', 'counter', () => {
+          const u = process.cpuUsage();
+          return [{ labels: {}, value: (u.user + u.system) / 1e6 }];
+        }, 'first'),
+      );
+    }
+    for (const m of metrics) this.registry.registerMetric(m as never);
+  }
+
+  backupFinished(ok: boolean): void {
+    if (ok) {
+      this.backups.ok++;
+      this.backups.lastSuccess = Date.now() / 1000;
+    } else {
+      this.backups.failed++;
+    }
+  }
+
+  /** The registry as prom-client JSON, which the front merges (AggregatorRegistry.aggregate). */
+  async json(): Promise<string> {
+    try {
+      return JSON.stringify(await this.registry.getMetricsAsJSON());
+    } finally {
+      this.scraped = null;
+    }
+  }
+
+  /** Every shard's counters, read once per scrape. */
+  private scraped: ShardStats[] | null = null;
+  private shardStats(): ShardStats[] {
+    this.scraped ??= [...this.rt.ingest.shards.values()].map((s) => s.stats());
+    return this.scraped;
+  }
+
+  private droppedSamples(stats: ShardStats[]): Sample[] {
+    // The reasons of /_stats `dropped` (capture's refusals, src/domain/ingest/accept-events.ts), and the apply's.
+    const out: Sample[] = [...this.rt.ingest.dropped].map(([reason, value]) => ({ labels: { reason }, value }));
+    out.push({ labels: { reason: 'duplicate_uuid' }, value: stats.reduce((n, s) => n + s.duplicateEvents, 0) });
+    out.push({ labels: { reason: 'person_event_without_profile' }, value: stats.reduce((n, s) => n + s.droppedEvents, 0) });
+    out.push({ labels: { reason: 'dead_letter' }, value: stats.reduce((n, s) => n + s.deadLetteredEvents, 0) });
+    return out;
+  }
+
+  private lmdbSamples(): Sample[] {
+    const dir = this.rt.config.dataDir;
+    const out: Sample[] = [...this.rt.ingest.shards.keys()].map((id) => ({ labels: { env: 'events', shard: id }, value: diskBytes(eventsEnvPath(dir, id)) }));
+    if (this.rt.index === 0) {
+      out.push({ labels: { env: 'meta', shard: '' }, value: diskBytes(join(dir, META_ENV)) });
+      out.push({ labels: { env: 'persons', shard: '' }, value: diskBytes(join(dir, PERSONS_ENV)) });
+    }
+    return out;
+  }
+}

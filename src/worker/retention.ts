@@ -1,0 +1,146 @@
+/**
+ * Data retention (`event_retention_days` per project, off by default): each worker deletes, from the shards it
+ * owns, the events of those projects older than the retention, together with their uuid entries, day counters
+ * and scan-layout rows. Event definitions stay, as PostHog keeps them after their events are gone; their
+ * `volume_30_day` is read from the day counters, which follow the deletions.
+ *
+ * A pass runs at start-up, then every QUILL_RETENTION_INTERVAL_MINUTES, and at once when a project's retention
+ * changes (PATCH /api/projects/:id/ asks every worker). It never stalls ingestion: every step is a short write
+ * transaction of the shard's events environment (at most ROWS_BUSY rows while requests arrive, one scan-layout
+ * block rewrite), and while the machine is saturated the job pauses between steps so that it takes at most
+ * SHARE_UNDER_LOAD of its thread's time. Analyses agree with the rows once a pass has finished (the layout is
+ * pruned right after the rows, and cached answers are dropped then).
+ *
+ * An event that arrives with a timestamp already past the retention is stored and deleted by the next pass.
+ */
+import { all } from '../stores/lmdb-env.js';
+import type { PeerHandler, WorkerRuntime } from './runtime.js';
+import type { Shard } from './ingest/shard.js';
+
+const DAY_MS = 86_400_000;
+/** Rows removed per transaction while requests arrive, and otherwise. */
+const ROWS_BUSY = 500;
+const ROWS_IDLE = 5000;
+/** Scan-layout blocks dropped whole per transaction (each a few deletes, nothing decoded). */
+const WHOLE_BLOCKS = 16;
+/** The share of its thread the job may take while the machine is saturated. */
+const SHARE_UNDER_LOAD = 0.2;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The first pass waits for start-up (replay, other workers) to settle. */
+const FIRST_PASS_DELAY_MS = 5_000;
+
+export const RETENTION_RUN = 'retention.run';
+
+export interface RetentionCounters {
+  passes: number;
+  deletedEvents: number;
+  running: boolean;
+}
+
+export class RetentionJob {
+  private requested = false;
+  private loop: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly rt: WorkerRuntime) {}
+
+  /** Schedules the first pass and the periodic ones. */
+  start(): void {
+    // Node fires a timer longer than 2^31-1 ms (about 24.8 days) after 1 ms instead: cap it.
+    const every = Math.min(this.rt.config.retentionIntervalMinutes * 60_000, MAX_TIMER_MS);
+    this.timer = setTimeout(() => {
+      this.request();
+      this.timer = setInterval(() => this.request(), every);
+      this.timer.unref();
+    }, Math.min(FIRST_PASS_DELAY_MS, every));
+    this.timer.unref();
+  }
+
+  /** Asks for a pass; one that is running finishes, then another runs (it may have read the old settings). */
+  request(): Promise<void> {
+    this.requested = true;
+    this.loop ??= this.run().finally(() => (this.loop = null));
+    return this.loop;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const shards = [...this.rt.ingest.shards.values()];
+    for (const s of shards) s.retention.running = true;
+    try {
+      while (this.requested && !this.closed) {
+        this.requested = false;
+        await this.pass(shards);
+      }
+    } catch (error) {
+      this.rt.log.error({ event: 'retention_failed', err: error }, `retention pass failed: ${(error as Error)?.message ?? error}`);
+    } finally {
+      for (const s of shards) s.retention.running = false;
+    }
+  }
+
+  private async pass(shards: Shard[]): Promise<void> {
+    // Another thread may have just changed a project's retention: read the metadata as of now.
+    this.rt.meta.env.resetReadTxn();
+    const projects = all(this.rt.meta.projects.getRange().map((e) => e.value)).filter((p) => (p.event_retention_days ?? 0) > 0);
+    for (const shard of shards) {
+      let deleted = 0;
+      for (const project of projects) {
+        if (this.closed) return;
+        const cutoff = Date.now() - project.event_retention_days! * DAY_MS;
+        const removed = await this.expire(shard, project.id, cutoff);
+        if (removed > 0) {
+          deleted += removed;
+          this.rt.shared.projectChanged(project.id);
+        }
+      }
+      shard.retention.passes++;
+      shard.retention.deletedEvents += deleted;
+      if (deleted > 0) this.rt.log.info({ event: 'retention', shard: shard.id, deleted }, `shard ${shard.id}: deleted ${deleted} events past their project's retention`);
+    }
+  }
+
+  /** Deletes one project's expired events from one shard: the rows, then the scan layout. */
+  private async expire(shard: Shard, team: number, cutoff: number): Promise<number> {
+    const store = shard.events;
+    let removed = 0;
+    for (;;) {
+      const limit = this.rt.pacer.busy ? ROWS_BUSY : ROWS_IDLE;
+      const started = performance.now();
+      const n = await store.env.transaction(() => store.expireBefore(team, cutoff, limit));
+      removed += n;
+      if (n < limit || this.closed) break;
+      await this.yieldAfter(performance.now() - started);
+    }
+    for (let more = true; more && !this.closed;) {
+      const started = performance.now();
+      try {
+        more = await store.env.transaction(() => store.columns.expireStep(team, cutoff, WHOLE_BLOCKS).more);
+      } catch (error) {
+        // The open block in memory may have been rewritten for a transaction that did not commit.
+        store.columns.reloadOpen();
+        throw error;
+      }
+      await this.yieldAfter(performance.now() - started);
+    }
+    return removed;
+  }
+
+  /** Lets requests and the apply loop run between two steps; pauses for longer while the machine is saturated. */
+  private yieldAfter(stepMs: number): Promise<void> {
+    const pause = this.rt.pacer.contended ? stepMs * (1 / SHARE_UNDER_LOAD - 1) : 0;
+    return new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
+  }
+}
+
+/** Peer message: run a retention pass now (a project's retention changed); resolves when it has finished. */
+export const retentionRunHandler: PeerHandler = async (rt) => {
+  await rt.retention.request();
+  return true;
+};
