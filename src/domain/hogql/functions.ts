@@ -11,7 +11,7 @@ import { addIntervals, fromLocal, isTimeZone, toLocal, truncate } from '../analy
 import { compileMatcher, propertyNumber, propertyText, type FilterLeaf } from '../analytics/property-filters.js';
 import { hogqlError, unsupported } from './errors.js';
 import {
-  compareLoose, compareValues, DAY_MS, dateOf, dateText, dateTimeOf, isObject, isNumeric, localDay, numberOf, textOf, truth,
+  compareLoose, compareValues, DAY_MS, dateOf, dateTimeOf, isObject, isNumeric, localDay, numberOf, textOf, truth,
   type IntervalUnit, type IntervalValue, type Type, type Value, type ValueContext,
 } from './values.js';
 
@@ -770,7 +770,7 @@ function formatDateTime(ms: number, format: string, zone: string): string {
     D: () => `${p(l.month)}/${p(l.day)}/${p(l.year % 100)}`, j: () => p(Math.round((Date.UTC(l.year, l.month - 1, l.day) - Date.UTC(l.year, 0, 1)) / DAY_MS) + 1, 3),
     u: () => String(((new Date(Date.UTC(l.year, l.month - 1, l.day)).getUTCDay() + 6) % 7) + 1), '%': () => '%',
   };
-  return format.replace(/%(.)/g, (all, c: string) => {
+  return format.replace(/%(.)/g, (_all, c: string) => {
     const f = codes[c];
     if (!f) unsupported(`formatDateTime's %${c}`);
     return f();

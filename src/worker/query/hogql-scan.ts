@@ -106,7 +106,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
     const aggs = scan.aggregate.aggs.map((a) => bindAgg(a, values));
     const table = new GroupTable(keys, aggs, personWords(ctx.maxPersonId), limits.maxGroups);
     for (const block of blocks) {
-      const batch = new BlockBatch(block, env, values);
+      const batch = new BlockBatch(block, env);
       const cache: VecCache = new Map();
       const { rows, count } = selected(batch, cache);
       table.add(batch, rows, count, values, cache);
@@ -126,7 +126,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
     const limit = spec.limit ?? limits.maxRows + 1;
     for (const block of blocks) {
       if (out.length >= limit) break;
-      const batch = new BlockBatch(block, env, values);
+      const batch = new BlockBatch(block, env);
       const cache: VecCache = new Map();
       const { rows, count } = selected(batch, cache);
       const vs = columns.map((c) => vec(c, batch, values, cache));
@@ -150,7 +150,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
     const block = blocks[bi]!;
     const bar = top.bar;
     if (byTime && bar !== null && bar[0] !== null && (desc ? block.maxTs < (bar[0] as number) : block.minTs > (bar[0] as number))) continue;
-    const batch = new BlockBatch(block, env, values);
+    const batch = new BlockBatch(block, env);
     const cache: VecCache = new Map();
     const { rows, count } = selected(batch, cache);
     const keyVecs = order.map((o) => vec(o.b, batch, values, cache));
@@ -171,7 +171,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
   });
   const rowsOut = new Array<{ keys: Value[]; row: Value[] }>(winners.length);
   for (const [bi, indices] of byBlock) {
-    const batch = new BlockBatch(blocks[bi]!, env, values);
+    const batch = new BlockBatch(blocks[bi]!, env);
     const cache: VecCache = new Map();
     const vs = columns.map((c) => vec(c, batch, values, cache));
     for (const i of indices) rowsOut[i] = { keys: winners[i]!.keys, row: rowOf(vs, winners[i]!.ref[1]) };
@@ -198,7 +198,6 @@ export class BlockBatch implements Batch {
   constructor(
     private readonly block: BlockView,
     private readonly env: ScanEnv,
-    private readonly values: ValueContext,
   ) {
     this.n = block.n;
     this.timeRange = [block.minTs, block.maxTs];
