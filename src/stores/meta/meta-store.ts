@@ -1,5 +1,5 @@
 /**
- * The metadata environment: organizations, users, keys, projects, roles, flags, cohorts, event definitions,
+ * The metadata environment: organizations, users, keys, projects, roles, flags, cohorts, actions, event definitions,
  * group types and the activity log. Every worker opens it; LMDB's single write lock serialises writers across
  * threads, and read-modify-write sequences run inside `transaction` so they are atomic.
  *
@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { all } from '../lmdb-env.js';
 import type {
-  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Organization, PersonalApiKey,
+  Action, ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Organization, PersonalApiKey,
   Project, Role, User,
 } from '../../domain/model.js';
 import { openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
@@ -30,6 +30,7 @@ export class MetaStore {
   readonly flagRoleAccess: Table<FlagRoleAccess, [number, number]>;
   readonly activity: Table<ActivityEntry, [number, number, string]>;
   readonly cohorts: Table<Cohort, [number, number]>;
+  readonly actions: Table<Action, [number, number]>;
   readonly eventDefinitions: Table<EventDefinition, [number, string]>;
   readonly groupTypes: Table<GroupTypes, number>;
   private readonly sequences: Table<number, string>;
@@ -46,6 +47,7 @@ export class MetaStore {
     this.flagRoleAccess = openTable(this.env, 'feature_flag_role_access');
     this.activity = openTable(this.env, 'activity_log');
     this.cohorts = openTable(this.env, 'cohorts');
+    this.actions = openTable(this.env, 'actions');
     this.eventDefinitions = openTable(this.env, 'event_definitions');
     this.groupTypes = openTable(this.env, 'group_types');
     this.sequences = openTable(this.env, 'sequences');
@@ -88,6 +90,10 @@ export class MetaStore {
 
   cohortsOf(projectId: number): Cohort[] {
     return all(this.cohorts.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
+  }
+
+  actionsOf(projectId: number): Action[] {
+    return all(this.actions.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
   }
 
   close(): Promise<void> {

@@ -47,7 +47,7 @@ function leafMask(leaf: FilterLeaf, block: BlockView, ctx: FilterContext): Uint8
     case 'person':
       return valueMask(block, PERSON_PROP + leaf.key, (present, v) => compiled(leaf, ctx)(present, v));
     case 'element': {
-      const test = compileElementFilter(leaf);
+      const test = elementTest(leaf);
       return valueMask(block, COL.elementsChain, (present, v) => test(present ? parseElementsChain(v as string) : []));
     }
     case 'group': {
@@ -61,10 +61,20 @@ function leafMask(leaf: FilterLeaf, block: BlockView, ctx: FilterContext): Uint8
     }
     case 'cohort':
       return cohortMask(leaf, block, ctx);
+    case 'event_name':
+      return valueMask(block, COL.event, compiled(leaf, ctx));
   }
 }
 
 const matchers = new WeakMap<FilterLeaf, (present: boolean, value: unknown) => boolean>();
+const elementTests = new WeakMap<FilterLeaf, ReturnType<typeof compileElementFilter>>();
+
+/** An element leaf's test, compiled once per leaf (its selector parsed once, not once per block). */
+function elementTest(leaf: FilterLeaf): ReturnType<typeof compileElementFilter> {
+  let test = elementTests.get(leaf);
+  if (!test) elementTests.set(leaf, (test = compileElementFilter(leaf)));
+  return test;
+}
 
 /** The leaf's matcher with its negation folded in (compiled once per leaf, reused for every block). */
 function compiled(leaf: FilterLeaf, ctx: FilterContext): (present: boolean, value: unknown) => boolean {
