@@ -24,12 +24,13 @@ const MARK = {
   prop: 'victim-prop-3m5',
   event: 'victim-event-4k8',
   cohort: 'victim-cohort-5h3',
+  action: 'victim-action-1z7',
   role: 'victim-role-8j4',
   key: 'victim-key-6p1',
   org: 'victim-org-2x9',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -83,6 +84,7 @@ t.before(async () => {
   const person = persons.results[0];
   const definitions = await ok(api.get(`/api/projects/@current/event_definitions/?search=${MARK.event}`), 'definitions');
   const cohort = await ok(api.post('/api/projects/@current/cohorts/', { name: MARK.cohort, is_static: true, person_ids: [person.uuid] }), 'cohort');
+  const action = await ok(api.post('/api/projects/@current/actions/', { name: MARK.action, steps: [{ event: MARK.event }] }), 'action');
   const role = await ok(api.post('/api/organizations/@current/roles/', { name: MARK.role }), 'role');
   const membership = await ok(api.post(`/api/organizations/@current/roles/${role.id}/role_memberships/`, { user_uuid: me.uuid }), 'membership');
   const access = await ok(api.post(`/api/projects/@current/feature_flags/${flag.id}/role_access/`, { role_id: role.id }), 'role access');
@@ -95,7 +97,7 @@ t.before(async () => {
     token: project.api_token,
     secondProjectId: second.id,
     ids: {
-      feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), events: events.results[0].id,
+      feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id,
     },
     membershipId: membership.id,
