@@ -58,7 +58,7 @@ t.test('bad bodies answer 400 naming the field', async (t) => {
     [{ name: 'b', steps: [{ event: '$autocapture', selector: 'a:hover' }] }, invalid('steps__0__selector', 'invalid_input', /^Unsupported selector "a:hover"/)],
     [{ name: 'b', steps: [{ event: 3 }] }, invalid('steps__0__event', 'invalid_input', 'Not a valid string.')],
     [{ name: 'b', steps: [{ properties: [{ key: 'x', operator: 'near', value: 1 }] }] }, invalid('steps__0__properties', 'invalid_input', 'Unknown operator "near".')],
-    [{ name: 'b', tags: 'x' }, invalid('tags', 'not_a_list', 'Expected a list of items.')],
+    [{ name: 'b', tags: 'x' }, invalid('tags', 'not_a_list', 'Expected a list of items but got type "str".')],
     [{ name: 'b', deleted: 'yes' }, invalid('deleted', 'invalid', 'Must be a valid boolean.')],
   ];
   for (const [body, want] of cases) {

@@ -7,6 +7,7 @@
 import { invalidInput } from '../analytics/errors.js';
 import { parseSelector } from '../analytics/element-match.js';
 import { compileRegex, parseFilters } from '../analytics/property-filters.js';
+import { pyType } from '../py-type.js';
 
 export type UrlMatching = 'contains' | 'regex' | 'exact';
 export type TextMatching = 'exact' | 'contains' | 'regex';
@@ -31,15 +32,6 @@ const STRING_FIELDS = ['event', 'selector', 'tag_name', 'text', 'href', 'url'] a
 const MAX_STEPS = 100;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-function pyType(v: unknown): string {
-  if (v === null) return 'NoneType';
-  if (Array.isArray(v)) return 'list';
-  if (typeof v === 'object') return 'dict';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return 'str';
-}
 
 function textField(step: Record<string, unknown>, field: string, attr: string): string | null {
   const v = step[field];

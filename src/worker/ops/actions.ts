@@ -8,6 +8,7 @@
  * over an action depends on its definition as much as on the events.
  */
 import { stepsOf } from '../../domain/actions/steps.js';
+import { pyType } from '../../domain/py-type.js';
 import type { Action } from '../../domain/model.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
@@ -65,7 +66,7 @@ function descriptionOf(v: unknown): string {
 
 function tagsOf(v: unknown): string[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw Errors.validation('tags', 'not_a_list', 'Expected a list of items.');
+  if (!Array.isArray(v)) throw Errors.validation('tags', 'not_a_list', `Expected a list of items but got type "${pyType(v)}".`);
   const tags: string[] = [];
   for (const tag of v) {
     if (typeof tag !== 'string') throw Errors.validation('tags', 'invalid', 'Not a valid string.');

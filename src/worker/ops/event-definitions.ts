@@ -20,6 +20,7 @@ import { userRefById } from './accounts.js';
 import { changesBetween, logActivity } from './activity-log.js';
 import { volumesEverywhere } from './events/scatter.js';
 import { bodyOf, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
+import { pyType } from '../../domain/py-type.js';
 
 const VOLUME_WINDOW_MS = 30 * 86_400_000;
 /** Fields a PATCH may change; everything else in the body is read-only and ignored. */
@@ -127,16 +128,6 @@ export const retrieveEventDefinition: OpHandler = async (item, rt) => {
   await settledDefinitions(rt);
   return json(200, await serializeOne(rt, definitionById(rt.meta, team, item.params.id), item.meta.now));
 };
-
-/** Python's name for a JSON value's type, as DRF words its type errors. */
-function pyType(v: unknown): string {
-  if (v === null) return 'NoneType';
-  if (Array.isArray(v)) return 'list';
-  if (typeof v === 'object') return 'dict';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return 'str';
-}
 
 type Changes = Partial<Pick<EventDefinition, (typeof WRITABLE)[number]>>;
 
