@@ -11,13 +11,14 @@
 // QUILL_BENCH_KEEP_DATA=1.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_DATASET, Dataset, type CaptureEvent } from './lib/analytics-dataset.js';
+import { DEFAULT_DATASET, Dataset } from './lib/analytics-dataset.js';
 import { BENCH_ACTION } from './lib/action-cases.js';
+import { loadDataset } from './lib/dataset-load.js';
 import { DuckReference } from './lib/duckdb-reference.js';
 import { commit, machine } from './lib/machine.js';
 import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
-import { startQuill, type QuillServer } from './lib/server-process.js';
+import { startQuill } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
@@ -33,8 +34,6 @@ const opts = {
   seed: Number(process.env.QUILL_BENCH_SEED ?? DEFAULT_DATASET.seed),
 };
 const REPEATS = 5;
-const BATCH = 500;
-const LANES = 16;
 const AUTH = { authorization: `Bearer ${PERSONAL_KEY}` };
 
 const t0 = performance.now();
@@ -53,53 +52,6 @@ async function stats(base: string): Promise<{ backlog: number; scan: { sealedEve
     scan.openEvents += s.scan.openEvents;
   }
   return { backlog, scan };
-}
-
-async function load(quill: QuillServer, dataset: Dataset, duck: DuckReference) {
-  const queue: CaptureEvent[][] = [];
-  let generated = false;
-  let acked = 0;
-  const lanes = Array.from({ length: LANES }, async () => {
-    for (;;) {
-      const batch = queue.shift();
-      if (!batch) {
-        if (generated) return;
-        await new Promise((r) => setTimeout(r, 2));
-        continue;
-      }
-      const body = JSON.stringify({ api_key: PROJECT_KEY, batch });
-      for (;;) {
-        const res = await fetch(`${quill.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        await res.arrayBuffer();
-        if (res.status === 200) break;
-        if (res.status !== 503) throw new Error(`/batch/ answered ${res.status}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      acked += batch.length;
-    }
-  });
-  const started = performance.now();
-  let lastLog = started;
-  for (const day of dataset.days()) {
-    for (let i = 0; i < day.events.length; i += BATCH) queue.push(day.events.slice(i, i + BATCH));
-    await duck.append(day.rows);
-    while (queue.length > LANES * 8) await new Promise((r) => setTimeout(r, 5));
-    if (performance.now() - lastLog > 10_000) {
-      lastLog = performance.now();
-      log(`acknowledged ${acked} events`);
-    }
-  }
-  generated = true;
-  await Promise.all(lanes);
-  const ackedMs = performance.now() - started;
-  log(`all ${acked} acknowledged in ${(ackedMs / 1000).toFixed(1)} s; waiting for the apply`);
-  for (;;) {
-    const s = await stats(quill.base);
-    if (s.backlog === 0) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const appliedMs = performance.now() - started;
-  return { events: acked, acked_events_s: Math.round(acked / (ackedMs / 1000)), end_to_end_events_s: Math.round(acked / (appliedMs / 1000)), load_s: round1(ackedMs / 1000), applied_s: round1(appliedMs / 1000) };
 }
 
 async function quillTrend(base: string, params: Record<string, unknown>): Promise<{ ms: number; result: any[] }> {
@@ -161,7 +113,7 @@ const dataset = new Dataset(opts);
 const quill = await startQuill({ env: { QUILL_LOG_LEVEL: 'info' } });
 log(`quill pid ${quill.pid}, data in ${quill.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
 const duck = await DuckReference.open(2);
-const loading = await load(quill, dataset, duck);
+const loading = await loadDataset(quill.base, dataset, log, (rows) => duck.append(rows));
 await duck.finish(opts.persons * 2, (d) => dataset.personOfDevice(d));
 log(`loaded: ${JSON.stringify(loading)}`);
 const layout = (await stats(quill.base)).scan;

@@ -5,7 +5,8 @@
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
 // QUILL_BENCH_REPEAT (measured rounds per case, median reported; default 1),
-// QUILL_BENCH_ONLY (comma list of batch, capture, dispatch, flags, events, propagation: run only those cases),
+// QUILL_BENCH_ONLY (comma list of batch, sustained, capture, dispatch, flags, events, propagation: run only those cases),
+// QUILL_BENCH_SUSTAINED_SECONDS (the sustained ingestion load, default 20),
 // QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { runDispatch } from './cases/dispatch.js';
 import { runEventsList } from './cases/events-list.js';
 import { runFlags } from './cases/flags.js';
 import { runPropagation } from './cases/propagation.js';
+import { runSustained } from './cases/sustained.js';
 import { AppliedProbe } from './lib/applied.js';
 import { BenchContext, type CaseResult, type Settings } from './lib/context.js';
 import { LoadGenerator } from './lib/load.js';
@@ -62,6 +64,7 @@ try {
     log(`${c.case}: ${c.requests_s ?? '-'} req/s${c.events_s ? `, ${c.events_s} events/s` : ''}, p50 ${c.p50_ms ?? '-'} ms, p99 ${c.p99_ms ?? '-'} ms, RSS ${c.rss_mb} MB, data ${c.data_mb} MB${c.notes ? ` (${c.notes})` : ''}`);
   };
   if (selected('batch')) report(await runBatch(ctx));
+  if (selected('sustained')) report(await runSustained(ctx));
   if (selected('capture')) for (const c of await runCapture(ctx)) report(c);
   if (selected('dispatch')) for (const c of await runDispatch(ctx)) report(c);
   if (selected('flags')) for (const c of (await runFlags(ctx)).results) report(c);

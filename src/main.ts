@@ -4,6 +4,12 @@
 import { loadConfig } from './config/load-config.js';
 import { startQuill } from './front/front.js';
 
+/** The first user's password is printed once, when generated; one taken from the environment is not echoed. */
+function consolePassword(password: string | null, fromEnv: boolean): string {
+  if (!password) return '';
+  return fromEnv ? ' with QUILL_ADMIN_PASSWORD' : ` with password ${password}`;
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const quill = await startQuill(config);
@@ -17,6 +23,7 @@ async function main(): Promise<void> {
       ? `  Personal API key (private API, Bearer):       ${boot.personalApiKey}`
       : '  Personal API key: shown only at first start (lost it? npm run quill -- create-key --email <user e-mail>).',
     `  Project id: ${boot.projectId}    user: ${boot.email}`,
+    `  Console: ${base}/console/  (sign in as ${boot.email}${consolePassword(boot.adminPassword, config.adminPassword !== null)})`,
     `  Try: curl ${base}/_health`,
     `       curl -H "Authorization: Bearer <personal key>" ${base}/api/projects/@current/feature_flags/`,
   ];

@@ -11,7 +11,7 @@ import { ensureWrk, runWrk, wrkVersion, type WrkScript } from './wrk.js';
 export type Load =
   | { kind: 'static'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string }
   | { kind: 'capture'; path: string; apiKey: string }
-  | { kind: 'batch'; path: string; apiKey: string; eventsPerRequest: number };
+  | { kind: 'batch'; path: string; apiKey: string; eventsPerRequest: number; distinctIds?: number };
 
 export interface LoadRun {
   connections: number;
@@ -71,7 +71,7 @@ function wrkScriptFor(load: Load, run: LoadRun): WrkScript {
     run: runPrefix(),
     fragments: propertyFragments(),
     names: EVENT_NAMES,
-    distinct_ids: DISTINCT_IDS,
+    distinct_ids: load.kind === 'batch' && load.distinctIds ? load.distinctIds : DISTINCT_IDS,
     lib: LIB,
   };
   if (load.kind === 'capture') return { files: ['events.lua', 'capture.lua', ...pacing], config: events };

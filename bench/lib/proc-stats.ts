@@ -61,6 +61,11 @@ function processTicks(pid: number): number | null {
   }
 }
 
+/** CPU seconds a process has used so far (every thread), or 0 if it is gone. */
+export function serverCpuSeconds(pid: number): number {
+  return (processTicks(pid) ?? 0) / TICKS_PER_S;
+}
+
 function threadTicks(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   try {

@@ -24,6 +24,8 @@ export interface User {
   /** 1 member, 8 admin, 15 owner (PostHog's organization membership levels). */
   membership_level: number;
   created_at: string;
+  /** Console sign-in (src/domain/passwords.ts); absent until a password is set. */
+  password_hash?: string | null;
 }
 
 export interface Project {
@@ -173,3 +175,28 @@ export interface EventDefinition {
 
 /** Group type name -> index, per project (PostHog allows 5: indexes 0..4). */
 export type GroupTypes = Record<string, number>;
+
+/** A console sign-in: the cookie carries the token, only its SHA-256 digest is stored (the key of the table). */
+export interface Session {
+  digest: string;
+  user_id: number;
+  /** The token a cookie-authenticated state-changing request must echo in `X-CSRFToken`. */
+  csrf: string;
+  created_at: string;
+  /** Epoch ms. */
+  expires_at: number;
+}
+
+/** A saved insight (PostHog's shape, minimal): legacy `filters`, shown on the project's dashboard. */
+export interface Insight {
+  id: number;
+  short_id: string;
+  project_id: number;
+  name: string;
+  description: string;
+  filters: Record<string, unknown>;
+  created_by: number | null;
+  created_at: string;
+  last_modified_at: string;
+  deleted: boolean;
+}

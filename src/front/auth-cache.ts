@@ -4,18 +4,38 @@
  * memory, refreshed from a worker whenever an operation reports `authChanged`, and resolves every private request
  * against the route's declared scope (src/front/routes.ts) before a worker sees it.
  *
+ * A request without a key may carry the console's session cookie (src/worker/ops/sessions.ts): sessions are in the
+ * same snapshot, and a session has the full rights of its user within their organization. A state-changing request
+ * authenticated by the cookie must echo the session's CSRF token in `X-CSRFToken` (a key-authenticated one need
+ * not: a browser never attaches a key by itself).
+ *
  * A key the cache does not know may have been minted by `quill create-key` in another process (src/cli): the
  * front then asks a worker for that one key (`resolve` answers `{ miss }`), learns it, and resolves again.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { keyDigest } from '../domain/secrets.js';
 import { grants } from '../domain/scopes.js';
+import { cookieValue, isSafeMethod, SESSION_COOKIE } from '../domain/cookies.js';
 import { Errors } from '../protocol/errors.js';
-import type { AuthKey, AuthKeyLookup, AuthSnapshot, AuthUser, Principal } from '../protocol/worker-messages.js';
+import type { AuthKey, AuthKeyLookup, AuthSession, AuthSnapshot, AuthUser, Principal } from '../protocol/worker-messages.js';
 
 export interface KeySources {
   authorization: string;
   body: unknown;
   query: Record<string, string>;
+  /** The `Cookie` header (the console's session), '' when absent. */
+  cookie?: string;
+  /** The `X-CSRFToken` header. */
+  csrf?: string;
+  method?: string;
+  /** Epoch ms (sessions expire). */
+  now?: number;
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** What a route asks of its caller (the fields of a route-table entry that concern authentication). */
@@ -29,6 +49,7 @@ export type Resolution = { principal: Principal } | { miss: string };
 
 export class AuthCache {
   private keys = new Map<string, AuthKey>();
+  private sessions = new Map<string, AuthSession>();
   private users = new Map<number, AuthUser>();
   private projects = new Map<number, { organizationId: number; token: string }>();
   private projectsByToken = new Map<string, number>();
@@ -45,6 +66,7 @@ export class AuthCache {
   replace(snapshot: AuthSnapshot): void {
     this.generation++;
     this.keys = new Map(snapshot.keys.map((k) => [k.digest, k]));
+    this.sessions = new Map(snapshot.sessions.map((x) => [x.digest, x]));
     this.users = new Map(snapshot.users.map((u) => [u.id, u]));
     this.projects = new Map(snapshot.projects.map((p) => [p.id, { organizationId: p.organizationId, token: p.token }]));
     this.projectsByToken = new Map(snapshot.projects.map((p) => [p.token, p.id]));
@@ -83,10 +105,10 @@ export class AuthCache {
    */
   resolve(src: KeySources, route: RouteAuth, params: Record<string, string>): Resolution {
     const key = AuthCache.keyOf(src);
-    if (!key) throw Errors.notAuthenticated();
+    if (!key) return this.resolveSession(src, route, params);
     const digest = keyDigest(key);
     if (route.operator && this.operatorDigest !== null && digest === this.operatorDigest) {
-      return { principal: { userId: 0, organizationId: 0, projectId: null, keyDigest: null, operator: true } };
+      return { principal: { userId: 0, organizationId: 0, projectId: null, keyDigest: null, operator: true, sessionDigest: null } };
     }
     const entry = this.keys.get(digest);
     if (!entry) return { miss: digest };
@@ -99,21 +121,40 @@ export class AuthCache {
     if (!userScopeOnly && entry.scopedOrganizations?.length && !entry.scopedOrganizations.includes(orgUuid)) {
       throw Errors.organizationOutsideKey(orgUuid);
     }
-    const orgParam = params.organization_id;
-    if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(user.organizationId) && orgParam !== orgUuid) {
-      throw Errors.notFound('Organization not found.');
-    }
-    const fromToken = route.projectFrom === 'token' || (route.projectFrom === 'token-or-path' && (src.query.token ?? src.query.api_key) !== undefined);
-    const projectId = fromToken
-      ? this.projectOfToken(src.query, user)
-      : this.projectOfPath(route.projectFrom === 'token-or-path' ? params.project_id ?? '@current' : params.project_id, user);
+    const projectId = this.targetOf(src, route, params, user);
 
     if (entry.scopedTeams?.length && route.scope !== null && !userScopeOnly) {
       if (projectId === null) throw Errors.keyConfinedToProjects();
       if (!entry.scopedTeams.includes(projectId)) throw Errors.projectOutsideKey(projectId);
     }
     if (route.scope && !grants(entry.scopes, route.scope)) throw Errors.missingScope(route.scope);
-    return { principal: { userId: user.id, organizationId: user.organizationId, projectId, keyDigest: digest, operator: false } };
+    return { principal: { userId: user.id, organizationId: user.organizationId, projectId, keyDigest: digest, operator: false, sessionDigest: null } };
+  }
+
+  /** No key: the console's session cookie, with the CSRF token on anything but a read. */
+  private resolveSession(src: KeySources, route: RouteAuth, params: Record<string, string>): Resolution {
+    const token = cookieValue(src.cookie ?? '', SESSION_COOKIE);
+    if (!token) throw Errors.notAuthenticated();
+    const digest = keyDigest(token);
+    const session = this.sessions.get(digest);
+    if (!session || session.expiresAt <= (src.now ?? Date.now())) throw Errors.sessionExpired();
+    if (!isSafeMethod(src.method ?? 'GET') && !(src.csrf && sameText(src.csrf, session.csrf))) throw Errors.csrfFailed();
+    const user = this.users.get(session.userId);
+    if (!user) throw Errors.sessionExpired();
+    const projectId = this.targetOf(src, route, params, user);
+    return { principal: { userId: user.id, organizationId: user.organizationId, projectId, keyDigest: null, operator: false, sessionDigest: digest } };
+  }
+
+  /** The organization (`:organization_id`, which must be the user's) and project a call addresses. */
+  private targetOf(src: KeySources, route: RouteAuth, params: Record<string, string>, user: AuthUser): number | null {
+    const orgParam = params.organization_id;
+    if (orgParam !== undefined && orgParam !== '@current' && orgParam !== String(user.organizationId) && orgParam !== this.organizationUuids.get(user.organizationId)) {
+      throw Errors.notFound('Organization not found.');
+    }
+    const fromToken = route.projectFrom === 'token' || (route.projectFrom === 'token-or-path' && (src.query.token ?? src.query.api_key) !== undefined);
+    return fromToken
+      ? this.projectOfToken(src.query, user)
+      : this.projectOfPath(route.projectFrom === 'token-or-path' ? params.project_id ?? '@current' : params.project_id, user);
   }
 
   /** `:project_id`: the numeric id or `@current` (the user's current project); null when the path has none. */

@@ -16,6 +16,8 @@ import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
 import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
+import { accountKey, LoginThrottle } from '../domain/login-throttle.js';
+import { chooseEncoding, CONSOLE_PREFIX, ConsoleAssets, defaultConsoleDir, HTML_HEADERS } from './console-assets.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
 function assertNativeUws(): void {
@@ -27,6 +29,12 @@ function assertNativeUws(): void {
 const NO_QUERY: Record<string, string> = {};
 /** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
 const DRAIN_LIMIT_MS = 10_000;
+
+/** The console's prefix, and `/` when a browser asks for a page (API clients still get the API's 404 there). */
+function isConsolePath(path: string, req: uWS.HttpRequest): boolean {
+  if (path === '/') return req.getHeader('accept').includes('text/html');
+  return path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`);
+}
 
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
@@ -51,6 +59,9 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
   pool.markStarted();
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
   const keyLookup = new KeyLookup(pool, auth);
+  const loginThrottle = new LoginThrottle();
+  const consoleAssets = ConsoleAssets.load(defaultConsoleDir());
+  if (!consoleAssets) log('The console is not built (dist/console is missing): run `npm run build`. The API works without it.');
 
   const assets = StaticAssets.load();
   const router = new Router<RouteDef>();
@@ -72,9 +83,10 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
       body = parseJsonBody(raw);
     }
     let principal: Principal | null = null;
+    if (route.auth === 'login') return route.method === 'POST' ? signIn(ex, route, body) : sessionState(ex);
     if (route.auth === 'personal') {
       const query = meta.authorization && !route.projectFrom ? NO_QUERY : parseQuery(meta.rawQuery);
-      const sources = { authorization: meta.authorization, body, query };
+      const sources = { authorization: meta.authorization, body, query, cookie: ex.cookie, csrf: ex.csrfToken, method: meta.method, now: meta.now };
       let resolved = auth.resolve(sources, route, params);
       if ('miss' in resolved) {
         await keyLookup.learn(resolved.miss, meta);
@@ -93,9 +105,62 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     return reply;
   }
 
-  /** Private routes grant CORS to the console's origins only (src/http/cors.ts); public ones to every origin. */
+  /**
+   * Sign-in, throttled here (the one place every attempt passes, with no I/O): an attempt counts as a failure
+   * unless the worker accepts the password (src/domain/login-throttle.ts).
+   */
+  async function signIn(ex: Exchange, route: RouteDef, body: unknown): Promise<OutgoingReply> {
+    if (route.schema) {
+      const invalid = checkBody(route.schema, body);
+      if (invalid) throw invalid;
+    }
+    const account = accountKey((body as Record<string, unknown> | null)?.email);
+    const verdict = loginThrottle.begin(account, ex.meta.ip, ex.meta.now);
+    if (!verdict.allowed) {
+      return { ...errorOut(Errors.throttled(verdict.retryAfterSeconds)), headers: { 'Retry-After': String(verdict.retryAfterSeconds) } };
+    }
+    const reply = await pool.call(pool.pick(), { op: route.op, meta: ex.meta, params: {}, principal: null, body, raw: null });
+    if (reply.status === 200) loginThrottle.succeeded(account, ex.meta.ip, Date.now());
+    if (reply.authChanged) await refreshAuth();
+    return reply;
+  }
+
+  /** `GET /api/login`: whether the request's session cookie is a live session (the console's first question). */
+  function sessionState(ex: Exchange): OutgoingReply {
+    let authenticated = false;
+    if (ex.cookie) {
+      try {
+        auth.resolve({ authorization: '', body: null, query: NO_QUERY, cookie: ex.cookie, method: 'GET', now: ex.meta.now }, { scope: null }, {});
+        authenticated = true;
+      } catch {
+        /* no live session */
+      }
+    }
+    return { status: 200, body: JSON.stringify({ authenticated }), contentType: 'application/json', headers: { 'Cache-Control': 'no-store' } };
+  }
+
+  /** The console's files (GET and HEAD under /console/), and `/` sends a browser there. */
+  function serveConsole(ex: Exchange, req: uWS.HttpRequest): void {
+    if (ex.path === '/') {
+      return ex.send({ status: 302, body: '', headers: { Location: `${CONSOLE_PREFIX}/`, 'Cache-Control': 'no-cache' } });
+    }
+    if (!consoleAssets) return ex.send(errorOut(Errors.notFound('The console is not built: run `npm run build`.')));
+    const found = consoleAssets.lookup(ex.path);
+    if (!found) return ex.send(errorOut(Errors.notFound()));
+    const { asset, name } = found;
+    const headers: Record<string, string> = {
+      'Cache-Control': asset.cacheControl, ETag: asset.etag, 'X-Content-Type-Options': 'nosniff', Vary: 'Accept-Encoding',
+      ...(name === 'index.html' ? HTML_HEADERS : {}),
+    };
+    if (req.getHeader('if-none-match') === asset.etag) return ex.send({ status: 304, body: '', headers });
+    const { body, encoding } = chooseEncoding(asset, req.getHeader('accept-encoding'));
+    if (encoding) headers['Content-Encoding'] = encoding;
+    ex.send({ status: 200, body, contentType: asset.contentType, headers });
+  }
+
+  /** Private routes and sign-in grant CORS to the console's origins only (src/http/cors.ts); public ones to every origin. */
   function restrictCors(ex: Exchange, req: uWS.HttpRequest, route: RouteDef): void {
-    if (route.auth === 'personal' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
+    if (route.auth !== 'public' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
   }
 
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
@@ -109,6 +174,7 @@ export async function startQuill(config: Readonly<Config>, log: (msg: string) =>
     if (path === '/_health') return ex.send(draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
     if (draining) return ex.send(errorOut(Errors.shuttingDown()), true);
     if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
+    if ((method === 'GET' || method === 'HEAD') && isConsolePath(path, req)) return serveConsole(ex, req);
     const match = router.match(method, path);
     if (match.kind === 'not_found') return ex.send(errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return ex.send(errorOut(Errors.methodNotAllowed(method)));

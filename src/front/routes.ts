@@ -11,7 +11,9 @@ export type Auth =
   /** Personal API key (Bearer, body or query); project-scoped when the path has `:project_id`. */
   | 'personal'
   /** Public: the worker authenticates the project token found in the body or query. */
-  | 'public';
+  | 'public'
+  /** Console sign-in: no credentials but those in the body; throttled per account and address, CORS as private. */
+  | 'login';
 
 export type BodyMode =
   /** No body is read. */
@@ -98,8 +100,15 @@ const SPECS: RouteSpec[] = [
   // the project, else the user's current one.
   { method: 'GET', path: '/api/feature_flag', op: 'flags.list_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token-or-path' },
 
+  // Console sign-in (sessions: src/worker/ops/sessions.ts); a session is accepted wherever a personal key is.
+  { method: 'POST', path: '/api/login', op: 'auth.login', auth: 'login', body: 'json', schema: S.Login },
+  // Is the session cookie valid? Answered by the front from memory, 200 either way (no failed request to log).
+  { method: 'GET', path: '/api/login', op: 'auth.session', auth: 'login', body: 'none' },
+  api('POST', '/api/logout', 'auth.logout', null),
+
   // Accounts
   api('GET', '/api/users/@me', 'users.me', 'user'),
+  api('PATCH', '/api/users/@me', 'users.update', 'user', 'json', S.UserUpdate),
   api('POST', '/api/organizations', 'organizations.create', 'organization', 'json', S.AnyObject),
   api('GET', '/api/organizations/:organization_id', 'organizations.retrieve', 'organization'),
   api('PATCH', '/api/organizations/:organization_id', 'organizations.update', 'organization', 'json', S.OrganizationUpdate),
@@ -213,6 +222,12 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/insights/path`, 'insights.path', 'insight'),
   api('POST', `${P}/insights/path`, 'insights.path', 'insight:read', 'json', S.AnyObject),
   api('POST', `${P}/insights/funnel`, 'insights.funnel', 'insight:read', 'json', S.AnyObject),
+  // Saved insights (static `trend` above wins over `:id`)
+  api('GET', `${P}/insights`, 'insights.list', 'insight'),
+  api('POST', `${P}/insights`, 'insights.create', 'insight', 'json', S.InsightWrite),
+  api('GET', `${P}/insights/:id`, 'insights.retrieve', 'insight'),
+  api('PATCH', `${P}/insights/:id`, 'insights.update', 'insight', 'json', S.InsightWrite),
+  api('DELETE', `${P}/insights/:id`, 'insights.delete', 'insight'),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),
@@ -220,9 +235,13 @@ const SPECS: RouteSpec[] = [
   api('PATCH', `${P}/event_definitions/:id`, 'event_definitions.update', 'event_definition', 'json', S.EventDefinitionUpdate),
 ];
 
-/** Ingestion records the client address; the private API needs credentials, host and scheme (absolute URLs). */
+/**
+ * Ingestion records the client address; the private API needs credentials, host and scheme (absolute URLs); sign-in
+ * needs the address it throttles.
+ */
 export const ROUTES: RouteDef[] = SPECS.map((r) => {
   // A private route without a declared scope would be reachable by every key: refuse to start instead.
   if (r.auth === 'personal' && r.scope === undefined) throw new Error(`route ${r.method} ${r.path} declares no scope`);
-  return { ...r, needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' } };
+  const login = r.auth === 'login';
+  return { ...r, needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' || login, peer: login } };
 });

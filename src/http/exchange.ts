@@ -9,6 +9,8 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { RequestMeta } from '../protocol/worker-messages.js';
 import { statusLine } from './status-text.js';
+import { CSRF_HEADER } from '../domain/cookies.js';
+import { clientAddress } from '../domain/login-throttle.js';
 
 export interface OutgoingReply {
   status: number;
@@ -28,8 +30,11 @@ export interface FactNeeds {
   body: boolean;
   /** The client address (ingestion records it as `$ip`). */
   ip: boolean;
-  /** Authorization, host and scheme (absolute pagination URLs), If-None-Match (private API, definitions). */
+  /** Authorization, host and scheme (absolute pagination URLs), If-None-Match (private API, definitions), and the
+   * console session's Cookie and X-CSRFToken (kept on the exchange, never sent to a worker). */
   api: boolean;
+  /** The client address as sign-in throttling sees it (src/domain/login-throttle.ts `clientAddress`). */
+  peer: boolean;
 }
 
 export class Exchange {
@@ -46,6 +51,9 @@ export class Exchange {
   readonly contentLength: number | null;
   /** Set by `readFacts` (synchronously, before the first await). */
   meta!: RequestMeta;
+  /** The `Cookie` and `X-CSRFToken` headers of an API request (the console's session). */
+  cookie = '';
+  csrfToken = '';
 
   constructor(private readonly res: HttpResponse, req: HttpRequest, private readonly now: number) {
     res.onAborted(() => {
@@ -67,8 +75,13 @@ export class Exchange {
       const forwardedFor = req.getHeader('x-forwarded-for');
       ip = forwardedFor ? forwardedFor.split(',')[0]!.trim() : textDecoder.decode(this.res.getRemoteAddressAsText());
     }
+    if (needs.peer) ip = clientAddress(textDecoder.decode(this.res.getRemoteAddressAsText()), req.getHeader('x-forwarded-for'));
     let url = '';
-    if (needs.api) url = `${Exchange.ownOrigin(req)}${this.path}`;
+    if (needs.api) {
+      url = `${Exchange.ownOrigin(req)}${this.path}`;
+      this.cookie = req.getHeader('cookie');
+      this.csrfToken = req.getHeader(CSRF_HEADER);
+    }
     this.meta = {
       method: this.method,
       path: this.path,

@@ -127,3 +127,23 @@ export const EventDefinitionUpdate = Type.Object({
   verified: Type.Optional(Type.Unknown()),
   post_to_chat: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'EventDefinitionUpdate' });
+
+/** Console sign-in (PostHog's `POST /api/login`); the worker words missing fields as DRF does. */
+export const Login = Type.Object({
+  email: Type.Optional(Type.Unknown()),
+  password: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'Login' });
+
+/** `PATCH /api/users/@me/`: the password change (PostHog's field names). */
+export const UserUpdate = Type.Object({
+  current_password: Type.Optional(Type.Unknown()),
+  password: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'UserUpdate' });
+
+/** A saved insight: its name and legacy `filters` (what the console's insight pages produce). */
+export const InsightWrite = Type.Object({
+  name: Type.Optional(Nullable(Type.String({ maxLength: 400 }))),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 400 }))),
+  filters: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  deleted: Type.Optional(Type.Boolean()),
+}, { additionalProperties: true, $id: 'InsightWrite' });

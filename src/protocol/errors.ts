@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly emptyBody = false,
     /** Fields some PostHog endpoints add to the usual four (e.g. `message` on /persons/lifecycle/). */
     readonly extra: Readonly<Record<string, string>> | null = null,
+    /** Response headers that go with the error (`Retry-After` on back-pressure). */
+    readonly headers: Readonly<Record<string, string>> | null = null,
   ) {
     super(detail);
   }
@@ -48,6 +50,13 @@ export const Errors = {
   noApiKey: () =>
     new ApiError(401, 'authentication_error', 'no_api_key', 'No API key provided. You can find your project API key in PostHog project settings.'),
 
+  /** A console session cookie that is unknown, signed out or expired. */
+  sessionExpired: () => new ApiError(401, 'authentication_error', 'not_authenticated', 'Your session has expired or you signed out. Sign in again.'),
+  /** Django's wording: a cookie-authenticated write without the session's `X-CSRFToken`. */
+  csrfFailed: () => new ApiError(403, 'authentication_error', 'csrf_failed', 'CSRF Failed: CSRF token missing or incorrect.'),
+  invalidCredentials: () => new ApiError(400, 'validation_error', 'invalid_credentials', 'Invalid email or password.'),
+  /** DRF's throttling answer. */
+  throttled: (seconds: number) => new ApiError(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`),
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
   /** PostHog's APIScopePermission wording, for a personal key whose scopes do not hold what the route needs. */
@@ -68,6 +77,9 @@ export const Errors = {
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
   shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
+  /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
+  overloaded: (retryAfterS: number) =>
+    new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */

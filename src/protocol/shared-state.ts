@@ -8,6 +8,9 @@
  *    every owner of one of its events has applied it;
  *  - person write counters: a slot per (project, person id) hash, bumped after every committed write of a person
  *    row, so a worker's cache of persons knows when an entry is stale (src/worker/person-cache.ts);
+ *  - person apply counters: the same slots, bumped *inside* each write transaction that writes a person row, before
+ *    it commits. The apply loops read persons only inside write transactions (which LMDB runs one at a time), so a
+ *    cached row whose counter has not moved is exactly the committed one (src/worker/ingest/hot-persons.ts);
  *  - a queue per shard of references to the log records holding its events (src/protocol/part-rings.ts);
  *  - project data versions: a slot per project hash, bumped after every apply commit that stored events of the
  *    project, so cached analysis results know when they are stale (src/worker/analytics/result-cache.ts);
@@ -32,7 +35,8 @@ const PERSON_SLOTS = 1 << 16;
 const PROJECT_SLOTS = 1 << 12;
 
 const PERSON_WRITES_AT = HEADER_BYTES + MAX_SHARDS * MAX_SHARDS * 8;
-const PROJECT_VERSIONS_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
+const PERSON_APPLY_WRITES_AT = PERSON_WRITES_AT + PERSON_SLOTS * 4;
+const PROJECT_VERSIONS_AT = PERSON_APPLY_WRITES_AT + PERSON_SLOTS * 4;
 /** Per shard: [queued events, waiting requests] (Int32). */
 const BACKLOG_AT = PROJECT_VERSIONS_AT + PROJECT_SLOTS * 4;
 const QUEUED = 0;
@@ -48,6 +52,7 @@ export class SharedState {
   private readonly words: Int32Array;
   private readonly applied: BigInt64Array;
   private readonly personWrites: Int32Array;
+  private readonly personApplyWrites: Int32Array;
   private readonly projectVersions: Int32Array;
   private readonly backlog: Int32Array;
   /** Parts waiting for each shard's owner. */
@@ -57,6 +62,7 @@ export class SharedState {
     this.words = new Int32Array(buffer, 0, HEADER_BYTES / 4);
     this.applied = new BigInt64Array(buffer, HEADER_BYTES, MAX_SHARDS * MAX_SHARDS);
     this.personWrites = new Int32Array(buffer, PERSON_WRITES_AT, PERSON_SLOTS);
+    this.personApplyWrites = new Int32Array(buffer, PERSON_APPLY_WRITES_AT, PERSON_SLOTS);
     this.projectVersions = new Int32Array(buffer, PROJECT_VERSIONS_AT, PROJECT_SLOTS);
     this.backlog = new Int32Array(buffer, BACKLOG_AT, MAX_SHARDS * 2);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
@@ -79,6 +85,16 @@ export class SharedState {
 
   projectChanged(team: number): void {
     Atomics.add(this.projectVersions, projectSlot(team), 1);
+  }
+
+  /** The in-transaction write counter of a person's slot (see the module comment). */
+  personApplyVersion(team: number, personId: number): number {
+    return Atomics.load(this.personApplyWrites, personSlot(team, personId));
+  }
+
+  /** Called inside a write transaction of the persons environment, as it writes a person row. */
+  personWriting(team: number, personId: number): void {
+    Atomics.add(this.personApplyWrites, personSlot(team, personId), 1);
   }
 
   get started(): boolean {

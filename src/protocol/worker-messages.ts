@@ -46,6 +46,11 @@ export const Principal = Type.Object({
   projectId: Type.Union([Type.Integer(), Type.Null()]),
   /** SHA-256 of the personal API key used (the key-management operations compare rights with it); null: operator. */
   keyDigest: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * SHA-256 of the console session token when the caller signed in with a password (the session cookie); such a
+   * caller has the full rights of their user, as PostHog's session authentication does. Null for keys.
+   */
+  sessionDigest: Type.Union([Type.String(), Type.Null()]),
   /** The caller used the operator key (QUILL_OPERATOR_KEY), accepted by `/_stats` only. */
   operator: Type.Boolean(),
 });
@@ -84,7 +89,7 @@ export const WireItem = Type.Tuple([
   Type.String(), // authorization
   Type.Number(), // now
   Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]), // params (null: none)
-  Type.Union([Type.Tuple([Type.Integer(), Type.Integer(), Type.Union([Type.Integer(), Type.Null()]), Type.Union([Type.String(), Type.Null()]), Type.Boolean()]), Type.Null()]), // principal
+  Type.Union([Type.Tuple([Type.Integer(), Type.Integer(), Type.Union([Type.Integer(), Type.Null()]), Type.Union([Type.String(), Type.Null()]), Type.Boolean(), Type.Union([Type.String(), Type.Null()])]), Type.Null()]), // principal
   Type.Unknown(), // body
   Type.Union([Bytes, Type.Null()]), // raw
 ]);
@@ -102,7 +107,7 @@ export function toWire(item: TaskItem): WireItem {
   const hasParams = Object.keys(item.params).length > 0;
   return [
     item.op, m.method, m.path, m.rawQuery, m.url, m.contentType, m.contentEncoding, m.ip, m.ifNoneMatch, m.authorization, m.now,
-    hasParams ? item.params : null, p ? [p.userId, p.organizationId, p.projectId, p.keyDigest, p.operator] : null, item.body ?? null, item.raw,
+    hasParams ? item.params : null, p ? [p.userId, p.organizationId, p.projectId, p.keyDigest, p.operator, p.sessionDigest] : null, item.body ?? null, item.raw,
   ];
 }
 
@@ -115,7 +120,7 @@ export function fromWire(w: WireItem, parseQuery: (raw: string) => Record<string
       ip: w[7], ifNoneMatch: w[8], authorization: w[9], now: w[10],
     },
     params: w[11] ?? NO_PARAMS,
-    principal: p ? { userId: p[0], organizationId: p[1], projectId: p[2], keyDigest: p[3], operator: p[4] } : null,
+    principal: p ? { userId: p[0], organizationId: p[1], projectId: p[2], keyDigest: p[3], operator: p[4], sessionDigest: p[5] } : null,
     body: w[13],
     raw: w[14],
   };
@@ -180,6 +185,8 @@ export const BootstrapResult = Type.Object({
   projectApiKey: Type.String(),
   personalApiKey: Type.Union([Type.String(), Type.Null()]),
   email: Type.String(),
+  /** The first user's console password, when it was set just now (first start, or a directory from before passwords). */
+  adminPassword: Type.Union([Type.String(), Type.Null()]),
 });
 export type BootstrapResult = Static<typeof BootstrapResult>;
 
@@ -201,8 +208,13 @@ export type AuthKey = Static<typeof AuthKey>;
 export const AuthUser = Type.Object({ id: Type.Integer(), organizationId: Type.Integer(), currentProjectId: Type.Union([Type.Integer(), Type.Null()]) });
 export type AuthUser = Static<typeof AuthUser>;
 
+/** A console session as the front checks it: the token's digest, its user, its CSRF token, when it expires (epoch ms). */
+export const AuthSession = Type.Object({ digest: Type.String(), userId: Type.Integer(), csrf: Type.String(), expiresAt: Type.Number() });
+export type AuthSession = Static<typeof AuthSession>;
+
 export const AuthSnapshot = Type.Object({
   keys: Type.Array(AuthKey),
+  sessions: Type.Array(AuthSession),
   users: Type.Array(AuthUser),
   organizations: Type.Array(Type.Object({ id: Type.Integer(), uuid: Type.String() })),
   /** `token` is the public project API key: local-evaluation definitions name their project with it. */

@@ -31,7 +31,9 @@ export function csv(text: string, filename: string): Reply {
 }
 
 export function errorReply(error: ApiError): Reply {
-  return error.emptyBody ? { status: error.status, body: '' } : { status: error.status, body: error.body(), contentType: 'application/json' };
+  const reply: Reply = error.emptyBody ? { status: error.status, body: '' } : { status: error.status, body: error.body(), contentType: 'application/json' };
+  if (error.headers) reply.headers = { ...error.headers };
+  return reply;
 }
 
 /** Turns anything thrown by an operation into a reply; unexpected errors become a 500 and are logged. */

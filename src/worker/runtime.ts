@@ -59,7 +59,7 @@ export class WorkerRuntime {
     this.columnCache = new ColumnCache(config.analyticsCacheMb * 1024 * 1024);
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
-    this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds));
+    this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds), (team, id) => shared.personWriting(team, id));
     this.personCache = new PersonCache(this.persons, shared);
     this.ingest = new IngestService(this, this.persons);
     this.peers = new Peers(index, config.workers, async (msg, from) => {

@@ -10,7 +10,18 @@ import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/qui
 import { missing } from '../helpers/required-environment.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
 
+/** Waits until every shard applied what it holds: reads wait for applied events only so long (10 s). */
+async function applied(q: QuillProcess): Promise<void> {
+  for (;;) {
+    const res = await new Client(q.base).get('/_stats');
+    if (res.status !== 200) throw new Error(`/_stats: ${res.status} ${res.text}`);
+    if (res.body.shards.every((s: { backlog: number }) => s.backlog === 0)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function allEventIds(q: QuillProcess): Promise<string[]> {
+  await applied(q);
   const res = await new Client(q.base).get('/api/projects/@current/events/?limit=1000000&after=2000-01-01');
   if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
   return res.body.results.map((e: { id: string }) => e.id);

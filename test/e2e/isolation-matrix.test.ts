@@ -26,11 +26,12 @@ const MARK = {
   cohort: 'victim-cohort-5h3',
   action: 'victim-action-1z7',
   role: 'victim-role-8j4',
+  insight: 'victim-insight-1w7',
   key: 'victim-key-6p1',
   org: 'victim-org-2x9',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -91,6 +92,10 @@ t.before(async () => {
   // Within the rights of a personal_api_key:read key, so the positive control can read and delete it.
   const key = await ok(api.post('/api/personal_api_keys/', { label: MARK.key, scopes: ['personal_api_key:read'] }), 'victim key');
   const second = await ok(api.post('/api/projects/', { name: 'victim second project' }), 'second project');
+  const insight = await ok(api.post('/api/projects/@current/insights/', { name: MARK.insight, filters: { insight: 'TRENDS', events: [{ id: MARK.event }] } }), 'insight');
+  // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
+  const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
+  if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
   victim = {
     orgId: me.organization.numeric_id,
     projectId: project.id,
@@ -98,7 +103,8 @@ t.before(async () => {
     secondProjectId: second.id,
     ids: {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
-      event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id,
+      event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
+      query: asyncQuery.body.query_status.id,
     },
     membershipId: membership.id,
     accessId: access.id,

@@ -71,3 +71,39 @@ t.test('builds on a fresh checkout, then only when a source changed', async (t) 
   t.equal(p.start('--force'), true, '--force (npm run build) always compiles');
   t.equal(p.start(), false, 'and its stamp counts');
 });
+
+t.test('the console: its type check and bundle run with the build; its .tsx and .css count as sources', async (t) => {
+  const p = scratchProject(t);
+  mkdirSync(join(p.dir, 'src/console/app'), { recursive: true });
+  writeFileSync(join(p.dir, 'src/console/app/tsconfig.json'), '{}');
+  writeFileSync(join(p.dir, 'src/console/app/main.tsx'), 'export {};');
+  writeFileSync(join(p.dir, 'src/console/app/styles.css'), '');
+  // Stand-in for the compiled bundler (tsc would produce it from src/console/build.ts): records its runs, writes the page.
+  mkdirSync(join(p.dir, 'dist/src/console'), { recursive: true });
+  writeFileSync(join(p.dir, 'dist/src/console/build.js'), [
+    "import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';",
+    "const root = new URL('../../../', import.meta.url).pathname;",
+    "appendFileSync(root + 'bundle-calls', 'x');",
+    "mkdirSync(root + 'dist/console', { recursive: true });",
+    "writeFileSync(root + 'dist/console/index.html', '');",
+  ].join('\n'));
+  const bundles = () => {
+    try {
+      return readFileSync(join(p.dir, 'bundle-calls'), 'utf8').length;
+    } catch {
+      return 0;
+    }
+  };
+  t.equal(p.start(), true, 'first build');
+  t.equal(bundles(), 1, 'the console was bundled');
+  t.equal(readFileSync(join(p.dir, 'src/console/app/tsc-calls'), 'utf8').length, 1, 'and type-checked with its own tsconfig');
+  t.equal(p.start(), false);
+  p.touch('src/console/app/main.tsx');
+  t.equal(p.start(), true, 'an edited page');
+  p.touch('src/console/app/styles.css');
+  t.equal(p.start(), true, 'an edited stylesheet');
+  rmSync(join(p.dir, 'dist/console/index.html'));
+  t.equal(p.start(), true, 'the console output is gone');
+  t.equal(bundles(), 4);
+  t.equal(p.start(), false);
+});

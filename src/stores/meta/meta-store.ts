@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { all } from '../lmdb-env.js';
 import type {
-  Action, ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Organization, PersonalApiKey,
-  Project, Role, User,
+  Action, ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Insight, Organization,
+  PersonalApiKey, Project, Role, Session, User,
 } from '../../domain/model.js';
 import { openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -33,6 +33,9 @@ export class MetaStore {
   readonly actions: Table<Action, [number, number]>;
   readonly eventDefinitions: Table<EventDefinition, [number, string]>;
   readonly groupTypes: Table<GroupTypes, number>;
+  /** Console sessions by token digest. */
+  readonly sessions: Table<Session, string>;
+  readonly insights: Table<Insight, [number, number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -50,6 +53,8 @@ export class MetaStore {
     this.actions = openTable(this.env, 'actions');
     this.eventDefinitions = openTable(this.env, 'event_definitions');
     this.groupTypes = openTable(this.env, 'group_types');
+    this.sessions = openTable(this.env, 'sessions');
+    this.insights = openTable(this.env, 'insights');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }

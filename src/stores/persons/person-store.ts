@@ -46,7 +46,12 @@ export class PersonStore {
   readonly staticCohortPeople: Table<null, [number, number, number]>;
   private readonly sequences: Table<number, string>;
 
-  constructor(dataDir: string, private readonly onChanged?: (teamsAndIds: number[]) => void) {
+  constructor(
+    dataDir: string,
+    private readonly onChanged?: (teamsAndIds: number[]) => void,
+    /** Told inside the transaction, at once, of every person row written (the apply loops' cache). */
+    private readonly onWriting?: (team: number, id: number) => void,
+  ) {
     this.env = openEnv(join(dataDir, 'persons.mdb'));
     this.persons = openJsonTable(this.env, 'persons_json');
     this.distinctIds = openTable(this.env, 'distinct_ids');
@@ -92,6 +97,7 @@ export class PersonStore {
 
   private changed(team: number, id: number): void {
     this.touched?.push(team, id);
+    this.onWriting?.(team, id);
   }
 
   /** Only inside `write`. Person ids are global integers, like PostHog's primary keys. */

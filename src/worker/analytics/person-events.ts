@@ -3,12 +3,12 @@
  * columns): what the properties timeline reads. A scan by person is a full scan of the project's blocks in the
  * range; it is filtered on the person column before anything else is decoded.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { TimelineEvent } from '../../domain/analytics/properties-timeline.js';
 import { COL, PERSON_PROP } from '../../stores/scan/block-builder.js';
 import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { scanEnvOf, type ScanContext } from './scatter.js';
+import { Slicer } from './slices.js';
 
 export const PERSON_EVENTS = 'analytics.person_events';
 
@@ -26,7 +26,7 @@ export const personEventsHandler: PeerHandler = async (rt, msg) => {
   rt.persons.env.resetReadTxn();
   const env = scanEnvOf(rt, m.ctx);
   const out: TimelineEvent[] = [];
-  let sliceStart = performance.now();
+  const slicer = new Slicer();
   for (const shard of rt.ingest.shards.values()) {
     for (const block of shard.events.columns.blocks(m.ctx.team, m.from, m.to)) {
       const persons = env.resolution.resolveAll(block.u32(COL.personId)!);
@@ -45,10 +45,7 @@ export const personEventsHandler: PeerHandler = async (rt, msg) => {
         }
         out.push({ ts: ts[i]!, properties });
       }
-      if (performance.now() - sliceStart > 4) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      await slicer.pace();
     }
   }
   return out;

@@ -3,10 +3,9 @@
  * worker (itself included); each runs it over the blocks of the shards it owns and answers one merged partial
  * state, which the coordinator merges again.
  *
- * A scan is long work on a thread that also owes acknowledgements and flag answers, so it yields to the event loop
- * whenever it has run for SLICE_MS: no request waits behind more than a slice of it.
+ * A scan is long work on a thread that also owes acknowledgements and flag answers: it runs in slices
+ * (src/worker/analytics/slices.ts).
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { mergePartials, type Partial } from '../../domain/analytics/aggregates.js';
 import { parseDate } from '../../domain/analytics/date-range.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
@@ -14,13 +13,12 @@ import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { CohortFilter } from './block-filter.js';
 import { PersonResolution } from './person-resolution.js';
+import { Slicer } from './slices.js';
 import { firstEventIn, scanBlock, type ScanEnv, type SeriesScan } from './series-scan.js';
 
 export const ANALYTICS_SCAN = 'analytics.scan';
 export const ANALYTICS_FIRST_EVENT = 'analytics.first_event';
 
-/** Longest stretch a scan runs before letting other work of its thread through. */
-const SLICE_MS = 4;
 
 /** What every shard needs to evaluate the filters of a query (plain data: it travels between threads). */
 export interface ScanContext {
@@ -77,14 +75,11 @@ export const scanHandler: PeerHandler = async (rt, msg) => {
   rt.persons.env.resetReadTxn();
   const env = scanEnvOf(rt, ctx);
   const out: Partial = new Map();
-  let sliceStart = performance.now();
+  const slicer = new Slicer();
   for (const shard of rt.ingest.shards.values()) {
     for (const block of shard.events.columns.blocks(scan.team, scan.from, scan.to)) {
       scanBlock(block, scan, env, out);
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      await slicer.pace();
     }
   }
   return out;

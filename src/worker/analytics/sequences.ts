@@ -11,7 +11,6 @@
  *
  * So both cores reduce, and only persons spread over workers (merged ones) travel, not the events of everyone.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { bitmapWords, hasMember } from '../../domain/analytics/aggregates.js';
 import { propertyText, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { rawItem } from '../../domain/analytics/paths.js';
@@ -21,10 +20,10 @@ import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { rowMask } from './block-filter.js';
 import { scanEnvOf, type ScanContext } from './scatter.js';
+import { Slicer } from './slices.js';
 
 export const SEQUENCE_COLLECT = 'sequence.collect';
 export const SEQUENCE_TAKE = 'sequence.take';
-const SLICE_MS = 4;
 /** Collected events are dropped if the coordinator never takes them (it failed meanwhile). */
 const FORGET_AFTER_MS = 120_000;
 
@@ -104,7 +103,7 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
   const out = emptyEvents(4096);
   const valueIds = new Map<string, number>();
   const nameIds = new Map<string, number>();
-  let sliceStart = performance.now();
+  const slicer = new Slicer();
   for (const shard of rt.ingest.shards.values()) {
     for (const block of shard.events.columns.blocks(spec.team, spec.from, spec.to)) {
       const n = block.n;
@@ -147,10 +146,7 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
         }
         out.name[k] = nameOf === null || !nameCodes ? -1 : nameOf[nameCodes[i]! - 1]!;
       }
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      await slicer.pace();
     }
   }
   forgetStale();
@@ -232,7 +228,7 @@ export async function forEachPerson(e: Events, want: (pid: number) => boolean, e
   const order = new Uint32Array(e.n);
   const fill = starts.slice(0, maxPid + 1);
   for (let i = 0; i < e.n; i++) order[fill[e.pid[i]!]!++] = i;
-  let sliceStart = performance.now();
+  const slicer = new Slicer();
   for (let pid = 1; pid <= maxPid; pid++) {
     const from = starts[pid]!;
     const n = starts[pid + 1]! - from;
@@ -260,10 +256,7 @@ export async function forEachPerson(e: Events, want: (pid: number) => boolean, e
       value[k] = e.value[row]!;
     }
     each({ pid, n, ts, mask, value, values: e.values, name, names: e.names });
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
+    await slicer.pace();
   }
 }
 

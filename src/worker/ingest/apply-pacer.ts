@@ -18,8 +18,13 @@ import { cpus } from 'node:os';
 const BUSY_WINDOW_MS = 20;
 const IDLE_THRESHOLD = 0.2;
 const SAMPLE_MS = 200;
-const MIN_SHARE = 0.1;
-const FULL_SHARE_LAG_MS = 60_000;
+/**
+ * Fresh persons, events and flag person properties matter more than the last requests per second of a saturating
+ * burst (the user's decision): the apply keeps at least half of its thread, and all of it once the oldest waiting
+ * event is FULL_SHARE_LAG_MS old.
+ */
+const MIN_SHARE = 0.5;
+const FULL_SHARE_LAG_MS = 10_000;
 
 export class ApplyPacer {
   private lastRequestAt = -Infinity;
@@ -69,7 +74,7 @@ export class ApplyPacer {
  * MIN_SHARE growing linearly to all of it when the oldest waiting event is FULL_SHARE_LAG_MS old.
  */
 export function pauseForShare(sliceMs: number, lagMs: number): number {
-  const share = MIN_SHARE + Math.max(0, lagMs) / FULL_SHARE_LAG_MS;
+  const share = MIN_SHARE + ((1 - MIN_SHARE) * Math.max(0, lagMs)) / FULL_SHARE_LAG_MS;
   return share >= 1 ? 0 : sliceMs * (1 / share - 1);
 }
 

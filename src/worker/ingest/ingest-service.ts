@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { Errors } from '../../protocol/errors.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
 import { ownerOf, shardOf } from '../../domain/shard-of.js';
 import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
@@ -13,6 +14,7 @@ import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { PartPublisher, type OwnedPart } from './part-publisher.js';
 import { Shard, shardLogDir, type ApplyContext, type Part } from './shard.js';
+import { HotPersons } from './hot-persons.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
@@ -29,8 +31,12 @@ export class IngestService {
   /** Publishes the parts of logged records to their owners, in log order (src/worker/ingest/part-publisher.ts). */
   private readonly publisher: PartPublisher;
 
+  /** Persons the apply loops of this thread saw recently (src/worker/ingest/hot-persons.ts). */
+  readonly hotPersons: HotPersons;
+
   constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {
     this.publisher = new PartPublisher(rt.shared, rt.config.backlogHigh);
+    this.hotPersons = new HotPersons(rt.shared);
   }
 
   /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */
@@ -68,12 +74,42 @@ export class IngestService {
    */
   async ingest(team: number, events: NormalizedEvent[], record: Buffer): Promise<void> {
     if (events.length === 0) return;
+    this.refuseOverBound(team, events);
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
     const end = await shard.log(record, events.length);
     await this.route(shard, end, record.length, team, events);
     this.rt.durabilityTrace?.ack(shardLogDir(this.rt.config.dataDir, shard.id), end);
   }
+
+  /**
+   * Back-pressure: when a shard owning some of these events has more than the backlog bound waiting to be applied,
+   * the request is refused (503 with Retry-After) before anything is written, rather than kept waiting — PostHog's
+   * SDKs retry it. (A record logged just before the bound was crossed still waits to be published, in log order.)
+   */
+  private refuseOverBound(team: number, events: NormalizedEvent[]): void {
+    const high = this.rt.config.backlogHigh;
+    let worst = 0;
+    for (const owner of this.byOwner(team, events).keys()) worst = Math.max(worst, this.rt.shared.behind(owner) - high);
+    if (worst <= 0) {
+      if (this.overBound) {
+        this.overBound = false;
+        this.rt.log.info(`backlog back under its bound (${high} events): accepting requests again`);
+      }
+      return;
+    }
+    this.refusedRequests++;
+    if (!this.overBound) {
+      this.overBound = true;
+      this.rt.log.info(`backlog over its bound (${high} events waiting to be applied): answering 503 with Retry-After`);
+    }
+    // About the time the apply needs for the excess at ~20k events/s, within the 30 s PostHog's SDKs honour.
+    throw Errors.overloaded(Math.min(30, Math.max(1, Math.ceil(worst / 20_000))));
+  }
+
+  private overBound = false;
+  /** Requests refused by back-pressure since start (stats). */
+  refusedRequests = 0;
 
   /**
    * A worker's thread was replaced: the events it had queued from this worker's logs but not applied died with
@@ -146,6 +182,7 @@ export class IngestService {
       logDir: (shard) => shardLogDir(rt.config.dataDir, shard),
       pacer: rt.pacer,
       columnCache: rt.columnCache,
+      hotPersons: this.hotPersons,
       rebuildScanLayout: rt.config.rebuildScanLayout,
       backlogHigh: rt.config.backlogHigh,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
@@ -221,7 +258,7 @@ export const appliedHandler: PeerHandler = async (rt) => {
   return true;
 };
 
-export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => s.stats());
+export const statsHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh }));
 
 /** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */
 export const pauseApplyHandler: PeerHandler = async (rt, msg) => {

@@ -14,6 +14,7 @@ import {
 import { mergeProperties } from '../../domain/merge-properties.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { PersonRow, PersonStore } from '../../stores/persons/person-store.js';
+import type { HotPersons } from './hot-persons.js';
 
 export interface PersonOutcome {
   personId: number | null;
@@ -42,6 +43,8 @@ export class PersonProcessor {
     private readonly groupTypes: GroupTypes,
     /** How many new persons this transaction may create (its event count): ids are reserved in one write. */
     private readonly expectedEvents = 1,
+    /** The worker's recently seen persons (read only inside the persons write transaction). */
+    private readonly hot: HotPersons | null = null,
   ) {}
 
   private newPersonId(): number {
@@ -102,16 +105,28 @@ export class PersonProcessor {
       row.version += 1;
       this.store.savePerson(row);
     }
+    // Written rows have moved their counters already: the cache records them as committed by this transaction.
+    if (this.hot) for (const id of this.dirty) this.hot.put(this.loaded.get(id)!);
     this.dirty.clear();
   }
 
   private byDistinctId(distinctId: string): PersonRow | undefined {
+    const cached = this.hot?.get(this.team, distinctId);
+    if (cached !== undefined) {
+      const mine = this.loaded.get(cached.id);
+      if (mine) return mine;
+      this.loaded.set(cached.id, cached);
+      return cached;
+    }
     const id = this.store.personIdOf(this.team, distinctId);
     if (id === undefined) return undefined;
     let row = this.loaded.get(id);
     if (!row) {
       row = this.store.person(this.team, id);
-      if (row) this.loaded.set(id, row);
+      if (row) {
+        this.loaded.set(id, row);
+        this.hot?.put(row);
+      }
     }
     return row;
   }
@@ -183,6 +198,7 @@ export class PersonProcessor {
     }
     // Its distinct ids were re-pointed above; removePerson leaves them alone (they no longer point at it).
     this.store.removePerson(source);
+    this.hot?.forget(source);
     this.store.merged.put([this.team, source.id], t.id);
     this.loaded.delete(source.id);
     this.dirty.delete(source.id);

@@ -36,6 +36,7 @@ import type { ApplyPacer } from './apply-pacer.js';
 import { BACKLOG_RESUME } from './part-publisher.js';
 import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
+import type { HotPersons } from './hot-persons.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
 
 export interface ApplyContext {
@@ -54,6 +55,8 @@ export interface ApplyContext {
   pacer: ApplyPacer;
   /** This thread's cache of decoded scan-layout columns. */
   columnCache: ColumnCache;
+  /** This thread's recently seen persons, for the apply's person processing. */
+  hotPersons: HotPersons;
   /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
   rebuildScanLayout: boolean;
   /**
@@ -420,7 +423,7 @@ export class Shard {
       if (newTypes.size > 0) groupTypes = await this.ctx.ensureGroupTypes(team, [...newTypes]);
 
       const outcomes = await this.ctx.persons.write(() => {
-        const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length);
+        const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
         const out = fresh.map((e) => processor.process(e));
         processor.flush();
         return out;

@@ -9,6 +9,7 @@ import { checkEmail, checkText, MAX_LENGTH, type Checked } from '../../domain/ac
 import { checkKeyReach } from '../../domain/key-request.js';
 import { FULL_ACCESS, firstUngranted, reachWithin, restrictionWithin, type KeyReach } from '../../domain/scopes.js';
 import { keyDigest, maskKey, newPersonalApiKey, newProjectApiKey } from '../../domain/secrets.js';
+import { hashPassword, passwordProblem } from '../../domain/passwords.js';
 import { Errors } from '../../protocol/errors.js';
 import type { AuthKey, AuthKeyLookup, AuthSnapshot, AuthUser, TaskItem } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
@@ -143,6 +144,9 @@ export const me: OpHandler = (item, rt) => {
     organization: serializeOrganization(org, user.membership_level),
     organizations: [serializeOrganization(org, user.membership_level)],
     team: team ? serializeProject(rt.meta, team) : null,
+    has_password: Boolean(user.password_hash),
+    // Only for the console's session: the token its state-changing requests echo (readable by same-origin pages only).
+    ...(item.principal?.sessionDigest ? { csrf_token: rt.meta.sessions.get(item.principal.sessionDigest)?.csrf ?? null } : {}),
   });
 };
 
@@ -233,7 +237,7 @@ export const listMembers: OpHandler = (item, rt) => {
 
 /**
  * Adds a user to the caller's organization and returns the member with a first personal API key (Quill has no
- * e-mail invitations; this is how a second person gets access).
+ * e-mail invitations; this is how a second person gets access), with a console password when `password` is given.
  */
 export const createMember: OpHandler = async (item, rt) => {
   const admin = userOf(rt.meta, principalOf(item).userId);
@@ -243,12 +247,20 @@ export const createMember: OpHandler = async (item, rt) => {
   const firstName = fieldValue(checkText('first_name', body.first_name, { max: MAX_LENGTH.firstName, required: false, allowBlank: true })) ?? '';
   const level = body.level === undefined ? LEVEL_MEMBER : body.level;
   if (level !== LEVEL_MEMBER && level !== LEVEL_ADMIN) throw Errors.validation('level', 'invalid_choice', `"${String(level)}" is not a valid choice.`);
+  // An optional console password (else the member signs in with keys only until one is set).
+  let passwordHash: string | null = null;
+  if (body.password !== undefined) {
+    const problem = passwordProblem(body.password);
+    if (problem) throw Errors.validation('password', 'invalid_input', problem);
+    passwordHash = await hashPassword(body.password as string);
+  }
   const result = await rt.meta.write(() => {
     for (const { value } of rt.meta.users.getRange()) {
       if (value.email.toLowerCase() === email.toLowerCase()) throw Errors.validation('email', 'unique', 'A user with this email already exists.');
     }
     const org = organizationOf(rt.meta, admin);
     const user = createUser(rt.meta, org, { email, first_name: firstName, level, currentProjectId: admin.current_project_id });
+    if (passwordHash) rt.meta.users.put(user.id, { ...user, password_hash: passwordHash });
     const key = createPersonalKey(rt.meta, user.id, 'Initial key');
     return { user, key: key.key };
   });
@@ -260,31 +272,38 @@ export const createMember: OpHandler = async (item, rt) => {
  * A key sees, creates and deletes only keys whose rights are within its own (src/domain/scopes.ts `reachWithin`):
  * a read-only key cannot mint a full-access key, nor delete or list the full-access key it was made from.
  */
-function callerKey(meta: MetaStore, item: TaskItem): PersonalApiKey {
-  const digest = principalOf(item).keyDigest;
-  meta.env.resetReadTxn();
-  const key = digest ? meta.personalKeys.get(digest) : undefined;
-  if (!key) throw Errors.invalidPersonalApiKey();
-  return key;
+interface Caller {
+  userId: number;
+  reach: KeyReach;
+  /** The key used; null for the console's session, which has the full rights of its user. */
+  key: PersonalApiKey | null;
 }
 
-function visibleKeys(meta: MetaStore, caller: PersonalApiKey): PersonalApiKey[] {
-  const outer = reachOf(caller);
-  return all(meta.personalKeys.getRange().map((e) => e.value).filter((k) => k.user_id === caller.user_id && reachWithin(outer, reachOf(k))));
+function callerOf(meta: MetaStore, item: TaskItem): Caller {
+  const principal = principalOf(item);
+  if (principal.sessionDigest) return { userId: principal.userId, reach: FULL_REACH, key: null };
+  meta.env.resetReadTxn();
+  const key = principal.keyDigest ? meta.personalKeys.get(principal.keyDigest) : undefined;
+  if (!key) throw Errors.invalidPersonalApiKey();
+  return { userId: key.user_id, reach: reachOf(key), key };
+}
+
+function visibleKeys(meta: MetaStore, caller: Caller): PersonalApiKey[] {
+  return all(meta.personalKeys.getRange().map((e) => e.value).filter((k) => k.user_id === caller.userId && reachWithin(caller.reach, reachOf(k))));
 }
 
 export const listPersonalKeys: OpHandler = (item, rt) => {
-  const keys = visibleKeys(rt.meta, callerKey(rt.meta, item));
+  const keys = visibleKeys(rt.meta, callerOf(rt.meta, item));
   keys.sort((a, b) => b.created_at.localeCompare(a.created_at));
   return json(200, keys.map((k) => serializeKey(k)));
 };
 
 /** The rights of a new key: those asked for, each within the caller's; a field left out copies the caller's. */
-function newKeyReach(meta: MetaStore, user: User, caller: PersonalApiKey, body: Record<string, unknown>): KeyReach {
+function newKeyReach(meta: MetaStore, user: User, caller: Caller, body: Record<string, unknown>): KeyReach {
   const org = organizationOf(meta, user);
-  const checked = checkKeyReach(body, { projectIds: new Set(projectsOfOrg(meta, org.id).map((p) => p.id)), organizationUuid: org.uuid }, reachOf(caller));
+  const checked = checkKeyReach(body, { projectIds: new Set(projectsOfOrg(meta, org.id).map((p) => p.id)), organizationUuid: org.uuid }, caller.reach);
   if ('problem' in checked) throw Errors.validation(checked.problem.attr, checked.problem.code, checked.problem.detail);
-  const outer = reachOf(caller);
+  const outer = caller.reach;
   const ungranted = firstUngranted(outer.scopes, checked.reach.scopes);
   if (ungranted) throw Errors.permissionDenied(`API key cannot grant scope '${ungranted}': it does not hold it.`);
   if (!restrictionWithin(outer.scopedTeams, checked.reach.scopedTeams) || !restrictionWithin(outer.scopedOrganizations, checked.reach.scopedOrganizations)) {
@@ -294,8 +313,8 @@ function newKeyReach(meta: MetaStore, user: User, caller: PersonalApiKey, body: 
 }
 
 export const createPersonalKeyOp: OpHandler = async (item, rt) => {
-  const caller = callerKey(rt.meta, item);
-  const user = userOf(rt.meta, caller.user_id);
+  const caller = callerOf(rt.meta, item);
+  const user = userOf(rt.meta, caller.userId);
   const body = bodyOf(item);
   const label = requiredText(body, 'label', MAX_LENGTH.keyLabel);
   const reach = newKeyReach(rt.meta, user, caller, body);
@@ -303,20 +322,24 @@ export const createPersonalKeyOp: OpHandler = async (item, rt) => {
   return { ...json(201, serializeKey(record, key)), authChanged: true };
 };
 
-function findKey(meta: MetaStore, caller: PersonalApiKey, id: string): PersonalApiKey {
+function findKey(meta: MetaStore, caller: Caller, id: string): PersonalApiKey {
   const found = visibleKeys(meta, caller).find((k) => k.id === id);
   if (!found) throw Errors.notFound();
   return found;
 }
 
-export const currentPersonalKey: OpHandler = (item, rt) => json(200, serializeKey(callerKey(rt.meta, item)));
+export const currentPersonalKey: OpHandler = (item, rt) => {
+  const { key } = callerOf(rt.meta, item);
+  if (!key) throw Errors.notFound('This request was not made with a personal API key.');
+  return json(200, serializeKey(key));
+};
 
 export const retrievePersonalKey: OpHandler = (item, rt) =>
-  json(200, serializeKey(findKey(rt.meta, callerKey(rt.meta, item), item.params.id ?? '')));
+  json(200, serializeKey(findKey(rt.meta, callerOf(rt.meta, item), item.params.id ?? '')));
 
 export const deletePersonalKey: OpHandler = async (item, rt) => {
   await rt.meta.write(() => {
-    const key = findKey(rt.meta, callerKey(rt.meta, item), item.params.id ?? '');
+    const key = findKey(rt.meta, callerOf(rt.meta, item), item.params.id ?? '');
     rt.meta.personalKeys.remove(key.digest);
   });
   return { ...empty(204), authChanged: true };
@@ -333,6 +356,9 @@ export function authSnapshot(rt: WorkerRuntime): AuthSnapshot {
   rt.meta.env.resetReadTxn();
   return {
     keys: all(rt.meta.personalKeys.getRange().map(({ value }) => authKeyOf(value))),
+    sessions: all(rt.meta.sessions.getRange().map(({ value }) => value))
+      .filter((s) => s.expires_at > Date.now())
+      .map((s) => ({ digest: s.digest, userId: s.user_id, csrf: s.csrf, expiresAt: s.expires_at })),
     users: all(rt.meta.users.getRange().map(({ value }) => authUserOf(value))),
     organizations: all(rt.meta.organizations.getRange().map(({ value }) => ({ id: value.id, uuid: value.uuid }))),
     projects: all(rt.meta.projects.getRange().map(({ value }) => ({ id: value.id, organizationId: value.organization_id, token: value.api_token }))),

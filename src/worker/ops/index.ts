@@ -26,6 +26,8 @@ import * as correlationInsights from './correlation-insights.js';
 import { propertiesTimelineOp } from './properties-timeline.js';
 import * as query from './query.js';
 import '../query/kinds.js';
+import * as savedInsights from './saved-insights.js';
+import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
 import type { OpHandler } from './types.js';
 
@@ -50,6 +52,14 @@ export const OPS: Record<string, OpHandler> = {
   /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
   'auth.key': accounts.authKey,
   'users.me': accounts.me,
+  'users.update': sessions.changePassword,
+  'auth.login': sessions.login,
+  'auth.logout': sessions.logout,
+  'insights.list': savedInsights.listInsights,
+  'insights.create': savedInsights.createInsight,
+  'insights.retrieve': savedInsights.retrieveInsight,
+  'insights.update': savedInsights.updateInsight,
+  'insights.delete': savedInsights.deleteInsight,
   'organizations.create': accounts.createOrganizationOp,
   'organizations.retrieve': accounts.retrieveOrganization,
   'organizations.update': accounts.updateOrganization,

@@ -1,0 +1,45 @@
+/**
+ * A trends answer: the chart, a table of every value (each cell opens the persons behind it), and the persons
+ * dialog fed by the series' `persons_urls`. Used by the trends page and by dashboard tiles.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { seriesLabel, type TrendResult } from '../lib/trends-filters';
+import { PersonsDialog } from './persons-dialog';
+import { TimeSeriesChart } from './time-series-chart';
+
+export function TrendView(props: { result: TrendResult[]; display: string; projectId: number; compact?: boolean }) {
+  const [point, setPoint] = useState<{ series: number; index: number } | null>(null);
+  const labels = props.result[0]?.labels ?? [];
+  const series = useMemo(() => props.result.map((r) => ({ label: seriesLabel(r), data: r.data })), [props.result]);
+  const display = props.display === 'ActionsBar' ? 'bar' : props.display === 'ActionsStackedBar' ? 'stacked' : 'line';
+  if (props.result.length === 0) return <p class="muted">No data for these filters.</p>;
+  return (
+    <div class="trend-view">
+      <TimeSeriesChart testId="trend-chart" labels={labels} series={series} display={display} height={props.compact ? 200 : 340}
+        onPointClick={(s, i) => setPoint({ series: s, index: i })} />
+      {!props.compact && (
+        <div class="scroll-x">
+          <table class="list values" data-testid="trend-table">
+            <thead><tr><th>Series</th>{labels.map((l, i) => <th key={i}>{l}</th>)}<th>Total</th></tr></thead>
+            <tbody>
+              {props.result.map((r, s) => (
+                <tr key={s} data-testid="trend-row">
+                  <th>{seriesLabel(r)}</th>
+                  {r.data.map((v, i) => (
+                    <td key={i} class="value clickable" onClick={() => setPoint({ series: s, index: i })}>{Number.isInteger(v) ? v : v.toFixed(2)}</td>
+                  ))}
+                  <td>{r.aggregated_value ?? r.count ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {point && (() => {
+        const r = props.result[point.series]!;
+        return <PersonsDialog projectId={props.projectId} title={`${seriesLabel(r)} · ${r.labels[point.index]}`} summary={`${r.data[point.index]} at this point.`}
+          url={r.persons_urls?.[point.index]?.url} onClose={() => setPoint(null)} />;
+      })()}
+    </div>
+  );
+}

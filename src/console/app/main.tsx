@@ -1,0 +1,126 @@
+/**
+ * The Quill console: a Preact single-page app under /console/, talking to the private API with the session cookie.
+ * Pages that draw charts (insights, dashboard, health) load as separate chunks on first use.
+ */
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { api, onSignedOut, setCsrfToken } from './api';
+import { Layout } from './components/layout';
+import { lazyPage } from './components/lazy';
+import { SessionContext, type Me, type Project, type Session } from './session';
+import { LoginPage } from './pages/login';
+import { EventsPage } from './pages/events';
+import { PersonsPage } from './pages/persons';
+import { PersonPage } from './pages/person';
+import { FlagsPage } from './pages/flags';
+import { FlagPage } from './pages/flag-form';
+import { CohortsPage, CohortPage } from './pages/cohorts';
+import { DefinitionsPage } from './pages/definitions';
+import { InsightsPage } from './pages/insights';
+import { AccountPage } from './pages/account';
+import 'uplot/dist/uPlot.min.css';
+import './styles.css';
+
+// One chunk for every insight page (uPlot and d3-sankey come with it), one for health.
+const insightPages = () => import('./pages/insight-pages');
+const TrendsPage = lazyPage(() => insightPages().then((m) => m.TrendsPage));
+const FunnelPage = lazyPage(() => insightPages().then((m) => m.FunnelPage));
+const RetentionPage = lazyPage(() => insightPages().then((m) => m.RetentionPage));
+const PathsPage = lazyPage(() => insightPages().then((m) => m.PathsPage));
+const SavedInsightPage = lazyPage(() => insightPages().then((m) => m.SavedInsightPage));
+const DashboardPage = lazyPage(() => insightPages().then((m) => m.DashboardPage));
+const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
+
+type Auth = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me; projects: Project[] };
+
+async function loadSession(): Promise<Auth> {
+  try {
+    const probe = await api.get<{ authenticated: boolean }>('/api/login');
+    if (!probe.authenticated) return { state: 'signed-out' };
+    const me = await api.get<Me>('/api/users/@me/');
+    setCsrfToken(me.csrf_token ?? null);
+    const projects = await api.get<{ results: Project[] }>('/api/projects/');
+    return { state: 'signed-in', me, projects: projects.results };
+  } catch {
+    return { state: 'signed-out' };
+  }
+}
+
+function App() {
+  const [auth, setAuth] = useState<Auth>({ state: 'loading' });
+  const [location, navigate] = useLocation();
+  useEffect(() => {
+    loadSession().then(setAuth);
+    return onSignedOut(() => setAuth({ state: 'signed-out' }));
+  }, []);
+  const session = useMemo<Session | null>(() => auth.state !== 'signed-in' ? null : {
+    me: auth.me,
+    projects: auth.projects,
+    async signOut() {
+      await api.post('/api/logout').catch(() => undefined);
+      setCsrfToken(null);
+      setAuth({ state: 'signed-out' });
+      navigate('/login');
+    },
+  }, [auth]);
+
+  if (auth.state === 'loading') return <p class="muted boot">Loading…</p>;
+  if (auth.state === 'signed-out' || !session) {
+    return <LoginPage onSignedIn={async () => {
+      const next = await loadSession();
+      setAuth(next);
+      if (location === '/login' || location === '/') navigate('/');
+    }} />;
+  }
+  const home = session.me.team?.id ?? session.projects[0]?.id;
+  return (
+    <SessionContext.Provider value={session}>
+      <Switch>
+        <Route path="/account">{() => <Layout projectId={home ?? 0}><AccountPage /></Layout>}</Route>
+        <Route path="/project/:pid/*?">
+          {(params: { pid: string }) => <ProjectRoutes projectId={Number(params.pid)} />}
+        </Route>
+        <Route>{() => (home ? <Redirect to={`/project/${home}/events`} replace /> : <p>No project.</p>)}</Route>
+      </Switch>
+    </SessionContext.Provider>
+  );
+}
+
+function ProjectRoutes({ projectId }: { projectId: number }) {
+  const base = `/project/${projectId}`;
+  const p = { projectId };
+  return (
+    <Layout projectId={projectId}>
+      <Switch>
+        <Route path={`${base}/events`}>{() => <EventsPage {...p} />}</Route>
+        <Route path={`${base}/persons`}>{() => <PersonsPage {...p} />}</Route>
+        <Route path={`${base}/persons/:id`}>{(a: { id: string }) => <PersonPage {...p} personId={a.id} />}</Route>
+        <Route path={`${base}/flags`}>{() => <FlagsPage {...p} />}</Route>
+        <Route path={`${base}/flags/:id`}>{(a: { id: string }) => <FlagPage {...p} flagId={a.id} />}</Route>
+        <Route path={`${base}/cohorts`}>{() => <CohortsPage {...p} />}</Route>
+        <Route path={`${base}/cohorts/:id`}>{(a: { id: string }) => <CohortPage {...p} cohortId={a.id} />}</Route>
+        <Route path={`${base}/definitions`}>{() => <DefinitionsPage {...p} />}</Route>
+        <Route path={`${base}/insights`}>{() => <InsightsPage {...p} />}</Route>
+        <Route path={`${base}/insights/trends`}>{() => <TrendsPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/lifecycle`}>{() => <TrendsPage {...p} insightId={null} insight="LIFECYCLE" />}</Route>
+        <Route path={`${base}/insights/stickiness`}>{() => <TrendsPage {...p} insightId={null} insight="STICKINESS" />}</Route>
+        <Route path={`${base}/insights/funnels`}>{() => <FunnelPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/retention`}>{() => <RetentionPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/paths`}>{() => <PathsPage {...p} insightId={null} />}</Route>
+        <Route path={`${base}/insights/saved/:id`}>{(a: { id: string }) => <SavedInsightPage key={a.id} {...p} insightId={Number(a.id)} />}</Route>
+        <Route path={`${base}/insights/:kind`}>{(a: { kind: string }) => <InsightsPage {...p} kind={a.kind} />}</Route>
+        <Route path={`${base}/dashboard`}>{() => <DashboardPage {...p} />}</Route>
+        <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
+        <Route>{() => <Redirect to={`${base}/events`} replace />}</Route>
+      </Switch>
+    </Layout>
+  );
+}
+
+render(
+  <Router base="/console">
+    <App />
+  </Router>,
+  document.getElementById('app')!,
+);

@@ -1,0 +1,99 @@
+/**
+ * Health: per shard, the ingestion rate, the backlog (acknowledged, not yet applied) and the ingest log's fsync
+ * latency, from `/_stats` every 2 seconds, as charts that grow as samples arrive (the last 5 minutes).
+ * Organization owners only (the endpoint says so for others). Loaded as its own chunk.
+ */
+import { useRef, useState } from 'preact/hooks';
+import { api } from '../api';
+import { TimeSeriesChart } from '../components/time-series-chart';
+import { ErrorNote, Page } from '../components/ui';
+import { useInterval } from '../lib/hooks';
+
+interface ShardStats {
+  shard: number;
+  backlog: number;
+  lagMs: number;
+  appendedEvents: number;
+  appliedEvents: number;
+  log: { syncs: number; syncMs: number; syncMaxMs: number; bytes: number };
+}
+interface Sample {
+  t: number;
+  shards: ShardStats[];
+}
+
+const EVERY_MS = 2000;
+const KEEP = 150;
+
+/** Per-shard series between consecutive samples: events/s appended and applied, backlog, mean fsync ms. */
+export function healthSeries(samples: Sample[]) {
+  const x: number[] = [];
+  const shards = samples[0]?.shards.map((s) => s.shard) ?? [];
+  const rate = shards.map(() => [] as number[]);
+  const applied = shards.map(() => [] as number[]);
+  const backlog = shards.map(() => [] as number[]);
+  const fsync = shards.map(() => [] as (number | null)[]);
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]!;
+    const b = samples[i]!;
+    const dt = (b.t - a.t) / 1000;
+    x.push(b.t / 1000);
+    shards.forEach((_, k) => {
+      const sa = a.shards[k]!;
+      const sb = b.shards[k]!;
+      rate[k]!.push(Math.max(0, (sb.appendedEvents - sa.appendedEvents) / dt));
+      applied[k]!.push(Math.max(0, (sb.appliedEvents - sa.appliedEvents) / dt));
+      backlog[k]!.push(sb.backlog);
+      const syncs = sb.log.syncs - sa.log.syncs;
+      fsync[k]!.push(syncs > 0 ? (sb.log.syncMs - sa.log.syncMs) / syncs : null);
+    });
+  }
+  return { x, shards, rate, applied, backlog, fsync };
+}
+
+export function HealthPage() {
+  const samples = useRef<Sample[]>([]);
+  const [, setVersion] = useState(0);
+  const [error, setError] = useState<Error | null>(null);
+  useInterval(async () => {
+    try {
+      const stats = await api.get<{ shards: ShardStats[] }>('/_stats');
+      samples.current = [...samples.current, { t: Date.now(), shards: stats.shards }].slice(-KEEP);
+      setError(null);
+      setVersion((v) => v + 1);
+    } catch (err) {
+      setError(err as Error);
+    }
+  }, EVERY_MS, []);
+  const last = samples.current[samples.current.length - 1];
+  const h = healthSeries(samples.current);
+  const named = (values: (number | null)[][], what: string) => values.map((data, k) => ({ label: `shard ${h.shards[k]} ${what}`, data }));
+  return (
+    <Page title="Health" testId="health-page">
+      <ErrorNote error={error} />
+      {last && (
+        <table class="list" data-testid="shard-table">
+          <thead><tr><th>Shard</th><th>Appended</th><th>Applied</th><th>Backlog</th><th>Lag</th><th>fsyncs</th><th>Longest fsync</th><th>Log bytes</th></tr></thead>
+          <tbody>
+            {last.shards.map((s) => (
+              <tr key={s.shard}>
+                <td>{s.shard}</td><td>{s.appendedEvents}</td><td>{s.appliedEvents}</td><td>{s.backlog}</td><td>{s.lagMs} ms</td>
+                <td>{s.log.syncs}</td><td>{s.log.syncMaxMs} ms</td><td>{s.log.bytes}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {h.x.length < 2 ? <p class="muted">Collecting samples…</p> : (
+        <div class="tiles">
+          <article class="tile card"><h3>Events per second (appended, applied)</h3>
+            <TimeSeriesChart testId="health-rate" time x={h.x} labels={[]} display="line" height={200} series={[...named(h.rate, 'appended'), ...named(h.applied, 'applied')]} /></article>
+          <article class="tile card"><h3>Backlog (events)</h3>
+            <TimeSeriesChart testId="health-backlog" time x={h.x} labels={[]} display="line" height={200} series={named(h.backlog, 'backlog')} /></article>
+          <article class="tile card"><h3>Mean fsync latency (ms)</h3>
+            <TimeSeriesChart testId="health-fsync" time x={h.x} labels={[]} display="line" height={200} series={named(h.fsync, 'fsync')} /></article>
+        </div>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,33 @@
+/**
+ * Every insight page, in one chunk loaded on first use (with uPlot and d3-sankey): trends, lifecycle, stickiness,
+ * funnels, retention, paths, a saved insight (opened on its kind's page) and the dashboard.
+ */
+import { ErrorNote, Loading, Page } from '../components/ui';
+import { useSavedInsight } from '../lib/use-insight';
+import { FunnelPage } from './funnel';
+import { PathsPage } from './paths';
+import { RetentionPage } from './retention';
+import { TrendsPage } from './trends';
+
+export { DashboardPage } from './dashboard';
+export { FunnelPage, PathsPage, RetentionPage, TrendsPage };
+
+export function SavedInsightPage({ projectId, insightId }: { projectId: number; insightId: number }) {
+  const saved = useSavedInsight(projectId, insightId);
+  if (saved.error) return <Page title="Insight"><ErrorNote error={saved.error} /></Page>;
+  if (!saved.data) return <Loading when />;
+  const p = { projectId, insightId };
+  switch (saved.data.filters.insight) {
+    case 'FUNNELS':
+      return <FunnelPage {...p} />;
+    case 'RETENTION':
+      return <RetentionPage {...p} />;
+    case 'PATHS':
+      return <PathsPage {...p} />;
+    case 'LIFECYCLE':
+    case 'STICKINESS':
+      return <TrendsPage {...p} insight={saved.data.filters.insight} />;
+    default:
+      return <TrendsPage {...p} />;
+  }
+}

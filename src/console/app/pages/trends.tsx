@@ -1,0 +1,82 @@
+/**
+ * Trends, lifecycle and stickiness (one endpoint, `/insights/trend/`, three `insight` values): series (event and
+ * math), interval, dates, breakdown, display and compare (trends only; a lifecycle takes one event and is drawn as
+ * stacked bars); the chart and its values; save under a name. Loaded as its own chunk.
+ */
+import type { Paginated } from '../api';
+import { completeFilters, PropertyFilters } from '../components/property-filters';
+import { DateFrom, SaveInsight } from '../components/save-insight';
+import { TrendView } from '../components/trend-view';
+import { ErrorNote, Field, Page } from '../components/ui';
+import { useGet } from '../lib/hooks';
+import { kindOf } from '../lib/insight-kinds';
+import { MATHS, PROPERTY_MATHS, trendsFilter, trendsStateOf, type TrendResult, type TrendsInsight, type TrendsState } from '../lib/trends-filters';
+import { useInsightPage } from '../lib/use-insight';
+
+export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { projectId: number; insightId: number | null; insight?: TrendsInsight }) {
+  const { saved, state, set, run } = useInsightPage<TrendsState, TrendResult[]>(projectId, insightId, trendsStateOf,
+    (s) => trendsFilter({ ...s, properties: completeFilters(s.properties) }), { insight, ...(insight === 'LIFECYCLE' ? { display: 'ActionsStackedBar' } : {}) });
+  const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
+  const kind = state.insight;
+  const setSeries = (i: number, patch: Partial<TrendsState['series'][number]>) => set({ series: state.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
+
+  return (
+    <Page title={saved.data?.name || kindOf(kind)!.title} testId="trends-page">
+      <datalist id="event-names">{definitions.data?.results.map((d) => <option key={d.name} value={d.name} />)}</datalist>
+      <div class="insight-controls card">
+        {state.series.map((s, i) => (
+          <div class="row series-row" key={i} data-testid="series">
+            <span class="series-letter">{String.fromCharCode(65 + i)}</span>
+            <input list="event-names" aria-label={`series ${i + 1} event`} value={s.id} onChange={(e) => setSeries(i, { id: e.currentTarget.value.trim() })} />
+            {kind !== 'LIFECYCLE' && (
+              <select aria-label={`series ${i + 1} math`} value={s.math} onChange={(e) => setSeries(i, { math: e.currentTarget.value })}>
+                {MATHS.filter(([m]) => kind === 'TRENDS' || m === 'total').map(([m, label]) => <option key={m} value={m}>{label}</option>)}
+              </select>
+            )}
+            {PROPERTY_MATHS.has(s.math) && (
+              <input aria-label={`series ${i + 1} property`} placeholder="numeric property" value={s.math_property ?? ''} onChange={(e) => setSeries(i, { math_property: e.currentTarget.value.trim() })} />
+            )}
+            {state.series.length > 1 && <button class="ghost" aria-label="remove series" onClick={() => set({ series: state.series.filter((_, j) => j !== i) })}>×</button>}
+          </div>
+        ))}
+        {kind !== 'LIFECYCLE' && <button class="ghost" onClick={() => set({ series: [...state.series, { id: '$pageview', math: 'total' }] })}>+ series</button>}
+        <div class="row">
+          <Field label="Interval">
+            <select aria-label="interval" value={state.interval} onChange={(e) => set({ interval: e.currentTarget.value as TrendsState['interval'] })}>
+              {['hour', 'day', 'week', 'month'].map((i) => <option key={i} value={i}>{i}</option>)}
+            </select>
+          </Field>
+          <Field label="From"><DateFrom value={state.dateFrom} onChange={(dateFrom) => set({ dateFrom })} /></Field>
+          {kind !== 'LIFECYCLE' && (
+            <Field label="Display">
+              <select aria-label="display" value={state.display} onChange={(e) => set({ display: e.currentTarget.value as TrendsState['display'] })}>
+                <option value="ActionsLineGraph">Line</option>
+                <option value="ActionsBar">Bar</option>
+                {kind === 'TRENDS' && <option value="ActionsLineGraphCumulative">Cumulative line</option>}
+              </select>
+            </Field>
+          )}
+          {kind === 'TRENDS' && (
+            <>
+              <Field label="Breakdown by">
+                <span class="row tight">
+                  <select aria-label="breakdown type" value={state.breakdownType} onChange={(e) => set({ breakdownType: e.currentTarget.value as 'event' | 'person' })}>
+                    <option value="event">event property</option>
+                    <option value="person">person property</option>
+                  </select>
+                  <input aria-label="breakdown" placeholder="property (none)" value={state.breakdown} onChange={(e) => set({ breakdown: e.currentTarget.value.trim() })} />
+                </span>
+              </Field>
+              <label class="check"><input type="checkbox" checked={state.compare} onChange={(e) => set({ compare: e.currentTarget.checked })} /> Compare to previous period</label>
+            </>
+          )}
+        </div>
+        <PropertyFilters value={state.properties} onChange={(properties) => set({ properties })} types={['event', 'person']} />
+      </div>
+      <ErrorNote error={run.error ?? saved.error} />
+      {run.running && <p class="muted" data-testid="running">Calculating…</p>}
+      {run.result && <TrendView result={run.result} display={state.display} projectId={projectId} />}
+      <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={trendsFilter(state)} />
+    </Page>
+  );
+}

@@ -1,0 +1,19 @@
+/**
+ * Long analysis work runs on threads that also owe acknowledgements and flag answers. It runs in slices: after
+ * SLICE_MS of work it yields to the event loop (`setImmediate`: pending messages are handled first), so no request
+ * waits behind more than a slice of an analysis.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+
+export const SLICE_MS = 2;
+
+export class Slicer {
+  private start = performance.now();
+
+  /** Yields if this slice has run its time; call between units of work. */
+  async pace(): Promise<void> {
+    if (performance.now() - this.start < SLICE_MS) return;
+    await yieldToLoop();
+    this.start = performance.now();
+  }
+}

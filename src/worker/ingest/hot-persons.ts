@@ -1,0 +1,75 @@
+/**
+ * The persons an apply loop saw recently, by distinct id, so that the next events of a visitor do not read the
+ * distinct-id mapping and decode the person row from LMDB again (issue: cheaper person processing).
+ *
+ * Exactness: every write of a person row bumps its slot's apply counter inside the writing transaction
+ * (src/protocol/shared-state.ts), and the apply loops read persons only inside write transactions, which LMDB runs
+ * one at a time across threads. So when an entry's recorded counter still matches, no transaction has written that
+ * person since the entry was made: the cached row is the committed one. A mismatch (or a slot shared with another
+ * person) only costs a read. A distinct id that has no person is never cached: its first event creates one.
+ *
+ * Rows are shared with the person processor, which copies a row before changing it (copy-on-write), so a cached
+ * row is never modified in place.
+ */
+import type { SharedState } from '../../protocol/shared-state.js';
+import type { PersonRow } from '../../stores/persons/person-store.js';
+
+interface Entry {
+  row: PersonRow;
+  version: number;
+}
+
+/** Entries kept per worker thread; the least recently used go first. */
+const MAX_ENTRIES = 200_000;
+
+export class HotPersons {
+  private readonly entries = new Map<string, Entry>();
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly shared: SharedState) {}
+
+  private static key(team: number, distinctId: string): string {
+    return `${team}\u0000${distinctId}`;
+  }
+
+  /** The person of a distinct id, if cached and still exact; only inside a persons write transaction. */
+  get(team: number, distinctId: string): PersonRow | undefined {
+    const key = HotPersons.key(team, distinctId);
+    const e = this.entries.get(key);
+    if (e === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    if (this.shared.personApplyVersion(team, e.row.id) !== e.version) {
+      this.entries.delete(key);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    return e.row;
+  }
+
+  /**
+   * Remembers a row as committed now (read inside the write transaction, or written by it: its counter has moved
+   * already, so the entry records the moved value). Keyed by every distinct id of the row.
+   */
+  put(row: PersonRow): void {
+    const version = this.shared.personApplyVersion(row.team, row.id);
+    for (const d of row.distinct_ids) {
+      const key = HotPersons.key(row.team, d);
+      this.entries.delete(key);
+      this.entries.set(key, { row, version });
+    }
+    while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  /** Forgets the distinct ids of a row that no longer exists (merged away, deleted). */
+  forget(row: PersonRow): void {
+    for (const d of row.distinct_ids) this.entries.delete(HotPersons.key(row.team, d));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

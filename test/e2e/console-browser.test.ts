@@ -1,0 +1,345 @@
+// The console in a real browser: Debian's Chromium driven by playwright-core against the real server. Signs in
+// through the form (a wrong password refused first), renders every page with no console errors (screenshots in
+// test-artifacts/console/), creates a flag through the form and reads it back through posthog-node's /flags/,
+// watches an event captured by posthog-node arrive on the live page and on its person's page, reads a trends chart
+// of a known dataset from the page (points, values, the persons of a point), saves it to the dashboard, and shows
+// that the browser's own cookie cannot write without the CSRF token.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { PostHog } from 'posthog-node';
+import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { event, sendBatch } from '../helpers/ingest.js';
+import { Client, PROJECT_KEY, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
+
+const PASSWORD = 'console-test-password';
+const ARTIFACTS = join(ROOT, 'test-artifacts/console');
+/** The known dataset: on day i (0-based) of 2024-03-01..10, i+1 `trend_probe` events from min(i+1, 3) persons. */
+const DAYS = 10;
+const TREND_FILTER = {
+  insight: 'TRENDS', events: [{ id: 'trend_probe', math: 'total' }], interval: 'day', date_from: '2024-03-01', date_to: '2024-03-10', display: 'ActionsLineGraph',
+};
+
+const unavailable = chromiumUnavailable();
+if (unavailable) {
+  const line = '!'.repeat(100);
+  console.error(`\n${line}\n!!! console browser suite SKIPPED: ${unavailable}\n${line}\n`);
+  t.skip(`console browser suite not run: ${unavailable}`, () => {});
+} else {
+  suite();
+}
+
+function suite(): void {
+  let q: QuillProcess;
+  let api: Client;
+  let browser: Chromium;
+  let page: Page;
+  let projectId: number;
+  /** Console errors and uncaught exceptions of the page, since the last `take()`. */
+  const problems: string[] = [];
+  const take = () => problems.splice(0, problems.length);
+
+  t.before(async () => {
+    q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
+    api = new Client(q.base);
+    projectId = (await api.get('/api/projects/@current/')).body.id;
+    const batch = [];
+    for (let day = 0; day < DAYS; day++) {
+      for (let j = 0; j <= day; j++) {
+        const person = `probe-${j % 3}`;
+        batch.push(event(person, 'trend_probe', { $set: { email: `${person}@example.com` } }, { timestamp: `2024-03-${String(day + 1).padStart(2, '0')}T12:00:00Z` }));
+      }
+    }
+    // Visits for funnels, retention and paths: every probe person views /home on each of the first five days,
+    // probe-0 and probe-1 then /pricing, and probe-0 signs up.
+    for (let day = 0; day < 5; day++) {
+      const at = (minute: number) => `2024-03-0${day + 1}T10:0${minute}:00Z`;
+      for (let p = 0; p < 3; p++) {
+        batch.push(event(`probe-${p}`, '$pageview', { $current_url: '/home' }, { timestamp: at(0) }));
+        if (p < 2) batch.push(event(`probe-${p}`, '$pageview', { $current_url: '/pricing' }, { timestamp: at(1) }));
+        if (p === 0) batch.push(event(`probe-${p}`, 'signup', {}, { timestamp: at(2) }));
+      }
+    }
+    const res = await sendBatch(q.base, batch);
+    if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 860 });
+    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  });
+  t.teardown(async () => {
+    await browser?.close();
+    await q?.stop();
+    if (q) removeDir(q.dataDir);
+  });
+
+  const url = (path: string) => `${q.base}/console${path}`;
+  /** A screenshot in test-artifacts/console/ (the whole page, or what a 1280x860 window shows). */
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+
+  t.test('sign in: a wrong password is refused, then the right one opens the live events', async (t) => {
+    await page.goto(`${q.base}/`);
+    await page.waitForSelector('[data-testid=login-form]');
+    t.equal(new URL(page.url()).pathname, '/console/', '/ sends the browser to the console');
+    await shot('sign-in');
+    await page.fill('input[name=email]', 'admin@quill.local');
+    await page.fill('input[name=password]', 'wrong password');
+    await page.click('button[type=submit]');
+    t.equal(await page.textContent('[role=alert]'), 'Invalid email or password.');
+    t.same(take().filter((p) => !p.includes('400')), [], 'no error but the refused sign-in request');
+    await page.fill('input[name=password]', PASSWORD);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[data-testid=events-page]');
+    t.match(page.url(), new RegExp(`/console/project/${projectId}/events$`));
+    const cookies = await browser.context.cookies();
+    t.match(cookies.find((c) => c.name === 'quill_session'), { httpOnly: true, sameSite: 'Lax' });
+    t.same(take(), []);
+  });
+
+  t.test('every page renders with no console errors', async (t) => {
+    const flag = await api.post('/api/projects/@current/feature_flags/', { key: 'page-check', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
+    const cohort = await api.post('/api/projects/@current/cohorts/', { name: 'Probe people', filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', type: 'person', operator: 'icontains', value: 'probe' }] }] } } });
+    const person = (await api.get('/api/projects/@current/persons/?distinct_id=probe-0')).body.results[0];
+    const pages: [string, string, string][] = [
+      ['events', `/project/${projectId}/events`, '[data-testid=event-list]'],
+      ['persons', `/project/${projectId}/persons`, '[data-testid=person-list]'],
+      ['person', `/project/${projectId}/persons/${person.uuid}`, '[data-testid=person-events] [data-testid=event-list]'],
+      ['flags', `/project/${projectId}/flags`, '[data-testid=flag-list]'],
+      ['flag-new', `/project/${projectId}/flags/new`, '[data-testid=flag-form]'],
+      ['flag-edit', `/project/${projectId}/flags/${flag.body.id}`, '[data-testid=flag-form] input[name=key]'],
+      ['cohorts', `/project/${projectId}/cohorts`, '[data-testid=cohort-list]'],
+      ['cohort', `/project/${projectId}/cohorts/${cohort.body.id}`, '[data-testid=cohort-page] input[name=name]'],
+      ['definitions', `/project/${projectId}/definitions`, '[data-testid=definition-list]'],
+      ['insights', `/project/${projectId}/insights`, '[data-testid=insights-page] .kinds'],
+      ['trends', `/project/${projectId}/insights/trends`, '[data-testid=trend-chart][data-rendered=true]'],
+      ['funnel', `/project/${projectId}/insights/funnels`, '[data-testid=funnel-page]'],
+      ['retention', `/project/${projectId}/insights/retention`, '[data-testid=retention-page]'],
+      ['lifecycle', `/project/${projectId}/insights/lifecycle`, '[data-testid=trends-page]'],
+      ['stickiness', `/project/${projectId}/insights/stickiness`, '[data-testid=trends-page]'],
+      ['paths', `/project/${projectId}/insights/paths`, '[data-testid=paths-page]'],
+      ['dashboard', `/project/${projectId}/dashboard`, '[data-testid=dashboard-page]'],
+      ['health', `/project/${projectId}/health`, '[data-testid=health-rate][data-rendered=true]'],
+      ['account', '/account', '[data-testid=account-page]'],
+    ];
+    for (const [name, path, ready] of pages) {
+      await page.goto(url(path));
+      await page.waitForSelector(ready, { timeout: 20_000 });
+      if (name === 'flag-edit') await page.waitForFunction(() => document.querySelector<HTMLInputElement>('input[name=key]')?.value === 'page-check');
+      await shot(name);
+      t.same(take(), [], `${name}: no console errors`);
+    }
+  });
+
+  t.test('a flag created through the form is served by /flags/ to posthog-node', async (t) => {
+    await page.goto(url(`/project/${projectId}/flags/new`));
+    await page.waitForSelector('[data-testid=flag-form]');
+    await page.fill('input[name=key]', 'console-made');
+    await page.fill('input[name=name]', 'Made in the console');
+    const condition = page.locator('[data-testid=condition]').first();
+    await condition.getByText('+ condition').click();
+    await condition.getByLabel('property key').fill('email');
+    await condition.getByLabel('operator').selectOption('icontains');
+    await condition.getByLabel('property value').fill('@acme.io');
+    await condition.getByLabel('rollout 1').fill('100');
+    await page.getByLabel('payload true').fill('{"color":"green"}');
+    // The page runs the API's validator first: a payload that is not JSON is refused before any request.
+    await page.getByLabel('payload true').fill('{not json');
+    await page.click('button[type=submit].primary');
+    t.equal(await page.textContent('[data-testid=flag-error]'), 'Payload value is not valid JSON');
+    await page.getByLabel('payload true').fill('{"color":"green"}');
+    await page.click('button[type=submit].primary');
+    await page.waitForURL(/\/flags\/\d+$/);
+    await shot('flag-created');
+
+    const sdk = new PostHog(PROJECT_KEY, { host: q.base, fetchRetryCount: 0, flushInterval: 60_000 });
+    t.teardown(() => sdk.shutdown());
+    t.equal(await sdk.getFeatureFlag('console-made', 'acme-user', { personProperties: { email: 'jo@acme.io' } }), true, 'matching person');
+    t.equal(await sdk.getFeatureFlag('console-made', 'other-user', { personProperties: { email: 'jo@other.io' } }), false, 'other person');
+    t.same(await sdk.getFeatureFlagPayload('console-made', 'acme-user', undefined, { personProperties: { email: 'jo@acme.io' } }), { color: 'green' });
+
+    await page.goto(url(`/project/${projectId}/flags`));
+    const toggle = page.getByLabel('active console-made');
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/feature_flags/')), toggle.uncheck()]);
+    const stored = await api.get('/api/projects/@current/feature_flags/?search=console-made');
+    t.equal(stored.body.results[0].active, false, 'the list toggle switched it off');
+    t.notOk(await sdk.getFeatureFlag('console-made', 'acme-user', { personProperties: { email: 'jo@acme.io' } }), 'inactive now: not served as enabled');
+    t.same(take(), []);
+  });
+
+  t.test('an event captured by posthog-node appears on the live page, then on its person\'s page', async (t) => {
+    await page.goto(url(`/project/${projectId}/events`));
+    await page.waitForSelector('[data-testid=event-list]');
+    const sdk = new PostHog(PROJECT_KEY, { host: q.base, fetchRetryCount: 0, flushInterval: 60_000 });
+    t.teardown(() => sdk.shutdown());
+    sdk.capture({ distinctId: 'live-visitor', event: 'console live event', properties: { plan: 'pro', $set: { email: 'live@example.com' } } });
+    await sdk.flush();
+    const flushed = Date.now();
+    const row = await page.waitForSelector('[data-testid=event-row][data-event="console live event"]', { timeout: 20_000 });
+    t.comment(`the event was on the live page ${Date.now() - flushed} ms after posthog-node's flush returned`);
+    await row.click();
+    t.match(await page.textContent('[data-testid=event-detail]'), /plan\s*pro/, 'the row opens to its properties');
+    await shot('events-live', false);
+    await sendBatch(q.base, [event('clicker', '$autocapture', { $event_type: 'click', $elements_chain: 'button.buy.primary:text="Buy now"nth-child="2"nth-of-type="1";div:attr_id="checkout"nth-child="1"nth-of-type="1"' })]);
+    await (await page.waitForSelector('[data-testid=event-row][data-event="$autocapture"]', { timeout: 20_000 })).click();
+    t.same(await page.locator('[data-testid=elements-chain] li').allTextContents(), ['<button class="buy primary"> Buy now', '<div id="checkout">'], 'the elements chain');
+    await page.getByRole('link', { name: 'live@example.com' }).first().click();
+    await page.waitForSelector('[data-testid=person-page]');
+    await page.waitForSelector('[data-testid=person-events] [data-event="console live event"]');
+    t.equal(await page.textContent('h1'), 'live@example.com');
+    await page.getByRole('button', { name: 'Feature flags' }).click();
+    await page.waitForSelector('[data-testid=person-flags] td');
+    t.match(await page.textContent('[data-testid=person-flags]'), /page-check/, "the person's flags with their reasons");
+    t.same(take(), []);
+  });
+
+  t.test('a trends chart of a known dataset shows its points, values and the persons of a point', async (t) => {
+    await page.goto(url(`/project/${projectId}/insights/trends?filters=${encodeURIComponent(JSON.stringify(TREND_FILTER))}`));
+    await page.waitForSelector('[data-testid=trend-chart][data-rendered=true]');
+    const chart = page.locator('[data-testid=trend-chart]');
+    t.equal(await chart.getAttribute('data-points'), String(DAYS), 'one point per day of the range, as the chart holds them');
+    t.equal(await chart.getAttribute('data-series'), '1');
+    const values = await page.locator('[data-testid=trend-row] td.value').allTextContents();
+    t.same(values, ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'], 'the values shown');
+    await shot('trends-line');
+
+    // Unique users per day: 1, 2, then 3 (three persons share the events).
+    await page.getByLabel('series 1 math').selectOption('dau');
+    await page.waitForFunction(() => document.querySelector('[data-testid=trend-row] td.value:nth-of-type(4)')?.textContent === '3');
+    t.same(await page.locator('[data-testid=trend-row] td.value').allTextContents(), ['1', '2', '3', '3', '3', '3', '3', '3', '3', '3']);
+
+    // Weeks: as many points as the API answers for the same filter.
+    await page.getByLabel('interval').selectOption('week');
+    const weekly = await api.post(`/api/projects/${projectId}/insights/trend/`, { ...TREND_FILTER, events: [{ id: 'trend_probe', math: 'dau' }], interval: 'week' });
+    const weeks = weekly.body.result[0].data.length;
+    await page.waitForFunction((n) => document.querySelector('[data-testid=trend-chart]')?.getAttribute('data-points') === String(n), weeks);
+    t.ok(weeks < DAYS, `${weeks} weekly points`);
+
+    // Bars, by day again, total count: the persons of the fifth day (5 events from three persons).
+    await page.getByLabel('interval').selectOption('day');
+    await page.getByLabel('series 1 math').selectOption('total');
+    await page.getByLabel('display').selectOption('ActionsBar');
+    await page.waitForFunction(() => document.querySelector('[data-testid=trend-row] td.value:nth-of-type(10)')?.textContent === '10');
+    await page.waitForSelector('[data-testid=trend-chart][data-rendered=true]');
+    t.equal(await chart.getAttribute('data-points'), String(DAYS), 'the bar chart holds the same points');
+    await shot('trends-bar', false);
+    const over = (await page.locator('[data-testid=trend-chart] .u-over').boundingBox())!;
+    const x = over.x + (over.width * (4 + 0.5)) / DAYS;
+    await page.mouse.move(x, over.y + over.height - 5);
+    await page.mouse.click(x, over.y + over.height - 5);
+    await page.waitForSelector('[data-testid=point-person]');
+    t.match(await page.textContent('[role=dialog] h2'), / 5-Mar-2024$/, 'the clicked point is the fifth day');
+    t.same((await page.locator('[data-testid=point-person]').allTextContents()).sort(), ['probe-0@example.com', 'probe-1@example.com', 'probe-2@example.com']);
+    await shot('trends-persons');
+    await page.getByLabel('Close').click();
+
+    // Save it; the dashboard shows it.
+    await page.getByLabel('insight name').fill('Probe per day');
+    await page.getByRole('button', { name: 'Save insight' }).click();
+    await page.waitForURL(/\/insights\/saved\/\d+$/);
+    const saved = await api.get(`/api/projects/${projectId}/insights/`);
+    t.match(saved.body.results[0], { name: 'Probe per day', filters: { insight: 'TRENDS', display: 'ActionsBar', date_from: '2024-03-01' } });
+    await page.goto(url(`/project/${projectId}/dashboard`));
+    await page.waitForSelector('[data-testid=dashboard-tile] [data-testid=trend-chart][data-rendered=true]');
+    t.equal(await page.locator('[data-testid=dashboard-tile] [data-testid=trend-chart]').getAttribute('data-points'), String(DAYS));
+    await shot('dashboard');
+    t.same(take(), []);
+  });
+
+  t.test('a second project brings the project switcher', async (t) => {
+    const second = await api.post('/api/projects/', { name: 'Second project' });
+    await page.goto(url(`/project/${projectId}/flags`));
+    await page.waitForSelector('[data-testid=flag-list]');
+    await page.getByLabel('project').selectOption(String(second.body.id));
+    await page.waitForURL(new RegExp(`/console/project/${second.body.id}/flags$`));
+    await page.waitForSelector('[data-testid=flags-page] >> text=No flags.');
+    t.equal(await page.locator('[data-testid=flag-list] tbody tr').count(), 0, "the second project's flags: none");
+    t.equal(await page.locator('.project-switch').inputValue(), String(second.body.id));
+    t.same(take(), []);
+  });
+
+  t.test('funnels, retention, lifecycle, stickiness and paths show what the API answers for the same filters', async (t) => {
+    const range = { date_from: '2024-03-01', date_to: '2024-03-05' };
+    const open = async (kind: string, filters: Record<string, unknown>, ready: string) => {
+      await page.goto(url(`/project/${projectId}/insights/${kind}?filters=${encodeURIComponent(JSON.stringify(filters))}`));
+      await page.waitForSelector(ready, { timeout: 30_000 });
+    };
+    const apiResult = async (path: string, filters: Record<string, unknown>, method: 'GET' | 'POST' = 'POST') => {
+      const qs = Object.entries(filters).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+      const res = method === 'POST' ? await api.post(`/api/projects/${projectId}/${path}`, filters) : await api.get(`/api/projects/${projectId}/${path}?${qs}`);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+      return res.body.result;
+    };
+
+    const funnel = { insight: 'FUNNELS', events: [{ id: '$pageview', type: 'events', order: 0 }, { id: 'signup', type: 'events', order: 1 }], ...range, funnel_window_interval: 14, funnel_window_interval_unit: 'day', funnel_order_type: 'ordered', funnel_viz_type: 'steps' };
+    await open('funnels', funnel, '[data-testid=funnel-chart][data-rendered=true]');
+    const steps = await page.locator('[data-testid=funnel-step] td.count').allTextContents();
+    t.same(steps, ['3', '1'], 'three persons viewed a page, one signed up');
+    t.same(steps.map(Number), (await apiResult('insights/funnel/', funnel)).map((x: { count: number }) => x.count));
+    t.same(await page.locator('[data-testid=funnel-step] td.conversion').allTextContents(), ['100.0 %', '33.3 %']);
+    await page.locator('[data-testid=funnel-step] td.count').nth(1).click();
+    await page.waitForSelector('[data-testid=point-person]');
+    t.same(await page.locator('[data-testid=point-person]').allTextContents(), ['probe-0@example.com'], 'who converted');
+    await shot('funnel-persons', false);
+    await page.getByLabel('Close').click();
+    await page.getByLabel('insight name').fill('Sign-up funnel');
+    await page.getByRole('button', { name: 'Save insight' }).click();
+    await page.waitForURL(/\/insights\/saved\/\d+$/);
+
+    const retention = { insight: 'RETENTION', target_entity: { id: '$pageview', type: 'events' }, returning_entity: { id: '$pageview', type: 'events' }, period: 'Day', total_intervals: 5, date_to: '2024-03-05', retention_type: 'retention_recurring' };
+    await open('retention', retention, '[data-testid=retention-grid]');
+    const cells = await page.locator('[data-testid=retention-grid] td.cell').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-count'))));
+    const expected = (await apiResult('insights/retention/', retention, 'GET')).flatMap((r: { values: { count: number }[] }) => r.values.map((v) => v.count));
+    t.same(cells, expected, 'every cell of the grid');
+    t.equal(cells.length, 15, 'five cohorts, a triangle of 5+4+3+2+1 cells');
+    t.equal(cells[0], 3, 'three persons on the first day');
+    await shot('retention', false);
+
+    const lifecycle = { insight: 'LIFECYCLE', events: [{ id: '$pageview', type: 'events', order: 0, math: 'total' }], interval: 'day', ...range, display: 'ActionsStackedBar' };
+    await open('lifecycle', lifecycle, '[data-testid=trend-chart][data-rendered=true]');
+    const lifecycleApi = await apiResult('insights/trend/', lifecycle);
+    t.equal(await page.locator('[data-testid=trend-chart]').getAttribute('data-series'), '4', 'new, returning, resurrecting, dormant');
+    t.same((await page.locator('[data-testid=trend-row] td.value').allTextContents()).map(Number), lifecycleApi.flatMap((r: { data: number[] }) => r.data));
+    await shot('lifecycle', false);
+
+    const stickiness = { insight: 'STICKINESS', events: [{ id: '$pageview', type: 'events', order: 0, math: 'total' }], interval: 'day', ...range, display: 'ActionsLineGraph' };
+    await open('stickiness', stickiness, '[data-testid=trend-chart][data-rendered=true]');
+    t.same((await page.locator('[data-testid=trend-row] td.value').allTextContents()).map(Number), (await apiResult('insights/trend/', stickiness))[0].data);
+
+    const paths = { insight: 'PATHS', include_event_types: ['$pageview', 'custom_event'], step_limit: 5, ...range };
+    await open('paths', paths, '[data-testid=paths-flow]');
+    const edges = await apiResult('insights/path/', paths);
+    t.equal(await page.locator('[data-testid=paths-flow]').getAttribute('data-links'), String(edges.length), 'one link per edge of the answer');
+    t.ok(edges.length >= 2, `${edges.length} edges`);
+    await shot('paths', false);
+
+    await page.goto(url(`/project/${projectId}/dashboard`));
+    await page.waitForSelector('[data-testid=dashboard-tile][data-kind=funnels] [data-testid=funnel-chart][data-rendered=true]');
+    t.same(take(), []);
+  });
+
+  t.test("the browser's own session cookie cannot write without the CSRF token", async (t) => {
+    const answers = await page.evaluate(async (pid) => {
+      const post = (headers: Record<string, string>) => fetch(`/api/projects/${pid}/feature_flags/`, {
+        method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ key: `csrf-${Object.keys(headers).length}`, filters: { groups: [] } }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const me = await fetch('/api/users/@me/').then((r) => r.json());
+      return { without: await post({}), with: await post({ 'x-csrftoken': me.csrf_token }) };
+    }, projectId);
+    t.equal(answers.without.status, 403);
+    t.equal(answers.without.body.code, 'csrf_failed');
+    t.equal(answers.with.status, 201, 'the same request with the token');
+    take();
+  });
+
+  t.test('sign out returns to the sign-in page and the cookie no longer works', async (t) => {
+    await page.goto(url(`/project/${projectId}/persons`));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForSelector('[data-testid=login-form]');
+    const status = await page.evaluate(() => fetch('/api/users/@me/').then((r) => r.status));
+    t.equal(status, 401);
+    take();
+  });
+}
