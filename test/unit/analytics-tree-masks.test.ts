@@ -106,6 +106,7 @@ t.test('regexes as re2 reads them; LIKE as a regex', async (t) => {
   t.notOk(compileRegex('^sign')!.test('SIGN up'), 'case-sensitive otherwise');
   t.ok(compileRegex('(?s)a.b')!.test('a\nb'), '(?s) lets . match a newline');
   t.ok(compileRegex('welcome')!.test('/en/welcome?x'), 'unanchored');
+  t.ok(compileRegex('sign\\-up')!.test('/sign-up'), 'an escape unicode mode refuses (re2 takes it)');
   t.equal(compileRegex('(?i'), null, 'a broken pattern does not compile');
   t.equal(compileRegex('*'), null);
   const like = (pattern: string, text: string) => new RegExp(likeRegex(pattern), 'u').test(text);

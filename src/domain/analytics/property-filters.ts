@@ -147,15 +147,22 @@ export function propertyNumber(value: unknown): number | null {
 
 /**
  * A pattern as ClickHouse's `match` (re2) reads it, in JavaScript: unanchored, and leading inline flags such as
- * `(?i)` (which JavaScript's RegExp does not take) become the RegExp's flags. Null when it does not compile.
+ * `(?i)` (which JavaScript's RegExp does not take) become the RegExp's flags. Unicode mode first; a pattern only
+ * the legacy mode takes (re2 accepts escapes like `\-` that unicode mode refuses) compiles without it. Null when it
+ * does not compile.
  */
 export function compileRegex(source: string): RegExp | null {
-  const flags = /^\(\?([ims]+)\)/.exec(source);
-  try {
-    return flags ? new RegExp(source.slice(flags[0].length), `u${[...new Set(flags[1]!)].join('')}`) : new RegExp(source, 'u');
-  } catch {
-    return null;
+  const inline = /^\(\?([ims]+)\)/.exec(source);
+  const pattern = inline ? source.slice(inline[0].length) : source;
+  const flags = inline ? [...new Set(inline[1]!)].join('') : '';
+  for (const mode of ['u', '']) {
+    try {
+      return new RegExp(pattern, mode + flags);
+    } catch {
+      // the next mode
+    }
   }
+  return null;
 }
 
 /** A leaf compiled for repeated matching: `(present, value) → boolean` (negation applied by the caller). */
