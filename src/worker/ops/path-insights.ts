@@ -14,7 +14,7 @@ import { projectIdOf } from './types.js';
 
 export const path: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   pathsQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
@@ -32,7 +32,7 @@ export async function pathAnswer(rt: WorkerRuntime, team: number, p: FilterParam
 
 export const personsPath: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const q = pathsQueryOf(p);
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);

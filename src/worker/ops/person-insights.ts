@@ -18,7 +18,7 @@ import { actorPage } from '../analytics/actors.js';
 import { runLifecycle, runRetention, runStickiness } from '../analytics/person-analyses.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { answering, cached, encodeParams, filterEcho, normalisedKey, paramsOf, pickSeries } from './insights.js';
+import { answering, cached, encodeParams, entityId, filterEcho, normalisedKey, paramsOf, pickSeries } from './insights.js';
 import { viewOf } from './persons/person-view.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
@@ -44,7 +44,7 @@ function nextUrl(item: TaskItem, p: FilterParams, raw: number, offset: number, l
 
 export const retention: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   retentionQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
@@ -82,7 +82,7 @@ export async function retentionAnswer(rt: WorkerRuntime, team: number, p: Filter
 /** §4.5: the persons of one cohort with their appearances, most appearances first. */
 export const personsRetention: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const q = retentionQueryOf(p);
   if (q.breakdown) invalidInput('breakdowns', 'The persons of a breakdown row are not supported yet.');
   const limit = p.int('limit', PAGE, 1, 10_000);
@@ -147,7 +147,7 @@ export async function lifecycleAnswer(rt: WorkerRuntime, team: number, p: Filter
 /** §5.4: the persons of one status in one period, in the legacy person shape. */
 export const personsLifecycle: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const targetDate = p.string('target_date');
   const type = p.string('lifecycle_type');
   if (targetDate === null) missingParameter('target_date', 'Must include specified date');
@@ -203,7 +203,7 @@ export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: Filte
         action: { ...s.echo }, label: s.customName ?? s.name, count: r.data.reduce((a, b) => a + b, 0), data: r.data,
         labels: r.data.map((_, k) => stickinessLabel(k + 1, q.interval)), days: r.data.map((_, k) => k + 1), filter: echo,
         persons_urls: r.data.map((_, k) => {
-          const filter = { stickiness_days: k + 1, entity_id: s.event, entity_type: 'events', entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order };
+          const filter = { stickiness_days: k + 1, entity_id: entityId(s), entity_type: s.kind, entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order };
           return { filter, url: personsUrl(team, 'stickiness', { ...baseParams(p), ...filter }) };
         }),
       };
@@ -217,7 +217,7 @@ export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: Filte
 /** §6.4: the persons active in exactly `stickiness_days` intervals. */
 export const personsStickiness: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const days = p.int('stickiness_days', 0, 1);
   if (days === 0) invalidInput('stickiness_days', 'stickiness_days is required.', 'required');
   const q = trendsQueryOf(p);
