@@ -14,7 +14,7 @@ import { addIntervals, localIso } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
 import { actionLookup } from '../analytics/action-lookup.js';
-import { actorPage } from '../analytics/actors.js';
+import { actorPage, type ActorPage } from '../analytics/actors.js';
 import { queryContext } from '../analytics/query-context.js';
 import { ResultCache } from '../analytics/result-cache.js';
 import { scanEverywhere } from '../analytics/scatter.js';
@@ -227,16 +227,13 @@ function breakdownFilter(q: TrendsQuery, value: unknown): FilterLeaf | null {
 }
 
 /** GET /api/projects/:id/persons/trends/: the persons behind one point (§1.5). */
-export const personsTrends: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item, rt);
+export async function personsTrendsAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
   const series = pickSeries(q, p);
   if (series.math === 'unique_group') invalidInput('entity_math', 'Group actors are not supported yet.');
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const now = item.meta.now;
   const bdValue = p.json('breakdown_value');
   const bd = breakdownFilter(q, bdValue === undefined ? undefined : bdValue);
   const filter = andFilters(q.properties, series.properties, bd);
@@ -261,15 +258,22 @@ export const personsTrends: OpHandler = (item, rt) => answering(async () => {
   const states = partial.get('');
   const values = new Map<number, number | null>(states && states.kind === 'actor_counts' ? states.maps[0]! : []);
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search') });
-  const url = `${item.meta.url}?`;
+  return pagedActors(endpoint, p, page, offset, limit);
+}
+
+/** The legacy actors body of one page: the people, and `next` / `initial` as the same request at other offsets. */
+export function pagedActors(endpoint: string, p: FilterParams, page: ActorPage, offset: number, limit: number): Record<string, unknown> {
+  const url = `${endpoint}?`;
   const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
-  const next = page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null;
-  return json(200, {
+  return {
     results: [{ people: page.people, count: page.people.length }],
-    next,
+    next: page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null,
     initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
     missing_persons: page.missing,
     is_cached: false,
     last_refresh: new Date().toISOString(),
-  });
-});
+  };
+}
+
+export const personsTrends: OpHandler = (item, rt) => answering(async () =>
+  json(200, await personsTrendsAnswer(rt, projectIdOf(item), paramsOf(item, rt), item.meta.now, item.meta.url)));
