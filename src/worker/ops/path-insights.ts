@@ -8,7 +8,7 @@ import { runPaths } from '../analytics/paths.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
-import { answering, cached, encodeParams, normalisedKey, pagedActors, paramsOf } from './insights.js';
+import { answering, cached, normalisedKey, pagedActors, paramsOf } from './insights.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
 
