@@ -5,3 +5,4 @@ import './insight-kinds.js';
 import './hogql-kind.js';
 import './events-query-kind.js';
 import './actors-query-kind.js';
+import './insight-actors-kind.js';
