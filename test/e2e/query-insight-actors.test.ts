@@ -116,3 +116,18 @@ t.test('paging, wrapped sources and mistakes', async (t) => {
     t.match([res.status, res.body], [400, { type: 'validation_error', attr }], JSON.stringify(query));
   }
 });
+
+t.test('ActorsQuery with an InsightActorsQuery source: columns, search, paging', async (t) => {
+  const source = { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [pv], dateRange: range, interval: 'day' }, day: '2026-11-10', series: 0 };
+  const res = await server.api.post(`${P}/query/`, { query: { kind: 'ActorsQuery', source, select: ['actor', 'distinct_id', 'event_count'] } });
+  t.equal(res.status, 200, res.text);
+  t.same(res.body.columns, ['actor', 'distinct_id', 'event_count']);
+  t.same(res.body.results.map((r: any[]) => r[1]).sort(), ['a', 'b']);
+  t.same(res.body.results.map((r: any[]) => r[2]), [1, 1], 'one pageview each that day');
+  const searched = await server.api.post(`${P}/query/`, { query: { kind: 'ActorsQuery', source, select: ['distinct_id'], search: 'b' } });
+  t.same(searched.body.results, [['b']], 'search narrows the actors');
+  const paged = await server.api.post(`${P}/query/`, { query: { kind: 'ActorsQuery', source, select: ['distinct_id'], limit: 1 } });
+  t.match(paged.body, { hasMore: true, limit: 1, offset: 0 });
+  const bad = await server.api.post(`${P}/query/`, { query: { kind: 'ActorsQuery', source, select: ['properties.email'] } });
+  t.match([bad.status, bad.body], [400, { type: 'validation_error', attr: 'select' }]);
+});

@@ -8,7 +8,8 @@
  *   - `properties` and `fixedProperties`: person property filters;
  *   - `orderBy` (`person` orders by the email), by default as PostHog (`created_at` newest first when selected);
  *   - `limit` (default 100) and `offset`, with `hasMore`.
- * Actors of an insight (`source`) are InsightActorsQuery's work, not this one's.
+ * With a `source` (an InsightActorsQuery: the persons modal of an insight) the rows are that query's actors, paged
+ * and searched by this one, with the columns of `select` taken from each actor (insightActorsTable).
  */
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { isFilterGroup, parseFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
@@ -19,6 +20,7 @@ import { printQuery } from '../../domain/hogql/print.js';
 import { typeName } from '../../domain/hogql/values.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { runQueryAst } from './hogql-kind.js';
+import { runInsightActors } from './insight-actors-kind.js';
 import { registerQueryKind, type QueryContext } from './runners.js';
 import { expressionTexts, hasAggregate, pageOf, tableOrder, unaliased } from './table-query.js';
 
@@ -44,7 +46,7 @@ function searchCondition(text: string): Expr {
 }
 
 async function runActorsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx: QueryContext): Promise<Record<string, unknown>> {
-  if (q.source !== undefined && q.source !== null) invalidInput('source', 'ActorsQuery with a source (the actors of an insight) is not supported yet.');
+  if (q.source !== undefined && q.source !== null) return insightActorsTable(rt, q, ctx);
   const selected = expressionTexts(q.select, 'select');
   const raws = selected.length === 0 ? DEFAULT_SELECT : selected;
   const columns = raws.map((raw) => (raw === 'person' ? field('id') : raw === 'person.$delete' ? constant(1) : parseExpression(raw)));
@@ -93,6 +95,34 @@ async function runActorsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
     missing_actors_count: missing,
     timings: ran.timings,
     modifiers: {},
+  };
+}
+
+/** The columns an ActorsQuery over an insight's actors can select, read from the actor row `[person, value?]`. */
+const ACTOR_COLUMNS: Record<string, { type: string; of: (row: unknown[]) => unknown }> = {
+  person: { type: 'Person', of: (r) => r[0] },
+  actor: { type: 'Person', of: (r) => r[0] },
+  id: { type: 'String', of: (r) => (r[0] as Record<string, unknown>).uuid ?? (r[0] as Record<string, unknown>).id },
+  distinct_id: { type: 'String', of: (r) => ((r[0] as Record<string, unknown>).distinct_ids as string[] | undefined)?.[0] ?? null },
+  created_at: { type: 'DateTime', of: (r) => (r[0] as Record<string, unknown>).created_at },
+  event_count: { type: 'UInt64', of: (r) => (typeof r[1] === 'number' ? r[1] : null) },
+  appearances: { type: 'Array(UInt8)', of: (r) => (Array.isArray(r[1]) ? r[1] : null) },
+  'person.$delete': { type: 'UInt8', of: () => 1 },
+};
+
+async function insightActorsTable(rt: WorkerRuntime, q: Record<string, unknown>, ctx: QueryContext): Promise<Record<string, unknown>> {
+  const source = q.source as Record<string, unknown>;
+  if (typeof source !== 'object' || source.kind !== 'InsightActorsQuery') invalidInput('source', 'The source of an ActorsQuery is an InsightActorsQuery.');
+  const selected = expressionTexts(q.select, 'select');
+  const raws = selected.length === 0 ? ['actor'] : selected;
+  for (const raw of raws) if (!ACTOR_COLUMNS[raw]) invalidInput('select', `"${raw}" is not a column of an insight's actors; choose from ${Object.keys(ACTOR_COLUMNS).join(', ')}.`);
+  const { limit, offset } = pageOf(q);
+  const inner = await runInsightActors(rt, source, ctx, { limit, offset, search: typeof q.search === 'string' && q.search !== '' ? q.search : null });
+  return {
+    ...inner,
+    results: (inner.results as unknown[][]).map((row) => raws.map((raw) => ACTOR_COLUMNS[raw]!.of(row))),
+    columns: raws,
+    types: raws.map((raw) => ACTOR_COLUMNS[raw]!.type),
   };
 }
 

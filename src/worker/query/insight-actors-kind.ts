@@ -113,20 +113,28 @@ function actorRows(body: Json): { rows: unknown[][]; valueColumn: string | null 
   return { rows: people.map((p) => (valued ? [p, p.value_at_data_point ?? null] : [p])), valueColumn: valued ? 'event_count' : null };
 }
 
+/** Paging and search an ActorsQuery wrapping an InsightActorsQuery imposes on it. */
+export interface ActorsPaging {
+  limit: number;
+  offset: number;
+  search: string | null;
+}
+
 /**
- * Runs an InsightActorsQuery; `page` overrides its limit/offset (ActorsQuery with an insight source pages it).
+ * Runs an InsightActorsQuery; `paging` overrides its limit/offset (ActorsQuery with an insight source pages it).
  * The answer is the table shape of the actors kinds: `results` rows of `[actor, value?]`, `columns`, `hasMore`.
  */
-export async function runInsightActors(rt: WorkerRuntime, query: Json, ctx: QueryContext, page?: { limit: number; offset: number }): Promise<Json> {
+export async function runInsightActors(rt: WorkerRuntime, query: Json, ctx: QueryContext, paging?: ActorsPaging): Promise<Json> {
   const source = query.source;
   if (!isObject(source)) return invalidInput('source', 'InsightActorsQuery needs a "source": the insight query whose point it lists.');
   const wrapped = isObject(source.source) && source.kind === 'InsightVizNode' ? source.source : source;
   const kind = kinds[String(wrapped.kind)];
   if (!kind) return invalidInput('source', `The persons of a ${String(wrapped.kind)} are not supported; the source is one of ${Object.keys(kinds).join(', ')}.`);
-  const limit = page?.limit ?? pageBound(query, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
-  const offset = page?.offset ?? pageBound(query, 'offset', 0, Number.MAX_SAFE_INTEGER);
+  const limit = paging?.limit ?? pageBound(query, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
+  const offset = paging?.offset ?? pageBound(query, 'offset', 0, Number.MAX_SAFE_INTEGER);
+  const search = paging?.search ?? null;
   const base = kind.params(wrapped).withActions(actionLookup(rt, ctx.team));
-  const p = base.derive({ ...Object.fromEntries(base.entries()), ...kind.selectors(query, wrapped), limit, offset });
+  const p = base.derive({ ...Object.fromEntries(base.entries()), ...kind.selectors(query, wrapped), limit, offset, ...(search ? { search } : {}) });
   const body = await kind.answer(rt, ctx.team, p, ctx.now, ctx.url);
   const { rows, valueColumn } = actorRows(body);
   const columns = valueColumn ? ['actor', valueColumn] : ['actor'];
