@@ -31,6 +31,7 @@ import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../
 import { EventStore, STATE_KEYS, type StoredEvent } from '../../stores/events/event-store.js';
 import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
 import { atomically } from '../../stores/lmdb-env.js';
+import { isStorageFailureText } from '../../stores/storage-failure.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
@@ -111,11 +112,8 @@ class EventFailure extends Error {
   }
 }
 
-/** Errors that say the disk or the environment failed even when they surface inside a callback. */
-const STORAGE_FAILURE = /ENOSPC|EDQUOT|EIO|EROFS|ENOMEM|MDB_MAP_FULL|MDB_TXN_FULL|MDB_PANIC|no space left|input\/output error|commit failed|\bclosed\b/i;
-
 function isEventFailure(error: unknown): error is EventFailure {
-  return error instanceof EventFailure && !STORAGE_FAILURE.test(error.message);
+  return error instanceof EventFailure && !isStorageFailureText(error.message);
 }
 
 /** Runs `fn`, marking what it throws as the events' failure (EventFailure). */
