@@ -38,7 +38,10 @@ export class PersonStore {
   readonly persons: Table<PersonRow, [number, number]>;
   readonly distinctIds: Table<number, [number, string]>;
   readonly uuids: Table<number, [number, string]>;
-  /** Person ids merged away -> the person they were merged into (events keep their ingestion-time person id). */
+  /**
+   * Person ids merged away -> the person they were merged into (events keep their ingestion-time person id). Key
+   * [team, 0] (no person has id 0) counts the project's merges: analyses cache the resolved overrides by it.
+   */
   readonly merged: Table<number, [number, number]>;
   readonly groups: Table<GroupRow, [number, number, string]>;
   readonly hashKeyOverrides: Table<string, [number, number, string]>;
@@ -123,7 +126,18 @@ export class PersonStore {
 
   /** Every merge override of a project: merged-away person id → the id it was merged into (one hop). */
   *mergesOf(team: number): Iterable<[number, number]> {
-    for (const { key, value } of this.merged.getRange({ start: [team, 0], end: [team, MAX] })) yield [key[1], value];
+    for (const { key, value } of this.merged.getRange({ start: [team, 1], end: [team, MAX] })) yield [key[1], value];
+  }
+
+  /** Records a merge override; call inside a persons write transaction (the merge count is read and written in it). */
+  recordMerge(team: number, from: number, into: number): void {
+    this.merged.put([team, from], into);
+    this.merged.put([team, 0], this.mergeCount(team) + 1);
+  }
+
+  /** How many merges the project has had (0 for directories written before the count existed: it counts from there). */
+  mergeCount(team: number): number {
+    return this.merged.get([team, 0]) ?? 0;
   }
 
   personIdOf(team: number, distinctId: string): number | undefined {

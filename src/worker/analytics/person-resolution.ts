@@ -6,6 +6,9 @@
  */
 import type { PersonStore } from '../../stores/persons/person-store.js';
 
+/** Resolutions built per persons store and project, with the merge count they were built at. */
+const built = new WeakMap<PersonStore, Map<number, { count: number; resolution: PersonResolution }>>();
+
 export class PersonResolution {
   private constructor(
     private readonly table: Uint32Array | null,
@@ -13,8 +16,24 @@ export class PersonResolution {
     readonly mergeTargets: ReadonlySet<number> = new Set(),
   ) {}
 
-  /** Reads a project's overrides, following chains (a merged into b, b later into c: a resolves to c). */
+  /**
+   * A project's overrides, following chains (a merged into b, b later into c: a resolves to c). Built from every
+   * override once per merge count and reused until the next merge: reading tens of thousands of overrides is
+   * milliseconds of work no query should redo (ids above the table resolve to themselves, so persons created since
+   * it was built need no rebuild).
+   */
   static of(persons: PersonStore, team: number, maxPersonId: number): PersonResolution {
+    const count = persons.mergeCount(team);
+    let byTeam = built.get(persons);
+    if (!byTeam) built.set(persons, (byTeam = new Map()));
+    const cached = byTeam.get(team);
+    if (cached && cached.count === count) return cached.resolution;
+    const resolution = PersonResolution.read(persons, team, maxPersonId);
+    byTeam.set(team, { count, resolution });
+    return resolution;
+  }
+
+  private static read(persons: PersonStore, team: number, maxPersonId: number): PersonResolution {
     const next = new Map<number, number>();
     for (const [from, to] of persons.mergesOf(team)) next.set(from, to);
     if (next.size === 0) return new PersonResolution(null);

@@ -199,7 +199,7 @@ export class PersonProcessor {
     // Its distinct ids were re-pointed above; removePerson leaves them alone (they no longer point at it).
     this.store.removePerson(source);
     this.hot?.forget(source);
-    this.store.merged.put([this.team, source.id], t.id);
+    this.store.recordMerge(this.team, source.id, t.id);
     this.loaded.delete(source.id);
     this.dirty.delete(source.id);
     // Experience-continuity hash keys and static cohort membership follow the surviving person.
