@@ -2,6 +2,13 @@
  * The worker's end of the front's request port (see src/front/worker-pool.ts): decodes each request frame, runs
  * every request on its own, and posts the replies that finished in one tick together as one frame. A slow
  * request (an ingestion waiting for its fdatasync) therefore never holds back a fast one sent beside it.
+ *
+ * Ingestion requests wait behind the others: a frame's other requests (flag evaluation above all) start first,
+ * and the ingestion requests start afterwards in slices of BULK_SLICE_MS, each slice its own turn of the event
+ * loop, so the requests of frames that arrive meanwhile start before the rest of them. Under a saturating
+ * ingestion a flag request thus no longer waits for every ingestion request the front sent before it. Ingestion
+ * requests keep their order among themselves, and HTTP's order per connection is not at stake: uWS reads a
+ * connection's next request only once the previous one is answered.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
@@ -12,6 +19,11 @@ import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
 
 const checkItem = Compile(WireItem);
+
+/** Operations that start after the other requests of their frame (see the module comment). */
+const BULK_OPS: ReadonlySet<string> = new Set(['capture', 'engage']);
+/** How long a turn of the event loop may spend starting deferred ingestion requests. */
+const BULK_SLICE_MS = 2;
 
 /** Why one (id, item) pair of a request frame does not follow the protocol, or null when it does. */
 export function malformation(id: unknown, item: unknown): string | null {
@@ -24,6 +36,10 @@ export function malformation(id: unknown, item: unknown): string | null {
 export class RequestPort {
   private readonly ready: ReplyFrame = [];
   private flushScheduled = false;
+  /** Ingestion requests not started yet, in arrival order: id, item, id, item, ... */
+  private readonly bulk: (number | TaskItem)[] = [];
+  private bulkHead = 0;
+  private bulkScheduled = false;
   private closed = false;
   private stopped!: () => void;
   /** Resolves when the port is closed (shutdown). */
@@ -79,8 +95,37 @@ export class RequestPort {
         this.answer(id, errorReply(Errors.server()));
         continue;
       }
-      this.run(item).then((reply) => this.answer(id, reply));
+      if (BULK_OPS.has(item.op)) this.bulk.push(id, item);
+      else this.start(id, item);
     }
+    this.scheduleBulk();
+  }
+
+  private start(id: number, item: TaskItem): void {
+    this.run(item).then((reply) => this.answer(id, reply));
+  }
+
+  private scheduleBulk(): void {
+    if (this.bulkScheduled || this.bulkHead === this.bulk.length) return;
+    this.bulkScheduled = true;
+    setImmediate(() => this.startBulk());
+  }
+
+  /** Starts deferred ingestion requests for up to BULK_SLICE_MS; the rest wait for the next turn. */
+  private startBulk(): void {
+    this.bulkScheduled = false;
+    if (this.closed) return;
+    const until = performance.now() + BULK_SLICE_MS;
+    do {
+      const id = this.bulk[this.bulkHead++] as number;
+      const item = this.bulk[this.bulkHead++] as TaskItem;
+      this.start(id, item);
+    } while (this.bulkHead < this.bulk.length && performance.now() < until);
+    if (this.bulkHead === this.bulk.length || this.bulkHead > 4096) {
+      this.bulk.splice(0, this.bulkHead);
+      this.bulkHead = 0;
+    }
+    this.scheduleBulk();
   }
 
   private answer(id: number, reply: Reply): void {
