@@ -52,8 +52,11 @@ export class RequestPort {
     private readonly whenReady: () => Promise<void>,
     /** Check every request against the protocol schema (QUILL_LOG_LEVEL=debug). */
     private readonly checkFrames: boolean,
-    /** Called for every frame of requests (the apply loops yield to them under load). */
-    private readonly onFrame: () => void = () => {},
+    /**
+     * Called for every frame of requests (the apply loops yield to them under load); `interactive` when the frame
+     * held requests other than ingestion.
+     */
+    private readonly onFrame: (interactive: boolean) => void = () => {},
     /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
   ) {
@@ -68,13 +71,13 @@ export class RequestPort {
   }
 
   private async receive(bytes: Uint8Array): Promise<void> {
-    this.onFrame();
     const frame = unpack<RequestFrame>(bytes);
     if (this.checkFrames && !Array.isArray(frame)) {
       this.report(`malformed request frame from the front: not an array (${typeof frame})`);
       return;
     }
     await this.whenReady();
+    let interactive = false;
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
       if (this.checkFrames) {
@@ -96,8 +99,12 @@ export class RequestPort {
         continue;
       }
       if (BULK_OPS.has(item.op)) this.bulk.push(id, item);
-      else this.start(id, item);
+      else {
+        interactive = true;
+        this.start(id, item);
+      }
     }
+    this.onFrame(interactive);
     this.scheduleBulk();
   }
 

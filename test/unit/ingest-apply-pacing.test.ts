@@ -23,3 +23,16 @@ t.test('without requests arriving the apply never pauses, whatever the machine l
   await new Promise((r) => setTimeout(r, 40));
   t.equal(pacer.busy, false, 'idle again once requests stop');
 });
+
+t.test('requests other than ingestion make the apply interactive for a while; ingestion alone does not', async (t) => {
+  const pacer = new ApplyPacer();
+  t.teardown(() => pacer.close());
+  t.equal(pacer.interactive, false);
+  pacer.noteRequest(false);
+  t.equal(pacer.busy, true);
+  t.equal(pacer.interactive, false, 'ingestion alone keeps the busy chunk size');
+  pacer.noteRequest(true);
+  t.equal(pacer.interactive, true, 'interactive right after a flag request');
+  await new Promise((r) => setTimeout(r, 250));
+  t.equal(pacer.interactive, false, 'no longer once such requests stop');
+});

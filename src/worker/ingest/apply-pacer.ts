@@ -25,9 +25,16 @@ const SAMPLE_MS = 200;
  */
 const MIN_SHARE = 0.5;
 const FULL_SHARE_LAG_MS = 10_000;
+/**
+ * How long after a request other than ingestion (a flag evaluation, an API call) the apply keeps its transactions
+ * short (shard.ts): such a request waits for the slice of apply running when it arrives, however much CPU the
+ * apply is given.
+ */
+const INTERACTIVE_WINDOW_MS = 200;
 
 export class ApplyPacer {
   private lastRequestAt = -Infinity;
+  private lastInteractiveAt = -Infinity;
   private idle = 1;
   private previous = cpuTimes();
   private readonly timer: NodeJS.Timeout;
@@ -37,9 +44,15 @@ export class ApplyPacer {
     this.timer.unref();
   }
 
-  /** A request reached this worker. */
-  noteRequest(): void {
+  /** Requests reached this worker; `interactive` when some of them were not ingestion. */
+  noteRequest(interactive = false): void {
     this.lastRequestAt = performance.now();
+    if (interactive) this.lastInteractiveAt = this.lastRequestAt;
+  }
+
+  /** Whether requests other than ingestion are arriving: the apply then runs in its shortest slices. */
+  get interactive(): boolean {
+    return performance.now() - this.lastInteractiveAt < INTERACTIVE_WINDOW_MS;
   }
 
   /** Whether requests are arriving: the apply then runs in short chunks (each blocks them while it runs). */
