@@ -14,14 +14,12 @@ import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
 import { parseQuery } from '../http/query.js';
 import { Errors } from '../protocol/errors.js';
-import { WireItem, fromWire, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
+import { WireItem, fromWire, isIngestion, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
 import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
 
 const checkItem = Compile(WireItem);
 
-/** Operations that start after the other requests of their frame (see the module comment). */
-const BULK_OPS: ReadonlySet<string> = new Set(['capture', 'engage']);
 /** How long a turn of the event loop may spend starting deferred ingestion requests. */
 const BULK_SLICE_MS = 2;
 
@@ -98,7 +96,7 @@ export class RequestPort {
         this.answer(id, errorReply(Errors.server()));
         continue;
       }
-      if (BULK_OPS.has(item.op)) this.bulk.push(id, item);
+      if (isIngestion(item.op)) this.bulk.push(id, item);
       else {
         interactive = true;
         this.start(id, item);
