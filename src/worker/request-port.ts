@@ -51,10 +51,10 @@ export class RequestPort {
     /** Check every request against the protocol schema (QUILL_LOG_LEVEL=debug). */
     private readonly checkFrames: boolean,
     /**
-     * Called for every frame of requests (the apply loops yield to them under load); `interactive` when the frame
-     * held requests other than ingestion.
+     * Called for every frame of requests (the apply loops yield to them under load) with how many of its requests
+     * are not ingestion.
      */
-    private readonly onFrame: (interactive: boolean) => void = () => {},
+    private readonly onFrame: (interactive: number) => void = () => {},
     /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
   ) {
@@ -75,7 +75,7 @@ export class RequestPort {
       return;
     }
     await this.whenReady();
-    let interactive = false;
+    let interactive = 0;
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
       if (this.checkFrames) {
@@ -98,7 +98,7 @@ export class RequestPort {
       }
       if (isIngestion(item.op)) this.bulk.push(id, item);
       else {
-        interactive = true;
+        interactive++;
         this.start(id, item);
       }
     }

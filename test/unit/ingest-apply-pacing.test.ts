@@ -24,15 +24,17 @@ t.test('without requests arriving the apply never pauses, whatever the machine l
   t.equal(pacer.busy, false, 'idle again once requests stop');
 });
 
-t.test('requests other than ingestion make the apply interactive for a while; ingestion alone does not', async (t) => {
+t.test('requests other than ingestion at a rate make the apply interactive for a while; a trickle or ingestion does not', async (t) => {
   const pacer = new ApplyPacer();
   t.teardown(() => pacer.close());
   t.equal(pacer.interactive, false);
-  pacer.noteRequest(false);
+  pacer.noteRequest(0);
   t.equal(pacer.busy, true);
   t.equal(pacer.interactive, false, 'ingestion alone keeps the busy chunk size');
-  pacer.noteRequest(true);
-  t.equal(pacer.interactive, true, 'interactive right after a flag request');
-  await new Promise((r) => setTimeout(r, 250));
+  pacer.noteRequest(1);
+  t.equal(pacer.interactive, false, 'one API call is a trickle');
+  for (let i = 0; i < 19; i++) pacer.noteRequest(1);
+  t.equal(pacer.interactive, true, 'interactive once 20 arrived within the window');
+  await new Promise((r) => setTimeout(r, 450));
   t.equal(pacer.interactive, false, 'no longer once such requests stop');
 });
