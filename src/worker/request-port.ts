@@ -4,8 +4,9 @@
  * request (an ingestion waiting for its fdatasync) therefore never holds back a fast one sent beside it.
  *
  * Ingestion requests wait behind the others: a frame's other requests (flag evaluation above all) start first,
- * and the ingestion requests start afterwards in slices of BULK_SLICE_MS, each slice its own turn of the event
- * loop, so the requests of frames that arrive meanwhile start before the rest of them. Under a saturating
+ * and while such requests keep arriving the ingestion requests start afterwards in slices of BULK_SLICE_MS, each
+ * slice its own turn of the event loop, so the requests of frames that arrive meanwhile start before the rest of
+ * them (with ingestion alone they all start at once, as before). Under a saturating
  * ingestion a flag request thus no longer waits for every ingestion request the front sent before it. Ingestion
  * requests keep their order among themselves, and HTTP's order per connection is not at stake: uWS reads a
  * connection's next request only once the previous one is answered.
@@ -57,6 +58,11 @@ export class RequestPort {
     private readonly onFrame: (interactive: number) => void = () => {},
     /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
+    /**
+     * Whether ingestion requests should start in slices (other requests are arriving); when not, they start at
+     * once after the frame's other requests, as acknowledgements are all the thread has to answer.
+     */
+    private readonly sliceIngestion: () => boolean = () => true,
   ) {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
   }
@@ -103,7 +109,8 @@ export class RequestPort {
       }
     }
     this.onFrame(interactive);
-    this.scheduleBulk();
+    if (this.sliceIngestion()) this.scheduleBulk();
+    else this.startBulk(Infinity);
   }
 
   private start(id: number, item: TaskItem): void {
@@ -116,11 +123,11 @@ export class RequestPort {
     setImmediate(() => this.startBulk());
   }
 
-  /** Starts deferred ingestion requests for up to BULK_SLICE_MS; the rest wait for the next turn. */
-  private startBulk(): void {
+  /** Starts deferred ingestion requests for up to `sliceMs`; the rest wait for the next turn. */
+  private startBulk(sliceMs = BULK_SLICE_MS): void {
     this.bulkScheduled = false;
-    if (this.closed) return;
-    const until = performance.now() + BULK_SLICE_MS;
+    if (this.closed || this.bulkHead === this.bulk.length) return;
+    const until = performance.now() + sliceMs;
     do {
       const id = this.bulk[this.bulkHead++] as number;
       const item = this.bulk[this.bulkHead++] as TaskItem;

@@ -110,3 +110,27 @@ t.test('ingestion requests start after the other requests of their frame, in the
   const expected = [...Array.from({ length: 200 }, (_, n) => n).filter((n) => n % 4 !== 3).map((n) => `capture:${n}`), 'engage:200'];
   t.same(ingestion, expected, 'ingestion requests start in arrival order');
 });
+
+t.test('with ingestion alone arriving, a frame starts its ingestion requests at once, before the next frame', async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const started: string[] = [];
+  const port = new RequestPort(port2, async (i) => {
+    started.push(`${i.op}:${i.meta.rawQuery}`);
+    return { status: 200, body: i.meta.rawQuery };
+  }, async () => {}, false, () => {}, () => {}, () => false);
+  t.teardown(() => {
+    port.close();
+    port1.close();
+  });
+  let answered = 0;
+  let wake: (() => void) | null = null;
+  port1.on('message', (bytes: Uint8Array) => {
+    answered += unpack<ReplyFrame>(bytes).length / 2;
+    wake?.();
+  });
+  const of = (op: string, n: number) => toWire({ ...item, op, meta: { ...item.meta, rawQuery: String(n) } });
+  port1.postMessage(packForTransfer([0, of('capture', 0), 1, of('flags', 1), 2, of('capture', 2)]));
+  port1.postMessage(packForTransfer([3, of('engage', 3), 4, of('flags', 4)]));
+  while (answered < 5) await new Promise<void>((r) => (wake = r));
+  t.same(started, ['flags:1', 'capture:0', 'capture:2', 'flags:4', 'engage:3'], 'frame by frame, flags first within each');
+});
