@@ -5,10 +5,10 @@
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
 // QUILL_BENCH_REPEAT (measured rounds per case, median reported; default 1),
-// QUILL_BENCH_ONLY (comma list of batch, sustained, visibility, capture, dispatch, flags, events, propagation: run only those cases),
+// QUILL_BENCH_ONLY (comma list of batch, sustained, visibility, capture, dispatch, isolation, flags, events, propagation: run only those cases),
 // QUILL_BENCH_SUSTAINED_SECONDS (the sustained ingestion load, default 20), QUILL_BENCH_VISIBLE_EVENTS_S (the
 // sustained capacity the time-to-visible case halves when the sustained case did not run; default 10,000),
-// QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory).
+// QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory), QUILL_BENCH_BASELINE=0 (skip the hello-world baseline).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBaseline } from './cases/baseline.js';
@@ -17,6 +17,7 @@ import { runCapture } from './cases/capture.js';
 import { runDispatch } from './cases/dispatch.js';
 import { runEventsList } from './cases/events-list.js';
 import { runFlags } from './cases/flags.js';
+import { runIsolation } from './cases/isolation.js';
 import { runPropagation } from './cases/propagation.js';
 import { runSustained } from './cases/sustained.js';
 import { runVisibility } from './cases/visibility.js';
@@ -50,7 +51,10 @@ if (host.loadavg_at_start[0] > 0.5) log(`machine load average ${host.loadavg_at_
 const gen = LoadGenerator.create(log);
 log(`load generator: ${gen.tool} ${gen.version}`);
 
-const baseline = await runBaseline(gen, [8, 32, 64], settings, log);
+// QUILL_BENCH_BASELINE=0 skips the hello world (iterating on one case on a busy machine; no ratios then).
+const baseline = process.env.QUILL_BENCH_BASELINE === '0'
+  ? { server: 'skipped (QUILL_BENCH_BASELINE=0)', rounds: [], rss_mb: null, notes: 'no baseline: ratios are null' }
+  : await runBaseline(gen, [8, 32, 64], settings, log);
 for (const r of baseline.rounds) log(`baseline c${r.connections}: ${r.requests_s} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms`);
 
 const quill = await startQuill();
@@ -75,6 +79,8 @@ try {
   if (selected('visibility')) report(await runVisibility(ctx, sustainedEventsS));
   if (selected('capture')) for (const c of await runCapture(ctx)) report(c);
   if (selected('dispatch')) for (const c of await runDispatch(ctx)) report(c);
+  // Before the flags case, which soft-deletes 45 of the 50 flags.
+  if (selected('isolation')) report(await runIsolation(ctx));
   if (selected('flags')) for (const c of (await runFlags(ctx)).results) report(c);
   if (selected('events')) report(await runEventsList(ctx));
   if (selected('propagation')) report(await runPropagation(ctx));

@@ -4,7 +4,7 @@
  */
 import type { BenchContext, CaseResult } from '../lib/context.js';
 import { startHelloWorld } from '../lib/server-process.js';
-import { PERSON_DISTINCT_ID, READY_FLAG, capturePerson, createFlags, flagDefinitions, waitForPerson } from '../lib/flag-fixtures.js';
+import { PERSON_DISTINCT_ID, READY_FLAG, capturePerson, createFlags, flagDefinitions, waitForPerson, type FlagDefinition } from '../lib/flag-fixtures.js';
 import { QuillApi } from '../lib/quill-api.js';
 
 const CONNECTIONS = 64;
@@ -57,12 +57,30 @@ async function sameSizeBaseline(ctx: BenchContext, label: string, bytes: number)
   }
 }
 
+/** The fixture of one Quill: created once, shared by the flags and isolation cases (they run on one server). */
+const prepared = new WeakMap<BenchContext, Promise<{ ids: Map<string, number>; defs: FlagDefinition[]; waited: number }>>();
+
+/**
+ * Creates the 50 flags and the stored person once per server, and waits until `/flags/` sees the person. The
+ * flags case soft-deletes 45 of them afterwards, so cases needing all 50 run before it (bench/run-all.ts).
+ */
+export function prepareFlags(ctx: BenchContext, active = FLAGS): Promise<{ ids: Map<string, number>; defs: FlagDefinition[]; waited: number; active: number }> {
+  let fixture = prepared.get(ctx);
+  if (!fixture) {
+    fixture = (async () => {
+      ctx.log(`flags: creating ${FLAGS} flags and the stored person`);
+      const defs = flagDefinitions(FLAGS);
+      const ids = await createFlags(ctx.api, defs);
+      await capturePerson(ctx.api);
+      return { ids, defs, waited: await waitForPerson(ctx.api) };
+    })();
+    prepared.set(ctx, fixture);
+  }
+  return fixture.then((f) => ({ ...f, active }));
+}
+
 export async function runFlags(ctx: BenchContext): Promise<{ results: CaseResult[]; fixture: FlagsFixture }> {
-  ctx.log(`flags: creating ${FLAGS} flags and the stored person`);
-  const defs = flagDefinitions(FLAGS);
-  const ids = await createFlags(ctx.api, defs);
-  await capturePerson(ctx.api);
-  const waited = await waitForPerson(ctx.api);
+  const { ids, defs, waited } = await prepareFlags(ctx);
   const kinds = `${defs.filter((d) => d.key.startsWith('bench-rollout')).length} rollouts, ` +
     `${defs.filter((d) => d.key.startsWith('bench-condition') || d.key === READY_FLAG).length} person-property conditions, ` +
     `${defs.filter((d) => d.key.startsWith('bench-experiment')).length} multivariate`;

@@ -123,7 +123,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       if (invalid) throw invalid;
     }
     const item: TaskItem = { op: route.op, meta, params, principal, body, raw: route.body === 'raw' ? raw : null };
-    const reply: Reply = await pool.call(pool.pick(), item);
+    const reply: Reply = await pool.call(pool.pick(route.op), item);
     if (reply.authChanged) await refreshAuth();
     return reply;
   }

@@ -17,7 +17,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
-import { replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
+import { isIngestion, replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
 import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
 import type { Logger } from '../observability/logger.js';
@@ -25,6 +25,8 @@ import type { Logger } from '../observability/logger.js';
 interface Waiter {
   resolve: (r: Reply) => void;
   reject: (e: unknown) => void;
+  /** Not ingestion (counted in WorkerLink.interactive). */
+  interactive: boolean;
 }
 
 class WorkerLink {
@@ -35,7 +37,30 @@ class WorkerLink {
   readonly waiting = new Map<number, Waiter>();
   /** Requests posted or queued and not yet answered (for least-busy picking). */
   load = 0;
+  /** Of those, the ones that are not ingestion (see `pick`). */
+  interactive = 0;
   constructor(readonly index: number, readonly pool: Piscina) {}
+}
+
+/**
+ * The worker with the fewest requests unanswered, the first from `start` on among equals; with `interactive`, the
+ * fewest requests other than ingestion, then the fewest in all (see WorkerPool.pick).
+ */
+export function leastBusy(workers: readonly { load: number; interactive: number }[], start: number, interactive: boolean): number {
+  let best = 0;
+  let bestLoad = Infinity;
+  const n = workers.length;
+  for (let k = 0; k < n; k++) {
+    const i = (start + k) % n;
+    const w = workers[i]!;
+    // Loads stay far below 2^20, so this orders by interactive requests, then by all.
+    const load = interactive ? w.interactive * 2 ** 20 + w.load : w.load;
+    if (load < bestLoad) {
+      best = i;
+      bestLoad = load;
+    }
+  }
+  return best;
 }
 
 export class WorkerPool {
@@ -84,20 +109,15 @@ export class WorkerPool {
     return this.workers.length;
   }
 
-  /** Picks the least busy worker, round-robin among equals (every worker can serve any request). */
-  pick(): number {
-    let best = 0;
-    let bestLoad = Infinity;
-    const n = this.workers.length;
-    for (let k = 0; k < n; k++) {
-      const i = (this.roundRobin + k) % n;
-      const load = this.workers[i]!.load;
-      if (load < bestLoad) {
-        best = i;
-        bestLoad = load;
-      }
-    }
-    this.roundRobin = (best + 1) % n;
+  /**
+   * Picks the least busy worker, round-robin among equals (every worker can serve any request). For a request
+   * other than ingestion (`op` given) "busy" counts the other such requests first: an ingestion request waiting
+   * for its fdatasync does not hold the worker's thread, while a flag request left unanswered says the thread is
+   * taken (a slice of apply, a collection), so the next one goes to the other worker.
+   */
+  pick(op?: string): number {
+    const best = leastBusy(this.workers, this.roundRobin, op !== undefined && !isIngestion(op));
+    this.roundRobin = (best + 1) % this.workers.length;
     return best;
   }
 
@@ -107,7 +127,9 @@ export class WorkerPool {
     const id = this.nextId++;
     w.queued.push(id, toWire(item));
     w.load++;
-    const promise = new Promise<Reply>((resolve, reject) => w.waiting.set(id, { resolve, reject }));
+    const interactive = !isIngestion(item.op);
+    if (interactive) w.interactive++;
+    const promise = new Promise<Reply>((resolve, reject) => w.waiting.set(id, { resolve, reject, interactive }));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -140,6 +162,7 @@ export class WorkerPool {
         w.waiting.clear();
         w.queued.length = 0;
         w.load = 0;
+        w.interactive = 0;
         for (const waiter of lost) waiter.reject(error);
         if (this.closing) return;
         this.log.error(
@@ -172,10 +195,16 @@ export class WorkerPool {
       this.log.error({ event: 'request_unsendable', worker: w.index }, `request ${id} cannot be sent to worker ${w.index}: ${(error as Error)?.message ?? error}`);
       const waiter = w.waiting.get(id);
       w.waiting.delete(id);
-      w.load--;
+      this.settled(w, waiter);
       waiter?.reject(error);
       return undefined;
     });
+  }
+
+  /** A request of `w` was answered or failed. */
+  private settled(w: WorkerLink, waiter: Waiter | undefined): void {
+    w.load--;
+    if (waiter?.interactive) w.interactive--;
   }
 
   private receive(w: WorkerLink, bytes: Uint8Array): void {
@@ -192,7 +221,7 @@ export class WorkerPool {
       const waiter = w.waiting.get(id);
       if (!waiter) continue;
       w.waiting.delete(id);
-      w.load--;
+      this.settled(w, waiter);
       waiter.resolve(replyFromWire(frame[i + 1] as WireReply));
     }
   }

@@ -95,6 +95,17 @@ export const WireItem = Type.Tuple([
 ]);
 export type WireItem = Static<typeof WireItem>;
 
+/**
+ * Ingestion operations. They yield to every other request: the worker starts them after the other requests of a
+ * frame (src/worker/request-port.ts), and the front sends other requests to the worker with the fewest other
+ * requests unanswered, whatever ingestion it is waiting on (src/front/worker-pool.ts).
+ */
+const INGESTION_OPS: ReadonlySet<string> = new Set(['capture', 'engage']);
+
+export function isIngestion(op: string): boolean {
+  return INGESTION_OPS.has(op);
+}
+
 /** What the front posts on a worker's port once per tick: request id, item, request id, item, ... */
 export const RequestFrame = Type.Array(Type.Union([Type.Integer(), WireItem]));
 export type RequestFrame = Static<typeof RequestFrame>;

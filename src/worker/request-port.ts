@@ -2,16 +2,27 @@
  * The worker's end of the front's request port (see src/front/worker-pool.ts): decodes each request frame, runs
  * every request on its own, and posts the replies that finished in one tick together as one frame. A slow
  * request (an ingestion waiting for its fdatasync) therefore never holds back a fast one sent beside it.
+ *
+ * Ingestion requests wait behind the others: a frame's other requests (flag evaluation above all) start first,
+ * and while such requests keep arriving the ingestion requests start afterwards in slices of BULK_SLICE_MS, each
+ * slice its own turn of the event loop, so the requests of frames that arrive meanwhile start before the rest of
+ * them (with ingestion alone they all start at once, as before). Under a saturating
+ * ingestion a flag request thus no longer waits for every ingestion request the front sent before it. Ingestion
+ * requests keep their order among themselves, and HTTP's order per connection is not at stake: uWS reads a
+ * connection's next request only once the previous one is answered.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
 import { parseQuery } from '../http/query.js';
 import { Errors } from '../protocol/errors.js';
-import { WireItem, fromWire, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
+import { WireItem, fromWire, isIngestion, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
 import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
 
 const checkItem = Compile(WireItem);
+
+/** How long a turn of the event loop may spend starting deferred ingestion requests. */
+const BULK_SLICE_MS = 2;
 
 /** Why one (id, item) pair of a request frame does not follow the protocol, or null when it does. */
 export function malformation(id: unknown, item: unknown): string | null {
@@ -24,6 +35,10 @@ export function malformation(id: unknown, item: unknown): string | null {
 export class RequestPort {
   private readonly ready: ReplyFrame = [];
   private flushScheduled = false;
+  /** Ingestion requests not started yet, in arrival order: id, item, id, item, ... */
+  private readonly bulk: (number | TaskItem)[] = [];
+  private bulkHead = 0;
+  private bulkScheduled = false;
   private closed = false;
   private stopped!: () => void;
   /** Resolves when the port is closed (shutdown). */
@@ -36,10 +51,18 @@ export class RequestPort {
     private readonly whenReady: () => Promise<void>,
     /** Check every request against the protocol schema (QUILL_LOG_LEVEL=debug). */
     private readonly checkFrames: boolean,
-    /** Called for every frame of requests (the apply loops yield to them under load). */
-    private readonly onFrame: () => void = () => {},
+    /**
+     * Called for every frame of requests (the apply loops yield to them under load) with how many of its requests
+     * are not ingestion.
+     */
+    private readonly onFrame: (interactive: number) => void = () => {},
     /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
+    /**
+     * Whether ingestion requests should start in slices (other requests are arriving); when not, they start at
+     * once after the frame's other requests, as acknowledgements are all the thread has to answer.
+     */
+    private readonly sliceIngestion: () => boolean = () => true,
   ) {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
   }
@@ -52,13 +75,13 @@ export class RequestPort {
   }
 
   private async receive(bytes: Uint8Array): Promise<void> {
-    this.onFrame();
     const frame = unpack<RequestFrame>(bytes);
     if (this.checkFrames && !Array.isArray(frame)) {
       this.report(`malformed request frame from the front: not an array (${typeof frame})`);
       return;
     }
     await this.whenReady();
+    let interactive = 0;
     for (let i = 0; i < frame.length; i += 2) {
       const id = frame[i] as number;
       if (this.checkFrames) {
@@ -79,8 +102,42 @@ export class RequestPort {
         this.answer(id, errorReply(Errors.server()));
         continue;
       }
-      this.run(item).then((reply) => this.answer(id, reply));
+      if (isIngestion(item.op)) this.bulk.push(id, item);
+      else {
+        interactive++;
+        this.start(id, item);
+      }
     }
+    this.onFrame(interactive);
+    if (this.sliceIngestion()) this.scheduleBulk();
+    else this.startBulk(Infinity);
+  }
+
+  private start(id: number, item: TaskItem): void {
+    this.run(item).then((reply) => this.answer(id, reply));
+  }
+
+  private scheduleBulk(): void {
+    if (this.bulkScheduled || this.bulkHead === this.bulk.length) return;
+    this.bulkScheduled = true;
+    setImmediate(() => this.startBulk());
+  }
+
+  /** Starts deferred ingestion requests for up to `sliceMs`; the rest wait for the next turn. */
+  private startBulk(sliceMs = BULK_SLICE_MS): void {
+    this.bulkScheduled = false;
+    if (this.closed || this.bulkHead === this.bulk.length) return;
+    const until = performance.now() + sliceMs;
+    do {
+      const id = this.bulk[this.bulkHead++] as number;
+      const item = this.bulk[this.bulkHead++] as TaskItem;
+      this.start(id, item);
+    } while (this.bulkHead < this.bulk.length && performance.now() < until);
+    if (this.bulkHead === this.bulk.length || this.bulkHead > 4096) {
+      this.bulk.splice(0, this.bulkHead);
+      this.bulkHead = 0;
+    }
+    this.scheduleBulk();
   }
 
   private answer(id: number, reply: Reply): void {

@@ -23,3 +23,18 @@ t.test('without requests arriving the apply never pauses, whatever the machine l
   await new Promise((r) => setTimeout(r, 40));
   t.equal(pacer.busy, false, 'idle again once requests stop');
 });
+
+t.test('requests other than ingestion at a rate make the apply interactive for a while; a trickle or ingestion does not', async (t) => {
+  const pacer = new ApplyPacer();
+  t.teardown(() => pacer.close());
+  t.equal(pacer.interactive, false);
+  pacer.noteRequest(0);
+  t.equal(pacer.busy, true);
+  t.equal(pacer.interactive, false, 'ingestion alone keeps the busy chunk size');
+  pacer.noteRequest(1);
+  t.equal(pacer.interactive, false, 'one API call is a trickle');
+  for (let i = 0; i < 19; i++) pacer.noteRequest(1);
+  t.equal(pacer.interactive, true, 'interactive once 20 arrived within the window');
+  await new Promise((r) => setTimeout(r, 450));
+  t.equal(pacer.interactive, false, 'no longer once such requests stop');
+});

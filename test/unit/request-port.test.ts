@@ -74,3 +74,62 @@ t.test('malformation() names what is wrong', async (t) => {
   t.match(malformation('1', toWire(item)), /request id "1" is not an integer/);
   t.match(malformation(1, { op: 'flags' }), /^item \/ /);
 });
+
+/**
+ * A port whose requests answer their own rawQuery at once, recording the order they started in; `slice` is the
+ * port's `sliceIngestion` (other requests arriving, or not).
+ */
+function orderHarness(t: { teardown(fn: () => void): void }, slice: boolean) {
+  const { port1, port2 } = new MessageChannel();
+  const started: string[] = [];
+  const port = new RequestPort(port2, async (i) => {
+    started.push(`${i.op}:${i.meta.rawQuery}`);
+    return { status: 200, body: i.meta.rawQuery };
+  }, async () => {}, false, () => {}, () => {}, () => slice);
+  t.teardown(() => {
+    port.close();
+    port1.close();
+  });
+  const replies = new Map<number, unknown>();
+  let wake: (() => void) | null = null;
+  port1.on('message', (bytes: Uint8Array) => {
+    const frame = unpack<ReplyFrame>(bytes);
+    for (let i = 0; i < frame.length; i += 2) replies.set(frame[i] as number, replyFromWire(frame[i + 1] as WireReply).body);
+    wake?.();
+  });
+  return {
+    started, replies,
+    of: (op: string, n: number) => toWire({ ...item, op, meta: { ...item.meta, rawQuery: String(n) } }),
+    send: (frame: unknown[]) => port1.postMessage(packForTransfer(frame)),
+    async repliesFor(n: number) {
+      while (replies.size < n) await new Promise<void>((r) => (wake = r));
+    },
+  };
+}
+
+t.test('ingestion requests start after the other requests of their frame, in their own order, and all are answered', async (t) => {
+  const { started, replies, of, send, repliesFor } = orderHarness(t, true);
+  // A frame of ingestion with every fourth request a flag evaluation, then a frame of one ingestion and one flag request.
+  const first: unknown[] = [];
+  for (let n = 0; n < 200; n++) first.push(n, of(n % 4 === 3 ? 'flags' : 'capture', n));
+  send(first);
+  send([200, of('engage', 200), 201, of('flags', 201)]);
+  await repliesFor(202);
+  t.equal(replies.size, 202, 'every request answered once');
+  for (let n = 0; n < 202; n++) t.equal(replies.get(n), String(n), `request ${n} got its own reply`);
+  const firstIngestion = started.findIndex((s) => !s.startsWith('flags'));
+  // Both frames were posted at once: the second frame's flag request starts before the first frame's ingestion.
+  t.same(started.slice(0, firstIngestion), [...Array.from({ length: 50 }, (_, k) => `flags:${4 * k + 3}`), 'flags:201'],
+    'every flag request starts before any ingestion request, also one of a later frame');
+  const ingestion = started.filter((s) => !s.startsWith('flags'));
+  const expected = [...Array.from({ length: 200 }, (_, n) => n).filter((n) => n % 4 !== 3).map((n) => `capture:${n}`), 'engage:200'];
+  t.same(ingestion, expected, 'ingestion requests start in arrival order');
+});
+
+t.test('with ingestion alone arriving, a frame starts its ingestion requests at once, before the next frame', async (t) => {
+  const { started, of, send, repliesFor } = orderHarness(t, false);
+  send([0, of('capture', 0), 1, of('flags', 1), 2, of('capture', 2)]);
+  send([3, of('engage', 3), 4, of('flags', 4)]);
+  await repliesFor(5);
+  t.same(started, ['flags:1', 'capture:0', 'capture:2', 'flags:4', 'engage:3'], 'frame by frame, flags first within each');
+});

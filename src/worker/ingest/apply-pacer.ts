@@ -25,9 +25,21 @@ const SAMPLE_MS = 200;
  */
 const MIN_SHARE = 0.5;
 const FULL_SHARE_LAG_MS = 10_000;
+/**
+ * While requests other than ingestion (flag evaluations, API calls) arrive at INTERACTIVE_MIN or more per
+ * INTERACTIVE_WINDOW_MS, the apply keeps its transactions short (shard.ts): each such request waits for the slice
+ * of apply running when it arrives, however much CPU the apply is given. Short slices cost apply throughput, so a
+ * trickle (a dashboard or a stats poll every 100 ms) does not count.
+ */
+const INTERACTIVE_WINDOW_MS = 200;
+const INTERACTIVE_MIN = 20;
 
 export class ApplyPacer {
   private lastRequestAt = -Infinity;
+  /** Requests other than ingestion in the current and the previous window, and when the current one began. */
+  private interactiveNow = 0;
+  private interactiveBefore = 0;
+  private windowStart = -Infinity;
   private idle = 1;
   private previous = cpuTimes();
   private readonly timer: NodeJS.Timeout;
@@ -37,9 +49,25 @@ export class ApplyPacer {
     this.timer.unref();
   }
 
-  /** A request reached this worker. */
-  noteRequest(): void {
+  /** Requests reached this worker, `interactive` of them not ingestion. */
+  noteRequest(interactive = 0): void {
     this.lastRequestAt = performance.now();
+    this.roll(this.lastRequestAt);
+    this.interactiveNow += interactive;
+  }
+
+  /** Whether requests other than ingestion are arriving at a rate: the apply then runs in its shortest slices. */
+  get interactive(): boolean {
+    this.roll(performance.now());
+    return this.interactiveNow + this.interactiveBefore >= INTERACTIVE_MIN;
+  }
+
+  private roll(now: number): void {
+    if (now - this.windowStart < INTERACTIVE_WINDOW_MS) return;
+    // A window with no request at all in between forgets the older one too.
+    this.interactiveBefore = now - this.windowStart < 2 * INTERACTIVE_WINDOW_MS ? this.interactiveNow : 0;
+    this.interactiveNow = 0;
+    this.windowStart = now;
   }
 
   /** Whether requests are arriving: the apply then runs in short chunks (each blocks them while it runs). */

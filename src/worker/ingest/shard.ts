@@ -150,6 +150,12 @@ const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
  */
 const CHUNK_EVENTS = 2000;
 const CHUNK_EVENTS_BUSY = 100;
+/**
+ * While flag evaluations or other requests besides ingestion arrive (ApplyPacer.interactive), chunks are smaller
+ * still: such a request waits for the chunk being applied, and under a saturating ingestion on 2 cores a chunk's
+ * person processing measured 10-100 ms for 100 events (`npm run bench`, isolation case).
+ */
+const CHUNK_EVENTS_INTERACTIVE = 25;
 /*
  * The backlog bound (ApplyContext.backlogHigh, 4 million events by default): the events wait in the ingest logs
  * (about 0.5 KB each on disk), so it bounds the disk a sustained overload may take and the replay after a crash.
@@ -391,7 +397,7 @@ export class Shard {
           continue;
         }
         const pacer = this.ctx.pacer;
-        const limit = pacer.busy ? CHUNK_EVENTS_BUSY : CHUNK_EVENTS;
+        const limit = pacer.interactive ? CHUNK_EVENTS_INTERACTIVE : pacer.busy ? CHUNK_EVENTS_BUSY : CHUNK_EVENTS;
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;
