@@ -100,7 +100,7 @@ export interface QuillServer extends ServerProcess {
 }
 
 /** Quill on a free port and a fresh data directory, with the fixed bench keys (like test/helpers/quill.ts). */
-export async function startQuill(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<QuillServer> {
+export async function startQuill(opts: { dataDir?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<QuillServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-bench-'));
   const server = await startServer('quill', QUILL_MAIN, {
     QUILL_HOST: '127.0.0.1',
@@ -110,7 +110,7 @@ export async function startQuill(opts: { dataDir?: string; env?: Record<string, 
     QUILL_PERSONAL_API_KEY: PERSONAL_KEY,
     QUILL_LOG_LEVEL: 'silent',
     ...opts.env,
-  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, profileArgs());
+  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, [...profileArgs(), ...(opts.nodeArgs ?? [])]);
   const workers = Number(/\((\d+) shard workers?/.exec(server.output())?.[1] ?? 0);
   return { ...server, dataDir, workers };
 }
