@@ -1,16 +1,19 @@
 // The analytics benchmark (`npm run bench:analytics`): a generated dataset (bench/lib/analytics-dataset.ts; default
 // 10,000,000 events, 300,000 persons, 30 days) goes through `/batch/` into a fresh Quill and into DuckDB (2 threads)
 // in the same run; then every trends case is answered by both, five times each (Quill with refresh=true), medians
-// reported, and the answers compared: the bench fails loudly if they differ. Also reported: the load (acknowledged
-// and end-to-end events/s), the scan layout (bytes per event, build time from the stored rows on a restart with
-// QUILL_REBUILD_SCAN_LAYOUT=1) and Quill's memory while answering. One JSON document on stdout (and in
-// bench/results/analytics-latest.json), progress on stderr.
+// reported, and the answers compared: the bench fails loudly if they differ. The same for retention, lifecycle,
+// stickiness, funnels, paths, and SQL (a HogQLQuery count-by-day and DAU against DuckDB's same SQL). Actions: a
+// trend over a three-step action (URL regex, autocapture text, plain event) beside the same trend over one event
+// name, both against DuckDB. Also reported: the load (acknowledged and end-to-end events/s), the scan layout (bytes
+// per event, build time from the stored rows on a restart with QUILL_REBUILD_SCAN_LAYOUT=1) and Quill's memory while
+// answering. One JSON document on stdout (and in bench/results/analytics-latest.json), progress on stderr.
 //
 // Environment: QUILL_BENCH_EVENTS, QUILL_BENCH_PERSONS, QUILL_BENCH_DAYS, QUILL_BENCH_SEED, QUILL_BENCH_OUT,
 // QUILL_BENCH_KEEP_DATA=1.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DATASET, Dataset } from './lib/analytics-dataset.js';
+import { BENCH_ACTION } from './lib/action-cases.js';
 import { loadDataset } from './lib/dataset-load.js';
 import { DuckReference } from './lib/duckdb-reference.js';
 import { commit, machine } from './lib/machine.js';
@@ -18,6 +21,7 @@ import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
+import { hogqlCases, hogqlValues } from './lib/hogql-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
@@ -66,6 +70,8 @@ interface Comparison {
   name: string;
   /** Path under /api/projects/@current/ (with a query string). */
   path: string;
+  /** A JSON body to POST instead of a GET (the query API). */
+  body?: unknown;
   sql: string;
   quill(body: any): Map<string, number>;
   duck(rows: Record<string, unknown>[]): Map<string, number>;
@@ -81,7 +87,9 @@ async function compare(base: string, pid: number, duck: DuckReference, c: Compar
   let body: any = null;
   for (let i = 0; i <= REPEATS; i++) {
     const started = performance.now();
-    const res = await fetch(`${base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH });
+    const res = c.body === undefined
+      ? await fetch(`${base}/api/projects/@current/${c.path}&refresh=true`, { headers: AUTH })
+      : await fetch(`${base}/api/projects/@current/${c.path}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
     body = await res.json();
     if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${JSON.stringify(body)}`);
     if (i > 0) quillMs.push(performance.now() - started);
@@ -128,6 +136,40 @@ for (const c of trendsCases(from, to)) {
   }));
 }
 
+// Actions (issue 20): a trend over a three-step action (a URL regex, an autocapture text match, a plain event)
+// next to the same trend over a single event name, each compared with DuckDB's SQL for the same events.
+const created = await fetch(`${quill.base}/api/projects/@current/actions/`, {
+  method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: BENCH_ACTION.name, steps: BENCH_ACTION.steps }),
+});
+if (created.status !== 201) throw new Error(`action creation answered ${created.status}: ${await created.text()}`);
+const actionId = ((await created.json()) as { id: number }).id;
+const trendPath = (entities: Record<string, unknown>) => `insights/trend/?${Object.entries({ ...entities, date_from: from, date_to: to }).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}`;
+const daySql = (condition: string) => `SELECT date_trunc('day', ts) AS day, count(*) AS v FROM events WHERE (${condition}) AND ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY GROUP BY 1`;
+const overAction = await compare(quill.base, quill.pid, duck, {
+  name: `count per day of an action: ${BENCH_ACTION.name} (3 steps: url regex, autocapture text, event)`, path: trendPath({ actions: [{ id: actionId, type: 'actions' }] }),
+  sql: daySql(BENCH_ACTION.sql), quill: (body) => quillValues(body.result, false), duck: (rows) => duckValues(rows, false),
+});
+const overEvent = await compare(quill.base, quill.pid, duck, {
+  name: 'count per day of one event name ($pageview)', path: trendPath({ events: [{ id: '$pageview' }] }),
+  sql: daySql(`event = '$pageview'`), quill: (body) => quillValues(body.result, false), duck: (rows) => duckValues(rows, false),
+});
+// The ratio from rounds alternating between the two questions, so a busy machine slows both alike.
+const alternating: { action: number[]; event: number[] } = { action: [], event: [] };
+for (let i = 0; i < REPEATS * 2; i++) {
+  for (const [kind, path] of [['event', trendPath({ events: [{ id: '$pageview' }] })], ['action', trendPath({ actions: [{ id: actionId, type: 'actions' }] })]] as const) {
+    const started = performance.now();
+    const res = await fetch(`${quill.base}/api/projects/@current/${path}&refresh=true`, { headers: AUTH });
+    await res.arrayBuffer();
+    alternating[kind].push(performance.now() - started);
+  }
+}
+const actionAnswers = {
+  action: overAction, single_event: overEvent,
+  alternating_rounds: { action_ms: round1(median(alternating.action)), single_event_ms: round1(median(alternating.event)) },
+  action_to_single_event: round2(median(alternating.action) / median(alternating.event)),
+};
+log(`action / single event: ${actionAnswers.action_to_single_event} (${JSON.stringify(actionAnswers.alternating_rounds)})`);
+
 // Retention, lifecycle, stickiness: the same procedure (the reference needs Quill's persons' created_at).
 log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
 const personAnswers = [];
@@ -167,6 +209,15 @@ const sequenceCases: Comparison[] = [
   },
 ];
 for (const c of sequenceCases) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
+
+// SQL: HogQLQuery through /query/ (recomputed each time) against DuckDB's same SQL.
+const sqlAnswers = [];
+for (const c of hogqlCases(from, to)) {
+  sqlAnswers.push(await compare(quill.base, quill.pid, duck, {
+    name: c.name, path: 'query/', body: { query: { kind: 'HogQLQuery', query: c.hogql }, refresh: 'force_blocking' }, sql: c.sql,
+    quill: (body) => hogqlValues(body.results), duck: (rows) => duckValues(rows, false),
+  }));
+}
 
 // Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
 const gen = LoadGenerator.create(log);
@@ -218,7 +269,9 @@ const report = {
   },
   memory_during_queries: { peak_rss_mb: peakRss, peak_rss_anon_mb: peakAnon },
   trends: trendsAnswers,
+  actions: actionAnswers,
   retention_lifecycle_stickiness_funnels_paths: personAnswers,
+  hogql: sqlAnswers,
   isolation,
   all_answers_equal: !failed,
 };

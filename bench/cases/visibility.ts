@@ -23,6 +23,15 @@ function percentile(sorted: number[], p: number): number | null {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A probe request; one that times out (the bench client gives up after 30 s) counts as "not visible yet". */
+async function attempt<T>(request: () => Promise<T>): Promise<T | null> {
+  try {
+    return await request();
+  } catch {
+    return null;
+  }
+}
+
 async function probe(ctx: BenchContext, n: number): Promise<{ flags: number | null; events: number | null }> {
   const distinctId = `visible-probe-${n}-${Date.now()}`;
   const captured = await ctx.api.publicPost('/capture/', {
@@ -32,16 +41,16 @@ async function probe(ctx: BenchContext, n: number): Promise<{ flags: number | nu
   const acked = performance.now();
   const flags = (async () => {
     while (performance.now() - acked < GIVE_UP_MS) {
-      const res = await ctx.api.publicPost<{ featureFlags?: Record<string, unknown> }>('/flags/?v=2', QuillApi.flagsRequest(distinctId));
-      if (res.body?.featureFlags?.[FLAG] === true) return performance.now() - acked;
+      const res = await attempt(() => ctx.api.publicPost<{ featureFlags?: Record<string, unknown> }>('/flags/?v=2', QuillApi.flagsRequest(distinctId)));
+      if (res?.body?.featureFlags?.[FLAG] === true) return performance.now() - acked;
       await sleep(10);
     }
     return null;
   })();
   const events = (async () => {
     while (performance.now() - acked < GIVE_UP_MS) {
-      const res = await ctx.api.api('GET', `/api/projects/@current/events/?distinct_id=${encodeURIComponent(distinctId)}&limit=1`);
-      if (res.status === 200 && res.body?.results?.length === 1) return performance.now() - acked;
+      const res = await attempt(() => ctx.api.api('GET', `/api/projects/@current/events/?distinct_id=${encodeURIComponent(distinctId)}&limit=1`));
+      if (res?.status === 200 && res.body?.results?.length === 1) return performance.now() - acked;
       await sleep(10);
     }
     return null;

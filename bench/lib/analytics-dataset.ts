@@ -46,6 +46,8 @@ export interface ReferenceRow {
   price: number | null;
   plan: string;
   company: string | null;
+  /** `$elements_chain` of an autocapture event. */
+  chain: string | null;
 }
 
 export interface CaptureEvent {
@@ -186,6 +188,7 @@ function* generateDays(opts: DatasetOptions, keep: (persons: PersonState[]) => v
             row: {
               ts: t, event: name, distinctId: id, device: p * 2 + device, browser: person.browser[device]!, url: (ev.properties.$current_url as string | undefined) ?? null,
               session, price: (ev.properties.price as number | undefined) ?? null, plan: person.plan, company: ev.properties.$groups ? person.company : null,
+              chain: (ev.properties.$elements_chain as string | undefined) ?? null,
             },
           });
         };

@@ -12,7 +12,7 @@ export class DuckReference {
     const instance = await DuckDBInstance.create(':memory:', { threads: String(threads) });
     const db = await instance.connect();
     await db.run(`CREATE TABLE events_raw (ts TIMESTAMP, event VARCHAR, distinct_id VARCHAR, device INTEGER, browser VARCHAR,
-      url VARCHAR, session VARCHAR, price DOUBLE, plan VARCHAR, company VARCHAR)`);
+      url VARCHAR, session VARCHAR, price DOUBLE, plan VARCHAR, company VARCHAR, chain VARCHAR)`);
     return new DuckReference(instance, db);
   }
 
@@ -32,6 +32,8 @@ export class DuckReference {
       appender.appendVarchar(r.plan);
       if (r.company === null) appender.appendNull();
       else appender.appendVarchar(r.company);
+      if (r.chain === null) appender.appendNull();
+      else appender.appendVarchar(r.chain);
       appender.endRow();
     }
     appender.flushSync();
@@ -53,7 +55,7 @@ export class DuckReference {
     appender.flushSync();
     appender.closeSync();
     await this.db.run(`CREATE TABLE events AS SELECT e.ts, e.event, e.distinct_id, p.person, e.browser, e.url, e.session, e.price,
-      e.plan, e.company FROM events_raw e JOIN device_person p USING (device) ORDER BY e.ts`);
+      e.plan, e.company, e.chain FROM events_raw e JOIN device_person p USING (device) ORDER BY e.ts`);
     await this.db.run('DROP TABLE events_raw');
   }
 

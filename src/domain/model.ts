@@ -2,6 +2,8 @@
  * Stored records of the metadata environment. These are the storage shapes; API responses are built from them by
  * the serializers of each resource (src/worker/ops/*), never by returning records as they are.
  */
+import type { ActionStep } from './actions/steps.js';
+
 export interface Organization {
   id: number;
   uuid: string;
@@ -142,6 +144,21 @@ export interface Cohort {
   created_by: number | null;
   created_at: string;
   version: number;
+}
+
+/** A named definition of what counts (src/domain/actions/steps.ts for its steps). */
+export interface Action {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  tags: string[];
+  steps: ActionStep[];
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+  deleted: boolean;
+  pinned_at: string | null;
 }
 
 export interface EventDefinition {

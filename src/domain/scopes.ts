@@ -10,6 +10,7 @@ export const SCOPE_OBJECTS = [
   'feature_flag',
   'person',
   'cohort',
+  'action',
   /** PostHog's scope for the query and stored-events endpoints. */
   'query',
   'event_definition',

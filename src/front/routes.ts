@@ -65,6 +65,7 @@ const P = '/api/projects/:project_id';
 const FF = `${P}/feature_flags`;
 const PERSONS = `${P}/persons`;
 const COHORTS = `${P}/cohorts`;
+const ACTIONS = `${P}/actions`;
 const ROLES = '/api/organizations/:organization_id/roles';
 
 const pub = (method: RouteSpec['method'], path: string, op: string): RouteSpec =>
@@ -194,6 +195,16 @@ const SPECS: RouteSpec[] = [
   api('GET', `${COHORTS}/:id/persons`, 'cohorts.persons', 'cohort'),
   api('PATCH', `${COHORTS}/:id/add_persons_to_static_cohort`, 'cohorts.add_persons', 'cohort', 'json', S.StaticCohortAdd),
   api('PATCH', `${COHORTS}/:id/remove_person_from_static_cohort`, 'cohorts.remove_person', 'cohort', 'json', S.StaticCohortRemove),
+
+  // Actions (`activity` before `:id`)
+  api('GET', ACTIONS, 'actions.list', 'action'),
+  api('POST', ACTIONS, 'actions.create', 'action', 'json', S.ActionWrite),
+  api('GET', `${ACTIONS}/activity`, 'actions.all_activity', 'action'),
+  api('GET', `${ACTIONS}/:id`, 'actions.retrieve', 'action'),
+  api('PATCH', `${ACTIONS}/:id`, 'actions.update', 'action', 'json', S.ActionWrite),
+  api('PUT', `${ACTIONS}/:id`, 'actions.update', 'action', 'json', S.ActionWrite),
+  api('DELETE', `${ACTIONS}/:id`, 'actions.delete', 'action'),
+  api('GET', `${ACTIONS}/:id/activity`, 'actions.activity', 'action'),
 
   // Stored events (`values` before `:id`, which is an event uuid)
   api('GET', `${P}/events`, 'events.list', 'query'),

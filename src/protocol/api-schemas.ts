@@ -111,6 +111,16 @@ export const StaticCohortRemove = Type.Object({
   person_id: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'StaticCohortRemove' });
 
+// Actions: the worker validates each field (the steps with a field path as attr, e.g. steps__0__url_matching).
+export const ActionWrite = Type.Object({
+  name: Type.Optional(Type.Unknown()),
+  description: Type.Optional(Type.Unknown()),
+  tags: Type.Optional(Type.Unknown()),
+  steps: Type.Optional(Type.Unknown()),
+  deleted: Type.Optional(Type.Unknown()),
+  pinned_at: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'ActionWrite', description: 'Create or update an action' });
+
 // Event definitions: the worker type-checks each writable field (attr per field); other fields are ignored.
 export const EventDefinitionUpdate = Type.Object({
   owner: Type.Optional(Type.Unknown()),

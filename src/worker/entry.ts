@@ -18,6 +18,7 @@ import './analytics/funnels.js';
 import './analytics/paths.js';
 import './analytics/correlation.js';
 import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
+import { HOGQL_SCAN, hogqlScanHandler } from './query/hogql-scan.js';
 import { reloadHandler } from './replication.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
@@ -54,6 +55,7 @@ export function createWorkerEntry(data: WorkerData) {
     [SEQUENCE_COLLECT]: collectHandler,
     [SEQUENCE_TAKE]: takeHandler,
     [PERSON_EVENTS]: personEventsHandler,
+    [HOGQL_SCAN]: hogqlScanHandler,
   });
   const debug = data.config.logLevel === 'debug';
 

@@ -31,13 +31,14 @@ const MARK = {
   event: 'victim-event-4k8',
   cohort: 'victim-cohort-5h3',
   dashboard: 'victim-dashboard-2w6',
+  action: 'victim-action-1z7',
   role: 'victim-role-8j4',
   insight: 'victim-insight-1w7',
   key: 'victim-key-6p1',
   org: 'victim-org-2x9',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.insight];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -91,6 +92,7 @@ t.before(async () => {
   const person = persons.results[0];
   const definitions = await ok(api.get(`/api/projects/@current/event_definitions/?search=${MARK.event}`), 'definitions');
   const cohort = await ok(api.post('/api/projects/@current/cohorts/', { name: MARK.cohort, is_static: true, person_ids: [person.uuid] }), 'cohort');
+  const action = await ok(api.post('/api/projects/@current/actions/', { name: MARK.action, steps: [{ event: MARK.event }] }), 'action');
   const role = await ok(api.post('/api/organizations/@current/roles/', { name: MARK.role }), 'role');
   const membership = await ok(api.post(`/api/organizations/@current/roles/${role.id}/role_memberships/`, { user_uuid: me.uuid }), 'membership');
   const access = await ok(api.post(`/api/projects/@current/feature_flags/${flag.id}/role_access/`, { role_id: role.id }), 'role access');
@@ -108,7 +110,7 @@ t.before(async () => {
     token: project.api_token,
     secondProjectId: second.id,
     ids: {
-      feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), events: events.results[0].id,
+      feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
       dashboards: String(dashboard.id), query: asyncQuery.body.query_status.id,
     },

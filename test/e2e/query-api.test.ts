@@ -87,7 +87,8 @@ t.test('refresh modes and the cache', async (t) => {
 t.test('bad queries and scopes', async (t) => {
   for (const [body, attr] of [
     [{}, 'query'], [{ query: { kind: 'Nope' } }, 'query'], [{ query: 'SELECT 1' }, 'query'],
-    [{ query: { kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 1 }] } }, 'query'],
+    // An ActionsNode naming no action of the project (actions: test/e2e/actions-analytics.test.ts).
+    [{ query: { kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 999999 }] } }, 'actions'],
     [{ query: { kind: 'TrendsQuery', series: [pv] }, refresh: 'sometimes' }, 'refresh'],
     [{ query: { kind: 'TrendsQuery', series: [pv], interval: 'fortnight' } }, 'interval'],
   ] as const) {

@@ -3,16 +3,37 @@
  * query parameter, JSON-valued keys as URL-encoded JSON text; POST sends the same keys as a JSON body, merged over
  * the query string. Strings that are not JSON are kept as they are (`breakdown=$browser` works quoted or not).
  */
+import type { ActionDefinition, ActionLookup } from './action-filter.js';
 import { invalidInput } from './errors.js';
 
 export class FilterParams {
-  constructor(private readonly values: Readonly<Record<string, unknown>>) {}
+  /** `actions`: the project's actions, for entities of type `actions` (the worker reads them; parsing stays pure). */
+  constructor(private readonly values: Readonly<Record<string, unknown>>, private readonly actions: ActionLookup | null = null) {}
 
   /** Query string and body merged, the body winning. */
-  static of(query: Readonly<Record<string, string>>, body: unknown): FilterParams {
+  static of(query: Readonly<Record<string, string>>, body: unknown, actions: ActionLookup | null = null): FilterParams {
     const merged: Record<string, unknown> = { ...query };
     if (body !== null && typeof body === 'object' && !Array.isArray(body)) Object.assign(merged, body);
-    return new FilterParams(merged);
+    return new FilterParams(merged, actions);
+  }
+
+  /** The same parameters, entities of type `actions` resolved with `actions`. */
+  withActions(actions: ActionLookup): FilterParams {
+    return new FilterParams(this.values, actions);
+  }
+
+  /** Other parameters with this project's actions (an entity of a funnel or a persons request). */
+  derive(values: Readonly<Record<string, unknown>>): FilterParams {
+    return new FilterParams(values, this.actions);
+  }
+
+  /** The action an entity names by id (an integer, or its text); 400 naming `attr` when the project has none such. */
+  action(id: unknown, attr: string): ActionDefinition {
+    const n = typeof id === 'number' ? id : typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id) : NaN;
+    if (!Number.isSafeInteger(n)) return invalidInput(attr, 'An action entity needs the action\'s id.');
+    const found = this.actions?.(n);
+    if (!found) return invalidInput(attr, `Action ${n} does not exist.`, 'does_not_exist');
+    return found;
   }
 
   has(name: string): boolean {

@@ -5,7 +5,7 @@
 import { invalidInput } from './errors.js';
 import type { FilterParams } from './filter-params.js';
 import type { FunnelOrder, FunnelShape } from './funnel.js';
-import { breakdownOf, intervalOf, seriesOf } from './legacy-filters.js';
+import { breakdownOf, entityTarget, intervalOf, seriesOf } from './legacy-filters.js';
 import { leavesOf, parseFilters, type FilterGroup } from './property-filters.js';
 import type { Breakdown, DateParams, SeriesNode } from './query.js';
 import type { Interval } from './time-zone.js';
@@ -15,6 +15,8 @@ export type Attribution = 'first_touch' | 'last_touch' | 'all_events' | 'step';
 
 export interface FunnelExclusion {
   event: string | null;
+  /** The action an exclusion of type `actions` names (its tree is in `properties`). */
+  actionId: number | null;
   name: string;
   properties: FilterGroup | null;
   from: number;
@@ -51,9 +53,22 @@ function leafTexts(g: FilterGroup | null): string[] {
   return leavesOf(g).map((l) => JSON.stringify([l.type, l.key, l.operator, l.value, l.groupTypeIndex, l.negation])).sort();
 }
 
-/** Whether step `a` equals or narrows step `b`: same event, and `b`'s filters are a sub-multiset of `a`'s. */
-export function narrows(a: { event: string | null; properties: FilterGroup | null }, b: { event: string | null; properties: FilterGroup | null }): boolean {
-  if (a.event !== b.event) return false;
+interface StepLike {
+  event: string | null;
+  /** The action id of an action entity. */
+  actionId: number | null;
+  properties: FilterGroup | null;
+}
+
+/** A series as a step for `narrows`. */
+const stepLike = (s: SeriesNode): StepLike => ({ event: s.event, actionId: s.action?.id ?? null, properties: s.properties });
+
+/**
+ * Whether step `a` equals or narrows step `b`: the same entity (event name, or action), and `b`'s filters are a
+ * sub-multiset of `a`'s.
+ */
+export function narrows(a: StepLike, b: StepLike): boolean {
+  if (a.event !== b.event || a.actionId !== b.actionId) return false;
   const mine = leafTexts(a.properties);
   for (const leaf of leafTexts(b.properties)) {
     const at = mine.indexOf(leaf);
@@ -87,16 +102,17 @@ export function funnelsQueryOf(p: FilterParams): FunnelsQuery {
   const n = steps.length;
   const exclusions = p.list('exclusions').map((raw) => {
     if (!isObject(raw)) return invalidInput('exclusions', 'Every exclusion must be an entity object.');
-    if (raw.type === 'actions') invalidInput('exclusions', 'Actions are not supported yet: use events.');
+    const type = raw.type === 'actions' ? 'actions' : 'events';
+    if (raw.type !== undefined && raw.type !== 'events' && raw.type !== 'actions') invalidInput('exclusions', 'An exclusion\'s type is "events" or "actions".');
     const from = Number(raw.funnel_from_step);
     const to = Number(raw.funnel_to_step);
     if (!Number.isInteger(from) || !Number.isInteger(to)) invalidInput('exclusions', 'Exclusion steps must be integers.');
     if (!(from < to) || from >= n - 1 || to > n - 1 || from < 0) invalidInput('exclusions', 'Exclusion steps cannot contain an event that\'s part of funnel steps.');
     if (order === 'unordered' && (from !== 0 || to !== n - 1)) invalidInput('exclusions', 'Partial Exclusions not allowed in unordered funnels');
-    const event = typeof raw.id === 'string' ? raw.id : null;
-    const ex: FunnelExclusion = { event, name: typeof raw.name === 'string' ? raw.name : event ?? 'All events', properties: parseFilters(raw.properties ?? null, 'exclusions'), from, to };
+    const target = entityTarget(p, raw, type, 'exclusions');
+    const ex: FunnelExclusion = { event: target.event, actionId: target.action?.id ?? null, name: target.name, properties: target.properties, from, to };
     for (let s = from; s <= to; s++) {
-      if (narrows(steps[s]!, ex)) invalidInput('exclusions', 'Exclusion steps cannot contain an event that\'s part of funnel steps.');
+      if (narrows(stepLike(steps[s]!), ex)) invalidInput('exclusions', 'Exclusion steps cannot contain an event that\'s part of funnel steps.');
     }
     return ex;
   });
@@ -138,7 +154,7 @@ export function funnelShape(q: FunnelsQuery): FunnelShape {
     steps: n,
     order: q.order,
     windowMs: q.windowMs,
-    laterEvent: q.steps.map((s, i) => i > 0 && narrows(s, q.steps[i - 1]!)),
+    laterEvent: q.steps.map((s, i) => i > 0 && narrows(stepLike(s), stepLike(q.steps[i - 1]!))),
     exclusions: q.exclusions.map((e, i) => ({ bit: n + i, from: e.from, to: e.to })),
   };
 }

@@ -5,8 +5,9 @@
  */
 import { invalidInput } from './errors.js';
 import type { FilterParams } from './filter-params.js';
-import { parseFilters } from './property-filters.js';
-import { MATHS, PROPERTY_MATHS, type Breakdown, type BreakdownType, type MathKind, type SeriesNode, type TrendsQuery } from './query.js';
+import { actionEvents, actionFilter } from './action-filter.js';
+import { andFilters, parseFilters, type FilterGroup } from './property-filters.js';
+import { MATHS, PROPERTY_MATHS, type ActionRef, type Breakdown, type BreakdownType, type MathKind, type SeriesNode, type TrendsQuery } from './query.js';
 import type { Interval } from './time-zone.js';
 
 const INTERVALS: ReadonlySet<string> = new Set(['hour', 'day', 'week', 'month']);
@@ -30,48 +31,75 @@ export function intervalOf(p: FilterParams, fallback: Interval = 'day'): Interva
 
 /**
  * The series of `events` and `actions` (§0.2): actions first, then events, stable-sorted by `order` (missing = -1),
- * then numbered. Actions are refused until Quill has them.
+ * then numbered. An action entity counts the events of any of its steps (src/domain/analytics/action-filter.ts).
  */
 export function seriesOf(p: FilterParams): SeriesNode[] {
-  const actions = p.list('actions');
-  if (actions.length > 0) invalidInput('actions', 'Actions are not supported yet: use events.');
-  const events = p.list('events');
-  const nodes = events.map((raw, position) => {
-    if (!isObject(raw)) invalidInput('events', 'Every entity must be an object.');
-    return { raw, position, order: typeof raw.order === 'number' ? raw.order : Number.isFinite(Number(raw.order)) && raw.order !== null && raw.order !== undefined && raw.order !== '' ? Number(raw.order) : -1 };
+  const lists = (['actions', 'events'] as const).flatMap((type) => p.list(type).map((raw) => ({ raw, type })));
+  const nodes = lists.map(({ raw, type }, position) => {
+    if (!isObject(raw)) invalidInput(type, 'Every entity must be an object.');
+    return { raw, type, position, order: typeof raw.order === 'number' ? raw.order : Number.isFinite(Number(raw.order)) && raw.order !== null && raw.order !== undefined && raw.order !== '' ? Number(raw.order) : -1 };
   });
   nodes.sort((a, b) => a.order - b.order || a.position - b.position);
-  return nodes.map(({ raw, order }, index) => entityOf(raw, order, index));
+  return nodes.map(({ raw, type, order }, index) => entityOf(p, raw, type, order, index));
 }
 
-function entityOf(raw: Record<string, unknown>, order: number, index: number): SeriesNode {
-  if (raw.type !== undefined && raw.type !== 'events') invalidInput('events', 'Entities in "events" must have type "events".');
+/** What an entity counts: an event name (or all events), or an action's events; its filters and its name. */
+export interface EntityTarget {
+  kind: 'events' | 'actions';
+  event: string | null;
+  action: ActionRef | null;
+  /** The entity's own filters AND'd with its action's tree. */
+  properties: FilterGroup | null;
+  /** The event name, the action's name, or "All events". */
+  name: string;
+  /** `id` as answers echo it: the event name or the action id. */
+  id: string | number | null;
+}
+
+/** The target of an entity object of type `events` or `actions` (`attr` names the parameter in errors). */
+export function entityTarget(p: FilterParams, raw: Record<string, unknown>, type: 'events' | 'actions', attr: string): EntityTarget {
+  const properties = parseFilters(raw.properties ?? null, attr);
+  if (type === 'actions') {
+    const action = p.action(raw.id, attr);
+    return {
+      kind: 'actions', event: null, action: { id: action.id, events: actionEvents(action) },
+      properties: andFilters(actionFilter(action), properties), name: action.name, id: action.id,
+    };
+  }
   const id = raw.id;
-  if (id !== null && id !== undefined && typeof id !== 'string') invalidInput('events', 'An event entity id must be an event name or null.');
+  if (id !== null && id !== undefined && typeof id !== 'string') invalidInput(attr, 'An event entity id must be an event name or null.');
+  const event = typeof id === 'string' ? id : null;
+  const name = typeof raw.name === 'string' && raw.name !== '' ? raw.name : event ?? 'All events';
+  return { kind: 'events', event, action: null, properties, name, id: event };
+}
+
+function entityOf(p: FilterParams, raw: Record<string, unknown>, type: 'events' | 'actions', order: number, index: number): SeriesNode {
+  if (raw.type !== undefined && raw.type !== type) invalidInput(type, `Entities in "${type}" must have type "${type}".`);
   const math = (raw.math ?? 'total') as string;
-  if (math === 'hogql') invalidInput('events', 'math "hogql" is not supported.');
-  if (!(MATHS as readonly string[]).includes(math)) invalidInput('events', `Unknown math "${math}".`);
+  if (math === 'hogql') invalidInput(type, 'math "hogql" is not supported.');
+  if (!(MATHS as readonly string[]).includes(math)) invalidInput(type, `Unknown math "${math}".`);
   const mathProperty = typeof raw.math_property === 'string' && raw.math_property !== '' ? raw.math_property : null;
-  if (PROPERTY_MATHS.has(math as MathKind) && mathProperty === null) invalidInput('events', `math "${math}" needs a math_property.`);
-  if (mathProperty === '$session_duration') invalidInput('events', 'math_property "$session_duration" is not supported yet.');
+  if (PROPERTY_MATHS.has(math as MathKind) && mathProperty === null) invalidInput(type, `math "${math}" needs a math_property.`);
+  if (mathProperty === '$session_duration') invalidInput(type, 'math_property "$session_duration" is not supported yet.');
   let mathGroupTypeIndex: number | null = null;
   if (math === 'unique_group') {
     const g = Number(raw.math_group_type_index);
     if (raw.math_group_type_index === undefined || raw.math_group_type_index === null || !Number.isInteger(g) || g < 0 || g > 4) {
-      invalidInput('events', 'math "unique_group" needs a math_group_type_index from 0 to 4.');
+      invalidInput(type, 'math "unique_group" needs a math_group_type_index from 0 to 4.');
     }
     mathGroupTypeIndex = g;
   }
-  const event = typeof id === 'string' ? id : null;
-  const name = typeof raw.name === 'string' && raw.name !== '' ? raw.name : event ?? 'All events';
+  const target = entityTarget(p, raw, type, type);
   const customName = typeof raw.custom_name === 'string' && raw.custom_name !== '' ? raw.custom_name : null;
-  const properties = parseFilters(raw.properties ?? null, 'events');
   const echo: Record<string, unknown> = {
-    id: event, type: 'events', order: order === -1 ? null : order, name, custom_name: customName,
+    id: target.id, type, order: order === -1 ? null : order, name: target.name, custom_name: customName,
     math, math_property: mathProperty, math_group_type_index: mathGroupTypeIndex,
     properties: Array.isArray(raw.properties) || isObject(raw.properties) ? raw.properties : [],
   };
-  return { kind: 'events', event, name, customName, order, index, math: math as MathKind, mathProperty, mathGroupTypeIndex, properties, echo };
+  return {
+    kind: target.kind, event: target.event, action: target.action, name: target.name, customName, order, index,
+    math: math as MathKind, mathProperty, mathGroupTypeIndex, properties: target.properties, echo,
+  };
 }
 
 /** `breakdown` + `breakdown_type` (+ `breakdown_group_type_index`, `breakdown_limit`), §1.3. */

@@ -1,10 +1,15 @@
 /**
  * Paths (analytics.md §7): which path items persons went through in a row. Pure: the parameters, turning one
  * person's events into path items, sessions and edges, and ranking the edges.
+ *
+ * Besides event names, `include_custom_events` takes actions (`{"id": <action id>, "type": "actions"}`, a Quill
+ * extension: PostHog's paths have no actions): an event one of them matches becomes a path item named after the
+ * first such action, whatever its name or URL.
  */
 import { invalidInput } from './errors.js';
 import type { FilterParams } from './filter-params.js';
-import { parseFilters, type FilterGroup } from './property-filters.js';
+import { actionFilter } from './action-filter.js';
+import { parseFilters, type FilterGroup, type FilterNode } from './property-filters.js';
 import type { DateParams } from './query.js';
 
 export interface CleaningRule {
@@ -12,10 +17,18 @@ export interface CleaningRule {
   alias: string;
 }
 
+/** An action whose events become path items named after it (an `include_custom_events` entry of type actions). */
+export interface PathAction {
+  id: number;
+  name: string;
+  filter: FilterNode;
+}
+
 export interface PathsQuery {
   kind: 'PathsQuery';
   includeTypes: string[];
   includeCustom: string[];
+  includeActions: PathAction[];
   exclude: string[];
   startPoint: string | null;
   endPoint: string | null;
@@ -68,8 +81,17 @@ export function pathsQueryOf(p: FilterParams): PathsQuery {
     if (t === 'hogql') invalidInput('include_event_types', 'HogQL path items are not supported.');
     if (!EVENT_TYPES.has(t)) invalidInput('include_event_types', `Unknown event type "${t}": use $pageview, $screen or custom_event.`);
   }
-  const includeCustom = stringList(p, 'include_custom_events');
-  if (includeCustom.length > 0 && includeTypes.includes('custom_event')) invalidInput('include_custom_events', 'include_custom_events cannot be combined with custom_event.');
+  const includeCustom: string[] = [];
+  const includeActions: PathAction[] = [];
+  for (const v of p.list('include_custom_events')) {
+    if (typeof v === 'string') includeCustom.push(v);
+    else if (isObject(v) && v.type === 'actions') {
+      const action = p.action(v.id, 'include_custom_events');
+      includeActions.push({ id: action.id, name: action.name, filter: actionFilter(action) });
+    } else invalidInput('include_custom_events', 'Expected a list of event names or action entities {"id": <action id>, "type": "actions"}.');
+  }
+  if (includeActions.length > 32) invalidInput('include_custom_events', 'Paths take at most 32 actions.');
+  if (includeCustom.length + includeActions.length > 0 && includeTypes.includes('custom_event')) invalidInput('include_custom_events', 'include_custom_events cannot be combined with custom_event.');
   if (p.has('funnel_paths') || p.has('funnel_filter')) invalidInput('funnel_paths', 'Funnel paths are not supported yet.');
   const min = p.has('min_edge_weight') ? p.int('min_edge_weight', 0, 0) : null;
   const max = p.has('max_edge_weight') ? p.int('max_edge_weight', 0, 0) : null;
@@ -77,7 +99,7 @@ export function pathsQueryOf(p: FilterParams): PathsQuery {
   const startPoint = p.string('start_point');
   const endPoint = p.string('end_point');
   return {
-    kind: 'PathsQuery', includeTypes, includeCustom, exclude: stringList(p, 'exclude_events'), startPoint, endPoint,
+    kind: 'PathsQuery', includeTypes, includeCustom, includeActions, exclude: stringList(p, 'exclude_events'), startPoint, endPoint,
     stepLimit: p.int('step_limit', 5, 2, 20), groupings: stringList(p, 'path_groupings'),
     pathReplacements: p.bool('path_replacements'), localCleaning: cleaningRules(p.json('local_path_cleaning_filters'), 'local_path_cleaning_filters'),
     edgeLimit: p.has('edge_limit') ? p.int('edge_limit', 50, 1, 10_000) : startPoint !== null && endPoint !== null ? null : 50,

@@ -10,7 +10,11 @@
  */
 import { invalidInput } from './errors.js';
 
-export type LeafType = 'event' | 'person' | 'element' | 'group' | 'cohort';
+/**
+ * `event_name` is internal (never parsed from a request): the event's name, as an action step's event condition
+ * (src/domain/analytics/action-filter.ts), so an action is a filter tree like any other.
+ */
+export type LeafType = 'event' | 'person' | 'element' | 'group' | 'cohort' | 'event_name';
 
 export interface FilterLeaf {
   type: LeafType;
@@ -141,6 +145,26 @@ export function propertyNumber(value: unknown): number | null {
   return Number(t);
 }
 
+/**
+ * A pattern as ClickHouse's `match` (re2) reads it, in JavaScript: unanchored, and leading inline flags such as
+ * `(?i)` (which JavaScript's RegExp does not take) become the RegExp's flags. Unicode mode first; a pattern only
+ * the legacy mode takes (re2 accepts escapes like `\-` that unicode mode refuses) compiles without it. Null when it
+ * does not compile.
+ */
+export function compileRegex(source: string): RegExp | null {
+  const inline = /^\(\?([ims]+)\)/.exec(source);
+  const pattern = inline ? source.slice(inline[0].length) : source;
+  const flags = inline ? [...new Set(inline[1]!)].join('') : '';
+  for (const mode of ['u', '']) {
+    try {
+      return new RegExp(pattern, mode + flags);
+    } catch {
+      // the next mode
+    }
+  }
+  return null;
+}
+
 /** A leaf compiled for repeated matching: `(present, value) → boolean` (negation applied by the caller). */
 export type ValueMatcher = (present: boolean, value: unknown) => boolean;
 
@@ -184,14 +208,8 @@ export function compileMatcher(leaf: FilterLeaf, dateOfFilter: (v: unknown) => n
     }
     case 'regex':
     case 'not_regex': {
-      let re: RegExp | null = null;
-      try {
-        re = new RegExp(String(leaf.value), 'u');
-      } catch {
-        re = null;
-      }
-      if (re === null) return () => false;
-      const r = re;
+      const r = compileRegex(String(leaf.value));
+      if (r === null) return () => false;
       const positive = (present: boolean, v: unknown) => present && r.test(propertyText(v));
       return op === 'regex' ? positive : (present, v) => !positive(present, v);
     }

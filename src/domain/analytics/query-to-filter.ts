@@ -16,12 +16,11 @@ function obj(q: Json, name: string): Json {
   return v;
 }
 
-/** An EventsNode as a legacy entity (ActionsNode refused until Quill has actions). */
+/** An EventsNode or ActionsNode (`id`: the action's id) as a legacy entity. */
 function entity(node: unknown, order: number): Json {
-  if (!isObject(node)) return invalidInput('query', 'Every series must be an EventsNode object.');
-  if (node.kind === 'ActionsNode') invalidInput('query', 'ActionsNode is not supported yet: use EventsNode.');
-  if (node.kind !== 'EventsNode') invalidInput('query', `Unsupported series kind "${String(node.kind)}".`);
-  const out: Json = { id: node.event ?? null, type: 'events', order };
+  if (!isObject(node)) return invalidInput('query', 'Every series must be an EventsNode or ActionsNode object.');
+  if (node.kind !== 'EventsNode' && node.kind !== 'ActionsNode') invalidInput('query', `Unsupported series kind "${String(node.kind)}".`);
+  const out: Json = node.kind === 'ActionsNode' ? { id: node.id ?? null, type: 'actions', order } : { id: node.event ?? null, type: 'events', order };
   for (const [from, to] of [['name', 'name'], ['custom_name', 'custom_name'], ['math', 'math'], ['math_property', 'math_property'], ['math_group_type_index', 'math_group_type_index'], ['properties', 'properties']]) {
     if (node[from!] !== undefined && node[from!] !== null) out[to!] = node[from!];
   }
@@ -29,10 +28,12 @@ function entity(node: unknown, order: number): Json {
   return out;
 }
 
-function series(q: Json): Json[] {
+/** The series as the legacy `events` and `actions` lists (`order` keeps the series' order across both). */
+function series(q: Json): { events: Json[]; actions: Json[] } {
   const list = q.series;
   if (!Array.isArray(list)) return invalidInput('query', '"series" must be a list of nodes.');
-  return list.map((node, i) => entity(node, i));
+  const entities = list.map((node, i) => entity(node, i));
+  return { events: entities.filter((e) => e.type === 'events'), actions: entities.filter((e) => e.type === 'actions') };
 }
 
 function common(q: Json, out: Json): Json {
@@ -52,7 +53,7 @@ function common(q: Json, out: Json): Json {
 }
 
 export function trendsParams(q: Json): FilterParams {
-  const out = common(q, { events: series(q) });
+  const out = common(q, { ...series(q) });
   const f = obj(q, 'trendsFilter');
   if (f.display !== undefined) out.display = f.display;
   if (f.formula !== undefined && f.formula !== null) out.formula = f.formula;
@@ -63,17 +64,17 @@ export function trendsParams(q: Json): FilterParams {
 }
 
 export function lifecycleParams(q: Json): FilterParams {
-  return new FilterParams({ ...common(q, { events: series(q) }), insight: 'LIFECYCLE' });
+  return new FilterParams({ ...common(q, { ...series(q) }), insight: 'LIFECYCLE' });
 }
 
 export function stickinessParams(q: Json): FilterParams {
-  const out = common(q, { events: series(q), insight: 'STICKINESS' });
+  const out = common(q, { ...series(q), insight: 'STICKINESS' });
   if (obj(q, 'compareFilter').compare === true) out.compare = true;
   return new FilterParams(out);
 }
 
 export function funnelsParams(q: Json): FilterParams {
-  const out = common(q, { events: series(q) });
+  const out = common(q, { ...series(q) });
   const f = obj(q, 'funnelsFilter');
   const map: [string, string][] = [
     ['funnelVizType', 'funnel_viz_type'], ['funnelOrderType', 'funnel_order_type'], ['funnelWindowInterval', 'funnel_window_interval'],
@@ -83,7 +84,7 @@ export function funnelsParams(q: Json): FilterParams {
   for (const [from, to] of map) if (f[from] !== undefined && f[from] !== null) out[to] = f[from];
   if (Array.isArray(f.exclusions)) {
     out.exclusions = f.exclusions.map((e) => {
-      if (!isObject(e)) return invalidInput('query', 'Every exclusion must be an EventsNode with funnelFromStep and funnelToStep.');
+      if (!isObject(e)) return invalidInput('query', 'Every exclusion must be an EventsNode or ActionsNode with funnelFromStep and funnelToStep.');
       return { ...entity(e, 0), funnel_from_step: e.funnelFromStep, funnel_to_step: e.funnelToStep };
     });
   }

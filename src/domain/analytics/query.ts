@@ -23,11 +23,18 @@ export const QUANTILES: Readonly<Partial<Record<MathKind, number>>> = {
 };
 export const isPerActorMath = (m: MathKind): boolean => m.endsWith('_count_per_actor');
 
+/** The action an entity of type `actions` names: its id, and the event names of its steps. */
+export interface ActionRef {
+  id: number;
+  events: string[];
+}
+
 /** One series: the events it counts and how. */
 export interface SeriesNode {
-  kind: 'events';
-  /** Event name; null = all events. */
+  kind: 'events' | 'actions';
+  /** Event name; null = all events (always null for an action: its steps are in `properties`). */
   event: string | null;
+  action: ActionRef | null;
   name: string;
   customName: string | null;
   /** Sort key and position after sorting (formula letters follow the position). */
@@ -36,6 +43,7 @@ export interface SeriesNode {
   math: MathKind;
   mathProperty: string | null;
   mathGroupTypeIndex: number | null;
+  /** The entity's filters, AND'd with its action's filter tree for an action. */
   properties: FilterGroup | null;
   /** The entity as the caller sent it, normalised (echoed in `action` of each result series). */
   echo: Record<string, unknown>;

@@ -8,6 +8,7 @@ import { intersect, popcount, unionOf } from './aggregates.js';
 import { invalidInput } from './errors.js';
 import type { FilterParams } from './filter-params.js';
 import { parseDate } from './date-range.js';
+import { entityTarget } from './legacy-filters.js';
 import { parseFilters, type FilterGroup } from './property-filters.js';
 import { addIntervals, truncate, type Interval } from './time-zone.js';
 
@@ -15,7 +16,7 @@ export type Period = 'Hour' | 'Day' | 'Week' | 'Month';
 const PERIODS: ReadonlySet<string> = new Set(['Hour', 'Day', 'Week', 'Month']);
 
 export interface EntityRef {
-  /** Event name; null = any event. */
+  /** Event name; null = any event (and for an action, whose tree is in `properties`). */
   event: string | null;
   name: string;
   properties: FilterGroup | null;
@@ -36,21 +37,20 @@ export interface RetentionQuery {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function entityOf(raw: unknown, attr: string, fallback: EntityRef): EntityRef {
+function entityOf(p: FilterParams, raw: unknown, attr: string, fallback: EntityRef): EntityRef {
   if (raw === undefined || raw === null || raw === '') return fallback;
   if (!isObject(raw)) return invalidInput(attr, 'An entity must be an object like {"id": "$pageview", "type": "events"}.');
-  if (raw.type === 'actions') invalidInput(attr, 'Actions are not supported yet: use events.');
-  if (raw.type !== undefined && raw.type !== 'events') invalidInput(attr, 'The entity type must be "events".');
-  if (raw.id !== null && raw.id !== undefined && typeof raw.id !== 'string') invalidInput(attr, 'An event entity id must be an event name or null.');
-  const event = typeof raw.id === 'string' ? raw.id : null;
-  return { event, name: typeof raw.name === 'string' && raw.name ? raw.name : event ?? 'All events', properties: parseFilters(raw.properties ?? null, attr) };
+  if (raw.type !== undefined && raw.type !== 'events' && raw.type !== 'actions') invalidInput(attr, 'The entity type must be "events" or "actions".');
+  const { event, name, properties } = entityTarget(p, raw, raw.type === 'actions' ? 'actions' : 'events', attr);
+  return { event, name, properties };
 }
 
 export function retentionQueryOf(p: FilterParams): RetentionQuery {
-  const events = p.json('events');
-  const legacy = Array.isArray(events) && events.length > 0 ? events[0] : undefined;
-  const target = entityOf(p.json('target_entity') ?? legacy, 'target_entity', { event: '$pageview', name: '$pageview', properties: null });
-  const returning = entityOf(p.json('returning_entity'), 'returning_entity', target);
+  // The legacy form: the first of `actions` and `events` (actions first, as entities are ordered).
+  const legacyList = [...p.list('actions').map((e) => (isObject(e) ? { type: 'actions', ...e } : e)), ...p.list('events')];
+  const legacy = legacyList.length > 0 ? legacyList[0] : undefined;
+  const target = entityOf(p, p.json('target_entity') ?? legacy, 'target_entity', { event: '$pageview', name: '$pageview', properties: null });
+  const returning = entityOf(p, p.json('returning_entity'), 'returning_entity', target);
   const retentionType = p.string('retention_type') ?? 'retention_recurring';
   if (retentionType !== 'retention_recurring' && retentionType !== 'retention_first_time') {
     invalidInput('retention_type', `Unknown retention_type "${retentionType}": use retention_recurring or retention_first_time.`);

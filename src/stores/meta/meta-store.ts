@@ -1,5 +1,5 @@
 /**
- * The metadata environment: organizations, users, keys, projects, roles, flags, cohorts, event definitions,
+ * The metadata environment: organizations, users, keys, projects, roles, flags, cohorts, actions, event definitions,
  * group types and the activity log. Every worker opens it; LMDB's single write lock serialises writers across
  * threads, and read-modify-write sequences run inside `transaction` so they are atomic.
  *
@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
-  ActivityEntry, Cohort, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Dashboard,
-  Insight, Organization, PersonalApiKey,
-  Project, Role, Session, User,
+  Action, ActivityEntry, Cohort, Dashboard, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
+  Organization, PersonalApiKey, Project, Role, Session, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -32,6 +31,7 @@ export class MetaStore {
   readonly flagRoleAccess: Table<FlagRoleAccess, [number, number]>;
   readonly activity: Table<ActivityEntry, [number, number, string]>;
   readonly cohorts: Table<Cohort, [number, number]>;
+  readonly actions: Table<Action, [number, number]>;
   readonly eventDefinitions: Table<EventDefinition, [number, string]>;
   readonly groupTypes: Table<GroupTypes, number>;
   /** Console sessions by token digest. */
@@ -52,6 +52,7 @@ export class MetaStore {
     this.flagRoleAccess = openTable(this.env, 'feature_flag_role_access');
     this.activity = openTable(this.env, 'activity_log');
     this.cohorts = openTable(this.env, 'cohorts');
+    this.actions = openTable(this.env, 'actions');
     this.eventDefinitions = openTable(this.env, 'event_definitions');
     this.groupTypes = openTable(this.env, 'group_types');
     this.sessions = openTable(this.env, 'sessions');
@@ -108,6 +109,10 @@ export class MetaStore {
 
   cohortsOf(projectId: number): Cohort[] {
     return all(this.cohorts.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
+  }
+
+  actionsOf(projectId: number): Action[] {
+    return all(this.actions.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
   }
 
   close(): Promise<void> {

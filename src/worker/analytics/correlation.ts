@@ -89,7 +89,8 @@ export async function runCorrelation(rt: WorkerRuntime, team: number, q: Funnels
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
-  const stepNames = q.steps.map((s) => s.event).filter((e): e is string => e !== null);
+  // Events of the steps are no candidates: the step's event, or every event an action step names.
+  const stepNames = q.steps.flatMap((s) => (s.action !== null ? s.action.events : s.event !== null ? [s.event] : []));
   const partial = await reduceEverywhere<CorrelationPartial>(rt, {
     team, from: range.from, to: range.to,
     filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),

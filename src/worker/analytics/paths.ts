@@ -13,6 +13,8 @@ import { PATH_ITEM, reduceEverywhere, registerReducer, type PersonEvents, type S
 
 export interface PathParams {
   query: Pick<PathsQuery, 'includeTypes' | 'includeCustom' | 'exclude' | 'startPoint' | 'endPoint' | 'stepLimit' | 'groupings'>;
+  /** Item names of the included actions: bit i of an event's mask says it matches action i. */
+  actionNames: string[];
   rules: CleaningRule[];
   /** /persons/path/: which persons to keep (node keys like "2_/pricing"). */
   persons: { start: string | null; end: string | null; dropoff: string | null } | null;
@@ -35,9 +37,15 @@ function pathReducer(params: unknown): SequenceReducer<PathPartial> {
       const items: string[] = [];
       const times: number[] = [];
       for (let k = 0; k < person.n; k++) {
-        const name = person.name[k]! < 0 ? '' : person.names[person.name[k]!]!;
-        if (!includesEvent(p.query as PathsQuery, name) || person.value[k]! < 0) continue;
-        const item = clean(person.values[person.value[k]!]!);
+        let raw: string;
+        const mask = person.mask[k]!;
+        if (mask !== 0) raw = p.actionNames[31 - Math.clz32(mask & -mask)]!;
+        else {
+          const name = person.name[k]! < 0 ? '' : person.names[person.name[k]!]!;
+          if (!includesEvent(p.query as PathsQuery, name) || person.value[k]! < 0) continue;
+          raw = person.values[person.value[k]!]!;
+        }
+        const item = clean(raw);
         if (excluded.has(item)) continue;
         items.push(item);
         times.push(person.ts[k]!);
@@ -78,13 +86,13 @@ function pathReducer(params: unknown): SequenceReducer<PathPartial> {
 registerReducer('paths', pathReducer);
 
 export async function runPaths(rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null): Promise<{ ctx: QueryContext; partial: PathPartial }> {
-  const ctx = queryContext(rt, team, now, [q.properties]);
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, first);
   const rules = [...(q.pathReplacements ? ctx.project.path_cleaning_filters ?? [] : []), ...q.localCleaning];
   const partial = await reduceEverywhere<PathPartial>(rt, {
     team, from: range.from, to: range.to, filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),
-    matchers: [], allEvents: true, valueColumn: PATH_ITEM, names: true,
-  }, ctx.scan, { kind: 'paths', params: { query: q, rules, persons } satisfies PathParams });
+    matchers: q.includeActions.map((a) => ({ event: null, filter: a.filter })), allEvents: true, valueColumn: PATH_ITEM, names: true,
+  }, ctx.scan, { kind: 'paths', params: { query: q, actionNames: q.includeActions.map((a) => a.name), rules, persons } satisfies PathParams });
   return { ctx, partial };
 }

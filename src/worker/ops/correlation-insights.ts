@@ -52,7 +52,7 @@ function propertyCounts(rt: WorkerRuntime, team: number, persons: [number, boole
 
 export const correlation: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const q = funnelsQueryOf(p);
   if (q.steps.length < 2) invalidInput('events', 'Correlation needs a funnel of two steps or more.');
   const type = typeOf(p);
@@ -90,7 +90,7 @@ export const correlation: OpHandler = (item, rt) => answering(async () => {
 
 export const personsCorrelation: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const q = funnelsQueryOf(p);
   const entity = p.json('funnel_correlation_person_entity');
   const propertyValues = p.json('funnel_correlation_property_values');

@@ -6,9 +6,11 @@
  * `volume_30_day` is computed when read: the number of stored events with that name and a timestamp in the last
  * 30 days, counted on every shard (PostHog filled it from a periodic job; counting on read keeps it exact).
  * `last_calculated_at` is therefore the time of the read. The list is ordered by `volume_30_day` descending, then
- * by name (PostHog's default ordering of that era), and paginated with limit/offset.
+ * by name (PostHog's default ordering of that era), and paginated with limit/offset. `event_type` picks the rows:
+ * `event` (the default), `event_custom`, `event_posthog`, `action_event` (the project's actions as rows with
+ * `is_action: true` and their `action_id`) or `all`.
  */
-import type { EventDefinition } from '../../domain/model.js';
+import type { Action, EventDefinition } from '../../domain/model.js';
 import { Errors } from '../../protocol/errors.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { paginate } from '../pagination.js';
@@ -18,6 +20,7 @@ import { userRefById } from './accounts.js';
 import { changesBetween, logActivity } from './activity-log.js';
 import { volumesEverywhere } from './events/scatter.js';
 import { bodyOf, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
+import { pyType } from '../../domain/py-type.js';
 
 const VOLUME_WINDOW_MS = 30 * 86_400_000;
 /** Fields a PATCH may change; everything else in the body is read-only and ignored. */
@@ -73,17 +76,51 @@ async function serializeOne(rt: WorkerRuntime, d: EventDefinition, now: number):
   return serializeDefinition(rt.meta, d, volumes.get(d.name) ?? 0, new Date(now).toISOString());
 }
 
+/**
+ * An action as a row of the list (`event_type=action_event` or `all`), as PostHog's union of its two tables shows
+ * it: no definition id, `is_action: true` and `action_id`; the event-only fields null.
+ */
+function serializeActionRow(meta: MetaStore, a: Action): Record<string, unknown> {
+  return {
+    id: null, name: a.name, owner: null, description: a.description, tags: a.tags, volume_30_day: null, query_usage_30_day: null,
+    created_at: a.created_at, updated_at: a.updated_at, updated_by: null, last_seen_at: null, last_updated_at: a.updated_at,
+    verified: false, verified_at: null, verified_by: null, is_action: true, action_id: a.id, is_calculating: false,
+    last_calculated_at: a.updated_at, created_by: userRefById(meta, a.created_by), post_to_chat: false,
+  };
+}
+
+/** `event_type`: which rows the list holds (PostHog's EventDefinitionType; `event` by default). */
+const EVENT_TYPES: Readonly<Record<string, { events: ((name: string) => boolean) | null; actions: boolean }>> = {
+  event: { events: () => true, actions: false },
+  event_custom: { events: (name) => !name.startsWith('$'), actions: false },
+  event_posthog: { events: (name) => name.startsWith('$'), actions: false },
+  action_event: { events: null, actions: true },
+  all: { events: () => true, actions: true },
+};
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Event definitions by volume, then (`action_event`, `all`) the project's live actions by name. */
 export const listEventDefinitions: OpHandler = async (item, rt) => {
   const team = projectIdOf(item);
   const now = item.meta.now;
+  const eventType = item.meta.query.event_type || 'event';
+  const wanted = EVENT_TYPES[eventType];
+  if (!wanted) throw Errors.validation('event_type', 'invalid_choice', `"${eventType}" is not a valid choice: use ${Object.keys(EVENT_TYPES).join(', ')}.`);
   await settledDefinitions(rt);
   const search = item.meta.query.search?.toLowerCase() ?? '';
-  const defs = definitionsOf(rt.meta, team).filter((d) => d.name.toLowerCase().includes(search));
+  const wantsEvent = wanted.events;
+  const defs = wantsEvent === null ? [] : definitionsOf(rt.meta, team).filter((d) => d.name.toLowerCase().includes(search) && wantsEvent(d.name));
   const volumes = await volumesEverywhere(rt, team, defs.map((d) => d.name), now - VOLUME_WINDOW_MS);
   const volumeOf = (d: EventDefinition) => volumes.get(d.name) ?? 0;
-  defs.sort((a, b) => volumeOf(b) - volumeOf(a) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  defs.sort((a, b) => volumeOf(b) - volumeOf(a) || byName(a, b));
   const calculatedAt = new Date(now).toISOString();
-  return json(200, paginate(defs.map((d) => serializeDefinition(rt.meta, d, volumeOf(d), calculatedAt)), item.meta));
+  const rows = defs.map((d) => serializeDefinition(rt.meta, d, volumeOf(d), calculatedAt));
+  if (wanted.actions) {
+    const actions = rt.meta.actionsOf(team).filter((a) => !a.deleted && a.name.toLowerCase().includes(search)).sort(byName);
+    rows.push(...actions.map((a) => serializeActionRow(rt.meta, a)));
+  }
+  return json(200, paginate(rows, item.meta));
 };
 
 export const retrieveEventDefinition: OpHandler = async (item, rt) => {
@@ -91,16 +128,6 @@ export const retrieveEventDefinition: OpHandler = async (item, rt) => {
   await settledDefinitions(rt);
   return json(200, await serializeOne(rt, definitionById(rt.meta, team, item.params.id), item.meta.now));
 };
-
-/** Python's name for a JSON value's type, as DRF words its type errors. */
-function pyType(v: unknown): string {
-  if (v === null) return 'NoneType';
-  if (Array.isArray(v)) return 'list';
-  if (typeof v === 'object') return 'dict';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return 'str';
-}
 
 type Changes = Partial<Pick<EventDefinition, (typeof WRITABLE)[number]>>;
 

@@ -13,7 +13,7 @@ import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
-import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
+import { answering, cached, encodeParams, entityId, normalisedKey, pagedActors, paramsOf } from './insights.js';
 
 const OTHER = 'Other';
 
@@ -54,9 +54,9 @@ function stepsJson(team: number, q: FunnelsQuery, p: FilterParams, s: ValueStats
     let count = 0;
     for (let k = i + 1; k <= n; k++) count += s.reached[k]!;
     const out: Record<string, unknown> = {
-      action_id: q.order === 'unordered' ? null : step.event,
+      action_id: q.order === 'unordered' ? null : entityId(step),
       name: q.order === 'unordered' ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : step.name,
-      custom_name: step.customName, order: i, people: [], count, type: 'events',
+      custom_name: step.customName, order: i, people: [], count, type: step.kind,
       average_conversion_time: i === 0 ? null : mean(s.averages[i - 1]!),
       median_conversion_time: i === 0 || s.medians[i - 1]!.length === 0 ? null : median(s.medians[i - 1]!),
       converted_people_url: url(i + 1),
@@ -92,7 +92,7 @@ function timeToConvertJson(q: FunnelsQuery, times: number[]): object {
 
 export const funnel: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const q = funnelsQueryOf(p);
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
@@ -124,15 +124,12 @@ function emptyFor(q: FunnelsQuery): ValueStats {
 }
 
 /** Persons of the funnel (§2.5): by `funnel_step`, `funnel_custom_steps`, or an entrance period with drop_off. */
-export const personsFunnel: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item);
+export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {
   const q = funnelsQueryOf(p);
   const n = q.steps.length;
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const now = item.meta.now;
   const run = await runFunnel(rt, team, q, now, true);
   const breakdownParam = p.json('funnel_step_breakdown');
   const wantedValue = breakdownParam === undefined || breakdownParam === null || breakdownParam === ''
@@ -165,15 +162,9 @@ export const personsFunnel: OpHandler = (item, rt) => answering(async () => {
   }
   const values = new Map<number, number | null>([...ids].map((id) => [id, null]));
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
-  const url = `${item.meta.url}?`;
-  const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
-  return json(200, {
-    results: [{ people: page.people, count: page.people.length }],
-    next: page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null,
-    initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
-    missing_persons: page.missing,
-    is_cached: false,
-    last_refresh: new Date().toISOString(),
-  });
-});
+  return pagedActors(endpoint, p, page, offset, limit);
+}
+
+export const personsFunnel: OpHandler = (item, rt) => answering(async () =>
+  json(200, await personsFunnelAnswer(rt, projectIdOf(item), paramsOf(item, rt), item.meta.now, item.meta.url)));
 

@@ -14,6 +14,7 @@ import * as roleAccess from './flag-role-access.js';
 import * as roles from './roles.js';
 import * as persons from './persons.js';
 import * as cohorts from './cohorts.js';
+import * as actions from './actions.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import { ingestionStats } from './stats.js';
@@ -150,6 +151,13 @@ export const OPS: Record<string, OpHandler> = {
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
   'persons.stickiness': personInsights.personsStickiness,
+  'actions.list': actions.listActions,
+  'actions.create': actions.createAction,
+  'actions.retrieve': actions.retrieveAction,
+  'actions.update': actions.updateAction,
+  'actions.delete': actions.deleteAction,
+  'actions.activity': actions.actionActivity,
+  'actions.all_activity': actions.allActionsActivity,
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,

@@ -13,7 +13,8 @@ import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type Tre
 import { addIntervals, localIso } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
-import { actorPage } from '../analytics/actors.js';
+import { actionLookup } from '../analytics/action-lookup.js';
+import { actorPage, type ActorPage } from '../analytics/actors.js';
 import { queryContext } from '../analytics/query-context.js';
 import { ResultCache } from '../analytics/result-cache.js';
 import { scanEverywhere } from '../analytics/scatter.js';
@@ -42,16 +43,17 @@ export async function answering(fn: () => Promise<Reply>): Promise<Reply> {
   }
 }
 
-export function paramsOf(item: TaskItem): FilterParams {
-  return FilterParams.of(item.meta.query, item.body);
+/** The request's parameters, entities of type `actions` resolved with the project's actions. */
+export function paramsOf(item: TaskItem, rt: WorkerRuntime): FilterParams {
+  return FilterParams.of(item.meta.query, item.body, actionLookup(rt, projectIdOf(item)));
 }
 
 /** The filter of an answer, as PostHog's `filter.to_dict()` echoes it. */
 export function filterEcho(q: TrendsQuery, p: FilterParams): Record<string, unknown> {
   const out: Record<string, unknown> = {
     insight: p.string('insight') ?? 'TRENDS',
-    events: q.series.map((s) => s.echo),
-    actions: [],
+    events: q.series.filter((s) => s.kind === 'events').map((s) => s.echo),
+    actions: q.series.filter((s) => s.kind === 'actions').map((s) => s.echo),
     interval: q.interval,
     display: q.display,
     date_from: q.dates.dateFrom ?? '-7d',
@@ -85,7 +87,7 @@ function seriesJson(team: number, r: SeriesResult, q: TrendsQuery, echo: Record<
   const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
   const s = r.series;
   const point = (date_from: string, date_to?: string) => {
-    const f: Record<string, unknown> = { ...echo, entity_id: s.event, entity_type: 'events', entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order, date_from };
+    const f: Record<string, unknown> = { ...echo, entity_id: entityId(s), entity_type: s.kind, entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order, date_from };
     if (date_to !== undefined) f.date_to = date_to;
     if (r.breakdownValue !== undefined) {
       f.breakdown_value = r.breakdownValue;
@@ -166,7 +168,7 @@ export function normalisedKey(kind: string, p: FilterParams, extra: unknown): st
 /** GET/POST /api/projects/:id/insights/trend/ (also lifecycle and stickiness once they exist). */
 export const trend: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   const insight = (p.string('insight') ?? '').toUpperCase();
   const shownAs = p.string('shown_as') ?? '';
   if (insight === 'LIFECYCLE' || shownAs === 'Lifecycle') return lifecycleInsight(item, rt, team, p);
@@ -189,18 +191,24 @@ export async function trendsAnswer(rt: WorkerRuntime, team: number, p: FilterPar
   return trendsJson(team, run, q, p, url);
 }
 
+/** The entity id answers and persons URLs carry: the event name (null: all events) or the action id. */
+export function entityId(s: SeriesNode): string | number | null {
+  return s.action !== null ? s.action.id : s.event;
+}
+
 /** The series a `/persons/trends/` request points at: by entity id, type, math and order. */
 export function pickSeries(q: TrendsQuery, p: FilterParams): SeriesNode {
   const id = p.string('entity_id') ?? p.string('entityId');
   const type = p.string('entity_type') ?? p.string('type') ?? 'events';
-  if (type === 'actions') invalidInput('entity_type', 'Actions are not supported yet.');
+  if (type !== 'events' && type !== 'actions') invalidInput('entity_type', 'entity_type is "events" or "actions".');
   const math = p.string('entity_math') ?? 'total';
   const order = p.has('entity_order') ? p.int('entity_order', 0) : null;
-  const candidates = q.series.filter((s) => (s.event ?? '') === (id ?? '') && s.math === math);
+  const candidates = q.series.filter((s) => s.kind === type && String(entityId(s) ?? '') === (id ?? '') && s.math === math);
   const chosen = candidates.find((s) => order === null || s.order === order || s.index === order) ?? candidates[0];
   if (chosen) return chosen;
-  if (id === null && !p.has('entity_id')) invalidInput('entity_id', 'entity_id is required.', 'required');
-  const single = trendsQueryOf(new FilterParams({ events: JSON.stringify([{ id, type: 'events', math, math_property: p.string('entity_math_property') ?? undefined }]) }));
+  if (id === null && (type === 'actions' || !p.has('entity_id'))) invalidInput('entity_id', 'entity_id is required.', 'required');
+  const entity = { id, type, math, math_property: p.string('entity_math_property') ?? undefined };
+  const single = trendsQueryOf(p.derive({ [type]: JSON.stringify([entity]) }));
   return single.series[0]!;
 }
 
@@ -219,16 +227,13 @@ function breakdownFilter(q: TrendsQuery, value: unknown): FilterLeaf | null {
 }
 
 /** GET /api/projects/:id/persons/trends/: the persons behind one point (§1.5). */
-export const personsTrends: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item);
+export async function personsTrendsAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
   const series = pickSeries(q, p);
   if (series.math === 'unique_group') invalidInput('entity_math', 'Group actors are not supported yet.');
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const now = item.meta.now;
   const bdValue = p.json('breakdown_value');
   const bd = breakdownFilter(q, bdValue === undefined ? undefined : bdValue);
   const filter = andFilters(q.properties, series.properties, bd);
@@ -253,15 +258,22 @@ export const personsTrends: OpHandler = (item, rt) => answering(async () => {
   const states = partial.get('');
   const values = new Map<number, number | null>(states && states.kind === 'actor_counts' ? states.maps[0]! : []);
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search') });
-  const url = `${item.meta.url}?`;
+  return pagedActors(endpoint, p, page, offset, limit);
+}
+
+/** The legacy actors body of one page: the people, and `next` / `initial` as the same request at other offsets. */
+export function pagedActors(endpoint: string, p: FilterParams, page: ActorPage, offset: number, limit: number): Record<string, unknown> {
+  const url = `${endpoint}?`;
   const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
-  const next = page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null;
-  return json(200, {
+  return {
     results: [{ people: page.people, count: page.people.length }],
-    next,
+    next: page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null,
     initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
     missing_persons: page.missing,
     is_cached: false,
     last_refresh: new Date().toISOString(),
-  });
-});
+  };
+}
+
+export const personsTrends: OpHandler = (item, rt) => answering(async () =>
+  json(200, await personsTrendsAnswer(rt, projectIdOf(item), paramsOf(item, rt), item.meta.now, item.meta.url)));

@@ -8,13 +8,13 @@ import { runPaths } from '../analytics/paths.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
-import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
+import { answering, cached, normalisedKey, pagedActors, paramsOf } from './insights.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
 
 export const path: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   pathsQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
@@ -30,27 +30,19 @@ export async function pathAnswer(rt: WorkerRuntime, team: number, p: FilterParam
   return { result: rankEdges(run.partial.edges, q), timezone: run.ctx.timeZone };
 }
 
-export const personsPath: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item);
+export async function personsPathAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {
   const q = pathsQueryOf(p);
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
   const dropoff = p.string('path_dropoff_key');
-  const run = await runPaths(rt, team, q, item.meta.now, {
+  const run = await runPaths(rt, team, q, now, {
     start: dropoff ? null : p.string('path_start_key'), end: dropoff ? null : p.string('path_end_key'), dropoff,
   });
   const values = new Map<number, number | null>(run.partial.persons.map((id) => [id, null]));
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
-  const url = `${item.meta.url}?`;
-  const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'offset'));
-  return json(200, {
-    results: [{ people: page.people, count: page.people.length }],
-    next: page.raw > offset + limit ? `${url}${encodeParams({ ...base, offset: offset + limit })}` : null,
-    initial: `${url}${encodeParams({ ...base, offset: 0 })}`,
-    missing_persons: page.missing,
-    is_cached: false,
-    last_refresh: new Date().toISOString(),
-  });
-});
+  return pagedActors(endpoint, p, page, offset, limit);
+}
+
+export const personsPath: OpHandler = (item, rt) => answering(async () =>
+  json(200, await personsPathAnswer(rt, projectIdOf(item), paramsOf(item, rt), item.meta.now, item.meta.url)));

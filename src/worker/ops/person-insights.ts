@@ -18,7 +18,7 @@ import { actorPage } from '../analytics/actors.js';
 import { runLifecycle, runRetention, runStickiness } from '../analytics/person-analyses.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { answering, cached, encodeParams, filterEcho, normalisedKey, paramsOf, pickSeries } from './insights.js';
+import { answering, cached, encodeParams, entityId, filterEcho, normalisedKey, paramsOf, pickSeries } from './insights.js';
 import { viewOf } from './persons/person-view.js';
 import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
@@ -35,16 +35,24 @@ function baseParams(p: FilterParams, drop: string[] = []): Record<string, unknow
   return Object.fromEntries(p.entries().filter(([k]) => !skip.has(k)));
 }
 
-function nextUrl(item: TaskItem, p: FilterParams, raw: number, offset: number, limit: number): string | null {
+function nextUrl(url: string, p: FilterParams, raw: number, offset: number, limit: number): string | null {
   if (raw <= offset + limit) return null;
-  return `${item.meta.url}?${encodeParams({ ...baseParams(p), limit, offset: offset + limit })}`;
+  return `${url}?${encodeParams({ ...baseParams(p), limit, offset: offset + limit })}`;
+}
+
+/** A persons answer: the body of a legacy `persons/*` endpoint for the parameters `p`. */
+export type ActorsAnswer = (rt: WorkerRuntime, team: number, p: FilterParams, now: number, url: string) => Promise<Record<string, unknown>>;
+
+/** The endpoint of an actors answer: the request's parameters, answered as JSON. */
+export function actorsEndpoint(answer: ActorsAnswer): OpHandler {
+  return (item, rt) => answering(async () => json(200, await answer(rt, projectIdOf(item), paramsOf(item, rt), item.meta.now, item.meta.url)));
 }
 
 // ---------------------------------------------------------------------------------------------------- retention
 
 export const retention: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   retentionQueryOf(p); // bad parameters answer 400 before any wait
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
@@ -80,9 +88,7 @@ export async function retentionAnswer(rt: WorkerRuntime, team: number, p: Filter
 }
 
 /** §4.5: the persons of one cohort with their appearances, most appearances first. */
-export const personsRetention: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item);
+export const personsRetentionAnswer: ActorsAnswer = async (rt, team, p, now, url) => {
   const q = retentionQueryOf(p);
   if (q.breakdown) invalidInput('breakdowns', 'The persons of a breakdown row are not supported yet.');
   const limit = p.int('limit', PAGE, 1, 10_000);
@@ -91,7 +97,7 @@ export const personsRetention: OpHandler = (item, rt) => answering(async () => {
   const cohort = Array.isArray(cohortParam) && cohortParam.length > 0 ? Number(cohortParam[0]) : p.int('selected_interval', 0, 0);
   if (!Number.isInteger(cohort) || cohort < 0 || cohort >= q.totalIntervals) invalidInput('breakdown_values', `The cohort must be between 0 and ${q.totalIntervals - 1}.`);
   await rt.ingest.appliedEverywhere();
-  const run = await runRetention(rt, team, q, item.meta.now);
+  const run = await runRetention(rt, team, q, now);
   const members = membersOf(run.target[cohort] ?? null);
   const appearances = new Map<number, number[]>();
   for (const pid of members) {
@@ -99,12 +105,13 @@ export const personsRetention: OpHandler = (item, rt) => answering(async () => {
   }
   const values = new Map<number, number | null>(members.map((pid) => [pid, appearances.get(pid)!.reduce((a, b) => a + b, 0)]));
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search') });
-  return json(200, {
+  return {
     result: page.people.map((person) => ({ person: { ...person, value_at_data_point: null }, appearances: appearances.get(personId(rt, team, person.uuid))! })),
-    next: nextUrl(item, p, page.raw, offset, limit),
+    next: nextUrl(url, p, page.raw, offset, limit),
     missing_persons: page.missing,
-  });
-});
+  };
+};
+export const personsRetention = actorsEndpoint(personsRetentionAnswer);
 
 function personId(rt: WorkerRuntime, team: number, uuid: string): number {
   return rt.persons.personByUuid(team, uuid)!.id;
@@ -145,9 +152,7 @@ export async function lifecycleAnswer(rt: WorkerRuntime, team: number, p: Filter
 }
 
 /** §5.4: the persons of one status in one period, in the legacy person shape. */
-export const personsLifecycle: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item);
+export const personsLifecycleAnswer: ActorsAnswer = async (rt, team, p, now, url) => {
   const targetDate = p.string('target_date');
   const type = p.string('lifecycle_type');
   if (targetDate === null) missingParameter('target_date', 'Must include specified date');
@@ -158,13 +163,13 @@ export const personsLifecycle: OpHandler = (item, rt) => answering(async () => {
   const limit = p.int('limit', PAGE, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const now = item.meta.now;
   const run = await runLifecycle(rt, team, q, now);
   const period = new BucketIndex(run.starts, run.range.to + 86_400_000 * 31).of(parseDate(targetDate, now, run.ctx.timeZone).ms);
   const ids = period < 0 ? [] : membersOf(lifecycleSet(type as LifecycleStatus, run.active, run.created, period));
   const page = legacyPersons(rt, team, ids, offset, limit);
-  return json(200, { results: [{ people: page.people, count: page.people.length }], next: nextUrl(item, p, ids.length, offset, limit) });
-});
+  return { results: [{ people: page.people, count: page.people.length }], next: nextUrl(url, p, ids.length, offset, limit) };
+};
+export const personsLifecycle = actorsEndpoint(personsLifecycleAnswer);
 
 function missingParameter(attr: string, detail: string): never {
   throw Errors.missingParameter(attr, detail);
@@ -203,7 +208,7 @@ export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: Filte
         action: { ...s.echo }, label: s.customName ?? s.name, count: r.data.reduce((a, b) => a + b, 0), data: r.data,
         labels: r.data.map((_, k) => stickinessLabel(k + 1, q.interval)), days: r.data.map((_, k) => k + 1), filter: echo,
         persons_urls: r.data.map((_, k) => {
-          const filter = { stickiness_days: k + 1, entity_id: s.event, entity_type: 'events', entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order };
+          const filter = { stickiness_days: k + 1, entity_id: entityId(s), entity_type: s.kind, entity_math: s.math, entity_order: s.order === -1 ? s.index : s.order };
           return { filter, url: personsUrl(team, 'stickiness', { ...baseParams(p), ...filter }) };
         }),
       };
@@ -215,9 +220,7 @@ export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: Filte
 }
 
 /** §6.4: the persons active in exactly `stickiness_days` intervals. */
-export const personsStickiness: OpHandler = (item, rt) => answering(async () => {
-  const team = projectIdOf(item);
-  const p = paramsOf(item);
+export const personsStickinessAnswer: ActorsAnswer = async (rt, team, p, now, url) => {
   const days = p.int('stickiness_days', 0, 1);
   if (days === 0) invalidInput('stickiness_days', 'stickiness_days is required.', 'required');
   const q = trendsQueryOf(p);
@@ -225,10 +228,11 @@ export const personsStickiness: OpHandler = (item, rt) => answering(async () => 
   const limit = p.int('limit', PAGE, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const run = await runStickiness(rt, team, { ...q, series: [{ ...series, index: 0 }], compare: false }, item.meta.now);
+  const run = await runStickiness(rt, team, { ...q, series: [{ ...series, index: 0 }], compare: false }, now);
   const counts = run.series[0]!.counts;
   const values = new Map<number, number | null>();
   for (let pid = 1; pid < counts.length; pid++) if (counts[pid] === days) values.set(pid, null);
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
-  return json(200, { results: [{ people: page.people, count: page.people.length }], next: nextUrl(item, p, page.raw, offset, limit) });
-});
+  return { results: [{ people: page.people, count: page.people.length }], next: nextUrl(url, p, page.raw, offset, limit) };
+};
+export const personsStickiness = actorsEndpoint(personsStickinessAnswer);

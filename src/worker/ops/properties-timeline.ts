@@ -18,7 +18,7 @@ import { projectIdOf } from './types.js';
 
 export const propertiesTimelineOp: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
-  const p = paramsOf(item);
+  const p = paramsOf(item, rt);
   if (p.has('aggregation_group_type_index')) invalidInput('aggregation_group_type_index', 'Group timelines are not supported yet.');
   const series = seriesOf(p);
   const filters = parseFilters(p.json('properties') ?? null);

@@ -8,6 +8,7 @@ import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { intervalOf } from '../../domain/analytics/legacy-filters.js';
 import { funnelsParams, lifecycleParams, pathsParams, retentionParams, stickinessParams, trendsParams } from '../../domain/analytics/query-to-filter.js';
 import { localIso } from '../../domain/analytics/time-zone.js';
+import { actionLookup } from '../analytics/action-lookup.js';
 import { funnelAnswer } from '../ops/funnel-insights.js';
 import { trendsAnswer } from '../ops/insights.js';
 import { pathAnswer } from '../ops/path-insights.js';
@@ -19,7 +20,7 @@ type Answer = (rt: WorkerRuntime, team: number, p: FilterParams, now: number, ur
 
 function kind(toParams: (q: Record<string, unknown>) => FilterParams, answer: Answer) {
   return async (rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext) => {
-    const p = toParams(query);
+    const p = toParams(query).withActions(actionLookup(rt, ctx.team));
     const body = await answer(rt, ctx.team, p, ctx.now, ctx.url);
     const tz = String(body.timezone ?? 'UTC');
     const range = resolveDateRange({ dateFrom: p.string('date_from'), dateTo: p.string('date_to'), explicitDate: p.bool('explicit_date') }, intervalOf(p), tz, ctx.now, null);

@@ -2,3 +2,7 @@
  * Every query kind Quill answers, registered with src/worker/query/runners.ts. Importing this module registers them.
  */
 import './insight-kinds.js';
+import './hogql-kind.js';
+import './events-query-kind.js';
+import './actors-query-kind.js';
+import './insight-actors-kind.js';
