@@ -157,7 +157,7 @@ const CHUNK_EVENTS_BUSY = 100;
  * (~0.5 s), which is why it is taken only when nothing arrived in the last few ms and the backlog is deep.
  */
 const CHUNK_EVENTS_CATCH_UP = 8000;
-const CATCH_UP_BACKLOG = 4 * CHUNK_EVENTS_CATCH_UP;
+const CATCH_UP_BACKLOG = 2 * CHUNK_EVENTS_CATCH_UP;
 
 /** Events per chunk: small while requests arrive (a chunk blocks them), large when catching up on a deep backlog. */
 function chunkLimit(busy: boolean, backlog: number): number {
