@@ -2,7 +2,8 @@
 // 10,000,000 events, 300,000 persons, 30 days) goes through `/batch/` into a fresh Quill and into DuckDB (2 threads)
 // in the same run; then every trends case is answered by both, five times each (Quill with refresh=true), medians
 // reported, and the answers compared: the bench fails loudly if they differ. The same for retention, lifecycle,
-// stickiness, funnels, paths, and SQL (a HogQLQuery count-by-day and DAU against DuckDB's same SQL). Actions: a
+// stickiness, funnels, paths, and SQL (a HogQLQuery count-by-day and DAU against DuckDB's same SQL); the query API's
+// insight kinds against the legacy endpoints for the same questions (times and answers). Actions: a
 // trend over a three-step action (URL regex, autocapture text, plain event) beside the same trend over one event
 // name, both against DuckDB. Also reported: the load (acknowledged and end-to-end events/s), the scan layout (bytes
 // per event, build time from the stored rows on a restart with QUILL_REBUILD_SCAN_LAYOUT=1) and Quill's memory while
@@ -219,6 +220,42 @@ for (const c of hogqlCases(from, to)) {
   }));
 }
 
+// The query API's insight kinds against the legacy endpoints asking the same question (issue 19: within 10 %):
+// rounds alternate between the two doors so a busy machine slows both alike; the answers must be the same.
+const range = { date_from: from, date_to: to };
+const pageviews = { kind: 'EventsNode', event: '$pageview' };
+const kindCases: { name: string; legacy: string; query: Record<string, unknown>; values: (rows: any[]) => unknown }[] = [
+  { name: 'TrendsQuery: count per day of $pageview', legacy: trendPath({ events: [{ id: '$pageview' }] }), query: { kind: 'TrendsQuery', series: [pageviews], dateRange: range, interval: 'day' }, values: (r) => r.map((s: any) => s.data) },
+  { name: 'TrendsQuery: DAU per day by $browser', legacy: `${trendPath({ events: [{ id: '$pageview', math: 'dau' }] })}&breakdown=%24browser`, query: { kind: 'TrendsQuery', series: [{ ...pageviews, math: 'dau' }], dateRange: range, interval: 'day', breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }, values: (r) => r.map((s: any) => [s.breakdown_value, s.data]) },
+  { name: 'FunnelsQuery: 3-step ordered funnel', legacy: funnelPath(), query: { kind: 'FunnelsQuery', series: FUNNEL_STEPS.map((s) => ({ kind: 'EventsNode', event: s.id })), dateRange: range }, values: (r) => r.map((s: any) => s.count) },
+  { name: 'LifecycleQuery: $pageview per day', legacy: `${trendPath({ events: [{ id: '$pageview' }] })}&insight=LIFECYCLE`, query: { kind: 'LifecycleQuery', series: [pageviews], dateRange: range, interval: 'day' }, values: (r) => r.map((s: any) => [s.status, s.data]) },
+];
+const queryKinds = [];
+for (const c of kindCases) {
+  const legacyMs: number[] = [];
+  const queryMs: number[] = [];
+  let legacyValues: unknown = null;
+  let queryValues: unknown = null;
+  for (let i = 0; i <= REPEATS; i++) {
+    let started = performance.now();
+    const viaLegacy = await fetch(`${quill.base}/api/projects/@current/${c.legacy}&refresh=true`, { headers: AUTH });
+    const legacyBody = await viaLegacy.json() as { result: any[] };
+    if (i > 0) legacyMs.push(performance.now() - started);
+    started = performance.now();
+    const viaQuery = await fetch(`${quill.base}/api/projects/@current/query/`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ query: c.query, refresh: 'force_blocking' }) });
+    const queryBody = await viaQuery.json() as { results: any[] };
+    if (i > 0) queryMs.push(performance.now() - started);
+    if (viaLegacy.status !== 200 || viaQuery.status !== 200) throw new Error(`${c.name}: ${viaLegacy.status} / ${viaQuery.status}`);
+    legacyValues = c.values(legacyBody.result);
+    queryValues = c.values(queryBody.results);
+  }
+  const same = JSON.stringify(legacyValues) === JSON.stringify(queryValues);
+  if (!same) failed = true;
+  const entry = { case: c.name, legacy_ms: round1(median(legacyMs)), query_ms: round1(median(queryMs)), query_to_legacy: round2(median(queryMs) / median(legacyMs)), same_answer: same };
+  log(JSON.stringify(entry));
+  queryKinds.push(entry);
+}
+
 // Isolation: /flags/ and /capture/ latency at a moderate fixed load, without and with analyses back to back.
 const gen = LoadGenerator.create(log);
 const ISOLATION_S = Number(process.env.QUILL_BENCH_ISOLATION_SECONDS ?? 10);
@@ -272,6 +309,7 @@ const report = {
   actions: actionAnswers,
   retention_lifecycle_stickiness_funnels_paths: personAnswers,
   hogql: sqlAnswers,
+  query_kinds_against_legacy: queryKinds,
   isolation,
   all_answers_equal: !failed,
 };

@@ -37,8 +37,15 @@ export async function loadDataset(base: string, dataset: Dataset, log: (msg: str
         continue;
       }
       const body = JSON.stringify({ api_key: PROJECT_KEY, batch });
-      for (;;) {
-        const res = await fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      for (let attempt = 1; ; attempt++) {
+        // A keep-alive connection the server closed while this process was busy (DuckDB appends block the loop
+        // for seconds on big days) fails the next POST without reaching Quill: resend it like an SDK would; the
+        // events carry uuids, so a batch that did arrive is stored once.
+        const res = await fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((error: unknown) => {
+          if (attempt >= 5) throw error;
+          return null;
+        });
+        if (res === null) continue;
         await res.arrayBuffer();
         if (res.status === 200) break;
         if (res.status !== 503) throw new Error(`/batch/ answered ${res.status}`);

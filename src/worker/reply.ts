@@ -1,6 +1,7 @@
 /** Building worker replies. Every body Quill sends is built here or by an ApiError. */
 import { ApiError, Errors } from '../protocol/errors.js';
 import type { Reply } from '../protocol/worker-messages.js';
+import { isStorageFailure } from '../stores/storage-failure.js';
 
 export function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
   return jsonText(status, JSON.stringify(value), headers);
@@ -36,9 +37,12 @@ export function errorReply(error: ApiError): Reply {
   return reply;
 }
 
-/** Turns anything thrown by an operation into a reply; unexpected errors become a 500 and are logged. */
+/**
+ * Turns anything thrown by an operation into a reply: a storage failure (full disk…) is a 503 the client may retry,
+ * anything else unexpected a 500; both are logged.
+ */
 export function replyForThrown(error: unknown, op: string, log: (msg: string) => void): Reply {
   if (error instanceof ApiError) return errorReply(error);
   log(`operation ${op} failed: ${(error as Error)?.stack ?? String(error)}`);
-  return errorReply(Errors.server());
+  return errorReply(isStorageFailure(error) ? Errors.unavailable() : Errors.server());
 }

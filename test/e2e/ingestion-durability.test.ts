@@ -137,6 +137,14 @@ t.test('disk full: 503 and never a false 200; acknowledged events survive', asyn
   }
   t.equal(refusedInARow, 5, 'and keeps answering 503 while the disk is full');
   t.match(refusal, { status: 503, body: { type: 'server_error', code: 'storage_unavailable' } });
+  // Private-API writes on the full disk: refused with the same 503 (never a 201 for a flag that is not stored),
+  // and the server keeps answering.
+  const api = new Client(q.base);
+  const flag = await api.post('/api/projects/@current/feature_flags/', { key: 'on-a-full-disk', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+  t.comment(`flag creation on a full disk: ${flag.status} ${flag.text.slice(0, 200)}`);
+  const flagStored = flag.status === 201;
+  if (!flagStored) t.match({ status: flag.status, body: flag.body }, { status: 503, body: { type: 'server_error', code: 'storage_unavailable' } }, 'a flag creation on a full disk is a 503');
+  t.equal((await api.get('/_health')).status, 200, 'the server still answers');
   await q.stop('SIGKILL');
   // Give the file system room again and restart: every acknowledged event is there.
   fs.resize('256m');
@@ -146,4 +154,7 @@ t.test('disk full: 503 and never a false 200; acknowledged events survive', asyn
   const lost = l.acked.filter((id) => !ids.has(id));
   t.equal(lost.length, 0, `all ${l.acked.length} acknowledged events survived the full disk`);
   t.equal((await sendBatch(again.base, [event('after-space', 'x')])).status, 200, 'writes succeed again once there is space');
+  const flags = await new Client(again.base).get('/api/projects/@current/feature_flags/');
+  t.equal(flags.body.results.some((f: { key: string }) => f.key === 'on-a-full-disk'), flagStored, 'the flag exists exactly when its creation was answered 201');
+  t.equal((await new Client(again.base).post('/api/projects/@current/feature_flags/', { key: 'after-space', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })).status, 201, 'flag writes succeed again too');
 });

@@ -2,23 +2,14 @@
 // the refresh modes (blocking, force_blocking, force_cache, async with polling and cancel), errors, and scopes.
 import t from 'tap';
 import { quillForFile } from '../helpers/quill.js';
+import { threeVisitors } from '../helpers/three-visitors.js';
 
 const server = quillForFile(t);
 const enc = encodeURIComponent;
-const T = (day: number, h = 12) => new Date(Date.UTC(2026, 10, day, h)).toISOString();
 let P = '';
 
 t.before(async () => {
-  const created = await server.api.post('/api/projects/', { name: 'queries' });
-  P = `/api/projects/${created.body.id}`;
-  const batch: object[] = [];
-  const activity: Record<string, number[]> = { a: [10, 11, 12], b: [10, 12], c: [11] };
-  for (const [id, days] of Object.entries(activity)) for (const d of days) {
-    batch.push({ event: '$pageview', distinct_id: id, timestamp: T(d), properties: { $browser: id === 'a' ? 'Chrome' : 'Safari', $current_url: `https://x.test/${d}` } });
-    if (id !== 'c') batch.push({ event: 'signup', distinct_id: id, timestamp: T(d, 13) });
-  }
-  const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
-  if (res.status !== 200) throw new Error(`batch ${res.status}`);
+  P = await threeVisitors(server, 'queries');
 });
 
 async function query(q: object, extra: object = {}) {

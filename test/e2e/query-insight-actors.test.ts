@@ -2,27 +2,18 @@
 // legacy persons/* endpoint lists for the same point, as actor rows; the selectors and paging are checked.
 import t from 'tap';
 import { quillForFile } from '../helpers/quill.js';
+import { novemberAt, threeVisitors } from '../helpers/three-visitors.js';
 
 const server = quillForFile(t);
 const enc = encodeURIComponent;
-const T = (day: number, h = 12) => new Date(Date.UTC(2026, 10, day, h)).toISOString();
 let P = '';
 
 t.before(async () => {
-  const created = await server.api.post('/api/projects/', { name: 'insight actors' });
-  P = `/api/projects/${created.body.id}`;
-  const batch: object[] = [];
-  // a: three days, Chrome; b: two days, Safari; c: one day, never signs up.
-  const activity: Record<string, number[]> = { a: [10, 11, 12], b: [10, 12], c: [11] };
-  for (const [id, days] of Object.entries(activity)) for (const d of days) {
-    batch.push({ event: '$pageview', distinct_id: id, timestamp: T(d), properties: { $browser: id === 'a' ? 'Chrome' : 'Safari', $current_url: `https://x.test/${d}` } });
-    if (id !== 'c') batch.push({ event: 'signup', distinct_id: id, timestamp: T(d, 13) });
-  }
   // A short tour on the 12th, in one session: a finishes it, b leaves after the start.
-  batch.push({ event: 'tour_start', distinct_id: 'a', timestamp: T(12, 15) }, { event: 'tour_end', distinct_id: 'a', timestamp: new Date(Date.UTC(2026, 10, 12, 15, 5)).toISOString() });
-  batch.push({ event: 'tour_start', distinct_id: 'b', timestamp: T(12, 15) });
-  const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
-  if (res.status !== 200) throw new Error(`batch ${res.status}`);
+  P = await threeVisitors(server, 'insight actors', [
+    { event: 'tour_start', distinct_id: 'a', timestamp: novemberAt(12, 15) }, { event: 'tour_end', distinct_id: 'a', timestamp: novemberAt(12, 15, 5) },
+    { event: 'tour_start', distinct_id: 'b', timestamp: novemberAt(12, 15) },
+  ]);
 });
 
 const pv = { kind: 'EventsNode', event: '$pageview' };

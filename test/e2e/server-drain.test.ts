@@ -90,3 +90,26 @@ t.test('SIGTERM drains requests in flight, refuses new ones with 503, closes the
   for (let c = 0; c < LARGE; c++) t.equal(await count(`drain-l${c}`), LARGE_EVENTS, `large request ${c}: all events stored`);
   t.equal(await count('drain-refused'), 0, 'the refused request stored nothing');
 });
+
+t.test('a stop does not wait for the whole backlog: what is left is applied at the next start', async (t) => {
+  // The apply is held (fault injection) and the stop may apply for 0 s: the acknowledged events are still queued
+  // when the stores close, so only the ingest logs hold them. A stop that drained the backlog first would leave
+  // nothing to replay.
+  const q = await startQuill({ workers: 2, env: { QUILL_FAULT_INJECTION: '1', QUILL_STOP_APPLY_SECONDS: '0' } });
+  t.teardown(() => removeDir(q.dataDir));
+  t.equal((await fetch(`${q.base}/_fault/pause-apply`, { method: 'POST' })).status, 200);
+  const body = batchBody('left-queued', 400);
+  const res = await fetch(`${q.base}/batch/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  t.equal(res.status, 200, 'acknowledged while the apply is held');
+  const stats = await new Client(q.base).get('/_stats');
+  t.equal(stats.body.shards.reduce((sum: number, s: { backlog: number }) => sum + s.backlog, 0), 400, 'all 400 events queued, none applied');
+  t.equal(await q.stop('SIGTERM'), 0, 'exit code 0');
+  t.match(q.output(), /Quill stopped cleanly/);
+
+  const again = await startQuill({ dataDir: q.dataDir });
+  t.teardown(() => again.stop());
+  const replayed = [...again.output().matchAll(/replayed (\d+) logged events/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  t.equal(replayed, 400, 'the next start replays the 400 events the stop left queued');
+  const stored = await new Client(again.base).get('/api/projects/@current/events/?distinct_id=left-queued&limit=1000');
+  t.equal(stored.body.results.length, 400, 'and stores every one of them');
+});

@@ -195,6 +195,7 @@ export class IngestService {
       hotPersons: this.hotPersons,
       rebuildScanLayout: rt.config.rebuildScanLayout,
       backlogHigh: rt.config.backlogHigh,
+      stopApplyMs: rt.config.stopApplySeconds * 1000,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
       ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };

@@ -31,6 +31,7 @@ import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../
 import { EventStore, STATE_KEYS, type StoredEvent } from '../../stores/events/event-store.js';
 import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
 import { atomically } from '../../stores/lmdb-env.js';
+import { isStorageFailureText } from '../../stores/storage-failure.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
 import { SourceLog } from './source-log.js';
@@ -68,6 +69,12 @@ export interface ApplyContext {
    * before publishing more (config backlogHigh; src/worker/ingest/ingest-service.ts).
    */
   backlogHigh: number;
+  /**
+   * How long a stop keeps applying the backlog before closing the stores (config stopApplySeconds). What is left
+   * stays in the ingest logs and is applied at the next start, so a stop never waits for millions of queued events
+   * (container and systemd grace periods are 10-30 s; past them comes a SIGKILL).
+   */
+  stopApplyMs: number;
   /** Size of an ingest log segment file (config logSegmentMb). */
   segmentBytes: number;
   /** The log's file operations when a test traces them (src/worker/ingest/durability-trace.ts); else the real ones. */
@@ -111,11 +118,8 @@ class EventFailure extends Error {
   }
 }
 
-/** Errors that say the disk or the environment failed even when they surface inside a callback. */
-const STORAGE_FAILURE = /ENOSPC|EDQUOT|EIO|EROFS|ENOMEM|MDB_MAP_FULL|MDB_TXN_FULL|MDB_PANIC|no space left|input\/output error|commit failed|\bclosed\b/i;
-
 function isEventFailure(error: unknown): error is EventFailure {
-  return error instanceof EventFailure && !STORAGE_FAILURE.test(error.message);
+  return error instanceof EventFailure && !isStorageFailureText(error.message);
 }
 
 /** Runs `fn`, marking what it throws as the events' failure (EventFailure). */
@@ -191,6 +195,8 @@ export class Shard {
   /** A pause between chunks (ApplyPacer), cut short by a read-your-writes wait. */
   private pausing: { timer: NodeJS.Timeout; resume: () => void } | null = null;
   private closing = false;
+  /** When a stop gives up applying the backlog (performance.now() time). */
+  private closeDeadline = Infinity;
   private ringPoll: NodeJS.Timeout | null = null;
   private lastPartAt = -Infinity;
   private backlog = 0;
@@ -339,6 +345,7 @@ export class Shard {
   async close(): Promise<void> {
     clearInterval(this.advanceTimer);
     this.closing = true;
+    this.closeDeadline = performance.now() + this.ctx.stopApplyMs;
     this.pauseApply(false);
     if (this.ringPoll) clearTimeout(this.ringPoll);
     this.takeFromRing();
@@ -396,7 +403,7 @@ export class Shard {
     try {
       // kick() decided when to start; from here everything queued is applied, chunk by chunk (parts that arrive
       // meanwhile join the next chunk).
-      while (this.takeFromRing() > 0 || this.queue.length > 0) {
+      while ((this.takeFromRing() > 0 || this.queue.length > 0) && performance.now() < this.closeDeadline) {
         if (this.paused) {
           await this.paused.until;
           continue;
@@ -430,7 +437,7 @@ export class Shard {
     } finally {
       this.running = false;
     }
-    if (this.queue.length > 0) this.kick();
+    if (this.queue.length > 0 && !this.closing) this.kick();
   }
 
   private resolveWaiters(): void {
