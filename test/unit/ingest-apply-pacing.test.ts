@@ -23,3 +23,18 @@ t.test('without requests arriving the apply never pauses, whatever the machine l
   await new Promise((r) => setTimeout(r, 40));
   t.equal(pacer.busy, false, 'idle again once requests stop');
 });
+
+t.test('catch-up chunks wait for requests to be rare, not merely paused for a moment', async (t) => {
+  const pacer = new ApplyPacer();
+  t.teardown(() => pacer.close());
+  t.equal(pacer.quiet, true, 'quiet before any request');
+  for (let i = 0; i < 3; i++) pacer.noteRequest();
+  t.equal(pacer.quiet, true, 'a few requests (a monitoring poll) keep it quiet');
+  for (let i = 0; i < 5; i++) pacer.noteRequest();
+  t.equal(pacer.quiet, false, 'a stream of requests does not');
+  await new Promise((r) => setTimeout(r, 40));
+  t.equal(pacer.busy, false, 'a gap of tens of ms ends "busy"...');
+  t.equal(pacer.quiet, false, '...but not "quiet"');
+  await new Promise((r) => setTimeout(r, 600));
+  t.equal(pacer.quiet, true, 'quiet again once two windows passed without requests');
+});

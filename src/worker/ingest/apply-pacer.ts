@@ -25,9 +25,23 @@ const SAMPLE_MS = 200;
  */
 const MIN_SHARE = 0.5;
 const FULL_SHARE_LAG_MS = 10_000;
+/**
+ * Catch-up chunks (src/worker/ingest/shard.ts) block this worker for up to a second, so they are taken only while
+ * requests are rare: fewer than QUIET_MAX_REQUESTS over the current and the previous QUIET_WINDOW_MS. A stream of
+ * requests (an ingestion load, even one with gaps of tens of ms on a saturated machine) then never waits behind one,
+ * while a monitoring poll (`/_stats` ten times a second) does not hold the catch-up back. Measured with
+ * `npm run bench:million`: gated by `busy` alone (no request in the last 20 ms), catch-up chunks slipped into the
+ * gaps of the load on a saturated machine and the acknowledgements' p99 went from 0.35 s to 1.3 s.
+ */
+const QUIET_WINDOW_MS = 250;
+const QUIET_MAX_REQUESTS = 8;
 
 export class ApplyPacer {
   private lastRequestAt = -Infinity;
+  /** Requests in the current window (since `windowStart`) and in the one before it, for `quiet`. */
+  private windowStart = -Infinity;
+  private requestsNow = 0;
+  private requestsBefore = 0;
   private idle = 1;
   private previous = cpuTimes();
   private readonly timer: NodeJS.Timeout;
@@ -39,7 +53,16 @@ export class ApplyPacer {
 
   /** A request reached this worker. */
   noteRequest(): void {
-    this.lastRequestAt = performance.now();
+    const now = performance.now();
+    this.lastRequestAt = now;
+    this.roll(now);
+    this.requestsNow++;
+  }
+
+  /** Whether requests are rare enough lately for a catch-up chunk (see QUIET_WINDOW_MS). */
+  get quiet(): boolean {
+    this.roll(performance.now());
+    return this.requestsBefore + this.requestsNow < QUIET_MAX_REQUESTS;
   }
 
   /** Whether requests are arriving: the apply then runs in short chunks (each blocks them while it runs). */
@@ -59,6 +82,14 @@ export class ApplyPacer {
 
   close(): void {
     clearInterval(this.timer);
+  }
+
+  private roll(now: number): void {
+    const elapsed = now - this.windowStart;
+    if (elapsed < QUIET_WINDOW_MS) return;
+    this.requestsBefore = elapsed < 2 * QUIET_WINDOW_MS ? this.requestsNow : 0;
+    this.requestsNow = 0;
+    this.windowStart = now;
   }
 
   private sample(): void {
