@@ -151,14 +151,15 @@ const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
 const CHUNK_EVENTS = 2000;
 const CHUNK_EVENTS_BUSY = 100;
 /**
- * Chunks while requests are rare (ApplyPacer.quiet) and a deep backlog waits (catching up after a burst or a restart). Most of a
- * chunk's persons commit is spent waiting for the previous commit's fdatasync: lmdb-js keeps the shared persons
- * write lock through that wait once a transaction dirtied more than 500 pages, which a chunk of new visitors does
- * (each dirties a page of the distinct-id and the person-uuid tables, keyed at random), so every worker's apply
- * queues behind one sync per chunk. A larger chunk syncs once for more events, and the pages it dirties are shared
- * by more of them. Measured with `npm run bench:apply` (300,000 events, distinct ids from a million, 2 workers):
- * see bench/README.md. The cost is a longer pause of the worker's requests while a chunk's persons are processed
- * (~0.5 s, more on a saturated machine), which is why it is taken only when requests are rare and the backlog is deep.
+ * Chunks while requests are rare (ApplyPacer.quiet) and a deep backlog waits (catching up after a burst or a
+ * restart). Most of a chunk's persons commit is spent waiting for the previous commit's fdatasync: lmdb-js keeps
+ * the shared persons write lock through that wait once a transaction dirtied more than 500 pages, which a chunk of
+ * new visitors does (each dirties a page of the distinct-id and the person-uuid tables, keyed at random), so every
+ * worker's apply queues behind one sync per chunk. A larger chunk syncs once for more events, and the pages it
+ * dirties are shared by more of them. Measured with `npm run bench:apply` (300,000 events, distinct ids from a
+ * million, 2 workers): see bench/README.md. The cost is a longer pause of the worker's requests while a chunk's
+ * persons are processed (~0.5 s, more on a saturated machine), which is why it is taken only when requests are rare
+ * and the backlog is deep.
  */
 const CHUNK_EVENTS_CATCH_UP = 8000;
 const CATCH_UP_BACKLOG = 2 * CHUNK_EVENTS_CATCH_UP;
