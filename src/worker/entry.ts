@@ -113,7 +113,7 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug, () => rt.pacer.noteRequest(), (m) => rt.log.error(m));
+        }, debug, (requests) => rt.pacer.noteRequest(requests), (m) => rt.log.error(m));
         rt.log.debug('checking every request from the front against the protocol schema');
         return port.done;
       }

@@ -36,8 +36,12 @@ export class RequestPort {
     private readonly whenReady: () => Promise<void>,
     /** Check every request against the protocol schema (QUILL_LOG_LEVEL=debug). */
     private readonly checkFrames: boolean,
-    /** Called for every frame of requests (the apply loops yield to them under load). */
-    private readonly onFrame: () => void = () => {},
+    /**
+     * Called for every frame with the number of requests in it (the apply loops yield to them under load, and take
+     * their largest chunks only while requests are rare: a frame holds every request that arrived while this
+     * thread was busy, so counting frames would see a load as rare exactly when a long chunk blocks it).
+     */
+    private readonly onFrame: (requests: number) => void = () => {},
     /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
   ) {
@@ -52,8 +56,8 @@ export class RequestPort {
   }
 
   private async receive(bytes: Uint8Array): Promise<void> {
-    this.onFrame();
     const frame = unpack<RequestFrame>(bytes);
+    this.onFrame(Array.isArray(frame) ? frame.length / 2 : 1);
     if (this.checkFrames && !Array.isArray(frame)) {
       this.report(`malformed request frame from the front: not an array (${typeof frame})`);
       return;

@@ -37,4 +37,6 @@ t.test('catch-up chunks wait for requests to be rare, not merely paused for a mo
   t.equal(pacer.quiet, false, '...but not "quiet"');
   await new Promise((r) => setTimeout(r, 600));
   t.equal(pacer.quiet, true, 'quiet again once two windows passed without requests');
+  pacer.noteRequest(40);
+  t.equal(pacer.quiet, false, 'one frame of many requests (they queued while the thread was busy) is a stream too');
 });
