@@ -291,7 +291,7 @@ for (const [name, load] of loads) {
 
 // The layout's build time from the stored rows: restart with the rebuild forced, read the shards' log lines.
 await quill.stop();
-const restarted = await startQuill({ dataDir: quill.dataDir, env: { QUILL_LOG_LEVEL: 'info', QUILL_REBUILD_SCAN_LAYOUT: '1' } });
+const restarted = await startQuill({ dataDir: quill.dataDir, env: { QUILL_LOG_LEVEL: 'info', QUILL_REBUILD_SCAN_LAYOUT: '1' }, startTimeoutS: 1800 });
 const builds = [...restarted.output().matchAll(/built the scan layout of (\d+) stored events in (\d+) ms/g)].map((m) => ({ events: Number(m[1]), ms: Number(m[2]) }));
 await restarted.stop();
 duck.close();

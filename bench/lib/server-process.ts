@@ -39,7 +39,7 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-async function startServer(name: string, script: string, env: Record<string, string>, listening: RegExp, nodeArgs: string[] = []): Promise<ServerProcess> {
+async function startServer(name: string, script: string, env: Record<string, string>, listening: RegExp, nodeArgs: string[] = [], startTimeoutS = 30): Promise<ServerProcess> {
   const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -62,7 +62,7 @@ async function startServer(name: string, script: string, env: Record<string, str
     resolve(code);
   }));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${startTimeoutS} s:\n${out}`)), startTimeoutS * 1000);
     const check = () => {
       const m = listening.exec(out.slice(0, 4096));
       if (!m) return;
@@ -99,8 +99,12 @@ export interface QuillServer extends ServerProcess {
   workers: number;
 }
 
-/** Quill on a free port and a fresh data directory, with the fixed bench keys (like test/helpers/quill.ts). */
-export async function startQuill(opts: { dataDir?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<QuillServer> {
+/**
+ * Quill on a free port and a fresh data directory, with the fixed bench keys (like test/helpers/quill.ts).
+ * `startTimeoutS`: how long the start may take (a forced scan-layout rebuild of millions of events runs before
+ * listening); `nodeArgs`: extra node flags (e.g. --perf-basic-prof for bench:apply's perf recording).
+ */
+export async function startQuill(opts: { dataDir?: string; env?: Record<string, string>; startTimeoutS?: number; nodeArgs?: string[] } = {}): Promise<QuillServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-bench-'));
   const server = await startServer('quill', QUILL_MAIN, {
     QUILL_HOST: '127.0.0.1',
@@ -110,7 +114,7 @@ export async function startQuill(opts: { dataDir?: string; env?: Record<string, 
     QUILL_PERSONAL_API_KEY: PERSONAL_KEY,
     QUILL_LOG_LEVEL: 'silent',
     ...opts.env,
-  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, [...profileArgs(), ...(opts.nodeArgs ?? [])]);
+  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, [...profileArgs(), ...(opts.nodeArgs ?? [])], opts.startTimeoutS);
   const workers = Number(/\((\d+) shard workers?/.exec(server.output())?.[1] ?? 0);
   return { ...server, dataDir, workers };
 }

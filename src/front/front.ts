@@ -51,6 +51,9 @@ export interface RunningQuill {
   close(): Promise<void>;
 }
 
+/** How long a start-up step may run before the log names it (replaying a large backlog legitimately takes minutes). */
+const START_STEP_WARN_MS = 30_000;
+
 /** The request facts /metrics needs, with the answer's route label. */
 const METRICS_ROUTE = '/metrics';
 
@@ -59,10 +62,22 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   const consoleOrigins = parseConsoleOrigins(config.consoleOrigin);
   const metrics = new FrontMetrics();
   const pool = new WorkerPool(config, log, (worker) => metrics.workerRestarted(worker));
-  const boot = await pool.control<BootstrapResult>(0, { control: 'bootstrap' });
+  /** A start-up step on one worker; one that has not answered after a while is named in the log (a start that hangs says where). */
+  const startStep = async <T>(worker: number, control: string): Promise<T> => {
+    const began = Date.now();
+    const watchdog = setInterval(() => {
+      log.warn({ event: 'start_slow', worker, step: control, waited_s: Math.round((Date.now() - began) / 1000) }, `start-up: worker ${worker} has not finished "${control}"`);
+    }, START_STEP_WARN_MS);
+    try {
+      return await pool.control<T>(worker, { control });
+    } finally {
+      clearInterval(watchdog);
+    }
+  };
+  const boot = await startStep<BootstrapResult>(0, 'bootstrap');
   // Replays hand events to other workers, so every worker opens its shards before any starts replaying.
   for (const step of ['open', 'recover'] as const) {
-    await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: step })));
+    await Promise.all(Array.from({ length: pool.size }, (_, i) => startStep(i, step)));
   }
   pool.markStarted();
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);

@@ -7,10 +7,10 @@
  */
 import t from 'tap';
 import { ACTION_CASES, BENCH_ACTION, PURCHASED, actionFunnelSql } from '../../bench/lib/action-cases.js';
-import { Dataset, type ReferenceRow } from '../../bench/lib/analytics-dataset.js';
-import { DuckReference } from '../../bench/lib/duckdb-reference.js';
+import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { differences } from '../../bench/lib/trends-cases.js';
-import { PROJECT_KEY, quillForFile, type Client } from '../helpers/quill.js';
+import { quillForFile, type Client } from '../helpers/quill.js';
+import { loadReferenceDataset } from '../helpers/reference-dataset.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 30_000), persons: 2_000, days: 10, end: END, seed: 11 };
@@ -26,24 +26,7 @@ const ids = new Map<string, number>();
 
 t.before(async () => {
   api = server.api;
-  const dataset = new Dataset(OPTIONS);
-  const rows: ReferenceRow[] = [];
-  for (const day of dataset.days()) {
-    rows.push(...day.rows);
-    for (let i = 0; i < day.events.length; i += 1000) {
-      const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch: day.events.slice(i, i + 1000) }) });
-      if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
-    }
-  }
-  // Analyses wait for what was acknowledged before them, but only so long: let the backlog drain first.
-  for (;;) {
-    const stats = await api.get('/_stats');
-    if (stats.body.shards.every((s: { backlog: number }) => s.backlog === 0)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  duck = await DuckReference.open();
-  await duck.append(rows);
-  await duck.finish(OPTIONS.persons * 2, (d) => dataset.personOfDevice(d));
+  ({ duck } = await loadReferenceDataset(server.q.base, api, OPTIONS));
   for (const c of ACTION_CASES) {
     const res = await api.post('/api/projects/@current/actions/', { name: c.name, steps: c.steps });
     if (res.status !== 201) throw new Error(`action ${c.name}: ${res.status} ${res.text}`);

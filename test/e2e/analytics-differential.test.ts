@@ -5,11 +5,12 @@
  * zones: UTC, and New York across the daylight-saving change of 2026-11-01.
  */
 import t from 'tap';
-import { Dataset, type ReferenceRow } from '../../bench/lib/analytics-dataset.js';
-import { DuckReference } from '../../bench/lib/duckdb-reference.js';
+import type { Dataset, ReferenceRow } from '../../bench/lib/analytics-dataset.js';
+import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
 import { correlate } from '../../src/domain/analytics/correlation.js';
-import { PROJECT_KEY, quillForFile, type Client } from '../helpers/quill.js';
+import { quillForFile, type Client } from '../helpers/quill.js';
+import { loadReferenceDataset } from '../helpers/reference-dataset.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 100_000), persons: 4_000, days: 14, end: END, seed: 7 };
@@ -21,33 +22,13 @@ const quill = () => server.q;
 let api: Client;
 let duck: DuckReference;
 let datasetRef: Dataset;
-const rows: ReferenceRow[] = [];
+let rows: ReferenceRow[] = [];
 
 async function load(): Promise<void> {
-  const batches: unknown[][] = [];
-  const dataset = new Dataset(OPTIONS);
-  datasetRef = dataset;
-  for (const day of dataset.days()) {
-    rows.push(...day.rows);
-    for (let i = 0; i < day.events.length; i += 1000) batches.push(day.events.slice(i, i + 1000));
-  }
-  // One request at a time: events are applied in time order, so a person's created_at is its first event's time
-  // (the lifecycle reference reads it so).
-  for (const batch of batches) {
-    const res = await fetch(`${quill().base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
-    if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
-  }
-  // Every analysis waits for what was acknowledged before it, but only so long (10 s): on a busy machine the apply
-  // may need longer, so wait for the backlog to drain before asking anything.
-  for (;;) {
-    const stats = await api.get('/_stats');
-    if (stats.status !== 200) throw new Error(`/_stats: ${stats.status} ${stats.text}`);
-    if (stats.body.shards.every((s: { backlog: number }) => s.backlog === 0)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  duck = await DuckReference.open();
-  await duck.append(rows);
-  await duck.finish(OPTIONS.persons * 2, (d) => dataset.personOfDevice(d));
+  const loaded = await loadReferenceDataset(quill().base, api, OPTIONS);
+  datasetRef = loaded.dataset;
+  duck = loaded.duck;
+  rows = loaded.rows;
 }
 
 t.before(async () => {

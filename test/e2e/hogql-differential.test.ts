@@ -11,9 +11,10 @@
  * dataset's person number; Quill's person uuids are mapped to it before comparing).
  */
 import t from 'tap';
-import { Dataset, type ReferenceRow } from '../../bench/lib/analytics-dataset.js';
-import { DuckReference } from '../../bench/lib/duckdb-reference.js';
-import { PROJECT_KEY, quillForFile, type Client } from '../helpers/quill.js';
+import type { Dataset } from '../../bench/lib/analytics-dataset.js';
+import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
+import { quillForFile, type Client } from '../helpers/quill.js';
+import { loadReferenceDataset } from '../helpers/reference-dataset.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_HOGQL_EVENTS ?? 40_000), persons: 2_000, days: 14, end: END, seed: 11 };
@@ -26,25 +27,7 @@ let dataset: Dataset;
 const personNumber = new Map<string, number>();
 
 async function load(): Promise<void> {
-  dataset = new Dataset(OPTIONS);
-  const rows: ReferenceRow[] = [];
-  const batches: unknown[][] = [];
-  for (const day of dataset.days()) {
-    rows.push(...day.rows);
-    for (let i = 0; i < day.events.length; i += 1000) batches.push(day.events.slice(i, i + 1000));
-  }
-  for (const batch of batches) {
-    const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) });
-    if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
-  }
-  for (;;) {
-    const stats = await api.get('/_stats');
-    if (stats.body.shards.every((s: { backlog: number }) => s.backlog === 0)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  duck = await DuckReference.open();
-  await duck.append(rows);
-  await duck.finish(OPTIONS.persons * 2, (d) => dataset.personOfDevice(d));
+  ({ dataset, duck } = await loadReferenceDataset(server.q.base, api, OPTIONS));
   // Which dataset person each Quill person is: through any of its distinct ids.
   const persons = await hogql('SELECT person_id, min(distinct_id) FROM events GROUP BY person_id LIMIT 50000');
   for (const [uuid, distinctId] of persons.results as [string, string][]) {

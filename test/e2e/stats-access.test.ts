@@ -12,6 +12,8 @@ t.test('who may read /_stats', async (t) => {
   const owner = await api.get('/_stats');
   t.equal(owner.status, 200, 'the first organization\'s owner');
   t.ok(Array.isArray(owner.body.shards) && owner.body.shards.length > 0, 'node-wide shard counters');
+  t.same(owner.body.event_loop.map((w: { worker: number }) => w.worker).sort(), Array.from({ length: owner.body.workers }, (_, i) => i), 'an event-loop delay per worker thread');
+  t.ok(owner.body.event_loop.every((w: { p50_ms: number; p99_ms: number; max_ms: number }) => w.p50_ms > 0 && w.p50_ms <= w.p99_ms && w.p99_ms <= w.max_ms), 'sampled, in milliseconds, percentiles in order');
   t.match(owner.body.organization, { projects: [ownProject.id] });
   t.notOk('organizations' in owner.body, 'no list of every organization');
 

@@ -16,6 +16,7 @@ import { PartPublisher, type OwnedPart } from './part-publisher.js';
 import { Shard, type ApplyContext, type Part } from './shard.js';
 import { shardLogDir } from '../../stores/data-dir/paths.js';
 import { HotPersons } from './hot-persons.js';
+import { loopDelaySinceLastRead } from '../loop-delay.js';
 
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
@@ -273,6 +274,7 @@ export const appliedHandler: PeerHandler = async (rt) => {
 export const statsHandler: PeerHandler = async (rt) => ({
   shards: [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh })),
   dropped: Object.fromEntries(rt.ingest.dropped),
+  eventLoop: { worker: rt.index, ...loopDelaySinceLastRead() },
 });
 
 /** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */

@@ -15,6 +15,7 @@ import { all } from '../../stores/lmdb-env.js';
 import { Errors } from '../../protocol/errors.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
+import type { LoopDelay } from '../loop-delay.js';
 import { LEVEL_OWNER, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
 import type { Principal } from '../../protocol/worker-messages.js';
@@ -46,6 +47,7 @@ interface ShardStats {
 interface WorkerStats {
   shards: ShardStats[];
   dropped: Record<string, number>;
+  eventLoop: LoopDelay & { worker: number };
 }
 
 /** Node-wide drop counts by reason: what the workers' capture requests dropped and what the shards did not apply. */
@@ -74,6 +76,7 @@ export const ingestionStats: OpHandler = async (item, rt) => {
     data_format_version: rt.meta.formatVersion() ?? 1,
     shards: perWorker.flatMap((w) => w.shards),
     dropped: droppedOf(perWorker),
+    event_loop: perWorker.map((w) => w.eventLoop),
     ...(principal.operator ? { organizations } : { organization: organizations[0] ?? null }),
   });
 };
