@@ -410,7 +410,14 @@ export class Shard {
           continue;
         }
         const pacer = this.ctx.pacer;
-        const limit = chunkLimit(pacer, this.backlog);
+        let limit = chunkLimit(pacer, this.backlog);
+        if (limit === CHUNK_EVENTS_CATCH_UP) {
+          // Requests that queued while the last chunk blocked this thread are noted only when their frame is
+          // dispatched: let the event loop deliver what is waiting before committing to a long chunk.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.paused) continue;
+          limit = chunkLimit(pacer, this.backlog);
+        }
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;
