@@ -99,9 +99,12 @@ export interface QuillServer extends ServerProcess {
   workers: number;
 }
 
-/** Quill on a free port and a fresh data directory, with the fixed bench keys (like test/helpers/quill.ts). */
-/** `startTimeoutS`: how long the start may take (a forced scan-layout rebuild of millions of events runs before listening). */
-export async function startQuill(opts: { dataDir?: string; env?: Record<string, string>; startTimeoutS?: number } = {}): Promise<QuillServer> {
+/**
+ * Quill on a free port and a fresh data directory, with the fixed bench keys (like test/helpers/quill.ts).
+ * `startTimeoutS`: how long the start may take (a forced scan-layout rebuild of millions of events runs before
+ * listening); `nodeArgs`: extra node flags (e.g. --perf-basic-prof for bench:apply's perf recording).
+ */
+export async function startQuill(opts: { dataDir?: string; env?: Record<string, string>; startTimeoutS?: number; nodeArgs?: string[] } = {}): Promise<QuillServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-bench-'));
   const server = await startServer('quill', QUILL_MAIN, {
     QUILL_HOST: '127.0.0.1',
@@ -111,7 +114,7 @@ export async function startQuill(opts: { dataDir?: string; env?: Record<string, 
     QUILL_PERSONAL_API_KEY: PERSONAL_KEY,
     QUILL_LOG_LEVEL: 'silent',
     ...opts.env,
-  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, profileArgs(), opts.startTimeoutS);
+  }, /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/, [...profileArgs(), ...(opts.nodeArgs ?? [])], opts.startTimeoutS);
   const workers = Number(/\((\d+) shard workers?/.exec(server.output())?.[1] ?? 0);
   return { ...server, dataDir, workers };
 }

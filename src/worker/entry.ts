@@ -113,7 +113,7 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug, (interactive) => rt.pacer.noteRequest(interactive), (m) => rt.log.error(m), () => rt.pacer.interactive);
+        }, debug, (requests, interactive) => rt.pacer.noteRequest(requests, interactive), (m) => rt.log.error(m), () => rt.pacer.interactive);
         rt.log.debug('checking every request from the front against the protocol schema');
         return port.done;
       }

@@ -52,10 +52,12 @@ export class RequestPort {
     /** Check every request against the protocol schema (QUILL_LOG_LEVEL=debug). */
     private readonly checkFrames: boolean,
     /**
-     * Called for every frame of requests (the apply loops yield to them under load) with how many of its requests
-     * are not ingestion.
+     * Called for every frame with the number of requests in it and how many of them are not ingestion (the apply
+     * loops yield to requests under load, run their shortest chunks while flag or API requests arrive, and take
+     * their largest chunks only while requests are rare: a frame holds every request that arrived while this
+     * thread was busy, so counting frames would see a load as rare exactly when a long chunk blocks it).
      */
-    private readonly onFrame: (interactive: number) => void = () => {},
+    private readonly onFrame: (requests: number, interactive: number) => void = () => {},
     /** Where a malformed request (or an unsendable reply) is reported. */
     private readonly report: (message: string) => void = (m) => console.error(m),
     /**
@@ -108,7 +110,7 @@ export class RequestPort {
         this.start(id, item);
       }
     }
-    this.onFrame(interactive);
+    this.onFrame(frame.length / 2, interactive);
     if (this.sliceIngestion()) this.scheduleBulk();
     else this.startBulk(Infinity);
   }

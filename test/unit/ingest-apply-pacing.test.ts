@@ -28,13 +28,30 @@ t.test('requests other than ingestion at a rate make the apply interactive for a
   const pacer = new ApplyPacer();
   t.teardown(() => pacer.close());
   t.equal(pacer.interactive, false);
-  pacer.noteRequest(0);
+  pacer.noteRequest(1, 0);
   t.equal(pacer.busy, true);
   t.equal(pacer.interactive, false, 'ingestion alone keeps the busy chunk size');
-  pacer.noteRequest(1);
+  pacer.noteRequest(1, 1);
   t.equal(pacer.interactive, false, 'one API call is a trickle');
-  for (let i = 0; i < 19; i++) pacer.noteRequest(1);
-  t.equal(pacer.interactive, true, 'interactive once 20 arrived within the window');
-  await new Promise((r) => setTimeout(r, 450));
+  for (let i = 0; i < 24; i++) pacer.noteRequest(1, 1);
+  t.equal(pacer.interactive, true, 'interactive once 25 arrived within the window');
+  await new Promise((r) => setTimeout(r, 550));
   t.equal(pacer.interactive, false, 'no longer once such requests stop');
+});
+
+t.test('catch-up chunks wait for requests to be rare, not merely paused for a moment', async (t) => {
+  const pacer = new ApplyPacer();
+  t.teardown(() => pacer.close());
+  t.equal(pacer.quiet, true, 'quiet before any request');
+  for (let i = 0; i < 3; i++) pacer.noteRequest();
+  t.equal(pacer.quiet, true, 'a few requests (a monitoring poll) keep it quiet');
+  for (let i = 0; i < 5; i++) pacer.noteRequest();
+  t.equal(pacer.quiet, false, 'a stream of requests does not');
+  await new Promise((r) => setTimeout(r, 40));
+  t.equal(pacer.busy, false, 'a gap of tens of ms ends "busy"...');
+  t.equal(pacer.quiet, false, '...but not "quiet"');
+  await new Promise((r) => setTimeout(r, 600));
+  t.equal(pacer.quiet, true, 'quiet again once two windows passed without requests');
+  pacer.noteRequest(40);
+  t.equal(pacer.quiet, false, 'one frame of many requests (they queued while the thread was busy) is a stream too');
 });

@@ -16,10 +16,11 @@ function harness(t: { teardown(fn: () => void): void }, checkFrames: boolean) {
   const { port1, port2 } = new MessageChannel();
   const ran: TaskItem[] = [];
   const reports: string[] = [];
+  const frames: number[] = [];
   const port = new RequestPort(port2, async (i) => {
     ran.push(i);
     return { status: 200, body: `ran ${i.op}` };
-  }, async () => {}, checkFrames, () => {}, (m) => reports.push(m));
+  }, async () => {}, checkFrames, (requests) => frames.push(requests), (m) => reports.push(m));
   t.teardown(() => {
     port.close();
     port1.close();
@@ -32,7 +33,7 @@ function harness(t: { teardown(fn: () => void): void }, checkFrames: boolean) {
     wake?.();
   });
   return {
-    ran, reports, replies,
+    ran, reports, replies, frames,
     send: (frame: unknown[]) => port1.postMessage(packForTransfer(frame)),
     async repliesFor(n: number) {
       while (replies.size < n) await new Promise<void>((r) => (wake = r));
@@ -55,6 +56,7 @@ t.test('malformed requests are reported and answered 500; the rest of the frame 
     t.match(JSON.parse(String(h.replies.get(id)?.body)), { type: 'server_error', code: 'error' });
   }
   t.equal(h.ran.length, 2, 'only the well-formed requests ran');
+  t.same(h.frames, [4], 'the apply pacer is told of every request of the frame, not of one frame');
   t.equal(h.reports.length, 2, 'each malformed request is reported');
   t.match(h.reports[0], /malformed request from the front \(frame position 2\): item \/1 /);
   t.match(h.reports[1], /malformed request from the front \(frame position 4\): item/);

@@ -26,20 +26,33 @@ const SAMPLE_MS = 200;
 const MIN_SHARE = 0.5;
 const FULL_SHARE_LAG_MS = 10_000;
 /**
- * While requests other than ingestion (flag evaluations, API calls) arrive at INTERACTIVE_MIN or more per
- * INTERACTIVE_WINDOW_MS, the apply keeps its transactions short (shard.ts): each such request waits for the slice
- * of apply running when it arrives, however much CPU the apply is given. Short slices cost apply throughput, so a
- * trickle (a dashboard or a stats poll every 100 ms) does not count.
+ * Requests are counted in rolling windows of WINDOW_MS (the current one and the one before it), for two decisions
+ * of the apply loop (src/worker/ingest/shard.ts):
+ *  - `interactive`: requests other than ingestion (flag evaluations, API calls) arrive at INTERACTIVE_MIN or more
+ *    per two windows. The apply then keeps its transactions short: each such request waits for the slice of apply
+ *    running when it arrives, however much CPU the apply is given. Short slices cost apply throughput, so a trickle
+ *    (a dashboard, a stats poll every 100 ms) does not count.
+ *  - `quiet`: fewer than QUIET_MAX_REQUESTS requests of any kind over two windows. Only then does the apply take
+ *    its catch-up chunks, which block the worker for up to a second. A stream of requests (an ingestion load, even
+ *    one with gaps of tens of ms on a saturated machine) then never waits behind one, while a monitoring poll does
+ *    not hold the catch-up back. Measured with `npm run bench:million`: gated by `busy` alone (no request in the
+ *    last 20 ms), catch-up chunks slipped into the gaps of the load on a saturated machine and the
+ *    acknowledgements' p99 went from 0.35 s to 1.3 s; counting frames rather than requests let a chunk that blocked
+ *    the thread make the load look rare (the requests of that time arrive as one frame), p99 0.44 → 0.86 s in the
+ *    sustained case.
  */
-const INTERACTIVE_WINDOW_MS = 200;
-const INTERACTIVE_MIN = 20;
+const WINDOW_MS = 250;
+const INTERACTIVE_MIN = 25;
+const QUIET_MAX_REQUESTS = 8;
 
 export class ApplyPacer {
   private lastRequestAt = -Infinity;
-  /** Requests other than ingestion in the current and the previous window, and when the current one began. */
+  /** When the current window began; requests of any kind and requests other than ingestion in it and the one before. */
+  private windowStart = -Infinity;
+  private requestsNow = 0;
+  private requestsBefore = 0;
   private interactiveNow = 0;
   private interactiveBefore = 0;
-  private windowStart = -Infinity;
   private idle = 1;
   private previous = cpuTimes();
   private readonly timer: NodeJS.Timeout;
@@ -49,10 +62,12 @@ export class ApplyPacer {
     this.timer.unref();
   }
 
-  /** Requests reached this worker, `interactive` of them not ingestion. */
-  noteRequest(interactive = 0): void {
-    this.lastRequestAt = performance.now();
-    this.roll(this.lastRequestAt);
+  /** A frame of `requests` requests reached this worker, `interactive` of them not ingestion. */
+  noteRequest(requests = 1, interactive = 0): void {
+    const now = performance.now();
+    this.lastRequestAt = now;
+    this.roll(now);
+    this.requestsNow += requests;
     this.interactiveNow += interactive;
   }
 
@@ -62,10 +77,20 @@ export class ApplyPacer {
     return this.interactiveNow + this.interactiveBefore >= INTERACTIVE_MIN;
   }
 
+  /** Whether requests are rare enough lately for a catch-up chunk. */
+  get quiet(): boolean {
+    this.roll(performance.now());
+    return this.requestsBefore + this.requestsNow < QUIET_MAX_REQUESTS;
+  }
+
   private roll(now: number): void {
-    if (now - this.windowStart < INTERACTIVE_WINDOW_MS) return;
+    const elapsed = now - this.windowStart;
+    if (elapsed < WINDOW_MS) return;
     // A window with no request at all in between forgets the older one too.
-    this.interactiveBefore = now - this.windowStart < 2 * INTERACTIVE_WINDOW_MS ? this.interactiveNow : 0;
+    const adjacent = elapsed < 2 * WINDOW_MS;
+    this.requestsBefore = adjacent ? this.requestsNow : 0;
+    this.interactiveBefore = adjacent ? this.interactiveNow : 0;
+    this.requestsNow = 0;
     this.interactiveNow = 0;
     this.windowStart = now;
   }

@@ -156,6 +156,29 @@ const CHUNK_EVENTS_BUSY = 100;
  * person processing measured 10-100 ms for 100 events (`npm run bench`, isolation case).
  */
 const CHUNK_EVENTS_INTERACTIVE = 25;
+/**
+ * Chunks while requests are rare (ApplyPacer.quiet) and a deep backlog waits (catching up after a burst or a
+ * restart). Most of a chunk's persons commit is spent waiting for the previous commit's fdatasync: lmdb-js keeps
+ * the shared persons write lock through that wait once a transaction dirtied more than 500 pages, which a chunk of
+ * new visitors does (each dirties a page of the distinct-id and the person-uuid tables, keyed at random), so every
+ * worker's apply queues behind one sync per chunk. A larger chunk syncs once for more events, and the pages it
+ * dirties are shared by more of them. Measured with `npm run bench:apply` (300,000 events, distinct ids from a
+ * million, 2 workers): see bench/README.md. The cost is a longer pause of the worker's requests while a chunk's
+ * persons are processed (~0.5 s, more on a saturated machine), which is why it is taken only when requests are rare
+ * and the backlog is deep.
+ */
+const CHUNK_EVENTS_CATCH_UP = 8000;
+const CATCH_UP_BACKLOG = 2 * CHUNK_EVENTS_CATCH_UP;
+
+/**
+ * Events per chunk: smallest while flag or API requests arrive, small while any requests arrive (a chunk blocks
+ * them), large when catching up on a deep backlog.
+ */
+function chunkLimit(pacer: ApplyPacer, backlog: number): number {
+  if (pacer.interactive) return CHUNK_EVENTS_INTERACTIVE;
+  if (pacer.busy) return CHUNK_EVENTS_BUSY;
+  return backlog >= CATCH_UP_BACKLOG && pacer.quiet ? CHUNK_EVENTS_CATCH_UP : CHUNK_EVENTS;
+}
 /*
  * The backlog bound (ApplyContext.backlogHigh, 4 million events by default): the events wait in the ingest logs
  * (about 0.5 KB each on disk), so it bounds the disk a sustained overload may take and the replay after a crash.
@@ -397,7 +420,14 @@ export class Shard {
           continue;
         }
         const pacer = this.ctx.pacer;
-        const limit = pacer.interactive ? CHUNK_EVENTS_INTERACTIVE : pacer.busy ? CHUNK_EVENTS_BUSY : CHUNK_EVENTS;
+        let limit = chunkLimit(pacer, this.backlog);
+        if (limit === CHUNK_EVENTS_CATCH_UP) {
+          // Requests that queued while the last chunk blocked this thread are noted only when their frame is
+          // dispatched: let the event loop deliver what is waiting before committing to a long chunk.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.paused) continue;
+          limit = chunkLimit(pacer, this.backlog);
+        }
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;

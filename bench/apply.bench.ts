@@ -1,0 +1,100 @@
+// The apply alone (`npm run bench:apply`): what moving acknowledged events into LMDB costs, without the
+// acknowledgement path competing for the CPU. A fresh Quill (fault injection on) pauses its apply loops, takes
+// QUILL_BENCH_EVENTS (default 300,000) posthog-node-shaped events through `/batch/` (100 per request, distinct ids
+// from a million as in the sustained case: most events create a person), then resumes the apply and waits until
+// everything is applied. Reports the drain's events/s and CPU µs per applied event, for the whole process and for
+// each busy thread (the shard workers), and the LMDB size. One JSON document on stdout.
+//
+// QUILL_BENCH_PERF=<file>: records the drain with `perf record -g` (Quill then runs with --perf-basic-prof so JIT
+// frames have names); read it with `perf report -i <file> --no-children`. Figures of such a run are not comparable.
+// QUILL_BENCH_DISTINCT_IDS (default 1,000,000), QUILL_BENCH_SKEW (0..1, default 0: the share of events sent by one
+// distinct id), QUILL_BENCH_KEEP_DATA=1.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { AppliedProbe } from './lib/applied.js';
+import { EventFactory } from './lib/event-shapes.js';
+import { sendFixedCount } from './lib/fixed-count-driver.js';
+import { commit, machine } from './lib/machine.js';
+import { PERSONAL_KEY, PROJECT_KEY } from './lib/paths.js';
+import { duMb, memoryMb, round1 } from './lib/proc-stats.js';
+import { startQuill } from './lib/server-process.js';
+
+const EVENTS = Number(process.env.QUILL_BENCH_EVENTS ?? 300_000);
+const DISTINCT_IDS = Number(process.env.QUILL_BENCH_DISTINCT_IDS ?? 1_000_000);
+const SKEW = Number(process.env.QUILL_BENCH_SKEW ?? 0);
+const PERF = process.env.QUILL_BENCH_PERF;
+const PER_REQUEST = 100;
+const CONNECTIONS = 16;
+const TICKS_PER_S = 100;
+
+const t0 = performance.now();
+const log = (msg: string) => process.stderr.write(`[apply ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
+
+/** CPU ticks of every thread of `pid`, by thread id, with the thread's name. */
+function threads(pid: number): Map<number, { name: string; ticks: number }> {
+  const out = new Map<number, { name: string; ticks: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { name, ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      /* thread ended */
+    }
+  }
+  return out;
+}
+
+async function fault(base: string, kind: string): Promise<void> {
+  const res = await fetch(`${base}/_fault/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
+  if (res.status !== 200) throw new Error(`/_fault/${kind} answered ${res.status}: ${await res.text()}`);
+}
+
+const quill = await startQuill({ env: { QUILL_FAULT_INJECTION: '1' }, nodeArgs: PERF ? ['--perf-basic-prof'] : [] });
+log(`quill pid ${quill.pid}, ${quill.workers} workers, data in ${quill.dataDir}`);
+const probe = await AppliedProbe.detect(quill.base, quill.dataDir);
+await fault(quill.base, 'pause-apply');
+const factory = new EventFactory(DISTINCT_IDS);
+const skewed = (body: string) => (SKEW > 0 ? body.replace(/"distinct_id":"user-\d+"/g, (m) => (Math.random() < SKEW ? '"distinct_id":"user-busy"' : m)) : body);
+const sent = await sendFixedCount({
+  base: quill.base, path: '/batch/', requests: Math.ceil(EVENTS / PER_REQUEST), connections: CONNECTIONS,
+  body: () => skewed(factory.batchBody(PROJECT_KEY, PER_REQUEST)),
+});
+const acked = sent.ok * PER_REQUEST;
+log(`${acked} events acknowledged in ${sent.duration_s} s with the apply paused; resuming it`);
+await new Promise((r) => setTimeout(r, 2000));
+
+const perf = PERF ? spawn('perf', ['record', '-g', '-F', '499', '-p', String(quill.pid), '-o', PERF], { stdio: 'ignore' }) : null;
+if (perf) await new Promise((r) => setTimeout(r, 1000));
+const before = threads(quill.pid);
+const drainStart = performance.now();
+await fault(quill.base, 'resume-apply');
+const applied = await probe.wait({ atLeast: acked, since: drainStart, timeoutMs: 30 * 60_000, stableMs: 0 });
+const drainS = (performance.now() - drainStart) / 1000;
+const after = threads(quill.pid);
+if (perf) {
+  perf.kill('SIGINT');
+  await new Promise((r) => perf.once('exit', r));
+}
+const memory = memoryMb(quill.pid);
+
+let totalTicks = 0;
+const busy: { thread: string; cpu_s: number; us_per_event: number }[] = [];
+for (const [tid, t] of after) {
+  const d = t.ticks - (before.get(tid)?.ticks ?? 0);
+  totalTicks += d;
+  if (d / TICKS_PER_S >= 0.01 * drainS) busy.push({ thread: `${t.name} ${tid}`, cpu_s: round1(d / TICKS_PER_S), us_per_event: round1((d / TICKS_PER_S) * 1e6 / acked) });
+}
+busy.sort((a, b) => b.cpu_s - a.cpu_s);
+const lmdbMb = duMb(quill.dataDir, ['meta.mdb', 'persons.mdb', ...readdirSync(`${quill.dataDir}/shards`).map((s) => `shards/${s}/events.mdb`)]);
+await quill.stop();
+if (process.env.QUILL_BENCH_KEEP_DATA !== '1') rmSync(quill.dataDir, { recursive: true, force: true });
+
+const result = {
+  machine: machine(), commit: commit(), events: acked, distinct_ids: DISTINCT_IDS, skew: SKEW,
+  drain_s: round1(drainS), drain_events_s: Math.round(acked / drainS), timed_out: applied.timed_out,
+  cpu_us_per_applied_event: round1((totalTicks / TICKS_PER_S) * 1e6 / acked), busy_threads: busy,
+  rss_anon_mb: memory.rss_anon_mb, lmdb_mb: lmdbMb, perf: PERF ?? null,
+};
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
