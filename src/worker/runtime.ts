@@ -14,6 +14,7 @@ import { Peers, type PeerMessage } from './peers.js';
 import { ProjectCache } from './project-cache.js';
 import { ColumnCache } from '../stores/scan/column-cache.js';
 import { createLogger, type Logger } from '../observability/logger.js';
+import { PersonCreatedAt } from './analytics/person-created-at.js';
 import { WorkerMetrics } from './metrics.js';
 import { RetentionJob } from './retention.js';
 
@@ -34,6 +35,8 @@ export class WorkerRuntime {
   readonly durabilityTrace: DurabilityTrace | null;
   /** Decoded scan-layout columns of this thread's shards (src/stores/scan/column-cache.ts). */
   readonly columnCache: ColumnCache;
+  /** Persons' created_at for lifecycle, kept while their rows are unchanged (src/worker/analytics/person-created-at.ts). */
+  readonly personCreatedAt: PersonCreatedAt;
   /** Deletes events past their project's retention (src/worker/retention.ts). */
   readonly retention: RetentionJob;
   /** What GET /metrics reads from this thread (src/worker/metrics.ts). */
@@ -53,6 +56,7 @@ export class WorkerRuntime {
     this.cache = new ProjectCache(this.meta);
     this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds), (team, id) => shared.personWriting(team, id));
     this.personCache = new PersonCache(this.persons, shared);
+    this.personCreatedAt = new PersonCreatedAt(this.persons, shared);
     this.ingest = new IngestService(this, this.persons);
     this.retention = new RetentionJob(this);
     this.metrics = new WorkerMetrics(this);

@@ -122,19 +122,19 @@ export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQue
   // the smallest one is the person's — except after a merge, which keeps the earlier created_at of the two: a
   // person something was merged into is read from its row when the events would make it new in the range.
   const createdMins = await personMins(rt, ctx, series.event, filter, before, end, 'person_created_at');
-  rt.persons.env.resetReadTxn();
   const mergeTargets = PersonResolution.of(rt.persons, team, ctx.scan.maxPersonId).mergeTargets;
+  const readFromRow: number[] = [];
+  for (let pid = 1; pid < createdMins.length; pid++) {
+    const snapshot = createdMins[pid]!;
+    if (snapshot !== Infinity && snapshot >= starts[0]! && mergeTargets.has(pid)) readFromRow.push(pid);
+  }
+  const rowCreatedAt = rt.personCreatedAt.of(team, readFromRow);
   const index = new BucketIndex(starts, end);
   const members: number[][] = starts.map(() => []);
   for (let pid = 1; pid < createdMins.length; pid++) {
     const snapshot = createdMins[pid]!;
     if (snapshot === Infinity || snapshot < starts[0]!) continue;
-    let created = snapshot;
-    if (mergeTargets.has(pid)) {
-      const row = rt.persons.person(team, pid);
-      if (row) created = Date.parse(row.created_at);
-    }
-    const p = index.of(created);
+    const p = index.of(rowCreatedAt.get(pid) ?? snapshot);
     if (p >= 0) members[p]!.push(pid);
   }
   const created = members.map((ids) => (ids.length === 0 ? null : bitmapOf(ids, ctx.scan.maxPersonId)));
