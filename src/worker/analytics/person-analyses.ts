@@ -123,20 +123,21 @@ export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQue
   // person something was merged into is read from its row when the events would make it new in the range.
   const createdMins = await personMins(rt, ctx, series.event, filter, before, end, 'person_created_at');
   const mergeTargets = PersonResolution.of(rt.persons, team, ctx.scan.maxPersonId).mergeTargets;
+  const index = new BucketIndex(starts, end);
+  const members: number[][] = starts.map(() => []);
+  const place = (pid: number, created: number) => {
+    const p = index.of(created);
+    if (p >= 0) members[p]!.push(pid);
+  };
   const readFromRow: number[] = [];
   for (let pid = 1; pid < createdMins.length; pid++) {
     const snapshot = createdMins[pid]!;
-    if (snapshot !== Infinity && snapshot >= starts[0]! && mergeTargets.has(pid)) readFromRow.push(pid);
+    if (snapshot === Infinity || snapshot < starts[0]!) continue;
+    if (mergeTargets.has(pid)) readFromRow.push(pid);
+    else place(pid, snapshot);
   }
   const rowCreatedAt = rt.personCreatedAt.of(team, readFromRow);
-  const index = new BucketIndex(starts, end);
-  const members: number[][] = starts.map(() => []);
-  for (let pid = 1; pid < createdMins.length; pid++) {
-    const snapshot = createdMins[pid]!;
-    if (snapshot === Infinity || snapshot < starts[0]!) continue;
-    const p = index.of(rowCreatedAt.get(pid) ?? snapshot);
-    if (p >= 0) members[p]!.push(pid);
-  }
+  readFromRow.forEach((pid, i) => place(pid, rowCreatedAt[i] ?? createdMins[pid]!));
   const created = members.map((ids) => (ids.length === 0 ? null : bitmapOf(ids, ctx.scan.maxPersonId)));
   return { ctx, range, starts, active: padded, created, counts: lifecycleCounts(padded, created) };
 }

@@ -27,20 +27,20 @@ export class PersonCreatedAt {
 
   constructor(private readonly store: PersonStore, private readonly shared: SharedState) {}
 
-  /** The `created_at` of each person of `ids` (null for one without a row), as committed now. */
-  of(team: number, ids: readonly number[]): Map<number, number | null> {
+  /** The `created_at` of each person of `ids`, in their order (null for one without a row), as committed now. */
+  of(team: number, ids: readonly number[]): (number | null)[] {
     let entries = this.byTeam.get(team);
     if (entries === undefined) this.byTeam.set(team, (entries = new Map()));
-    const out = new Map<number, number | null>();
+    const out = new Array<number | null>(ids.length);
     const missing: number[] = [];
     const versions: number[] = [];
-    for (const id of ids) {
-      const version = this.shared.personVersion(team, id);
-      const hit = entries.get(id);
+    for (let i = 0; i < ids.length; i++) {
+      const version = this.shared.personVersion(team, ids[i]!);
+      const hit = entries.get(ids[i]!);
       if (hit !== undefined && hit.version === version) {
-        out.set(id, hit.createdAt);
+        out[i] = hit.createdAt;
       } else {
-        missing.push(id);
+        missing.push(i);
         versions.push(version);
       }
     }
@@ -52,13 +52,14 @@ export class PersonCreatedAt {
     }
     // Counters first (above), then a snapshot at least as new as the writes that set them.
     this.store.env.resetReadTxn();
-    for (let i = 0; i < missing.length; i++) {
-      const row = this.store.person(team, missing[i]!);
+    missing.forEach((i, k) => {
+      const id = ids[i]!;
+      const row = this.store.person(team, id);
       const createdAt = row ? Date.parse(row.created_at) : null;
-      if (!entries.has(missing[i]!)) this.size++;
-      entries.set(missing[i]!, { createdAt, version: versions[i]! });
-      out.set(missing[i]!, createdAt);
-    }
+      if (!entries.has(id)) this.size++;
+      entries.set(id, { createdAt, version: versions[k]! });
+      out[i] = createdAt;
+    });
     return out;
   }
 }
