@@ -11,7 +11,7 @@ import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
-import { appliedHandler, enqueueHandler, pauseApplyHandler, statsHandler } from './ingest/ingest-service.js';
+import { appliedHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
 import './analytics/funnels.js';
@@ -23,6 +23,7 @@ import { reloadHandler } from './replication.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
+import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
 import { WorkerRuntime } from './runtime.js';
 
@@ -42,6 +43,7 @@ export function createWorkerEntry(data: WorkerData) {
     [RETENTION_RUN]: retentionRunHandler,
     [BACKUP_ENV]: backupEnvHandler,
     enqueue: enqueueHandler,
+    'resend-parts': resendPartsHandler,
     applied: appliedHandler,
     stats: statsHandler,
     'pause-apply': pauseApplyHandler,
@@ -62,6 +64,11 @@ export function createWorkerEntry(data: WorkerData) {
   // A library promise nobody awaits (lmdb-js rejects internal commit promises when a disk is full) must not kill
   // the thread: the operation that failed has already answered 503 or will retry.
   process.on('unhandledRejection', (reason) => rt.log.error(`unhandled rejection: ${(reason as Error)?.stack ?? reason}`));
+  // An uncaught exception ends the thread, but only after its LMDB environments are closed (src/worker/fatal-exit.ts).
+  installFatalExit(async () => {
+    port?.ignoreRequests();
+    await rt.close({ fatal: true });
+  }, rt.log);
 
   /**
    * Start-up in two steps, each run on every worker before the next begins (src/front/front.ts): open the shards
@@ -89,7 +96,10 @@ export function createWorkerEntry(data: WorkerData) {
   if (rt.shared.started) {
     rt.log.info('replacement thread: reopening shards');
     initialise().then(
-      () => rt.peers.announceRestart(),
+      () => {
+        rt.peers.announceRestart();
+        return rt.ingest.recoverAsReplacement();
+      },
       (error: unknown) => rt.log.error(`re-initialisation failed: ${(error as Error)?.stack ?? error}`),
     );
   }

@@ -25,22 +25,20 @@ export class Peers {
     readonly index: number,
     readonly count: number,
     private readonly handle: (msg: PeerMessage, from: number) => Promise<unknown>,
-    /** Told when another worker's thread was replaced (after its calls have been re-sent). */
-    private readonly onRestart: (worker: number) => void = () => undefined,
   ) {
     this.inbox = new BroadcastChannel(channelName(index));
     this.inbox.onmessage = (event) => this.receive((event as MessageEvent).data as Envelope);
   }
 
   /** Calls worker `target` (which may be this worker: then it runs locally, without a hop). */
-  call<T = unknown>(target: number, msg: PeerMessage): Promise<T> {
+  call<T = unknown>(target: number, msg: PeerMessage, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
     if (target === this.index) return this.handle(msg, this.index) as Promise<T>;
     const id = this.nextCall++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(new Error(`peer ${target} did not answer ${msg.kind} within ${CALL_TIMEOUT_MS} ms`));
-      }, CALL_TIMEOUT_MS);
+        reject(new Error(`peer ${target} did not answer ${msg.kind} within ${timeoutMs} ms`));
+      }, timeoutMs);
       this.waiting.set(id, { target, msg, resolve: resolve as (v: unknown) => void, reject, timer });
       this.outbox(target).postMessage({ call: id, from: this.index, msg } satisfies Envelope);
     });
@@ -67,7 +65,10 @@ export class Peers {
     for (let i = 0; i < this.count; i++) if (i !== this.index) this.outbox(i).postMessage({ restarted: this.index } satisfies Envelope);
   }
 
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     this.inbox.close();
     for (const ch of this.outboxes.values()) ch.close();
     for (const w of this.waiting.values()) {
@@ -93,14 +94,18 @@ export class Peers {
       for (const [id, w] of this.waiting) {
         if (w.target === env.restarted) this.outbox(w.target).postMessage({ call: id, from: this.index, msg: w.msg } satisfies Envelope);
       }
-      this.onRestart(env.restarted);
       return;
     }
     if ('call' in env) {
       const back = this.outbox(env.from);
+      // A call answered after this thread closed its channels (it is dying) goes unanswered: the caller re-sends it
+      // to the replacement thread when that announces itself.
+      const answer = (reply: Envelope) => {
+        if (!this.closed) back.postMessage(reply);
+      };
       this.handle(env.msg, env.from).then(
-        (value) => back.postMessage({ reply: env.call, ok: true, value } satisfies Envelope),
-        (error: unknown) => back.postMessage({ reply: env.call, ok: false, error: String((error as Error)?.stack ?? error) } satisfies Envelope),
+        (value) => answer({ reply: env.call, ok: true, value }),
+        (error: unknown) => answer({ reply: env.call, ok: false, error: String((error as Error)?.stack ?? error) }),
       );
       return;
     }

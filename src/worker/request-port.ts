@@ -77,6 +77,8 @@ export class RequestPort {
     port.on('message', (bytes: Uint8Array) => void this.receive(bytes));
   }
 
+  private ignoring = false;
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -84,7 +86,17 @@ export class RequestPort {
     this.stopped();
   }
 
+  /**
+   * Stops running requests but keeps the port open (the thread is about to die: src/worker/fatal-exit.ts). Closing
+   * it would end the serve task as a normal stop; left open, the front fails the requests still waiting when the
+   * thread dies, and reconnects to its replacement.
+   */
+  ignoreRequests(): void {
+    this.ignoring = true;
+  }
+
   private async receive(bytes: Uint8Array): Promise<void> {
+    if (this.ignoring) return;
     const frame = unpack<RequestFrame>(bytes);
     if (this.checkFrames && !Array.isArray(frame)) {
       this.report(`malformed request frame from the front: not an array (${typeof frame})`);

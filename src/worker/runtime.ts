@@ -67,7 +67,7 @@ export class WorkerRuntime {
       // replicate new group types to every worker while they are all still starting.)
       if (msg.kind !== 'reload') await this.ready;
       return handler(this, msg, from);
-    }, (worker) => void this.ingest.resendTo(worker).catch((error: unknown) => this.log.error(`re-sending events to worker ${worker} failed: ${(error as Error)?.stack ?? error}`)));
+    });
   }
 
   get workerCount(): number {
@@ -91,9 +91,13 @@ export class WorkerRuntime {
     this.closeHooks.push(hook);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes every store of this thread. `fatal`: the thread is dying of an uncaught exception, so nothing more is
+   * applied (the replacement thread replays the logs) — only the chunk in flight is let finish.
+   */
+  async close(opts: { fatal?: boolean } = {}): Promise<void> {
     await this.retention.close();
-    await this.ingest.close();
+    await this.ingest.close(opts);
     this.pacer.close();
     this.peers.close();
     await this.meta.close();

@@ -22,6 +22,9 @@ import { loopDelaySinceLastRead } from '../loop-delay.js';
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
 const MAX_GROUP_TYPES = 5;
 const HOUR_MS = 3_600_000;
+/** A peer re-sends its whole unreleased log, part by part: minutes when millions of events wait. */
+const RESEND_TIMEOUT_MS = 30 * 60_000;
+const RESEND_BATCH_PARTS = 2_000;
 
 export class IngestService {
   readonly shards = new Map<number, Shard>();
@@ -71,7 +74,7 @@ export class IngestService {
       }
       if (replayed > 0) this.rt.log.info(`shard ${shard.id}: replayed ${replayed} logged events`);
     }));
-    await this.localApplied();
+    await Promise.all([...this.shards.values()].map((s) => s.applied(false)));
   }
 
   /**
@@ -119,19 +122,42 @@ export class IngestService {
   refusedRequests = 0;
 
   /**
+   * This thread replaces one that died: asks every other worker to re-send what its logs hold for this thread's
+   * shards, then lets the shards take the parts they held meanwhile (Shard.releaseHeldParts). A peer that cannot
+   * answer is logged; its parts are released anyway (its own restart replays its logs).
+   */
+  async recoverAsReplacement(): Promise<void> {
+    const others = Array.from({ length: this.rt.workerCount }, (_, w) => w).filter((w) => w !== this.rt.index);
+    await Promise.all(others.map((w) => this.rt.peers.call(w, { kind: 'resend-parts' }, RESEND_TIMEOUT_MS).catch((error: unknown) => {
+      if (!this.closing) this.rt.log.error(`worker ${w} did not re-send its logged parts: ${(error as Error)?.stack ?? error}`);
+    })));
+    if (this.closing) return; // this thread is dying too: its replacement starts over
+    let held = 0;
+    for (const shard of this.shards.values()) held += shard.releaseHeldParts();
+    this.rt.log.info(`replacement thread: other workers re-sent their logged parts; ${held} parts held meanwhile are queued`);
+  }
+
+  /**
    * A worker's thread was replaced: the events it had queued from this worker's logs but not applied died with
    * it. Sends it again every part of what these logs still hold (it skips what it had applied).
    */
   async resendTo(worker: number): Promise<void> {
+    // In batches: one round trip per part took minutes under load (each waits for a turn of a busy event loop).
+    let parts: { shard: number; part: Part }[] = [];
+    const send = async () => {
+      if (parts.length > 0) await this.rt.peers.call(worker, { kind: 'enqueue', parts });
+      parts = [];
+    };
     for (const shard of this.own) {
       for await (const { payload, end } of shard.source.replay()) {
         const { team, events: recorded } = decodeLogRecord(payload);
         for (const [owner, events] of this.byOwner(team, recorded)) {
           if (ownerOf(owner, this.rt.workerCount) !== worker) continue;
-          const part: Part = { source: shard.id, end: positionNumber(end), bytes: payload.length, events };
-          await this.rt.peers.call(worker, { kind: 'enqueue', shard: owner, part });
+          parts.push({ shard: owner, part: { source: shard.id, end: positionNumber(end), bytes: payload.length, events } });
+          if (parts.length >= RESEND_BATCH_PARTS) await send();
         }
       }
+      await send();
     }
   }
 
@@ -175,8 +201,11 @@ export class IngestService {
     return Promise.all([...this.shards.values()].map((s) => s.applied()));
   }
 
-  async close(): Promise<void> {
-    for (const shard of this.shards.values()) await shard.close();
+  private closing = false;
+
+  async close(opts: { fatal?: boolean } = {}): Promise<void> {
+    this.closing = true;
+    for (const shard of this.shards.values()) await shard.close(opts);
     await this.persons.close();
   }
 
@@ -196,6 +225,7 @@ export class IngestService {
       hotPersons: this.hotPersons,
       rebuildScanLayout: rt.config.rebuildScanLayout,
       backlogHigh: rt.config.backlogHigh,
+      holdParts: rt.shared.started,
       stopApplyMs: rt.config.stopApplySeconds * 1000,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
       ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
@@ -257,11 +287,19 @@ export class IngestService {
 }
 
 /** Peer message: queue a part of a durable record in a shard this worker owns. */
+/** Peer message: parts re-sent from another worker's logs (IngestService.resendTo), queued in their order. */
 export const enqueueHandler: PeerHandler = async (rt, msg) => {
-  const m = msg as unknown as { shard: number; part: Part };
-  const shard = rt.ingest.shards.get(m.shard);
-  if (!shard) throw new Error(`shard ${m.shard} is not owned by worker ${rt.index}`);
-  await shard.enqueue(m.part);
+  for (const { shard: id, part } of (msg as unknown as { parts: { shard: number; part: Part }[] }).parts) {
+    const shard = rt.ingest.shards.get(id);
+    if (!shard) throw new Error(`shard ${id} is not owned by worker ${rt.index}`);
+    await shard.enqueue(part);
+  }
+  return true;
+};
+
+/** Peer message from a replacement thread (IngestService.recoverAsReplacement): re-send it this worker's logged parts. */
+export const resendPartsHandler: PeerHandler = async (rt, _msg, from) => {
+  await rt.ingest.resendTo(from);
   return true;
 };
 

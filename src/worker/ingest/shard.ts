@@ -70,6 +70,11 @@ export interface ApplyContext {
    */
   backlogHigh: number;
   /**
+   * This thread replaces one that died: parts wait until its logs are replayed and other workers have re-sent
+   * what their logs hold for this thread's shards (Shard.releaseHeldParts).
+   */
+  holdParts: boolean;
+  /**
    * How long a stop keeps applying the backlog before closing the stores (config stopApplySeconds). What is left
    * stays in the ingest logs and is applied at the next start, so a stop never waits for millions of queued events
    * (container and systemd grace periods are 10-30 s; past them comes a SIGKILL).
@@ -245,7 +250,39 @@ export class Shard {
     }, SOURCE_ADVANCE_MS);
     this.advanceTimer.unref();
     ctx.shared.publishQueued(id, 0);
+    if (ctx.holdParts) {
+      let release!: () => void;
+      this.held = { parts: [], released: new Promise<void>((r) => (release = r)), release };
+    }
     this.pollRing();
+  }
+
+  /**
+   * Parts that a replacement thread keeps aside until its own logs are replayed and every other worker has re-sent
+   * what its logs hold for this thread's shards (`releaseHeldParts`). The thread that died had taken parts from the
+   * ring and died with them unapplied, while later parts of the same logs were still in the ring or kept coming; a
+   * part at or before its log's applied position counts as applied (`accept`, and the log's checkpoint moves past
+   * it), so applying a later part first loses the earlier ones: 1% of the events acknowledged around worker crashes
+   * were lost that way (test/e2e/worker-crash-soak.test.ts). Released in log order per source.
+   */
+  private held: { parts: Part[]; released: Promise<void>; release: () => void } | null = null;
+
+  /** Queues the parts held since start-up (other workers finished re-sending theirs); from now on none is held. */
+  releaseHeldParts(): number {
+    const held = this.held;
+    if (!held) return 0;
+    this.held = null;
+    // Re-sent copies, replayed ones and ring leftovers of the same record meet here: one of each, in log order.
+    const parts = held.parts.sort((a, b) => a.source - b.source || a.end - b.end);
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const previous = parts[i - 1];
+      if (previous && previous.source === part.source && previous.end === part.end) continue;
+      this.accept(part);
+    }
+    held.release();
+    this.kick();
+    return parts.length;
   }
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
@@ -274,6 +311,10 @@ export class Shard {
    * once it is queued (waiting while the backlog is over its bound).
    */
   async enqueue(part: Part): Promise<void> {
+    if (this.held) {
+      this.held.parts.push(part);
+      return;
+    }
     while (this.backlog > this.ctx.backlogHigh) await new Promise<void>((resolve) => this.admission.push({ resolve }));
     this.accept(part);
     this.kick();
@@ -300,7 +341,10 @@ export class Shard {
     while (this.backlog <= this.ctx.backlogHigh) {
       const parts = this.ctx.shared.rings.take(this.id, 1024);
       if (parts.length === 0) break;
-      for (const part of parts) this.accept(part);
+      for (const part of parts) {
+        if (this.held) this.held.parts.push(part);
+        else this.accept(part);
+      }
       taken += parts.length;
     }
     if (taken > 0) {
@@ -318,8 +362,13 @@ export class Shard {
     this.ringPoll.unref();
   }
 
-  /** Resolves once every part queued before the call has been applied (read-your-writes for the API). */
-  applied(): Promise<void> {
+  /**
+   * Resolves once every part queued before the call has been applied (read-your-writes for the API), including
+   * the parts held for other workers' re-sends unless `heldToo` is false (the replacement's own recovery, which
+   * runs before the re-sends are asked for).
+   */
+  applied(heldToo = true): Promise<void> {
+    if (this.held && heldToo) return this.held.released.then(() => this.applied());
     this.takeFromRing();
     const target = this.queuedParts;
     if (this.appliedParts >= target) return Promise.resolve();
@@ -353,13 +402,18 @@ export class Shard {
     }
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops applying and closes the shard's stores. A normal stop applies up to `stopApplyMs` of backlog first; a
+   * `fatal` one (the thread dies of an uncaught exception) only lets the chunk in flight finish and leaves the ring
+   * and the queue to the replacement thread's replay.
+   */
+  async close(opts: { fatal?: boolean } = {}): Promise<void> {
     clearInterval(this.advanceTimer);
     this.closing = true;
-    this.closeDeadline = performance.now() + this.ctx.stopApplyMs;
+    this.closeDeadline = opts.fatal ? -Infinity : performance.now() + this.ctx.stopApplyMs;
     this.pauseApply(false);
     if (this.ringPoll) clearTimeout(this.ringPoll);
-    this.takeFromRing();
+    if (!opts.fatal) this.takeFromRing();
     if (this.delayed) clearTimeout(this.delayed);
     this.delayed = null;
     this.endPause();
@@ -414,7 +468,7 @@ export class Shard {
     try {
       // kick() decided when to start; from here everything queued is applied, chunk by chunk (parts that arrive
       // meanwhile join the next chunk).
-      while ((this.takeFromRing() > 0 || this.queue.length > 0) && performance.now() < this.closeDeadline) {
+      while (performance.now() < this.closeDeadline && (this.takeFromRing() > 0 || this.queue.length > 0)) {
         if (this.paused) {
           await this.paused.until;
           continue;
@@ -655,6 +709,8 @@ export class Shard {
       await this.ctx.recordEventNames(team, lastSeen);
     }
     if (stored.length === 0 && setAside.length === 0 && reached === null) return;
+    // A duplicate part re-sent after a crash may be older than what was applied: positions only move forward.
+    if (reached) for (const source of Object.keys(reached)) reached[source] = Math.max(reached[source]!, this.appliedFrom[source] ?? 0);
     const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
     try {
       await atomically(this.events.env, () => processing(() => {
