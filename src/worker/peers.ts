@@ -4,7 +4,7 @@
  * of the target by name. Named channels, unlike transferred MessagePorts, survive Piscina replacing a crashed
  * thread: the new thread simply opens its inbox again.
  */
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 
 export type PeerMessage = { kind: string; [k: string]: unknown };
 type Envelope =
@@ -19,7 +19,13 @@ export class Peers {
   private readonly inbox: BroadcastChannel;
   private readonly outboxes = new Map<number, BroadcastChannel>();
   private readonly waiting = new Map<number, { target: number; msg: PeerMessage; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private nextCall = 1;
+  /**
+   * Call ids are unique per thread, not only per worker: a peer may answer a call of a thread that died after its
+   * replacement started, and with ids counted from 1 in every thread that late answer resolved the replacement's
+   * own call of the same number (a re-send reported done before it had begun: acknowledged events were lost when
+   * a worker crashed again while recovering, test/e2e/worker-crash-soak.test.ts). Thread ids never repeat.
+   */
+  private nextCall = threadId * 2 ** 32 + 1;
 
   constructor(
     readonly index: number,

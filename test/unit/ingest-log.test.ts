@@ -157,6 +157,28 @@ t.test('a record larger than segmentBytes gets a segment of its own', async (t) 
   await log.close();
 });
 
+t.test('a replay skips the segments released while it runs', async (t) => {
+  const dir = tempDir(t);
+  const log = await openLog(t, { dir, segmentBytes: 512 });
+  const ends: LogPosition[] = [];
+  for (let i = 0; i < 40; i++) ends.push(await log.append(rec(i, 100)));
+  const ids: number[] = [];
+  let released = false;
+  for await (const r of log.replay(null)) {
+    ids.push(idOf(r.payload));
+    if (!released && r.end.segment === 1) {
+      // While the replay reads segment 1, everything up to the end of segment 3 is released.
+      await log.releaseUpTo(ends.filter((e) => e.segment === 3).at(-1)!);
+      released = true;
+    }
+  }
+  t.ok(released);
+  const firstOf4 = ends.findIndex((e) => e.segment === 4);
+  const inSegment1 = ends.filter((e) => e.segment === 1).length;
+  t.same(ids, [...[...Array(inSegment1).keys()], ...[...Array(40 - firstOf4).keys()].map((i) => i + firstOf4)],
+    'segment 1 (already open) to its end, then segments 4 onwards; 2 and 3 are gone');
+});
+
 t.test('releaseUpTo deletes whole sealed segments only', async (t) => {
   const dir = tempDir(t);
   const log = await openLog(t, { dir, segmentBytes: 512 });

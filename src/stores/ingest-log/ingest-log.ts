@@ -340,7 +340,15 @@ export class IngestLog {
       const start = from !== null && seg.seq === from.segment ? from.offset : 0;
       if (start >= seg.bytes) continue;
       const path = segmentPath(this.dir, seg.seq);
-      const file = await this.#io.open(path, 'read');
+      let file;
+      try {
+        file = await this.#io.open(path, 'read');
+      } catch (err) {
+        // Released while the replay was on an earlier segment (a long re-send to a replacement thread, while
+        // owners apply): every record in it was applied by all its owners, so there is nothing left to replay.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !this.#sealed.some((s) => s.seq === seg.seq) && seg.seq !== this.#activeSeq) continue;
+        throw err;
+      }
       try {
         for await (const rec of scanSegment(file, start, seg.bytes)) {
           if (!rec.ok) throw new IngestLogCorruptError(path, rec.offset, rec.reason);

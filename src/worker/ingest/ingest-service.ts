@@ -122,9 +122,9 @@ export class IngestService {
   refusedRequests = 0;
 
   /**
-   * This thread replaces one that died: asks every other worker to re-send what its logs hold for this thread's
-   * shards, then lets the shards take the parts they held meanwhile (Shard.releaseHeldParts). A peer that cannot
-   * answer is logged; its parts are released anyway (its own restart replays its logs).
+   * This thread replaces one that died; its own logs are replayed: asks every other worker to re-send what its logs
+   * hold for this thread's shards, then lets the shards queue every part they held meanwhile, in log order per
+   * source (Shard.releaseHeldParts). A peer that cannot answer is logged and the parts are released anyway.
    */
   async recoverAsReplacement(): Promise<void> {
     const others = Array.from({ length: this.rt.workerCount }, (_, w) => w).filter((w) => w !== this.rt.index);
@@ -134,7 +134,7 @@ export class IngestService {
     if (this.closing) return; // this thread is dying too: its replacement starts over
     let held = 0;
     for (const shard of this.shards.values()) held += shard.releaseHeldParts();
-    this.rt.log.info(`replacement thread: other workers re-sent their logged parts; ${held} parts held meanwhile are queued`);
+    this.rt.log.info(`replacement thread: recovered (its logs replayed, other workers re-sent theirs); ${held} parts held meanwhile are queued in log order`);
   }
 
   /**

@@ -252,27 +252,29 @@ export class Shard {
     ctx.shared.publishQueued(id, 0);
     if (ctx.holdParts) {
       let release!: () => void;
-      this.held = { parts: [], released: new Promise<void>((r) => (release = r)), release };
+      this.held = { parts: [], events: 0, released: new Promise<void>((r) => (release = r)), release };
     }
     this.pollRing();
   }
 
   /**
-   * Parts that a replacement thread keeps aside until its own logs are replayed and every other worker has re-sent
-   * what its logs hold for this thread's shards (`releaseHeldParts`). The thread that died had taken parts from the
-   * ring and died with them unapplied, while later parts of the same logs were still in the ring or kept coming; a
-   * part at or before its log's applied position counts as applied (`accept`, and the log's checkpoint moves past
-   * it), so applying a later part first loses the earlier ones: 1% of the events acknowledged around worker crashes
-   * were lost that way (test/e2e/worker-crash-soak.test.ts). Released in log order per source.
+   * Parts that a replacement thread keeps aside while it recovers (`releaseHeldParts`): from its ring, from its own
+   * logs' replay (which goes through the rings) and re-sent by the other workers from theirs. The thread that died
+   * had taken parts and died with them unapplied, while later parts of the same logs stayed in the ring or kept
+   * coming; a part at or before its log's applied position counts as applied (`accept`; the log's checkpoint moves
+   * past it too), so applying a later part first loses the earlier ones: 1% of the events acknowledged around
+   * worker crashes were lost that way (test/e2e/worker-crash-soak.test.ts). Re-sent parts are held too: a peer's
+   * call to a thread that died is delivered again to its replacement, so a re-send meant for the previous thread
+   * can arrive in the middle of this one's. Released in log order per source, each record once.
    */
-  private held: { parts: Part[]; released: Promise<void>; release: () => void } | null = null;
+  private held: { parts: Part[]; events: number; released: Promise<void>; release: () => void } | null = null;
 
-  /** Queues the parts held since start-up (other workers finished re-sending theirs); from now on none is held. */
+  /** Queues the parts held since start-up (recovery is complete); from now on none is held. */
   releaseHeldParts(): number {
     const held = this.held;
     if (!held) return 0;
     this.held = null;
-    // Re-sent copies, replayed ones and ring leftovers of the same record meet here: one of each, in log order.
+    // Ring leftovers, replayed and re-sent copies of one record meet here: one of each, in log order per source.
     const parts = held.parts.sort((a, b) => a.source - b.source || a.end - b.end);
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!;
@@ -280,6 +282,7 @@ export class Shard {
       if (previous && previous.source === part.source && previous.end === part.end) continue;
       this.accept(part);
     }
+    this.publishBacklog();
     held.release();
     this.kick();
     return parts.length;
@@ -312,7 +315,7 @@ export class Shard {
    */
   async enqueue(part: Part): Promise<void> {
     if (this.held) {
-      this.held.parts.push(part);
+      this.hold(part, this.held);
       return;
     }
     while (this.backlog > this.ctx.backlogHigh) await new Promise<void>((resolve) => this.admission.push({ resolve }));
@@ -326,7 +329,7 @@ export class Shard {
     // Named fields: a key added to a spread copy takes V8's slow path (src/domain/merge-properties.ts).
     this.queue.push({ source: part.source, end: part.end, bytes: part.bytes, events: part.events, queuedAt: performance.now() });
     this.backlog += part.events;
-    this.ctx.shared.publishQueued(this.id, this.backlog);
+    this.publishBacklog();
     this.queuedParts++;
     if (this.backlog > this.ctx.backlogHigh && !this.overBacklog) {
       this.overBacklog = true;
@@ -335,14 +338,25 @@ export class Shard {
     }
   }
 
+  /** What peers and /_stats see as this shard's backlog: queued events, and ring parts held while recovering. */
+  private publishBacklog(): void {
+    this.ctx.shared.publishQueued(this.id, this.backlog + (this.held?.events ?? 0));
+  }
+
+  private hold(part: Part, held: NonNullable<Shard['held']>): void {
+    held.parts.push(part);
+    held.events += part.events;
+    this.publishBacklog();
+  }
+
   /** Moves what other threads published in this shard's ring into the queue, while the backlog is under its bound. */
   private takeFromRing(): number {
     let taken = 0;
-    while (this.backlog <= this.ctx.backlogHigh) {
+    while (this.backlog + (this.held?.events ?? 0) <= this.ctx.backlogHigh) {
       const parts = this.ctx.shared.rings.take(this.id, 1024);
       if (parts.length === 0) break;
       for (const part of parts) {
-        if (this.held) this.held.parts.push(part);
+        if (this.held) this.hold(part, this.held);
         else this.accept(part);
       }
       taken += parts.length;
@@ -364,8 +378,7 @@ export class Shard {
 
   /**
    * Resolves once every part queued before the call has been applied (read-your-writes for the API), including
-   * the parts held for other workers' re-sends unless `heldToo` is false (the replacement's own recovery, which
-   * runs before the re-sends are asked for).
+   * the parts a replacement holds while it recovers, unless `heldToo` is false (that recovery itself).
    */
   applied(heldToo = true): Promise<void> {
     if (this.held && heldToo) return this.held.released.then(() => this.applied());
@@ -498,7 +511,7 @@ export class Shard {
         this.queue.splice(0, take);
         this.appliedParts += take;
         this.backlog -= n;
-        this.ctx.shared.publishQueued(this.id, this.backlog);
+        this.publishBacklog();
         this.resolveWaiters();
         if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing) {
           const now = performance.now();
