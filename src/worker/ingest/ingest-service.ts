@@ -138,8 +138,9 @@ export class IngestService {
   }
 
   /**
-   * A worker's thread was replaced: the events it had queued from this worker's logs but not applied died with
-   * it. Sends it again every part of what these logs still hold (it skips what it had applied).
+   * A worker's thread was replaced (it asked, `resend-parts`): the events it had queued from this worker's logs but
+   * not applied died with it. Sends it again every part of what these logs still hold, in log order (it holds them
+   * until its recovery ends, then skips what it had applied).
    */
   async resendTo(worker: number): Promise<void> {
     // In batches: one round trip per part took minutes under load (each waits for a turn of a busy event loop).
@@ -286,7 +287,6 @@ export class IngestService {
   }
 }
 
-/** Peer message: queue a part of a durable record in a shard this worker owns. */
 /** Peer message: parts re-sent from another worker's logs (IngestService.resendTo), queued in their order. */
 export const enqueueHandler: PeerHandler = async (rt, msg) => {
   for (const { shard: id, part } of (msg as unknown as { parts: { shard: number; part: Part }[] }).parts) {

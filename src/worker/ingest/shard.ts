@@ -20,7 +20,9 @@
  *
  * After a crash each log is replayed from its checkpoint and its records are routed again; owners skip what they
  * had applied (positions stored with the events) and events are deduplicated by uuid. Replayed records of
- * different logs reach an owner in no particular order between logs.
+ * different logs reach an owner in no particular order between logs. A worker thread that dies alone is replaced
+ * by a thread that holds every part it receives until its recovery is complete (`held`), since within one log the
+ * order matters.
  */
 import { shardDir, shardLogDir } from '../../stores/data-dir/paths.js';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
@@ -338,7 +340,7 @@ export class Shard {
     }
   }
 
-  /** What peers and /_stats see as this shard's backlog: queued events, and ring parts held while recovering. */
+  /** What peers and /_stats see as this shard's backlog: queued events, and parts held while recovering. */
   private publishBacklog(): void {
     this.ctx.shared.publishQueued(this.id, this.backlog + (this.held?.events ?? 0));
   }
