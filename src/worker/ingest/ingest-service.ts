@@ -74,7 +74,7 @@ export class IngestService {
       }
       if (replayed > 0) this.rt.log.info(`shard ${shard.id}: replayed ${replayed} logged events`);
     }));
-    await Promise.all([...this.shards.values()].map((s) => s.applied(false)));
+    await this.localApplied(false);
   }
 
   /**
@@ -198,8 +198,9 @@ export class IngestService {
     await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
   }
 
-  localApplied(): Promise<void[]> {
-    return Promise.all([...this.shards.values()].map((s) => s.applied()));
+  /** Waits until this worker's shards have applied what they queued (and held, unless `heldToo` is false). */
+  localApplied(heldToo = true): Promise<void[]> {
+    return Promise.all([...this.shards.values()].map((s) => s.applied(heldToo)));
   }
 
   private closing = false;
