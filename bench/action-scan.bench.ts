@@ -32,7 +32,7 @@ const seal = () => {
 for (const day of dataset.days()) {
   for (const e of day.events) {
     builder.add({
-      ts: Date.parse(e.timestamp), event: e.event, distinctId: e.distinct_id, personId: 1, personCreatedAt: NaN,
+      uuid: e.uuid, ts: Date.parse(e.timestamp), event: e.event, distinctId: e.distinct_id, personId: 1, personUuid: '', personCreatedAt: NaN,
       elementsChain: (e.properties.$elements_chain as string | undefined) ?? '', properties: e.properties, personProperties: {},
     });
     if (++count === BLOCK) seal();

@@ -26,7 +26,6 @@ export const ConfigSchema = Type.Object({
   stopApplySeconds: Type.Number({ description: 'QUILL_STOP_APPLY_SECONDS: on SIGTERM, how long the shards keep applying their backlog before closing (the rest is applied at the next start)', minimum: 0 }),
   logSegmentMb: Type.Number({ description: 'QUILL_LOG_SEGMENT_MB: size of an ingest log segment file (the unit in which applied records are released)', exclusiveMinimum: 0, maximum: 1024 }),
   durabilityTrace: Type.Boolean({ description: 'QUILL_DURABILITY_TRACE: tests only; records the order of log writes, fdatasyncs and acknowledgements' }),
-  rebuildScanLayout: Type.Boolean({ description: 'QUILL_REBUILD_SCAN_LAYOUT: rebuild the analytics column layout from the stored events at start-up' }),
   analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
 });
 
@@ -56,5 +55,4 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   logSegmentMb: 'QUILL_LOG_SEGMENT_MB',
   durabilityTrace: 'QUILL_DURABILITY_TRACE',
   analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
-  rebuildScanLayout: 'QUILL_REBUILD_SCAN_LAYOUT',
 };

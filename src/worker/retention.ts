@@ -1,15 +1,14 @@
 /**
  * Data retention (`event_retention_days` per project, off by default): each worker deletes, from the shards it
- * owns, the events of those projects older than the retention, together with their uuid entries, day counters
- * and scan-layout rows. Event definitions stay, as PostHog keeps them after their events are gone; their
+ * owns, the events of those projects older than the retention (their column blocks), together with their uuid
+ * entries and day counters. Event definitions stay, as PostHog keeps them after their events are gone; their
  * `volume_30_day` is read from the day counters, which follow the deletions.
  *
  * A pass runs at start-up, then every QUILL_RETENTION_INTERVAL_MINUTES, and at once when a project's retention
  * changes (PATCH /api/projects/:id/ asks every worker). It never stalls ingestion: every step is a short write
- * transaction of the shard's events environment (at most ROWS_BUSY rows while requests arrive, one scan-layout
- * block rewrite), and while the machine is saturated the job pauses between steps so that it takes at most
- * SHARE_UNDER_LOAD of its thread's time. Analyses agree with the rows once a pass has finished (the layout is
- * pruned right after the rows, and cached answers are dropped then).
+ * transaction of the shard's events environment (one block dropped or rewritten, with up to SEAL_EVENTS uuid
+ * entries removed), and while the machine is saturated the job pauses between steps so that it takes at most
+ * SHARE_UNDER_LOAD of its thread's time. Cached analysis answers are dropped once a pass has removed something.
  *
  * An event that arrives with a timestamp already past the retention is stored and deleted by the next pass.
  */
@@ -18,11 +17,8 @@ import type { PeerHandler, WorkerRuntime } from './runtime.js';
 import type { Shard } from './ingest/shard.js';
 
 const DAY_MS = 86_400_000;
-/** Rows removed per transaction while requests arrive, and otherwise. */
-const ROWS_BUSY = 500;
-const ROWS_IDLE = 5000;
-/** Scan-layout blocks dropped whole per transaction (each a few deletes, nothing decoded). */
-const WHOLE_BLOCKS = 16;
+/** Sealed blocks dropped whole per transaction: each also removes the uuid entry of every event it held. */
+const WHOLE_BLOCKS = 1;
 /** The share of its thread the job may take while the machine is saturated. */
 const SHARE_UNDER_LOAD = 0.2;
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -106,25 +102,20 @@ export class RetentionJob {
     }
   }
 
-  /** Deletes one project's expired events from one shard: the rows, then the scan layout. */
+  /** Deletes one project's expired events from one shard, a block at a time. */
   private async expire(shard: Shard, team: number, cutoff: number): Promise<number> {
     const store = shard.events;
     let removed = 0;
-    for (;;) {
-      const limit = this.rt.pacer.busy ? ROWS_BUSY : ROWS_IDLE;
-      const started = performance.now();
-      const n = await store.env.transaction(() => store.expireBefore(team, cutoff, limit));
-      removed += n;
-      if (n < limit || this.closed) break;
-      await this.yieldAfter(performance.now() - started);
-    }
     for (let more = true; more && !this.closed;) {
       const started = performance.now();
       try {
-        more = await store.env.transaction(() => store.columns.expireStep(team, cutoff, WHOLE_BLOCKS).more);
+        const step = await store.env.transaction(() => store.expireStep(team, cutoff, WHOLE_BLOCKS));
+        removed += step.removed;
+        more = step.more;
       } catch (error) {
         // The open block in memory may have been rewritten for a transaction that did not commit.
         store.columns.reloadOpen();
+        store.discardCounts();
         throw error;
       }
       await this.yieldAfter(performance.now() - started);

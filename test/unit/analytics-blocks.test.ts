@@ -18,7 +18,7 @@ import { AnalyticsInputError } from '../../src/domain/analytics/errors.js';
 function events(n: number): ScanEvent[] {
   const shared = { plan: 'pro' };
   return Array.from({ length: n }, (_, i) => ({
-    ts: 1000 + i, event: i % 2 ? '$pageview' : 'signup', distinctId: `d${i % 3}`, personId: (i % 3) + 1,
+    uuid: `e${i}`, ts: 1000 + i, event: i % 2 ? '$pageview' : 'signup', distinctId: `d${i % 3}`, personId: (i % 3) + 1, personUuid: `p${i % 3}`,
     personCreatedAt: i % 4 === 0 ? NaN : 500, elementsChain: i % 5 === 0 ? 'a:nth-child="1"nth-of-type="1"' : '',
     properties: { n: i, s: `v${i % 2}`, o: i === 3 ? { deep: [1, 'x'] } : undefined, nul: i === 2 ? null : undefined, tf: i % 2 === 0 },
     personProperties: i < 5 ? shared : { plan: 'free', other: i },
@@ -45,7 +45,7 @@ t.test('a block keeps every value exactly, through packing and partial ranges', 
   for (const e of evs) b.add(e);
   const whole = rows(b.snapshot());
   t.equal(whole.length, 40);
-  t.match(whole[3], { 'p:o': { deep: [1, 'x'] }, 'p:n': 3, 'p:s': 'v1', 'pp:plan': 'pro', event: '$pageview', distinct_id: 'd0' });
+  t.match(whole[3], { 'p:o': { deep: [1, 'x'] }, 'p:n': 3, 'p:s': 'v1', 'pp:plan': 'pro', event: '$pageview', distinct_id: 'd0', uuid: 'e3', person_uuid: 'p0' });
   t.match(whole[2], { 'p:nul': null }, 'null is a value, not absence');
   t.notOk('p:nul' in (whole[4] as object), 'absent stays absent');
   t.match(whole[20], { 'pp:plan': 'free', 'pp:other': 20 });

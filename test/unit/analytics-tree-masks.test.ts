@@ -32,7 +32,7 @@ function block(rand: () => number, n: number, withUrl: boolean): BlockView {
     if (withUrl && rand() < 0.7) properties.$current_url = pick(['https://x.test/a', 'https://x.test/A_b', 'https://x.test/a%b', 'https://x.test/docs/1']);
     if (rand() < 0.5) properties.s = pick(['v0', 'v1', 'V1']);
     b.add({
-      ts: i, event: pick(['$pageview', '$autocapture', 'signup']), distinctId: `d${i}`, personId: 1, personCreatedAt: NaN,
+      uuid: `e${i}`, ts: i, event: pick(['$pageview', '$autocapture', 'signup']), distinctId: `d${i}`, personId: 1, personUuid: '', personCreatedAt: NaN,
       elementsChain: pick(CHAINS), properties, personProperties: rand() < 0.8 ? { plan: pick(['pro', 'free']) } : {},
     });
   }

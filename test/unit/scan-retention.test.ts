@@ -14,7 +14,7 @@ const TEAM = 7;
 const CUTOFF = 1_000_000;
 
 function scanEvent(ts: number, i: number): ScanEvent {
-  return { ts, event: i % 2 ? 'a' : 'b', distinctId: `d${i % 5}`, personId: (i % 5) + 1, personCreatedAt: NaN, properties: { i }, personProperties: {}, elementsChain: '' };
+  return { uuid: `e${i}`, ts, event: i % 2 ? 'a' : 'b', distinctId: `d${i % 5}`, personId: (i % 5) + 1, personUuid: '', personCreatedAt: NaN, properties: { i }, personProperties: {}, elementsChain: '' };
 }
 
 t.test('expired blocks go whole, straddling ones are rewritten, newer events stay', async (t) => {

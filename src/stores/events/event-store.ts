@@ -1,28 +1,27 @@
 /**
  * One shard's events: an LMDB environment owned by exactly one worker thread.
  *
- * Layout, chosen for the two access paths of design.md §4 and for the cost of ingestion (every LMDB write costs
- * 3-5 µs of JS in lmdb-js, whatever its size, so the apply loop writes as few entries per event as it can):
- *  - `events` [team, ts, uuid, event, distinct_id] -> row: time-ordered per project, so "newest first between
- *    t1 and t2" is one reverse range scan. The event name and distinct id ride in the key, so a scan filtered by
- *    either reads keys only (LMDB iterates keys without touching values; measured 2.5 M keys/s) and decodes just
- *    the rows that match. This replaced two key-only indexes (by name, by distinct id) that doubled the writes;
- *  - `by_uuid` [team, uuid] -> [ts, event, distinct_id]: idempotent ingestion (a repeated uuid is stored once;
- *    all events of a distinct id, retries included, are applied by the shard that owns it) and GET /events/:id;
- *  - `daily` [team, event, day] -> count: events per name and UTC day, maintained with the rows, so volumes
- *    (event definitions' `volume_30_day`) are read from a few counters instead of a scan.
- * Rows keep `properties` as JSON text: writing it costs nothing extra (ingestion has it) and scans that do not
- * look at properties never decode it.
+ * Events are stored once, as column blocks per project (src/stores/scan/scan-store.ts): the apply loop adds a
+ * chunk's events to the open block and writes one packed record per chunk, instead of a row per event (every
+ * lmdb-js put costs 3-5 µs of JS whatever its size, and a row per event doubled what the apply wrote). Beside the
+ * blocks, in the same transactions:
+ *  - `by_uuid` [team, uuid] -> [ts, event, distinct_id]: exact deduplication (a repeated uuid is stored once; all
+ *    events of a distinct id, retries included, are applied by the shard that owns it) and `GET /events/:id/`,
+ *    which reads only the blocks whose time range holds `ts`;
+ *  - `daily` [team, event, day] -> count: events per name and UTC day, so volumes (event definitions'
+ *    `volume_30_day`) are read from a few counters instead of a scan.
+ * Reading events back in (timestamp, uuid) order is a merge over the blocks whose time range overlaps the query
+ * (`scan`): blocks are written in arrival order, which is close to time order, so a page of the newest events
+ * usually reads the open block and one sealed block.
  */
 import { join } from 'node:path';
 import { openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { COL, EVENT_PROP, type ScanEvent } from '../scan/block-builder.js';
+import type { BlockView, DictColumn } from '../scan/column-block.js';
 import type { ColumnCache } from '../scan/column-cache.js';
 import { ScanStore } from '../scan/scan-store.js';
 
-/** [person_id, timestamp ISO, properties JSON, elements_chain, person uuid] */
-type EventRow = [number | null, string, string, string, string];
-type EventKey = [number, number, string, string, string];
-/** Where an event's row is: [ts, event, distinct_id] (the rest of its key). */
+/** Where an event is: [ts, event, distinct_id]. */
 type UuidEntry = [number, string, string];
 
 export interface StoredEvent {
@@ -32,10 +31,11 @@ export interface StoredEvent {
   distinct_id: string;
   /** The person at ingestion time; later merges are applied when reading (PersonStore.resolve). */
   person_id: number | null;
+  /** The person's uuid at ingestion time, '' for none. */
   person_uuid: string;
   timestamp: string;
   ts: number;
-  properties_json: string;
+  properties: Record<string, unknown>;
   elements_chain: string;
 }
 
@@ -47,6 +47,24 @@ export interface EventScan {
   /** Newest first (default) or oldest first. */
   ascending?: boolean;
 }
+
+/** An event of a version 1 environment, read from its per-event rows to convert it. */
+export interface LegacyEvent {
+  team: number;
+  uuid: string;
+  event: string;
+  distinctId: string;
+  personId: number | null;
+  personUuid: string;
+  ts: number;
+  properties: Record<string, unknown>;
+  elementsChain: string;
+}
+
+/** Version 1 rows: [team, ts, uuid, event, distinct_id] -> [person_id, timestamp ISO, properties JSON, elements_chain, person uuid]. */
+type LegacyKey = [number, number, string, string, string];
+type LegacyRow = [number | null, string, string, string, string];
+const LEGACY_ROWS = 'events_v2';
 
 const DAY_MS = 86_400_000;
 
@@ -64,68 +82,57 @@ function dayOf(ts: number): number {
 
 export class EventStore {
   readonly env: Env;
-  private readonly rows: Table<EventRow, EventKey>;
   private readonly byUuid: Table<UuidEntry, [number, string]>;
   private readonly daily: Table<number, [number, string, number]>;
   readonly state: Table<unknown, string>;
   /** Counter increments of the current write transaction, flushed by `flushCounts`. */
   private readonly pendingCounts = new Map<string, { team: number; event: string; day: number; delta: number }>();
 
-  /** The same events as column blocks, for analysis (src/stores/scan/scan-store.ts). */
+  /** The events themselves, as column blocks (src/stores/scan/scan-store.ts). */
   readonly columns: ScanStore;
 
   constructor(dir: string, columnCache: ColumnCache, shard: number) {
     this.env = openEnv(join(dir, 'events.mdb'));
-    this.rows = openTable(this.env, 'events_v2');
     this.byUuid = openTable(this.env, 'by_uuid_v2');
     this.daily = openTable(this.env, 'daily_counts');
     this.state = openTable(this.env, 'state');
-    this.columns = new ScanStore(this.env, this.state, columnCache, shard);
-  }
-
-  /** Every stored event of every project, each project's oldest first (rebuilding the scan layout). */
-  *all(): Generator<StoredEvent> {
-    for (const { key, value } of this.rows.getRange({} as never) as Iterable<{ key: EventKey; value: EventRow }>) {
-      yield toEvent(key[0], key[1], key[2], key[3], key[4], value);
-    }
+    this.columns = new ScanStore(this.env, this.state, columnCache, shard, (team, block, rows) => this.forget(team, block, rows));
   }
 
   has(team: number, uuid: string): boolean {
     return this.byUuid.doesExist([team, uuid]);
   }
 
-  /** Queues the writes of one event (inside a write transaction; call `flushCounts` before it ends). */
-  put(e: StoredEvent): void {
-    this.rows.put([e.team, e.ts, e.uuid, e.event, e.distinct_id], [e.person_id, e.timestamp, e.properties_json, e.elements_chain, e.person_uuid]);
-    this.byUuid.put([e.team, e.uuid], [e.ts, e.event, e.distinct_id]);
-    this.count(e, 1);
-  }
-
-  /** Only inside a write transaction; call `flushCounts` before it ends. */
-  remove(e: StoredEvent): void {
-    this.rows.remove([e.team, e.ts, e.uuid, e.event, e.distinct_id]);
-    this.byUuid.remove([e.team, e.uuid]);
-    this.count(e, -1);
+  /** Stores a chunk's events of one project. Only inside a write transaction; call `flushCounts` before it ends. */
+  add(team: number, events: readonly ScanEvent[]): void {
+    for (const e of events) {
+      this.byUuid.put([team, e.uuid], [e.ts, e.event, e.distinctId]);
+      this.count(team, e.ts, e.event, 1);
+    }
+    this.columns.append(team, events);
   }
 
   /**
-   * Removes up to `limit` of a project's events with a timestamp before `cutoff`, oldest first, with their uuid
-   * entries and day counters (data retention). Reads keys only. Only inside a write transaction (it flushes the
-   * counters itself); returns how many it removed, fewer than `limit` once none is left.
+   * Removes a project's events that `select` marks in each block (deleting a person's events), with their uuid
+   * entries and day counters. Only inside a write transaction; returns how many it removed.
    */
-  expireBefore(team: number, cutoff: number, limit: number): number {
-    // Collected first: removing rows under a live range cursor is not safe.
-    const doomed = Array.from(this.rows.getKeys({ start: [team, -Infinity, ''], end: [team, cutoff, ''], limit } as never) as Iterable<EventKey>);
-    for (const key of doomed) {
-      this.rows.remove(key);
-      this.byUuid.remove([team, key[2]]);
-      this.count({ team, ts: key[1], event: key[3] }, -1);
-    }
+  removeWhere(team: number, select: (block: BlockView) => Uint8Array | null): number {
+    const removed = this.columns.removeEvents(team, select);
     this.flushCounts();
-    return doomed.length;
+    return removed;
   }
 
-  /** Writes the day counters changed by `put`/`remove` in this transaction (one read and write per name and day). */
+  /**
+   * One step of data retention (ScanStore.expireStep) with the uuid entries and day counters of what it removes.
+   * Only inside a write transaction.
+   */
+  expireStep(team: number, cutoff: number, wholeBlocks: number): { removed: number; more: boolean } {
+    const step = this.columns.expireStep(team, cutoff, wholeBlocks);
+    this.flushCounts();
+    return step;
+  }
+
+  /** Writes the day counters changed in this transaction (one read and write per name and day). */
   flushCounts(): void {
     for (const c of this.pendingCounts.values()) {
       const key: [number, string, number] = [c.team, c.event, c.day];
@@ -144,39 +151,51 @@ export class EventStore {
   get(team: number, uuid: string): StoredEvent | undefined {
     const entry = this.byUuid.get([team, uuid]);
     if (entry === undefined) return undefined;
-    const [ts, event, distinctId] = entry;
-    const row = this.rows.get([team, ts, uuid, event, distinctId]);
-    return row ? toEvent(team, ts, uuid, event, distinctId, row) : undefined;
+    const ts = entry[0];
+    for (const block of this.columns.blocks(team, ts, ts)) {
+      const uuids = block.dict(COL.uuid);
+      const times = block.f64(COL.ts);
+      if (!uuids || !times) continue;
+      const code = uuids.values.indexOf(uuid) + 1;
+      if (code === 0) continue;
+      for (let row = 0; row < block.n; row++) {
+        if (uuids.codes[row] === code && times[row] === ts) return new BlockRows(team, block).event(row);
+      }
+    }
+    return undefined;
   }
 
   /**
-   * Events of a project in time order, optionally narrowed by name or distinct ids (filtered on the keys, so
-   * rows that do not match are never decoded). Bounds are exclusive (PostHog: `timestamp > after`,
-   * `timestamp < before`). Lazy: stop iterating when you have enough.
+   * Events of a project in (timestamp, uuid) order, optionally narrowed by name or distinct ids (decided on the
+   * blocks' dictionaries, so events that do not match are never built). Bounds are exclusive (PostHog:
+   * `timestamp > after`, `timestamp < before`). Lazy: blocks are read only as the order reaches their time range,
+   * so stop iterating when you have enough.
    */
   *scan(team: number, q: EventScan): Generator<StoredEvent> {
     const lo = q.after ?? -Infinity;
     const hi = q.before ?? Infinity;
-    const name = q.event ?? null;
     const ids = q.distinctIds ? new Set(q.distinctIds) : null;
     if (ids !== null && ids.size === 0) return;
-    const range = q.ascending === true
-      ? { start: [team, lo, ''], end: [team, hi, ''] }
-      : { start: [team, hi, ''], end: [team, lo, '\uffff'], reverse: true };
-    if (name === null && ids === null) {
-      // Nothing to skip: read keys and values together (half the cost of a lookup per key).
-      for (const { key, value } of this.rows.getRange(range as never) as Iterable<{ key: EventKey; value: EventRow }>) {
-        if (key[1] > lo && key[1] < hi) yield toEvent(team, key[1], key[2], key[3], key[4], value);
+    const ascending = q.ascending === true;
+    const blocks = this.columns.blocks(team, lo, hi);
+    // The order in which blocks can first contribute: by their earliest event oldest first, or latest newest first.
+    blocks.sort(ascending ? (a, b) => a.minTs - b.minTs : (a, b) => b.maxTs - a.maxTs);
+    const merge = new CursorHeap(ascending);
+    let next = 0;
+    for (;;) {
+      // A block may hold an event that comes before the merge's current head once its range reaches the head's time.
+      while (next < blocks.length) {
+        const head = merge.head();
+        const block = blocks[next]!;
+        if (head !== null && (ascending ? block.minTs > head.ts() : block.maxTs < head.ts())) break;
+        next++;
+        const cursor = BlockCursor.open(team, block, lo, hi, q.event ?? null, ids, ascending);
+        if (cursor) merge.push(cursor);
       }
-      return;
-    }
-    for (const key of this.rows.getKeys(range as never) as Iterable<EventKey>) {
-      const ts = key[1];
-      if (ts <= lo || ts >= hi) continue;
-      if (name !== null && key[3] !== name) continue;
-      if (ids !== null && !ids.has(key[4])) continue;
-      const row = this.rows.get(key);
-      if (row) yield toEvent(team, ts, key[2], key[3], key[4], row);
+      const head = merge.head();
+      if (head === null) return;
+      yield head.event();
+      merge.advanceHead();
     }
   }
 
@@ -185,28 +204,250 @@ export class EventStore {
     const firstDay = dayOf(after) + 1;
     let total = 0;
     for (const { value } of this.daily.getRange({ start: [team, name, firstDay], end: [team, name, Infinity] } as never)) total += value as number;
-    for (const key of this.rows.getKeys({ start: [team, after, ''], end: [team, firstDay * DAY_MS, ''] } as never) as Iterable<EventKey>) {
-      if (key[1] > after && key[3] === name) total++;
+    const dayStart = firstDay * DAY_MS;
+    for (const block of this.columns.blocks(team, after, dayStart)) {
+      const names = block.dict(COL.event);
+      const times = block.f64(COL.ts);
+      const code = names ? names.values.indexOf(name) + 1 : 0;
+      if (code === 0 || !names || !times) continue;
+      for (let row = 0; row < block.n; row++) {
+        const ts = times[row]!;
+        if (names.codes[row] === code && ts > after && ts < dayStart) total++;
+      }
     }
     return total;
+  }
+
+  /** Whether the environment still holds version 1 rows (to be converted at start-up). */
+  hasLegacyRows(): boolean {
+    return (this.legacyRows().getStats() as { entryCount: number }).entryCount > 0;
+  }
+
+  /** Every event of the version 1 rows, each project's oldest first. */
+  *legacyEvents(): Generator<LegacyEvent> {
+    for (const { key, value } of this.legacyRows().getRange({} as never) as Iterable<{ key: LegacyKey; value: LegacyRow }>) {
+      yield {
+        team: key[0], ts: key[1], uuid: key[2], event: key[3], distinctId: key[4], personId: value[0],
+        properties: JSON.parse(value[2]) as Record<string, unknown>, elementsChain: value[3], personUuid: value[4],
+      };
+    }
+  }
+
+  /** Deletes the version 1 rows once the blocks hold their events. */
+  async dropLegacyRows(): Promise<void> {
+    await this.legacyRows().drop();
   }
 
   close(): Promise<void> {
     return this.env.close();
   }
 
-  private count(e: Pick<StoredEvent, 'team' | 'ts' | 'event'>, delta: number): void {
-    const day = dayOf(e.ts);
-    const id = `${e.team}\u0000${day}\u0000${e.event}`;
+  private legacyRows(): Table<LegacyRow, LegacyKey> {
+    return openTable(this.env, LEGACY_ROWS);
+  }
+
+  /** The uuid entries and counters of events leaving the blocks (RemovalListener). */
+  private forget(team: number, block: BlockView, rows: Uint8Array | null): void {
+    const uuids = block.dict(COL.uuid);
+    const names = block.dict(COL.event);
+    const times = block.f64(COL.ts);
+    if (!uuids || !names || !times) return;
+    for (let row = 0; row < block.n; row++) {
+      if (rows !== null && !rows[row]) continue;
+      this.byUuid.remove([team, uuids.values[uuids.codes[row]! - 1] as string]);
+      this.count(team, times[row]!, names.values[names.codes[row]! - 1] as string, -1);
+    }
+  }
+
+  private count(team: number, ts: number, event: string, delta: number): void {
+    const day = dayOf(ts);
+    const id = `${team}\u0000${day}\u0000${event}`;
     const c = this.pendingCounts.get(id);
     if (c) c.delta += delta;
-    else this.pendingCounts.set(id, { team: e.team, event: e.event, day, delta });
+    else this.pendingCounts.set(id, { team, event, day, delta });
   }
 }
 
-function toEvent(team: number, ts: number, uuid: string, event: string, distinctId: string, row: EventRow): StoredEvent {
-  return {
-    team, uuid, ts, event, distinct_id: distinctId,
-    person_id: row[0], timestamp: row[1], properties_json: row[2], elements_chain: row[3], person_uuid: row[4],
-  };
+/** Reads whole events out of a block's columns. */
+class BlockRows {
+  private readonly times: Float64Array;
+  private readonly uuids: DictColumn;
+  private readonly names: DictColumn;
+  private readonly distinctIds: DictColumn;
+  private readonly personIds: Uint32Array | null;
+  private readonly personUuids: DictColumn | null;
+  private readonly chains: DictColumn | null;
+  private props: [string, DictColumn][] | null = null;
+
+  constructor(private readonly team: number, private readonly block: BlockView) {
+    this.times = block.f64(COL.ts) ?? new Float64Array(block.n);
+    this.uuids = block.dict(COL.uuid) ?? EMPTY_DICT;
+    this.names = block.dict(COL.event) ?? EMPTY_DICT;
+    this.distinctIds = block.dict(COL.distinctId) ?? EMPTY_DICT;
+    this.personIds = block.u32(COL.personId);
+    this.personUuids = block.dict(COL.personUuid);
+    this.chains = block.dict(COL.elementsChain);
+  }
+
+  ts(row: number): number {
+    return this.times[row]!;
+  }
+
+  uuid(row: number): string {
+    return valueAt(this.uuids, row) as string;
+  }
+
+  event(row: number): StoredEvent {
+    const ts = this.times[row]!;
+    const personId = this.personIds?.[row] ?? 0;
+    return {
+      team: this.team, uuid: this.uuid(row), ts, timestamp: new Date(ts).toISOString(),
+      event: valueAt(this.names, row) as string, distinct_id: valueAt(this.distinctIds, row) as string,
+      person_id: personId === 0 ? null : personId, person_uuid: (this.personUuids && valueAt(this.personUuids, row) as string) ?? '',
+      properties: this.properties(row), elements_chain: (this.chains && valueAt(this.chains, row) as string) ?? '',
+    };
+  }
+
+  private properties(row: number): Record<string, unknown> {
+    this.props ??= this.block.names(EVENT_PROP).map((name): [string, DictColumn] => [name.slice(EVENT_PROP.length), this.block.dict(name) ?? EMPTY_DICT]);
+    const out: Record<string, unknown> = {};
+    for (const [key, col] of this.props) {
+      const code = col.codes[row]!;
+      if (code === 0) continue;
+      // A data property: a key named "__proto__" must not set the object's prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: col.values[code - 1], enumerable: true, writable: true, configurable: true });
+      else out[key] = col.values[code - 1];
+    }
+    return out;
+  }
+}
+
+const EMPTY_DICT: DictColumn = { codes: new Uint8Array(0), values: [] };
+
+function valueAt(col: DictColumn, row: number): unknown {
+  const code = col.codes[row] ?? 0;
+  return code === 0 ? undefined : col.values[code - 1];
+}
+
+/** The events of one block that a scan selects, in the scan's order, read one at a time. */
+class BlockCursor {
+  private at = 0;
+
+  private constructor(private readonly rows: BlockRows, private readonly order: Uint32Array) {}
+
+  /** The cursor over a block's selected events, or null when it has none. */
+  static open(team: number, block: BlockView, lo: number, hi: number, name: string | null, ids: ReadonlySet<string> | null, ascending: boolean): BlockCursor | null {
+    const times = block.f64(COL.ts);
+    if (!times) return null;
+    const nameCode = name === null ? -1 : codeOf(block.dict(COL.event), name);
+    if (nameCode === 0) return null;
+    const names = block.dict(COL.event);
+    let idHit: Uint8Array | null = null;
+    const idCol = ids ? block.dict(COL.distinctId) : null;
+    if (ids) {
+      if (!idCol) return null;
+      idHit = new Uint8Array(idCol.values.length + 1);
+      let any = false;
+      idCol.values.forEach((v, i) => {
+        if (!ids.has(v as string)) return;
+        idHit![i + 1] = 1;
+        any = true;
+      });
+      if (!any) return null;
+    }
+    const picked: number[] = [];
+    for (let row = 0; row < block.n; row++) {
+      const ts = times[row]!;
+      if (ts <= lo || ts >= hi) continue;
+      if (nameCode > 0 && names!.codes[row] !== nameCode) continue;
+      if (idHit && !idHit[idCol!.codes[row]!]) continue;
+      picked.push(row);
+    }
+    if (picked.length === 0) return null;
+    const rows = new BlockRows(team, block);
+    const dir = ascending ? 1 : -1;
+    picked.sort((a, b) => {
+      const byTime = times[a]! - times[b]!;
+      if (byTime !== 0) return dir * byTime;
+      const ua = rows.uuid(a);
+      const ub = rows.uuid(b);
+      return ua < ub ? -dir : ua > ub ? dir : 0;
+    });
+    return new BlockCursor(rows, Uint32Array.from(picked));
+  }
+
+  ts(): number {
+    return this.rows.ts(this.order[this.at]!);
+  }
+
+  uuid(): string {
+    return this.rows.uuid(this.order[this.at]!);
+  }
+
+  event(): StoredEvent {
+    return this.rows.event(this.order[this.at]!);
+  }
+
+  /** Moves to the next event; false when there is none. */
+  advance(): boolean {
+    return ++this.at < this.order.length;
+  }
+}
+
+/** The code of `value` in a dictionary column, 0 when absent. */
+function codeOf(col: DictColumn | null, value: string): number {
+  return col ? col.values.indexOf(value) + 1 : 0;
+}
+
+/** Block cursors ordered by their current event: a binary heap, the head first in scan order. */
+class CursorHeap {
+  private readonly items: BlockCursor[] = [];
+
+  constructor(private readonly ascending: boolean) {}
+
+  head(): BlockCursor | null {
+    return this.items[0] ?? null;
+  }
+
+  push(cursor: BlockCursor): void {
+    const items = this.items;
+    items.push(cursor);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  /** Moves the head cursor on, dropping it when it is done. */
+  advanceHead(): void {
+    const items = this.items;
+    if (!items[0]!.advance()) {
+      const last = items.pop()!;
+      if (items.length === 0) return;
+      items[0] = last;
+    }
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let best = i;
+      if (l < items.length && this.before(items[l]!, items[best]!)) best = l;
+      if (r < items.length && this.before(items[r]!, items[best]!)) best = r;
+      if (best === i) return;
+      [items[i], items[best]] = [items[best]!, items[i]!];
+      i = best;
+    }
+  }
+
+  private before(a: BlockCursor, b: BlockCursor): boolean {
+    const ta = a.ts();
+    const tb = b.ts();
+    if (ta !== tb) return this.ascending ? ta < tb : ta > tb;
+    const ua = a.uuid();
+    const ub = b.uuid();
+    return this.ascending ? ua < ub : ua > ub;
+  }
 }

@@ -14,11 +14,15 @@ import { Dictionary } from './dictionary.js';
 
 /** One event as the scan layout keeps it. */
 export interface ScanEvent {
+  /** The event's uuid: what deduplication and `GET /events/:id/` know it by. */
+  uuid: string;
   ts: number;
   event: string;
   distinctId: string;
   /** The person at ingestion (merges are resolved when reading); 0 for none. */
   personId: number;
+  /** The person's uuid at ingestion, '' for none (what the events API shows when the person is gone). */
+  personUuid: string;
   /** The person's created_at in ms, NaN for none. */
   personCreatedAt: number;
   properties: Readonly<Record<string, unknown>>;
@@ -29,10 +33,12 @@ export interface ScanEvent {
 
 /** Column names: fixed fields, then `p:<key>` event properties and `pp:<key>` person properties. */
 export const COL = {
+  uuid: 'uuid',
   ts: 'ts',
   event: 'event',
   distinctId: 'distinct_id',
   personId: 'person_id',
+  personUuid: 'person_uuid',
   personCreatedAt: 'person_created_at',
   elementsChain: 'elements_chain',
 } as const;
@@ -91,8 +97,10 @@ export class BlockBuilder {
     this.ts[row] = e.ts;
     this.personIds[row] = e.personId;
     this.personCreated[row] = e.personCreatedAt;
+    this.column(this.dicts, COL.uuid).set(row, e.uuid);
     this.column(this.dicts, COL.event).set(row, e.event);
     this.column(this.dicts, COL.distinctId).set(row, e.distinctId);
+    if (e.personUuid !== '') this.column(this.dicts, COL.personUuid).set(row, e.personUuid);
     if (e.elementsChain !== '') this.column(this.dicts, COL.elementsChain).set(row, e.elementsChain);
     const props = e.properties;
     for (const key in props) {

@@ -1,6 +1,7 @@
 /**
- * The scan layout of one shard: every event the shard stores, also as column blocks per project, in the shard's
- * events environment beside the per-event rows (design.md §4). The analytics engine reads only this.
+ * The events of one shard, as column blocks per project, in the shard's events environment (design.md §4). This
+ * is where events are stored: the events API, `GET /events/:id/` and every analysis read these blocks
+ * (src/stores/events/event-store.ts adds the uuid index and the day counters beside them).
  *
  * Tables:
  *   - `scan_meta` [project, seq] -> {n, minTs, maxTs, cols: {name: kind}}: the sealed blocks, so a date range is
@@ -9,13 +10,13 @@
  *     copies out only the columns it reads (src/stores/scan/column-block.ts);
  *   - `scan_open` [project, seq] -> packed block: the open block, one record per apply chunk. The open block
  *     itself lives in memory (src/stores/scan/block-builder.ts); these records make it durable (they are written
- *     in the same transaction as the chunk's rows) and rebuild it at start-up.
+ *     in the apply chunk's transaction) and rebuild it at start-up.
  * When an open block reaches SEAL_EVENTS it is sealed: its columns and meta are written and its open records
  * deleted, in the apply chunk's transaction. A sealed block is never modified, only replaced as a whole (deleting
  * a person's events rewrites the blocks that hold them), which is what makes the per-thread column cache safe.
  *
- * The layout is derived data: a data directory written before it existed (or after its format changed) gets it
- * rebuilt from the stored rows at start-up (`rebuild`), with the rows untouched.
+ * Data directories of layout version 1 kept every event twice, as a row per event and in blocks without the uuid
+ * column; they are converted at start-up (`rebuild` from the rows, src/worker/ingest/shard.ts).
  */
 import type { Env, Table } from '../lmdb-env.js';
 import { openTable } from '../lmdb-env.js';
@@ -23,8 +24,11 @@ import { BlockBuilder, COL, type ScanEvent } from './block-builder.js';
 import { decodeDict, decodeF64, decodeU32, encodeColumn, packBlock, PackedBlock, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
 import { ColumnCache } from './column-cache.js';
 
-/** Bump when the block format changes: older layouts are rebuilt from the rows at start-up. */
-export const SCAN_LAYOUT_VERSION = 1;
+/**
+ * Version 2: blocks hold every field of an event (uuid and person uuid columns added) and are its only copy.
+ * Version 1 layouts are rebuilt from the per-event rows they were derived from.
+ */
+export const SCAN_LAYOUT_VERSION = 2;
 const LAYOUT_KEY = 'scan_layout';
 
 /**
@@ -45,6 +49,12 @@ interface BlockMeta {
 type MetaKey = [number, number];
 type ColumnKey = [number, number, string];
 
+/**
+ * Told of every event about to leave the layout (deletions and retention), before its block is rewritten or dropped:
+ * `rows` marks them, null meaning every row of the block.
+ */
+export type RemovalListener = (team: number, block: BlockView, rows: Uint8Array | null) => void;
+
 export class ScanStore {
   private readonly meta: Table<BlockMeta, MetaKey>;
   private readonly columns: Table<Buffer, ColumnKey>;
@@ -58,6 +68,7 @@ export class ScanStore {
     private readonly cache: ColumnCache,
     /** Distinguishes this shard's blocks in the thread's column cache. */
     private readonly shard: number,
+    private readonly removing: RemovalListener = () => {},
   ) {
     this.meta = env.openDB<BlockMeta, MetaKey>('scan_meta', { encoder: { useRecords: false } } as object);
     this.columns = env.openDB<Buffer, ColumnKey>('scan_columns', { encoding: 'binary' } as object);
@@ -65,10 +76,15 @@ export class ScanStore {
     this.loadOpenBlocks();
   }
 
-  /** Whether the stored layout is missing or of another version (then `rebuild` must run before queries). */
-  get needsRebuild(): boolean {
+  /** The stored layout's version: 0 for none (a new environment, or one written before the layout existed). */
+  get version(): number {
     const layout = this.state.get(LAYOUT_KEY) as { version?: number } | undefined;
-    return layout?.version !== SCAN_LAYOUT_VERSION;
+    return layout?.version ?? 0;
+  }
+
+  /** Records the layout as current (a new environment, once it is open). Only inside a write transaction. */
+  markCurrent(): void {
+    this.state.put(LAYOUT_KEY, { version: SCAN_LAYOUT_VERSION });
   }
 
   /**
@@ -126,11 +142,6 @@ export class ScanStore {
     return { sealedBlocks, sealedEvents, sealedBytes, openEvents };
   }
 
-  /** Forgets the stored layout, so the next start-up rebuilds it from the rows (QUILL_REBUILD_SCAN_LAYOUT). */
-  async forgetLayout(): Promise<void> {
-    await this.env.transaction(() => this.state.remove(LAYOUT_KEY));
-  }
-
   /** Events in the layout for a project (sealed and open), for tests and stats. */
   count(team: number): number {
     let n = this.open.get(team)?.size ?? 0;
@@ -177,6 +188,7 @@ export class ScanStore {
     for (const block of sealed) {
       if (block.maxTs >= cutoff) continue;
       if (dropped === wholeBlocks) return { removed, more: true };
+      this.removing(team, block, null);
       this.deleteSealed(team, block.seq, block.meta);
       removed += block.n;
       dropped++;
@@ -204,6 +216,7 @@ export class ScanStore {
     let dropped = 0;
     for (let i = 0; i < view.n; i++) if (doomed[i]) dropped++;
     if (dropped === 0) return 0;
+    this.removing(team, view, doomed);
     const kept = new BlockBuilder(view.n);
     appendRows(kept, view, doomed);
     if (view instanceof StoredBlock) {
@@ -221,8 +234,8 @@ export class ScanStore {
   }
 
   /**
-   * Builds the layout from stored events (oldest first), replacing whatever layout was there. Runs at start-up
-   * before the shard applies or answers anything; resolves once it is written.
+   * Builds the layout from events (oldest first), replacing whatever layout was there: converting a version 1
+   * environment from its rows. Runs at start-up before the shard applies or answers anything; resolves once written.
    */
   async rebuild(eventsOf: (emit: (team: number, e: ScanEvent) => void) => void): Promise<number> {
     await this.env.transaction(() => {

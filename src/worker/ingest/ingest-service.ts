@@ -225,7 +225,6 @@ export class IngestService {
       pacer: rt.pacer,
       columnCache: rt.columnCache,
       hotPersons: this.hotPersons,
-      rebuildScanLayout: rt.config.rebuildScanLayout,
       backlogHigh: rt.config.backlogHigh,
       holdParts: rt.shared.started,
       stopApplyMs: rt.config.stopApplySeconds * 1000,

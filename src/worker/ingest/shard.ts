@@ -30,7 +30,7 @@ import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
 import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../stores/ingest-log/index.js';
-import { EventStore, STATE_KEYS, type StoredEvent } from '../../stores/events/event-store.js';
+import { EventStore, STATE_KEYS } from '../../stores/events/event-store.js';
 import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
 import { atomically } from '../../stores/lmdb-env.js';
 import { isStorageFailureText } from '../../stores/storage-failure.js';
@@ -43,6 +43,7 @@ import type { RingPart } from '../../protocol/part-rings.js';
 import type { ColumnCache } from '../../stores/scan/column-cache.js';
 import type { HotPersons } from './hot-persons.js';
 import type { ScanEvent } from '../../stores/scan/block-builder.js';
+import { SCAN_LAYOUT_VERSION } from '../../stores/scan/scan-store.js';
 import type { Logger } from '../../observability/logger.js';
 import type { RetentionCounters } from '../retention.js';
 
@@ -64,8 +65,6 @@ export interface ApplyContext {
   columnCache: ColumnCache;
   /** This thread's recently seen persons, for the apply's person processing. */
   hotPersons: HotPersons;
-  /** Rebuild the scan layout from the rows at start-up even if it is current (QUILL_REBUILD_SCAN_LAYOUT). */
-  rebuildScanLayout: boolean;
   /**
    * Events queued and not applied above which this shard stops taking parts from its ring, and requests wait
    * before publishing more (config backlogHigh; src/worker/ingest/ingest-service.ts).
@@ -292,8 +291,7 @@ export class Shard {
 
   static async open(dataDir: string, id: number, ctx: ApplyContext): Promise<Shard> {
     const events = new EventStore(shardDir(dataDir, id), ctx.columnCache, id);
-    if (ctx.rebuildScanLayout) await events.columns.forgetLayout();
-    if (events.columns.needsRebuild) await rebuildScanLayout(id, events, ctx);
+    await convertLegacyLayout(id, events, ctx);
     // fsync: every acknowledgement waits for its record's fdatasync (test/e2e/ingestion-fsync.test.ts checks it).
     const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}),
       warn: (m) => ctx.log.warn({ event: 'log_recovery', shard: id }, m),
@@ -652,7 +650,7 @@ export class Shard {
       if (list) list.push(e);
       else byTeam.set(e.team, [e]);
     }
-    const stored: StoredEvent[] = [];
+    let stored = 0;
     const scanned = new Map<number, ScanEvent[]>();
     const setAside: DeadLetter[] = [...unreadable];
     // Uuids of this attempt only: what a failed attempt saw was not stored, so it must not count as stored later.
@@ -700,21 +698,10 @@ export class Shard {
           dropped++;
           return;
         }
-        let properties_json: string;
-        try {
-          properties_json = JSON.stringify(e.properties);
-        } catch (error) {
-          // Capture bounds what it accepts; this keeps a record logged before that bound from blocking the shard.
-          setAside.push(this.letterFor(ce, error));
-          return;
-        }
         const ts = Date.parse(e.timestamp);
-        stored.push({
-          team, uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, person_id: outcome.personId,
-          person_uuid: outcome.personUuid, timestamp: e.timestamp, ts, properties_json, elements_chain: e.elements_chain,
-        });
+        stored++;
         forScan.push({
-          ts, event: e.event, distinctId: e.distinct_id, personId: outcome.personId ?? 0,
+          uuid: e.uuid, ts, event: e.event, distinctId: e.distinct_id, personId: outcome.personId ?? 0, personUuid: outcome.personUuid,
           personCreatedAt: outcome.createdAt === null ? NaN : Date.parse(outcome.createdAt),
           properties: e.properties, personProperties: outcome.properties, elementsChain: e.elements_chain,
         });
@@ -723,15 +710,14 @@ export class Shard {
       });
       await this.ctx.recordEventNames(team, lastSeen);
     }
-    if (stored.length === 0 && setAside.length === 0 && reached === null) return;
+    if (stored === 0 && setAside.length === 0 && reached === null) return;
     // A duplicate part re-sent after a crash may be older than what was applied: positions only move forward.
     if (reached) for (const source of Object.keys(reached)) reached[source] = Math.max(reached[source]!, this.appliedFrom[source] ?? 0);
     const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
     try {
       await atomically(this.events.env, () => processing(() => {
-        for (const e of stored) this.events.put(e);
+        for (const [team, events] of scanned) this.events.add(team, events);
         this.events.flushCounts();
-        for (const [team, events] of scanned) this.events.columns.append(team, events);
         for (const letter of setAside) this.deadLetters.write(letter);
         if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
       }));
@@ -744,7 +730,7 @@ export class Shard {
       this.events.discardCounts();
     }
     this.deadLetters.committed(setAside);
-    this.totals.appliedEvents += stored.length;
+    this.totals.appliedEvents += stored;
     this.totals.duplicateEvents += duplicates;
     this.totals.droppedEvents += dropped;
     this.totals.deadLetteredEvents += setAside.length;
@@ -765,30 +751,44 @@ export class Shard {
 }
 
 /**
- * Builds the scan layout of a shard from its stored rows (a data directory from before the layout existed, or of an
- * older layout version). Person properties are the persons' current ones: what they were at each event was not kept.
+ * Converts a version 1 events environment (a row per event, and blocks derived from the rows without the uuid
+ * column) to blocks only: the blocks are built again from the rows, which are then dropped. A new environment is
+ * marked current. Person properties at each event were not kept in the rows: the converted blocks carry the
+ * persons' current ones.
  */
-async function rebuildScanLayout(id: number, events: EventStore, ctx: ApplyContext): Promise<void> {
+async function convertLegacyLayout(id: number, events: EventStore, ctx: ApplyContext): Promise<void> {
+  const version = events.columns.version;
+  if (version === SCAN_LAYOUT_VERSION) {
+    // Converted, and stopped before the rows were dropped.
+    if (events.hasLegacyRows()) await events.dropLegacyRows();
+    return;
+  }
+  if (!events.hasLegacyRows()) {
+    if (version !== 0) throw new Error(`shard ${id}: the events environment has scan layout version ${version} and no rows to convert it from`);
+    await events.env.transaction(() => events.columns.markCurrent());
+    return;
+  }
   const started = performance.now();
   const persons = new Map<string, { properties: Record<string, unknown>; createdAt: number } | null>();
   const count = await events.columns.rebuild((emit) => {
-    for (const e of events.all()) {
+    for (const e of events.legacyEvents()) {
       let person: { properties: Record<string, unknown>; createdAt: number } | null = null;
-      if (e.person_id !== null) {
-        const key = `${e.team}:${e.person_id}`;
+      if (e.personId !== null) {
+        const key = `${e.team}:${e.personId}`;
         person = persons.get(key) ?? null;
         if (!persons.has(key)) {
-          const row = ctx.persons.resolve(e.team, e.person_id);
+          const row = ctx.persons.resolve(e.team, e.personId);
           person = row ? { properties: row.properties, createdAt: Date.parse(row.created_at) } : null;
           persons.set(key, person);
         }
       }
       emit(e.team, {
-        ts: e.ts, event: e.event, distinctId: e.distinct_id, personId: e.person_id ?? 0,
-        personCreatedAt: person?.createdAt ?? NaN, properties: JSON.parse(e.properties_json) as Record<string, unknown>,
-        personProperties: person?.properties ?? {}, elementsChain: e.elements_chain,
+        uuid: e.uuid, ts: e.ts, event: e.event, distinctId: e.distinctId, personId: e.personId ?? 0, personUuid: e.personUuid,
+        personCreatedAt: person?.createdAt ?? NaN, properties: e.properties, personProperties: person?.properties ?? {},
+        elementsChain: e.elementsChain,
       });
     }
   });
-  if (count > 0) ctx.log.info(`shard ${id}: built the scan layout of ${count} stored events in ${Math.round(performance.now() - started)} ms`);
+  await events.dropLegacyRows();
+  ctx.log.info(`shard ${id}: converted ${count} stored events to the column layout (version ${SCAN_LAYOUT_VERSION}) in ${Math.round(performance.now() - started)} ms`);
 }

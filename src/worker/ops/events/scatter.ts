@@ -84,7 +84,7 @@ export async function scanEverywhere(rt: WorkerRuntime, q: ScanRequest): Promise
 function rowOf(e: StoredEvent): EventRow {
   return {
     uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, person_id: e.person_id, person_uuid: e.person_uuid,
-    timestamp: e.timestamp, ts: e.ts, properties_json: e.properties_json, elements_chain: e.elements_chain,
+    timestamp: e.timestamp, ts: e.ts, properties_json: JSON.stringify(e.properties), elements_chain: e.elements_chain,
   };
 }
 
@@ -98,8 +98,7 @@ export const scanHandler: PeerHandler = async (rt, msg) => {
   const now = new Date(q.now);
   const out: ScanPart = { rows: [], cutAt: [] };
   for (const shard of rt.ingest.shards.values()) collect(shard.events, q, (e) => {
-    let props: Record<string, unknown> | null = null;
-    const properties = () => (props ??= parseProperties(e.properties_json));
+    const properties = () => e.properties;
     const personRow = () => persons.of(e.person_id);
     if (matcher && !matcher(subjectOf(e, properties, personRow, staticCohorts, rt, q.team, now))) return false;
     if (q.where.length > 0) {
@@ -225,7 +224,7 @@ export const valuesHandler: PeerHandler = async (rt, msg) => {
       let fresh = 0;
       for (const e of shard.events.scan(q.team, { after: q.after, event })) {
         if (++scanned > q.maxScan || fresh >= q.limit) break;
-        const props = parseProperties(e.properties_json);
+        const props = e.properties;
         if (!Object.hasOwn(props, q.key)) continue;
         for (const value of propertyValues(props[q.key])) {
           if (q.needle !== null && !value.toLowerCase().includes(q.needle)) continue;

@@ -8,8 +8,11 @@ import { parseElementsChain } from '../../../domain/ingest/index.js';
 import type { StoredEvent } from '../../../stores/events/event-store.js';
 import type { PersonRow, PersonStore } from '../../../stores/persons/person-store.js';
 
-/** One event as the shard scans return it: plain data, structured-clone-able. */
-export type EventRow = Omit<StoredEvent, 'team'>;
+/**
+ * One event as the shard scans return it: plain data, structured-clone-able. Properties travel as JSON text: one
+ * string is cheaper to copy between threads than an object, and a page of events is written out without parsing it.
+ */
+export type EventRow = Omit<StoredEvent, 'team' | 'properties'> & { properties_json: string };
 
 export interface EventView {
   id: string;
@@ -65,9 +68,9 @@ export function serializeEvent(row: EventRow, persons: PersonResolver): EventVie
 }
 
 /**
- * The same view as `serializeEvent`, as JSON text, with the stored properties spliced in as they are. Stored
- * properties are JSON text already (src/stores/events/event-store.ts), so parsing them only to write them out
- * again was the largest cost of an events page (a JSON.parse and a JSON.stringify of every event's properties).
+ * The same view as `serializeEvent`, as JSON text, with the row's properties text spliced in as it is: parsing it
+ * only to write it out again was the largest cost of an events page (a JSON.parse and a JSON.stringify of every
+ * event's properties).
  * Key order and text are exactly `JSON.stringify(serializeEvent(row, persons))` (tested).
  */
 export function serializeEventJson(row: EventRow, persons: PersonResolver): string {
@@ -81,8 +84,8 @@ export function serializeEventJson(row: EventRow, persons: PersonResolver): stri
 }
 
 /**
- * Stored properties as JSON text of an object. The store writes `JSON.stringify` of an object, which is spliced
- * as is; anything else (never written by this version) goes through `parseProperties` like the object view.
+ * Properties as JSON text of an object. Shards send `JSON.stringify` of an object, which is spliced as is;
+ * anything else goes through `parseProperties` like the object view.
  */
 function propertiesJson(json: string): string {
   return json.charCodeAt(0) === 0x7b && json.charCodeAt(json.length - 1) === 0x7d ? json : JSON.stringify(parseProperties(json));

@@ -29,15 +29,15 @@ export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
   let removed = 0;
   for (const shard of rt.ingest.shards.values()) {
     const store = shard.events;
-    removed += await store.env.transaction(() => {
-      // Collected first: removing rows under a live range cursor is not safe.
-      const doomed = Array.from(store.scan(team, { distinctIds }));
-      for (const e of doomed) store.remove(e);
-      store.flushCounts();
-      const ids = new Set(distinctIds);
-      store.columns.removeEvents(team, (block) => rowsOfDistinctIds(block, ids));
-      return doomed.length;
-    });
+    const ids = new Set(distinctIds);
+    try {
+      removed += await store.env.transaction(() => store.removeWhere(team, (block) => rowsOfDistinctIds(block, ids)));
+    } catch (error) {
+      // The open block in memory may have been rewritten for a transaction that did not commit.
+      store.columns.reloadOpen();
+      store.discardCounts();
+      throw error;
+    }
   }
   return removed;
 };
