@@ -5,8 +5,8 @@
  *
  *  1. the stats hook: `GET /_stats` (personal key) answering `{shards: [{backlog, appliedEvents, ...}]}`;
  *  2. (older builds without it) reading the shard event stores read-only from this process (LMDB allows
- *     concurrent readers in other processes) and counting rows: exact, but tied to the data-directory layout
- *     (shards/N/events.mdb, table `events_v2`);
+ *     concurrent readers in other processes) and counting their uuid entries, one per stored event in every
+ *     build: exact, but tied to the data-directory layout (shards/N/events.mdb, table `by_uuid_v2`);
  *  3. the private events API: a read waits until everything acknowledged before it is applied (bounded wait), so
  *     a read that returns well before the bound means the backlog is gone;
  *  4. none: the caller reports the ack rate only.
@@ -49,7 +49,7 @@ async function statsHook(base: string): Promise<ShardStats[] | null> {
   }
 }
 
-/** Rows in every shard's `events` table, read through short-lived read-only environments; null if unreadable. */
+/** Stored events (uuid entries) of every shard, read through short-lived read-only environments; null if unreadable. */
 export async function storedEvents(dataDir: string): Promise<number | null> {
   const shardsDir = join(dataDir, 'shards');
   if (!existsSync(shardsDir)) return null;
@@ -60,7 +60,7 @@ export async function storedEvents(dataDir: string): Promise<number | null> {
     // Opened and closed per poll: a reader left open would keep the server from reusing freed pages.
     const env = open({ path, readOnly: true, maxDbs: 32, compression: false });
     try {
-      total += (env.openDB('events_v2', {}).getStats() as { entryCount: number }).entryCount;
+      total += (env.openDB('by_uuid_v2', {}).getStats() as { entryCount: number }).entryCount;
     } catch {
       return null;
     } finally {
