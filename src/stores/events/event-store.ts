@@ -19,6 +19,7 @@ import { openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 import { COL, EVENT_PROP, type ScanEvent } from '../scan/block-builder.js';
 import type { BlockView, DictColumn } from '../scan/column-block.js';
 import type { ColumnCache } from '../scan/column-cache.js';
+import { firstAfter, firstAtOrAfter } from '../scan/row-order.js';
 import { ScanStore } from '../scan/scan-store.js';
 
 /** Where an event is: [ts, event, distinct_id]. */
@@ -153,14 +154,18 @@ export class EventStore {
     if (entry === undefined) return undefined;
     const ts = entry[0];
     for (const block of this.columns.blocks(team, ts, ts)) {
-      const uuids = block.dict(COL.uuid);
       const times = block.f64(COL.ts);
-      if (!uuids || !times) continue;
-      const code = uuids.values.indexOf(uuid) + 1;
-      if (code === 0) continue;
-      for (let row = 0; row < block.n; row++) {
-        if (uuids.codes[row] === code && times[row] === ts) return new BlockRows(team, block).event(row);
+      if (!times) continue;
+      const rows = new BlockRows(team, block);
+      const order = block.u32(COL.order);
+      if (order && order.length === block.n) {
+        // The rows at exactly `ts`, found by binary search in the stored order.
+        for (let at = firstAtOrAfter(order, times, ts); at < order.length && times[order[at]!] === ts; at++) {
+          if (rows.uuid(order[at]!) === uuid) return rows.event(order[at]!);
+        }
+        continue;
       }
+      for (let row = 0; row < block.n; row++) if (times[row] === ts && rows.uuid(row) === uuid) return rows.event(row);
     }
     return undefined;
   }
@@ -189,7 +194,7 @@ export class EventStore {
         const block = blocks[next]!;
         if (head !== null && (ascending ? block.minTs > head.ts() : block.maxTs < head.ts())) break;
         next++;
-        const cursor = BlockCursor.open(team, block, lo, hi, q.event ?? null, ids, ascending);
+        const cursor = openCursor(team, block, lo, hi, q.event ?? null, ids, ascending);
         if (cursor) merge.push(cursor);
       }
       const head = merge.head();
@@ -330,67 +335,185 @@ function valueAt(col: DictColumn, row: number): unknown {
 }
 
 /** The events of one block that a scan selects, in the scan's order, read one at a time. */
-class BlockCursor {
-  private at = 0;
+interface BlockCursor {
+  ts(): number;
+  uuid(): string;
+  event(): StoredEvent;
+  /** Moves to the next selected event; false when there is none. */
+  advance(): boolean;
+}
 
-  private constructor(private readonly rows: BlockRows, private readonly order: Uint32Array) {}
+/** What a scan selects in a block: the time bounds (exclusive) and, when given, the name's code and distinct ids. */
+class Selection {
+  private constructor(
+    readonly times: Float64Array,
+    private readonly names: DictColumn | null,
+    private readonly nameCode: number,
+    private readonly idCodes: DictColumn | null,
+    private readonly idHit: Uint8Array | null,
+  ) {}
 
-  /** The cursor over a block's selected events, or null when it has none. */
-  static open(team: number, block: BlockView, lo: number, hi: number, name: string | null, ids: ReadonlySet<string> | null, ascending: boolean): BlockCursor | null {
+  /** The selection in one block, or null when the block cannot hold a selected event. */
+  static of(block: BlockView, name: string | null, ids: ReadonlySet<string> | null): Selection | null {
     const times = block.f64(COL.ts);
     if (!times) return null;
-    const nameCode = name === null ? -1 : codeOf(block.dict(COL.event), name);
-    if (nameCode === 0) return null;
     const names = block.dict(COL.event);
+    const nameCode = name === null ? -1 : codeOf(names, name);
+    if (nameCode === 0) return null;
     let idHit: Uint8Array | null = null;
     const idCol = ids ? block.dict(COL.distinctId) : null;
     if (ids) {
       if (!idCol) return null;
-      idHit = new Uint8Array(idCol.values.length + 1);
+      const hit = new Uint8Array(idCol.values.length + 1);
       let any = false;
       idCol.values.forEach((v, i) => {
         if (!ids.has(v as string)) return;
-        idHit![i + 1] = 1;
+        hit[i + 1] = 1;
         any = true;
       });
       if (!any) return null;
+      idHit = hit;
     }
-    const picked: number[] = [];
-    for (let row = 0; row < block.n; row++) {
-      const ts = times[row]!;
-      if (ts <= lo || ts >= hi) continue;
-      if (nameCode > 0 && names!.codes[row] !== nameCode) continue;
-      if (idHit && !idHit[idCol!.codes[row]!]) continue;
-      picked.push(row);
-    }
-    if (picked.length === 0) return null;
-    const rows = new BlockRows(team, block);
-    const dir = ascending ? 1 : -1;
-    picked.sort((a, b) => {
-      const byTime = times[a]! - times[b]!;
-      if (byTime !== 0) return dir * byTime;
-      const ua = rows.uuid(a);
-      const ub = rows.uuid(b);
-      return ua < ub ? -dir : ua > ub ? dir : 0;
-    });
-    return new BlockCursor(rows, Uint32Array.from(picked));
+    return new Selection(times, names, nameCode, idCol, idHit);
+  }
+
+  /** Whether a row's name and distinct id are selected (its time is checked by the caller). */
+  matches(row: number): boolean {
+    if (this.nameCode > 0 && this.names!.codes[row] !== this.nameCode) return false;
+    if (this.idHit !== null && !this.idHit[this.idCodes!.codes[row]!]) return false;
+    return true;
+  }
+}
+
+/** Opens the cursor of a block: a walk of its stored order when it has one (sealed blocks), else a lazy heap. */
+function openCursor(team: number, block: BlockView, lo: number, hi: number, name: string | null, ids: ReadonlySet<string> | null, ascending: boolean): BlockCursor | null {
+  const selection = Selection.of(block, name, ids);
+  if (!selection) return null;
+  const rows = new BlockRows(team, block);
+  const order = block.u32(COL.order);
+  return order && order.length === block.n
+    ? OrderedCursor.open(rows, selection, order, lo, hi, ascending)
+    : HeapCursor.open(rows, selection, block.n, lo, hi, ascending);
+}
+
+/** Walks a sealed block's (timestamp, uuid) order from the scan's first bound: a binary search, then one step per row. */
+class OrderedCursor implements BlockCursor {
+  private row = 0;
+
+  private constructor(
+    private readonly rows: BlockRows,
+    private readonly selection: Selection,
+    private readonly order: Uint32Array,
+    private at: number,
+    /** The position past the last one in range, in the walk's direction. */
+    private readonly end: number,
+    private readonly step: 1 | -1,
+  ) {}
+
+  static open(rows: BlockRows, selection: Selection, order: Uint32Array, lo: number, hi: number, ascending: boolean): OrderedCursor | null {
+    const ts = selection.times;
+    const first = firstAfter(order, ts, lo);
+    const past = firstAtOrAfter(order, ts, hi);
+    if (first >= past) return null;
+    const cursor = ascending ? new OrderedCursor(rows, selection, order, first, past, 1) : new OrderedCursor(rows, selection, order, past - 1, first - 1, -1);
+    return cursor.settle() ? cursor : null;
   }
 
   ts(): number {
-    return this.rows.ts(this.order[this.at]!);
+    return this.rows.ts(this.row);
   }
 
   uuid(): string {
-    return this.rows.uuid(this.order[this.at]!);
+    return this.rows.uuid(this.row);
   }
 
   event(): StoredEvent {
-    return this.rows.event(this.order[this.at]!);
+    return this.rows.event(this.row);
   }
 
-  /** Moves to the next event; false when there is none. */
   advance(): boolean {
-    return ++this.at < this.order.length;
+    this.at += this.step;
+    return this.settle();
+  }
+
+  /** Moves to the first selected row from the current position on; false when none is left. */
+  private settle(): boolean {
+    for (; this.at !== this.end; this.at += this.step) {
+      const row = this.order[this.at]!;
+      if (this.selection.matches(row)) {
+        this.row = row;
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+/**
+ * The selected rows of a block without a stored order (the open block), produced in order by a binary heap: building
+ * it is linear, and a page takes one pop per event, so a scan that stops early never sorts the whole block.
+ */
+class HeapCursor implements BlockCursor {
+  private size: number;
+
+  private constructor(private readonly rows: BlockRows, private readonly heap: Uint32Array, private readonly before: (a: number, b: number) => boolean) {
+    this.size = heap.length;
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  static open(rows: BlockRows, selection: Selection, n: number, lo: number, hi: number, ascending: boolean): HeapCursor | null {
+    const ts = selection.times;
+    const picked: number[] = [];
+    for (let row = 0; row < n; row++) {
+      const t = ts[row]!;
+      if (t > lo && t < hi && selection.matches(row)) picked.push(row);
+    }
+    if (picked.length === 0) return null;
+    const before = (a: number, b: number): boolean => {
+      const ta = ts[a]!;
+      const tb = ts[b]!;
+      if (ta !== tb) return ascending ? ta < tb : ta > tb;
+      const ua = rows.uuid(a);
+      const ub = rows.uuid(b);
+      return ascending ? ua < ub : ua > ub;
+    };
+    return new HeapCursor(rows, Uint32Array.from(picked), before);
+  }
+
+  ts(): number {
+    return this.rows.ts(this.heap[0]!);
+  }
+
+  uuid(): string {
+    return this.rows.uuid(this.heap[0]!);
+  }
+
+  event(): StoredEvent {
+    return this.rows.event(this.heap[0]!);
+  }
+
+  advance(): boolean {
+    if (--this.size === 0) return false;
+    this.heap[0] = this.heap[this.size]!;
+    this.down(0);
+    return true;
+  }
+
+  private down(start: number): void {
+    const heap = this.heap;
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let best = i;
+      if (l < this.size && this.before(heap[l]!, heap[best]!)) best = l;
+      if (r < this.size && this.before(heap[r]!, heap[best]!)) best = r;
+      if (best === i) return;
+      const swap = heap[i]!;
+      heap[i] = heap[best]!;
+      heap[best] = swap;
+      i = best;
+    }
   }
 }
 

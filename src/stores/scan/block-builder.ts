@@ -41,6 +41,8 @@ export const COL = {
   personUuid: 'person_uuid',
   personCreatedAt: 'person_created_at',
   elementsChain: 'elements_chain',
+  /** Sealed blocks only: the rows in (timestamp, uuid) order (src/stores/scan/row-order.ts). */
+  order: 'order',
 } as const;
 export const EVENT_PROP = 'p:';
 export const PERSON_PROP = 'pp:';

@@ -23,6 +23,7 @@ import { openTable } from '../lmdb-env.js';
 import { BlockBuilder, COL, type ScanEvent } from './block-builder.js';
 import { decodeDict, decodeF64, decodeU32, encodeColumn, packBlock, PackedBlock, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
 import { ColumnCache } from './column-cache.js';
+import { rowOrder } from './row-order.js';
 
 /**
  * Version 2: blocks hold every field of an event (uuid and person uuid columns added) and are its only copy.
@@ -278,6 +279,9 @@ export class ScanStore {
   private writeSealed(team: number, builder: BlockBuilder): void {
     const seq = this.nextSeq++;
     const { minTs, maxTs, columns } = builder.columns();
+    const ts = columns.get(COL.ts) as { data: Float64Array };
+    const uuids = columns.get(COL.uuid);
+    columns.set(COL.order, { kind: 'u32', data: rowOrder(ts.data, uuids?.kind === 'dict' ? uuids : null, builder.size) });
     const cols: Record<string, ColumnKind> = {};
     let bytes = 0;
     for (const [name, col] of columns) {
