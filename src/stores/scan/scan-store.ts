@@ -11,7 +11,8 @@
  *   - `scan_open` [project, seq] -> packed block: the open block, one record per apply chunk. The open block
  *     itself lives in memory (src/stores/scan/block-builder.ts); these records make it durable (they are written
  *     in the apply chunk's transaction) and rebuild it at start-up.
- * When an open block reaches SEAL_EVENTS it is sealed: its columns and meta are written and its open records
+ * When an open block reaches SEAL_EVENTS it is sealed: its columns, its `order` column (the rows in timestamp and
+ * uuid order, for the events API: src/stores/scan/row-order.ts) and its meta are written and its open records
  * deleted, in the apply chunk's transaction. A sealed block is never modified, only replaced as a whole (deleting
  * a person's events rewrites the blocks that hold them), which is what makes the per-thread column cache safe.
  *
