@@ -106,7 +106,7 @@ t.test('what Quill does not support answers 400 naming the construct', async (t)
     ['SELECT count() FROM events e RIGHT JOIN persons p ON e.person_id = p.id', /RIGHT JOIN/],
     ['SELECT count() FROM events e FULL OUTER JOIN persons p ON e.person_id = p.id', /FULL JOIN/],
     ['SELECT count() FROM events e ANY LEFT JOIN persons p ON e.person_id = p.id', /JOIN/],
-    ['SELECT uuid FROM events', /events\.uuid/],
+    ['SELECT created_at FROM events', /events\.created_at/],
     ['SELECT arrayMap(x -> x * 2, [1, 2])', /Lambda functions/],
     ['SELECT quantiles(0.5, 0.9)(properties.price) FROM events', /quantiles\(\)/],
     ['SELECT sum(DISTINCT properties.price) FROM events', /sum\(DISTINCT …\)/],
@@ -220,6 +220,19 @@ t.test('a query:read key can query and do nothing else', async (t) => {
     t.equal(r.body.code, 'permission_denied', `${method} ${path}`);
   }
   t.equal((await api.get('/api/projects/@current/')).body.timezone, 'UTC', 'the project was not changed');
+});
+
+t.test('events.uuid is the uuid the events API shows', async (t) => {
+  const listed = await api.get('/api/projects/@current/events/?distinct_id=user-007');
+  t.equal(listed.body.results.length, 1);
+  const id = listed.body.results[0].id as string;
+  const res = await query(api, "SELECT uuid, distinct_id FROM events WHERE distinct_id = 'user-007'", {}, { refresh: 'force_blocking' });
+  t.equal(res.status, 200, res.text);
+  t.same(res.body.results, [[id, 'user-007']]);
+  const byUuid = await query(api, `SELECT count(), any(distinct_id) FROM events WHERE uuid = '${id}'`, {}, { refresh: 'force_blocking' });
+  t.same(byUuid.body.results, [[1, 'user-007']], 'filtered by uuid');
+  const star = await api.post('/api/projects/@current/query/', { query: { kind: 'EventsQuery', select: ['*'], after: 'all', where: ["distinct_id = 'user-007'"] }, refresh: 'force_blocking' });
+  t.equal(star.body.results[0][0].uuid, id, 'EventsQuery * carries the uuid');
 });
 
 t.test('EventsQuery: PostHog\'s events table, answered by the same engine', async (t) => {

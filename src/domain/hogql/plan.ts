@@ -9,6 +9,7 @@ import type { Type, Value } from './values.js';
 
 /** A column of the events scan layout (src/stores/scan). */
 export type EventColumn =
+  | { c: 'uuid' }
   | { c: 'timestamp' }
   | { c: 'event' }
   | { c: 'distinct_id' }
@@ -87,6 +88,7 @@ export function eventColumnType(col: EventColumn): Type {
     case 'timestamp':
     case 'person_created_at':
       return 'DateTime';
+    case 'uuid':
     case 'event':
     case 'distinct_id':
     case 'elements_chain':

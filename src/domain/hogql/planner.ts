@@ -220,6 +220,7 @@ class Planner {
       return ev(col, s);
     };
     switch (head) {
+      case 'uuid':
       case 'event':
       case 'timestamp':
       case 'distinct_id':
@@ -247,9 +248,7 @@ class Planner {
         if (/^\$group_[0-4]$/.test(head)) return plain({ c: 'prop', key: head });
         const group = /^group_([0-4])$/.exec(head);
         if (group) return groupLookup(Number(group[1]), ev({ c: 'prop', key: `$group_${group[1]}` }, s), rest);
-        if (head === 'uuid' || head === 'created_at') {
-          unsupported(`events.${head}`, 'The scan layout keeps no event uuid or ingestion time; use timestamp.');
-        }
+        if (head === 'created_at') unsupported('events.created_at', 'Events keep no ingestion time; use timestamp.');
         if (head === 'session' || head === 'elements_chain_href' || head === 'elements_chain_texts' || head === 'elements_chain_ids' || head === 'elements_chain_elements' || head === 'override' || head === '$ai_trace_id') {
           unsupported(`events.${head}`);
         }

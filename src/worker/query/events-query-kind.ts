@@ -10,7 +10,7 @@
  *   - `orderBy` (HogQL order expressions), by default `count()` or the first aggregate descending, else
  *     `timestamp DESC` when selected, else the first column;
  *   - `limit` (default 100, at most 50,000) and `offset`, with `hasMore`.
- * The scan layout keeps no event uuid nor ingestion time: `*` objects carry `uuid` and `created_at` as null.
+ * Events keep no ingestion time: `*` objects carry `created_at` as null.
  */
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { DateParseError, parseDate } from '../../domain/analytics/date-range.js';
@@ -26,7 +26,7 @@ import { runQueryAst } from './hogql-kind.js';
 import { expressionTexts, hasAggregate, pageOf, tableOrder, unaliased } from './table-query.js';
 import { registerQueryKind, type QueryContext } from './runners.js';
 
-const STAR_FIELDS = ['event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'elements_chain'];
+const STAR_FIELDS = ['uuid', 'event', 'properties', 'timestamp', 'team_id', 'distinct_id', 'elements_chain'];
 const DISPLAY_NAME_PROPERTIES = ['email', 'name', 'username'];
 
 /** `after`/`before`: an ISO date-time or a relative date, as an instant's ISO text. */
@@ -113,7 +113,7 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
         const e = Object.fromEntries(STAR_FIELDS.map((f, i) => [f, cells[i]]));
         const chain = String(e.elements_chain ?? '');
         return {
-          uuid: null, ...e, properties: typeof e.properties === 'string' ? JSON.parse(e.properties) : e.properties, created_at: null,
+          ...e, properties: typeof e.properties === 'string' ? JSON.parse(e.properties) : e.properties, created_at: null,
           ...(chain ? { elements: parseElementsChain(chain) } : {}),
         };
       }

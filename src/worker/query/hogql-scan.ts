@@ -247,6 +247,8 @@ export class BlockBatch implements Batch {
         const u32 = this.env.resolvedPersons(b);
         return { u32, at: (row) => u32[row] || null };
       }
+      case 'uuid':
+        return this.dict(COL.uuid, null);
       case 'event':
       case 'distinct_id':
         return this.dict(col.c === 'event' ? COL.event : COL.distinctId, null);
