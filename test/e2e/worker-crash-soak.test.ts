@@ -13,7 +13,10 @@ import { allEvents, event, personOf, sendBatch } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
 const ROUNDS = Number(process.env.QUILL_WORKER_CRASH_ROUNDS ?? 10);
-const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1' } });
+// QUILL_SOAK_REPORT_DIR: when a crash is not acted on within 10 s, Node's diagnostic report of the server (every
+// thread's JavaScript stack) is written there, to find what a stalled worker is doing.
+const REPORT_DIR = process.env.QUILL_SOAK_REPORT_DIR;
+const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1', ...(REPORT_DIR ? { NODE_OPTIONS: `--report-on-signal --report-directory=${REPORT_DIR}` } : {}) } });
 
 async function post(path: string, body: unknown): Promise<number> {
   const res = await fetch(server.q.base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => null);
@@ -88,7 +91,12 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
       const died = deaths(crashing) + 1;
       const recovered = recoveries(crashing) + 1;
       const reopened = reopenings(crashing) + 1;
-      await eventually(`round ${round}: worker ${crashing} died`, () => deaths(crashing) >= died || server.q.proc.exitCode !== null || server.q.proc.signalCode !== null, PATIENCE);
+      const report = REPORT_DIR ? setTimeout(() => {
+        t.comment(`round ${round}: worker ${crashing} has not died after 10 s; diagnostic report requested`);
+        server.q.proc.kill('SIGUSR2');
+      }, 10_000) : null;
+      await eventually(`round ${round}: worker ${crashing} died`, () => deaths(crashing) >= died || server.q.proc.exitCode !== null || server.q.proc.signalCode !== null, PATIENCE)
+        .finally(() => report && clearTimeout(report));
       // Every other crash waits until the replacement has recovered (replayed its logs, taken the other workers'
       // re-sends); the others land as soon as it has reopened its shards, in the middle of its recovery, as in a
       // crash loop.

@@ -225,12 +225,15 @@ export class EventStore {
 
   /** Whether the environment still holds version 1 rows (to be converted at start-up). */
   hasLegacyRows(): boolean {
-    return (this.legacyRows().getStats() as { entryCount: number }).entryCount > 0;
+    const rows = this.legacyRows();
+    return rows !== null && (rows.getStats() as { entryCount: number }).entryCount > 0;
   }
 
   /** Every event of the version 1 rows, each project's oldest first. */
   *legacyEvents(): Generator<LegacyEvent> {
-    for (const { key, value } of this.legacyRows().getRange({} as never) as Iterable<{ key: LegacyKey; value: LegacyRow }>) {
+    const rows = this.legacyRows();
+    if (rows === null) return;
+    for (const { key, value } of rows.getRange({} as never) as Iterable<{ key: LegacyKey; value: LegacyRow }>) {
       yield {
         team: key[0], ts: key[1], uuid: key[2], event: key[3], distinctId: key[4], personId: value[0],
         properties: JSON.parse(value[2]) as Record<string, unknown>, elementsChain: value[3], personUuid: value[4],
@@ -240,15 +243,21 @@ export class EventStore {
 
   /** Deletes the version 1 rows once the blocks hold their events. */
   async dropLegacyRows(): Promise<void> {
-    await this.legacyRows().drop();
+    await this.legacyRows()?.drop();
   }
 
   close(): Promise<void> {
     return this.env.close();
   }
 
-  private legacyRows(): Table<LegacyRow, LegacyKey> {
-    return openTable(this.env, LEGACY_ROWS);
+  /** The version 1 rows table, or null when the environment has none (not created here: `create: false`). */
+  private legacyRows(): Table<LegacyRow, LegacyKey> | null {
+    try {
+      // lmdb-js answers undefined for a missing table opened with `create: false`.
+      return (this.env.openDB<LegacyRow, LegacyKey>(LEGACY_ROWS, { encoder: { useRecords: false }, create: false } as object) as Table<LegacyRow, LegacyKey> | undefined) ?? null;
+    } catch {
+      return null;
+    }
   }
 
   /** The uuid entries and counters of events leaving the blocks (RemovalListener). */
