@@ -7,6 +7,9 @@
 // Before the fixes it guards (src/worker/fatal-exit.ts, Shard.releaseHeldParts, per-thread peer call ids) the
 // process segfaulted within ~15 crashes, ~1% of the events acknowledged around the crashes were lost, and more
 // when a replacement crashed again while recovering.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { eventually } from '../helpers/eventually.js';
 import { allEvents, event, personOf, sendBatch } from '../helpers/ingest.js';
@@ -28,6 +31,18 @@ async function post(path: string, body: unknown): Promise<number> {
 // (seen: > 15 s, busy parsing records); the test is about what is lost, not about how fast.
 const PATIENCE = { intervalMs: 10, timeoutMs: 60_000 };
 const pause = () => new Promise((r) => setTimeout(r, 20)); // after a 5xx while a worker is being replaced
+
+/** A stall's evidence in REPORT_DIR: Node's diagnostic report (every thread's JavaScript stack) and, when gdb is there, every thread's native stack. */
+function diagnose(why: string): void {
+  t.comment(`${why}; diagnostic report requested in ${REPORT_DIR}`);
+  server.q.proc.kill('SIGUSR2');
+  try {
+    const native = execFileSync('gdb', ['-p', String(server.q.proc.pid), '-batch', '-ex', 'thread apply all bt 30'], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(join(REPORT_DIR!, `native-${Date.now()}.txt`), native);
+  } catch (error) {
+    t.comment(`no native stacks: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
 
 t.test(`${ROUNDS} worker crashes under load`, async (t) => {
   const acknowledged: string[] = [];
@@ -91,11 +106,12 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
       const died = deaths(crashing) + 1;
       const recovered = recoveries(crashing) + 1;
       const reopened = reopenings(crashing) + 1;
-      const report = REPORT_DIR ? setTimeout(() => {
-        t.comment(`round ${round}: worker ${crashing} has not died after 10 s; diagnostic report requested`);
-        server.q.proc.kill('SIGUSR2');
-      }, 10_000) : null;
+      const report = REPORT_DIR ? setTimeout(() => diagnose(`round ${round}: worker ${crashing} has not died after 10 s`), 10_000) : null;
       await eventually(`round ${round}: worker ${crashing} died`, () => deaths(crashing) >= died || server.q.proc.exitCode !== null || server.q.proc.signalCode !== null, PATIENCE)
+        .catch((error: Error) => {
+          const lines = server.q.output().split('\n').filter((l) => !l.includes('request POST')).slice(-40);
+          throw new Error(`${error.message}; the server's last log lines:\n${lines.join('\n')}`);
+        })
         .finally(() => report && clearTimeout(report));
       // Every other crash waits until the replacement has recovered (replayed its logs, taken the other workers'
       // re-sends); the others land as soon as it has reopened its shards, in the middle of its recovery, as in a
@@ -115,10 +131,17 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
   if (survived < ROUNDS) return;
 
   const api = new Client(server.q.base);
+  const drainReport = REPORT_DIR ? setTimeout(() => diagnose('the backlog is not applied after 120 s'), 120_000) : null;
+  let backlogs: number[] = [];
   await eventually('every shard to apply its backlog', async () => {
     const res = await api.get('/_stats');
-    return res.status === 200 && res.body.shards.every((s: { backlog: number }) => s.backlog === 0);
-  }, { timeoutMs: Math.max(120_000, acknowledged.length / 5), intervalMs: 100 }); // the apply does >= 5k events/s
+    if (res.status === 200) backlogs = res.body.shards.map((s: { backlog: number }) => s.backlog);
+    return res.status === 200 && backlogs.every((b) => b === 0);
+  }, { timeoutMs: Math.max(120_000, acknowledged.length / 5), intervalMs: 100 }) // the apply does >= 5k events/s
+    .catch((error: Error) => {
+      throw new Error(`${error.message}; backlog per shard: ${JSON.stringify(backlogs)}`);
+    })
+    .finally(() => drainReport && clearTimeout(drainReport));
   const counts = new Map<string, number>();
   for (const e of await allEvents(api, 'after=2000-01-01')) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
   t.ok(acknowledged.length > 0, `${acknowledged.length} events acknowledged during the crashes`);
