@@ -1,6 +1,7 @@
 /**
  * Structured logs: one JSON object per line on stdout (pino), with `level`, `time`, `msg`, the thread's
- * `component` (`front`, `worker 0`, ...) and fields of the event. Log collectors (journald, Docker, Loki, ...)
+ * `component` (`front`, `worker 0`, ...), its `thread` id (a worker thread and its replacements share a component,
+ * not a thread id) and fields of the event. Log collectors (journald, Docker, Loki, ...)
  * read stdout; nothing writes log files.
  *
  * Threads write their own lines to file descriptor 1. Worker threads write synchronously (a line about a crash
@@ -10,6 +11,7 @@
  * Start and stop lines go through `lifecycle`, which prints at `info` whatever QUILL_LOG_LEVEL says: tests,
  * benchmarks and supervisors wait for the start line.
  */
+import { threadId } from 'node:worker_threads';
 import pino from 'pino';
 import type { Config } from '../config/schema.js';
 
@@ -25,7 +27,7 @@ const destinations: pino.DestinationStream[] = [];
 export function createLogger(config: Pick<Config, 'logLevel'>, component: string, opts: { async?: boolean } = {}): Logger {
   const destination = pino.destination({ dest: 1, sync: opts.async !== true });
   destinations.push(destination);
-  return pino({ level: levelOf(config.logLevel), base: { pid: process.pid, component } }, destination);
+  return pino({ level: levelOf(config.logLevel), base: { pid: process.pid, thread: threadId, component } }, destination);
 }
 
 /** A child of `log` that prints start/stop lines at any configured level. */

@@ -19,6 +19,7 @@ export const injectFault: OpHandler = async (item, rt) => {
     case 'throw':
       throw new Error('injected failure');
     case 'crash':
+      rt.log.info(`fault injection: this thread throws in 20 ms`);
       setTimeout(() => {
         throw new Error(`injected crash of worker ${rt.index}`);
       }, 20);
