@@ -32,10 +32,14 @@ async function post(path: string, body: unknown): Promise<number> {
 const PATIENCE = { intervalMs: 10, timeoutMs: 60_000 };
 const pause = () => new Promise((r) => setTimeout(r, 20)); // after a 5xx while a worker is being replaced
 
-/** A stall's evidence in REPORT_DIR: Node's diagnostic report (every thread's JavaScript stack) and, when gdb is there, every thread's native stack. */
+/**
+ * A stall's evidence in REPORT_DIR: Node's diagnostic report (every thread's JavaScript stack), the server's last
+ * 256 KB of output and, when gdb is there, every thread's native stack.
+ */
 function diagnose(why: string): void {
   t.comment(`${why}; diagnostic report requested in ${REPORT_DIR}`);
   server.q.proc.kill('SIGUSR2');
+  writeFileSync(join(REPORT_DIR!, `output-${Date.now()}.txt`), server.q.output());
   try {
     const native = execFileSync('gdb', ['-p', String(server.q.proc.pid), '-batch', '-ex', 'thread apply all bt 30'], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
     writeFileSync(join(REPORT_DIR!, `native-${Date.now()}.txt`), native);
