@@ -108,16 +108,9 @@ export class RetentionJob {
     let removed = 0;
     for (let more = true; more && !this.closed;) {
       const started = performance.now();
-      try {
-        const step = await store.env.transaction(() => store.expireStep(team, cutoff, WHOLE_BLOCKS));
-        removed += step.removed;
-        more = step.more;
-      } catch (error) {
-        // The open block in memory may have been rewritten for a transaction that did not commit.
-        store.columns.reloadOpen();
-        store.discardCounts();
-        throw error;
-      }
+      const step = await store.write(() => store.expireStep(team, cutoff, WHOLE_BLOCKS));
+      removed += step.removed;
+      more = step.more;
       await this.yieldAfter(performance.now() - started);
     }
     return removed;

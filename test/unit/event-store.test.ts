@@ -66,15 +66,9 @@ t.test('events stored in blocks read back in order, by uuid, counted and removed
   });
   const events = makeEvents(2 * SEAL_EVENTS + 5000);
   for (let i = 0; i < events.length; i += 3000) {
-    await store.env.transaction(() => {
-      store.add(TEAM, events.slice(i, i + 3000));
-      store.flushCounts();
-    });
+    await store.write(() => store.add(TEAM, events.slice(i, i + 3000)));
   }
-  await store.env.transaction(() => {
-    store.add(TEAM + 1, [{ ...events[0]!, uuid: 'other-project' }]);
-    store.flushCounts();
-  });
+  await store.write(() => store.add(TEAM + 1, [{ ...events[0]!, uuid: 'other-project' }]));
   t.equal(store.columns.stats().sealedBlocks, 2, 'two sealed blocks and an open one');
 
   const check = (label: string, q: Parameters<EventStore['scan']>[1], keep: (e: ScanEvent) => boolean, n: number) => {
@@ -109,7 +103,7 @@ t.test('events stored in blocks read back in order, by uuid, counted and removed
   t.equal(store.countByName(TEAM, '$pageview', after), events.filter((e) => e.event === '$pageview' && e.ts > after).length, 'counts by name');
 
   const doomed = new Set(['d5', 'd6']);
-  const removed = await store.env.transaction(() => store.removeWhere(TEAM, (block: BlockView) => {
+  const removed = await store.write(() => store.removeWhere(TEAM, (block: BlockView) => {
     const ids = block.dict(COL.distinctId)!;
     const rows = new Uint8Array(block.n);
     let any = false;

@@ -15,11 +15,12 @@
  * usually reads the open block and one sealed block.
  */
 import { join } from 'node:path';
-import { openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { atomically, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 import { COL, EVENT_PROP, type ScanEvent } from '../scan/block-builder.js';
 import type { BlockView, DictColumn } from '../scan/column-block.js';
 import type { ColumnCache } from '../scan/column-cache.js';
-import { firstAfter, firstAtOrAfter } from '../scan/row-order.js';
+import { firstPosition } from '../scan/row-order.js';
+import { BinaryHeap } from './binary-heap.js';
 import { ScanStore } from '../scan/scan-store.js';
 
 /** Where an event is: [ts, event, distinct_id]. */
@@ -104,7 +105,27 @@ export class EventStore {
     return this.byUuid.doesExist([team, uuid]);
   }
 
-  /** Stores a chunk's events of one project. Only inside a write transaction; call `flushCounts` before it ends. */
+  /**
+   * Runs `fn` in one all-or-nothing write transaction of this store (`atomically`), writing the day counters its
+   * changes moved at the end. When it fails, what it changed in memory goes too: the open blocks are read back from
+   * their records and the counter increments dropped, so nothing of it leaks into the next transaction.
+   */
+  async write<T>(fn: () => T): Promise<T> {
+    try {
+      return await atomically(this.env, () => {
+        const result = fn();
+        this.flushCounts();
+        return result;
+      });
+    } catch (error) {
+      this.columns.reloadOpen();
+      throw error;
+    } finally {
+      this.pendingCounts.clear();
+    }
+  }
+
+  /** Stores a chunk's events of one project. Only inside `write`. */
   add(team: number, events: readonly ScanEvent[]): void {
     for (const e of events) {
       this.byUuid.put([team, e.uuid], [e.ts, e.event, e.distinctId]);
@@ -115,37 +136,28 @@ export class EventStore {
 
   /**
    * Removes a project's events that `select` marks in each block (deleting a person's events), with their uuid
-   * entries and day counters. Only inside a write transaction; returns how many it removed.
+   * entries and day counters. Only inside `write`; returns how many it removed.
    */
   removeWhere(team: number, select: (block: BlockView) => Uint8Array | null): number {
-    const removed = this.columns.removeEvents(team, select);
-    this.flushCounts();
-    return removed;
+    return this.columns.removeEvents(team, select);
   }
 
   /**
    * One step of data retention (ScanStore.expireStep) with the uuid entries and day counters of what it removes.
-   * Only inside a write transaction.
+   * Only inside `write`.
    */
   expireStep(team: number, cutoff: number, wholeBlocks: number): { removed: number; more: boolean } {
-    const step = this.columns.expireStep(team, cutoff, wholeBlocks);
-    this.flushCounts();
-    return step;
+    return this.columns.expireStep(team, cutoff, wholeBlocks);
   }
 
   /** Writes the day counters changed in this transaction (one read and write per name and day). */
-  flushCounts(): void {
+  private flushCounts(): void {
     for (const c of this.pendingCounts.values()) {
       const key: [number, string, number] = [c.team, c.event, c.day];
       const next = (this.daily.get(key) ?? 0) + c.delta;
       if (next > 0) this.daily.put(key, next);
       else this.daily.remove(key);
     }
-    this.pendingCounts.clear();
-  }
-
-  /** Forgets counter increments not flushed (a transaction that threw before `flushCounts`). */
-  discardCounts(): void {
     this.pendingCounts.clear();
   }
 
@@ -160,7 +172,7 @@ export class EventStore {
       const order = block.u32(COL.order);
       if (order && order.length === block.n) {
         // The rows at exactly `ts`, found by binary search in the stored order.
-        for (let at = firstAtOrAfter(order, times, ts); at < order.length && times[order[at]!] === ts; at++) {
+        for (let at = firstPosition(order, times, ts, true); at < order.length && times[order[at]!] === ts; at++) {
           if (rows.uuid(order[at]!) === uuid) return rows.event(order[at]!);
         }
         continue;
@@ -185,22 +197,23 @@ export class EventStore {
     const blocks = this.columns.blocks(team, lo, hi);
     // The order in which blocks can first contribute: by their earliest event oldest first, or latest newest first.
     blocks.sort(ascending ? (a, b) => a.minTs - b.minTs : (a, b) => b.maxTs - a.maxTs);
-    const merge = new CursorHeap(ascending);
+    const merge = new BinaryHeap<BlockCursor>((a, b) => comesBefore(ascending, a.ts(), a.uuid(), b.ts(), b.uuid()));
     let next = 0;
     for (;;) {
       // A block may hold an event that comes before the merge's current head once its range reaches the head's time.
       while (next < blocks.length) {
         const head = merge.head();
         const block = blocks[next]!;
-        if (head !== null && (ascending ? block.minTs > head.ts() : block.maxTs < head.ts())) break;
+        if (head !== undefined && (ascending ? block.minTs > head.ts() : block.maxTs < head.ts())) break;
         next++;
         const cursor = openCursor(team, block, lo, hi, q.event ?? null, ids, ascending);
         if (cursor) merge.push(cursor);
       }
       const head = merge.head();
-      if (head === null) return;
+      if (head === undefined) return;
       yield head.event();
-      merge.advanceHead();
+      if (head.advance()) merge.headMoved();
+      else merge.pop();
     }
   }
 
@@ -421,8 +434,8 @@ class OrderedCursor implements BlockCursor {
 
   static open(rows: BlockRows, selection: Selection, order: Uint32Array, lo: number, hi: number, ascending: boolean): OrderedCursor | null {
     const ts = selection.times;
-    const first = firstAfter(order, ts, lo);
-    const past = firstAtOrAfter(order, ts, hi);
+    const first = firstPosition(order, ts, lo, false);
+    const past = firstPosition(order, ts, hi, true);
     if (first >= past) return null;
     const cursor = ascending ? new OrderedCursor(rows, selection, order, first, past, 1) : new OrderedCursor(rows, selection, order, past - 1, first - 1, -1);
     return cursor.settle() ? cursor : null;
@@ -463,12 +476,7 @@ class OrderedCursor implements BlockCursor {
  * it is linear, and a page takes one pop per event, so a scan that stops early never sorts the whole block.
  */
 class HeapCursor implements BlockCursor {
-  private size: number;
-
-  private constructor(private readonly rows: BlockRows, private readonly heap: Uint32Array, private readonly before: (a: number, b: number) => boolean) {
-    this.size = heap.length;
-    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
-  }
+  private constructor(private readonly rows: BlockRows, private readonly heap: BinaryHeap<number>) {}
 
   static open(rows: BlockRows, selection: Selection, n: number, lo: number, hi: number, ascending: boolean): HeapCursor | null {
     const ts = selection.times;
@@ -478,108 +486,35 @@ class HeapCursor implements BlockCursor {
       if (t > lo && t < hi && selection.matches(row)) picked.push(row);
     }
     if (picked.length === 0) return null;
-    const before = (a: number, b: number): boolean => {
-      const ta = ts[a]!;
-      const tb = ts[b]!;
-      if (ta !== tb) return ascending ? ta < tb : ta > tb;
-      const ua = rows.uuid(a);
-      const ub = rows.uuid(b);
-      return ascending ? ua < ub : ua > ub;
-    };
-    return new HeapCursor(rows, Uint32Array.from(picked), before);
+    const before = (a: number, b: number) => comesBefore(ascending, ts[a]!, rows.uuid(a), ts[b]!, rows.uuid(b));
+    return new HeapCursor(rows, new BinaryHeap(before, picked));
   }
 
   ts(): number {
-    return this.rows.ts(this.heap[0]!);
+    return this.rows.ts(this.heap.head()!);
   }
 
   uuid(): string {
-    return this.rows.uuid(this.heap[0]!);
+    return this.rows.uuid(this.heap.head()!);
   }
 
   event(): StoredEvent {
-    return this.rows.event(this.heap[0]!);
+    return this.rows.event(this.heap.head()!);
   }
 
   advance(): boolean {
-    if (--this.size === 0) return false;
-    this.heap[0] = this.heap[this.size]!;
-    this.down(0);
-    return true;
+    this.heap.pop();
+    return this.heap.size > 0;
   }
+}
 
-  private down(start: number): void {
-    const heap = this.heap;
-    let i = start;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let best = i;
-      if (l < this.size && this.before(heap[l]!, heap[best]!)) best = l;
-      if (r < this.size && this.before(heap[r]!, heap[best]!)) best = r;
-      if (best === i) return;
-      const swap = heap[i]!;
-      heap[i] = heap[best]!;
-      heap[best] = swap;
-      i = best;
-    }
-  }
+/** Whether the event (ta, ua) comes before (tb, ub) in a scan: by timestamp, then uuid, both in its direction. */
+function comesBefore(ascending: boolean, ta: number, ua: string, tb: number, ub: string): boolean {
+  if (ta !== tb) return ascending ? ta < tb : ta > tb;
+  return ascending ? ua < ub : ua > ub;
 }
 
 /** The code of `value` in a dictionary column, 0 when absent. */
 function codeOf(col: DictColumn | null, value: string): number {
   return col ? col.values.indexOf(value) + 1 : 0;
-}
-
-/** Block cursors ordered by their current event: a binary heap, the head first in scan order. */
-class CursorHeap {
-  private readonly items: BlockCursor[] = [];
-
-  constructor(private readonly ascending: boolean) {}
-
-  head(): BlockCursor | null {
-    return this.items[0] ?? null;
-  }
-
-  push(cursor: BlockCursor): void {
-    const items = this.items;
-    items.push(cursor);
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(items[i]!, items[parent]!)) break;
-      [items[i], items[parent]] = [items[parent]!, items[i]!];
-      i = parent;
-    }
-  }
-
-  /** Moves the head cursor on, dropping it when it is done. */
-  advanceHead(): void {
-    const items = this.items;
-    if (!items[0]!.advance()) {
-      const last = items.pop()!;
-      if (items.length === 0) return;
-      items[0] = last;
-    }
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let best = i;
-      if (l < items.length && this.before(items[l]!, items[best]!)) best = l;
-      if (r < items.length && this.before(items[r]!, items[best]!)) best = r;
-      if (best === i) return;
-      [items[i], items[best]] = [items[best]!, items[i]!];
-      i = best;
-    }
-  }
-
-  private before(a: BlockCursor, b: BlockCursor): boolean {
-    const ta = a.ts();
-    const tb = b.ts();
-    if (ta !== tb) return this.ascending ? ta < tb : ta > tb;
-    const ua = a.uuid();
-    const ub = b.uuid();
-    return this.ascending ? ua < ub : ua > ub;
-  }
 }

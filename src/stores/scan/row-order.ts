@@ -22,25 +22,17 @@ export function rowOrder(ts: Float64Array, uuids: DictColumn | null, n: number):
   return order;
 }
 
-/** The first position p of `order` whose row's timestamp is above `bound` (order.length when none is). */
-export function firstAfter(order: Uint32Array, ts: Float64Array, bound: number): number {
+/**
+ * The first position of `order` whose row's timestamp is above `bound` (or equal to it, when `inclusive`);
+ * `order.length` when there is none. A binary search: timestamps ascend along `order`.
+ */
+export function firstPosition(order: Uint32Array, ts: Float64Array, bound: number, inclusive: boolean): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ts[order[mid]!]! > bound) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The first position p of `order` whose row's timestamp is at or above `bound`. */
-export function firstAtOrAfter(order: Uint32Array, ts: Float64Array, bound: number): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[order[mid]!]! >= bound) hi = mid;
+    const t = ts[order[mid]!]!;
+    if (t > bound || (inclusive && t === bound)) hi = mid;
     else lo = mid + 1;
   }
   return lo;

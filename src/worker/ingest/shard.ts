@@ -714,21 +714,11 @@ export class Shard {
     // A duplicate part re-sent after a crash may be older than what was applied: positions only move forward.
     if (reached) for (const source of Object.keys(reached)) reached[source] = Math.max(reached[source]!, this.appliedFrom[source] ?? 0);
     const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
-    try {
-      await atomically(this.events.env, () => processing(() => {
-        for (const [team, events] of scanned) this.events.add(team, events);
-        this.events.flushCounts();
-        for (const letter of setAside) this.deadLetters.write(letter);
-        if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
-      }));
-    } catch (error) {
-      // The open scan blocks in memory took events that were not stored.
-      this.events.columns.reloadOpen();
-      throw error;
-    } finally {
-      // Counters queued by a transaction that threw must not leak into the next one.
-      this.events.discardCounts();
-    }
+    await this.events.write(() => processing(() => {
+      for (const [team, events] of scanned) this.events.add(team, events);
+      for (const letter of setAside) this.deadLetters.write(letter);
+      if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
+    }));
     this.deadLetters.committed(setAside);
     this.totals.appliedEvents += stored;
     this.totals.duplicateEvents += duplicates;

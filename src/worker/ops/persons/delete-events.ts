@@ -30,14 +30,7 @@ export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
   for (const shard of rt.ingest.shards.values()) {
     const store = shard.events;
     const ids = new Set(distinctIds);
-    try {
-      removed += await store.env.transaction(() => store.removeWhere(team, (block) => rowsOfDistinctIds(block, ids)));
-    } catch (error) {
-      // The open block in memory may have been rewritten for a transaction that did not commit.
-      store.columns.reloadOpen();
-      store.discardCounts();
-      throw error;
-    }
+    removed += await store.write(() => store.removeWhere(team, (block) => rowsOfDistinctIds(block, ids)));
   }
   return removed;
 };
