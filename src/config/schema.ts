@@ -27,6 +27,10 @@ export const ConfigSchema = Type.Object({
   logSegmentMb: Type.Number({ description: 'QUILL_LOG_SEGMENT_MB: size of an ingest log segment file (the unit in which applied records are released)', exclusiveMinimum: 0, maximum: 1024 }),
   durabilityTrace: Type.Boolean({ description: 'QUILL_DURABILITY_TRACE: tests only; records the order of log writes, fdatasyncs and acknowledgements' }),
   analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
+  queryTimeoutS: Type.Number({ description: 'QUILL_QUERY_TIMEOUT_S: time budget of an analysis or query, seconds (a request may ask for less with ?timeout=)', exclusiveMinimum: 0 }),
+  queryMemoryMb: Type.Number({ description: 'QUILL_QUERY_MEMORY_MB: how much a worker\'s heap may grow while one analysis or query runs there', exclusiveMinimum: 0 }),
+  queryConcurrency: Type.Integer({ description: 'QUILL_QUERY_CONCURRENCY: analyses and queries running at once per worker', minimum: 1 }),
+  queryQueue: Type.Integer({ description: 'QUILL_QUERY_QUEUE: analyses and queries waiting per worker beyond which requests get 429', minimum: 0 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -55,4 +59,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   logSegmentMb: 'QUILL_LOG_SEGMENT_MB',
   durabilityTrace: 'QUILL_DURABILITY_TRACE',
   analyticsCacheMb: 'QUILL_ANALYTICS_CACHE_MB',
+  queryTimeoutS: 'QUILL_QUERY_TIMEOUT_S',
+  queryMemoryMb: 'QUILL_QUERY_MEMORY_MB',
+  queryConcurrency: 'QUILL_QUERY_CONCURRENCY',
+  queryQueue: 'QUILL_QUERY_QUEUE',
 };

@@ -63,7 +63,12 @@ export const Errors = {
   csrfFailed: () => new ApiError(403, 'authentication_error', 'csrf_failed', 'CSRF Failed: CSRF token missing or incorrect.'),
   invalidCredentials: () => new ApiError(400, 'validation_error', 'invalid_credentials', 'Invalid email or password.'),
   /** DRF's throttling answer. */
-  throttled: (seconds: number) => new ApiError(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`),
+  throttled: (seconds: number) =>
+    new ApiError(429, 'throttled_error', 'throttled', `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, null, false, null, { 'Retry-After': String(seconds) }),
+  /** PostHog's ClickHouseQueryTimeOut: the analysis ran past its time budget (QUILL_QUERY_TIMEOUT_S or ?timeout=). */
+  queryTimeout: (detail: string) => new ApiError(504, 'server_error', 'query_timeout', detail),
+  /** The analysis' state outgrew QUILL_QUERY_MEMORY_MB. */
+  queryMemory: (detail: string) => new ApiError(400, 'validation_error', 'query_memory_limit', detail),
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new ApiError(403, 'authentication_error', 'permission_denied', detail),
   /** PostHog's APIScopePermission wording, for a personal key whose scopes do not hold what the route needs. */

@@ -23,12 +23,14 @@ import { reloadHandler } from './replication.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
+import { budgetFor, withBudget } from './query-budget.js';
+import { isAnalysis, requestedTimeoutS } from './ops/analysis-ops.js';
 import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
 import { WorkerRuntime } from './runtime.js';
 
 /** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
-const ANALYSES = new Set(['insights.trend', 'persons.trends']);
+const TIMED = new Set(['insights.trend', 'persons.trends']);
 
 export interface WorkerData {
   config: Readonly<Config>;
@@ -104,13 +106,22 @@ export function createWorkerEntry(data: WorkerData) {
     );
   }
 
+  /**
+   * Every private-API operation runs under a query budget (src/worker/query-budget.ts): whatever long work it
+   * starts, on any worker, stops at its deadline or memory bound. Analyses also pass the gate that bounds how many
+   * run at once. Ingestion and flag evaluation do no sliced work and skip both.
+   */
   async function runItem(item: TaskItem): Promise<Reply> {
     const handler = OPS[item.op];
     if (!handler) return errorReply(Errors.server(`unknown operation ${item.op}`));
-    const timed = ANALYSES.has(item.op) ? rt.metrics.insightSeconds.startTimer({ query: item.op }) : null;
+    const timed = TIMED.has(item.op) ? rt.metrics.insightSeconds.startTimer({ query: item.op }) : null;
     try {
-      return await handler(item, rt);
+      if (item.principal === null) return await handler(item, rt);
+      const budget = budgetFor(requestedTimeoutS(item, data.config.queryTimeoutS), data.config.queryMemoryMb);
+      const run = async () => withBudget(budget, () => handler(item, rt));
+      return await (isAnalysis(item.op) ? rt.queries.run(run) : run());
     } catch (error) {
+      rt.metrics.noteQueryError(error);
       return replyForThrown(error, item.op, (m) => rt.log.error(m));
     } finally {
       timed?.();

@@ -11,6 +11,7 @@ import { Histogram, Registry } from 'prom-client';
 import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
 import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
 import type { WorkerRuntime } from './runtime.js';
+import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
 import type { Shard } from './ingest/shard.js';
 
@@ -32,6 +33,15 @@ function diskBytes(path: string): number {
 export class WorkerMetrics {
   readonly registry = new Registry();
   readonly insightSeconds: Histogram<'query'>;
+  /** Requests stopped by their query budget, by reason (src/worker/query-budget.ts). */
+  private readonly budgetStops = { timeout: 0, memory: 0 };
+
+  /** Counts an operation's error if it is a budget stop. */
+  noteQueryError(error: unknown): void {
+    if (error instanceof QueryTimeoutError) this.budgetStops.timeout++;
+    else if (error instanceof QueryMemoryError) this.budgetStops.memory++;
+  }
+
   private readonly backups = { ok: 0, failed: 0, lastSuccess: 0 };
   private readonly startedAt = Date.now() / 1000;
 
@@ -62,6 +72,18 @@ export class WorkerMetrics {
         [{ labels: { result: 'ok' }, value: this.backups.ok }, { labels: { result: 'failed' }, value: this.backups.failed }]),
       new SnapshotMetric('quill_backup_last_success_timestamp_seconds', 'When the last successful backup made by this node finished (0: none).', 'gauge', () =>
         [{ labels: {}, value: this.backups.lastSuccess }], 'max'),
+      new SnapshotMetric('quill_queries_running', 'Analyses and queries running now, by worker (at most QUILL_QUERY_CONCURRENCY each).', 'gauge', () =>
+        [{ labels: { worker: rt.index }, value: rt.queries.counts().running }]),
+      new SnapshotMetric('quill_queries_queued', 'Analyses and queries waiting for a place, by worker (at most QUILL_QUERY_QUEUE each).', 'gauge', () =>
+        [{ labels: { worker: rt.index }, value: rt.queries.counts().queued }]),
+      new SnapshotMetric('quill_queries_rejected_total', 'Analyses and queries refused with 429 because the worker\'s queue was full.', 'counter', () =>
+        [{ labels: { worker: rt.index }, value: rt.queries.counts().rejected }]),
+      new SnapshotMetric('quill_query_budget_exceeded_total', 'Requests stopped by their query budget, by reason: timeout (504) or memory (400).', 'counter', () =>
+        [{ labels: { reason: 'timeout' }, value: this.budgetStops.timeout }, { labels: { reason: 'memory' }, value: this.budgetStops.memory }]),
+      new SnapshotMetric('quill_query_budget_seconds', 'The time budget of an analysis or query (QUILL_QUERY_TIMEOUT_S).', 'gauge', () =>
+        [{ labels: {}, value: rt.config.queryTimeoutS }], 'max'),
+      new SnapshotMetric('quill_query_memory_budget_bytes', 'How much a worker\'s heap may grow while one analysis or query runs (QUILL_QUERY_MEMORY_MB).', 'gauge', () =>
+        [{ labels: {}, value: rt.config.queryMemoryMb * 1024 * 1024 }], 'max'),
       new SnapshotMetric('quill_worker_start_timestamp_seconds', 'When each worker thread started (a replaced thread shows a new time).', 'gauge', () =>
         [{ labels: { worker: rt.index }, value: this.startedAt }]),
     ];

@@ -5,20 +5,50 @@
  * thread: the new thread simply opens its inbox again.
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { AnalyticsInputError } from '../domain/analytics/errors.js';
+import { currentBudget, QueryMemoryError, QueryTimeoutError, withBudget, type QueryBudget } from './query-budget.js';
 
 export type PeerMessage = { kind: string; [k: string]: unknown };
 type Envelope =
-  | { call: number; from: number; msg: PeerMessage }
+  /** `budget`: the caller's request budget (src/worker/query-budget.ts); the call runs under it here too. */
+  | { call: number; from: number; msg: PeerMessage; budget?: QueryBudget }
   | { reply: number; ok: true; value: unknown }
-  | { reply: number; ok: false; error: string }
+  | { reply: number; ok: false; error: string; answer?: AnswerableError }
   | { restarted: number };
+
+/**
+ * Errors that a request answers with (400, 504…) rather than a 500, in a form that crosses threads: a scan that
+ * stops at its deadline or on a bad pattern on another worker must answer the same as on the coordinator.
+ */
+type AnswerableError =
+  | { kind: 'input'; attr: string | null; code: string; detail: string }
+  | { kind: 'timeout'; timeoutS: number }
+  | { kind: 'memory'; limitMb: number };
+
+function answerableOf(error: unknown): AnswerableError | undefined {
+  if (error instanceof AnalyticsInputError) return { kind: 'input', attr: error.attr, code: error.code, detail: error.message };
+  if (error instanceof QueryTimeoutError) return { kind: 'timeout', timeoutS: error.timeoutS };
+  if (error instanceof QueryMemoryError) return { kind: 'memory', limitMb: error.limitMb };
+  return undefined;
+}
+
+function revive(answer: AnswerableError): Error {
+  switch (answer.kind) {
+    case 'input':
+      return new AnalyticsInputError(answer.attr, answer.detail, answer.code);
+    case 'timeout':
+      return new QueryTimeoutError(answer.timeoutS);
+    case 'memory':
+      return new QueryMemoryError(answer.limitMb);
+  }
+}
 
 const CALL_TIMEOUT_MS = 60_000;
 
 export class Peers {
   private readonly inbox: BroadcastChannel;
   private readonly outboxes = new Map<number, BroadcastChannel>();
-  private readonly waiting = new Map<number, { target: number; msg: PeerMessage; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<number, { target: number; msg: PeerMessage; budget: QueryBudget | undefined; resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   /**
    * Call ids are unique per thread, not only per worker: a peer may answer a call of a thread that died after its
    * replacement started, and with ids counted from 1 in every thread that late answer resolved the replacement's
@@ -40,13 +70,17 @@ export class Peers {
   call<T = unknown>(target: number, msg: PeerMessage, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
     if (target === this.index) return this.handle(msg, this.index) as Promise<T>;
     const id = this.nextCall++;
+    const budget = currentBudget();
+    // A call made for a request with a longer budget than the usual call timeout waits for that budget (plus the
+    // time for the peer's own budget error to come back).
+    if (budget !== undefined) timeoutMs = Math.max(timeoutMs, budget.deadline - Date.now() + 5_000);
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
         reject(new Error(`peer ${target} did not answer ${msg.kind} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.waiting.set(id, { target, msg, resolve: resolve as (v: unknown) => void, reject, timer });
-      this.outbox(target).postMessage({ call: id, from: this.index, msg } satisfies Envelope);
+      this.waiting.set(id, { target, msg, budget, resolve: resolve as (v: unknown) => void, reject, timer });
+      this.outbox(target).postMessage({ call: id, from: this.index, msg, budget } satisfies Envelope);
     });
   }
 
@@ -98,7 +132,7 @@ export class Peers {
   private receive(env: Envelope): void {
     if ('restarted' in env) {
       for (const [id, w] of this.waiting) {
-        if (w.target === env.restarted) this.outbox(w.target).postMessage({ call: id, from: this.index, msg: w.msg } satisfies Envelope);
+        if (w.target === env.restarted) this.outbox(w.target).postMessage({ call: id, from: this.index, msg: w.msg, budget: w.budget } satisfies Envelope);
       }
       return;
     }
@@ -109,9 +143,9 @@ export class Peers {
       const answer = (reply: Envelope) => {
         if (!this.closed) back.postMessage(reply);
       };
-      this.handle(env.msg, env.from).then(
+      withBudget(env.budget, () => this.handle(env.msg, env.from)).then(
         (value) => answer({ reply: env.call, ok: true, value }),
-        (error: unknown) => answer({ reply: env.call, ok: false, error: String((error as Error)?.stack ?? error) }),
+        (error: unknown) => answer({ reply: env.call, ok: false, error: String((error as Error)?.stack ?? error), answer: answerableOf(error) }),
       );
       return;
     }
@@ -120,7 +154,7 @@ export class Peers {
     this.waiting.delete(env.reply);
     clearTimeout(w.timer);
     if (env.ok) w.resolve(env.value);
-    else w.reject(new Error(env.error));
+    else w.reject(env.answer ? revive(env.answer) : new Error(env.error));
   }
 }
 

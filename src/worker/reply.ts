@@ -2,6 +2,8 @@
 import { ApiError, Errors } from '../protocol/errors.js';
 import type { Reply } from '../protocol/worker-messages.js';
 import { isStorageFailure } from '../stores/storage-failure.js';
+import { AnalyticsInputError } from '../domain/analytics/errors.js';
+import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 
 export function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
   return jsonText(status, JSON.stringify(value), headers);
@@ -38,11 +40,24 @@ export function errorReply(error: ApiError): Reply {
 }
 
 /**
- * Turns anything thrown by an operation into a reply: a storage failure (full disk…) is a 503 the client may retry,
- * anything else unexpected a 500; both are logged.
+ * The answer an error thrown below the ops layer stands for, when it is one a request answers with: invalid input
+ * to an analysis (400), a query past its time (504) or memory (400) budget. Null for anything unexpected.
+ */
+export function answerFor(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (error instanceof AnalyticsInputError) return Errors.validation(error.attr, error.code, error.message);
+  if (error instanceof QueryTimeoutError) return Errors.queryTimeout(error.message);
+  if (error instanceof QueryMemoryError) return Errors.queryMemory(error.message);
+  return null;
+}
+
+/**
+ * Turns anything thrown by an operation into a reply: an answerable error (above) as itself, a storage failure
+ * (full disk…) as a 503 the client may retry, anything else unexpected as a 500; the last two are logged.
  */
 export function replyForThrown(error: unknown, op: string, log: (msg: string) => void): Reply {
-  if (error instanceof ApiError) return errorReply(error);
+  const answer = answerFor(error);
+  if (answer !== null) return errorReply(answer);
   log(`operation ${op} failed: ${(error as Error)?.stack ?? String(error)}`);
   return errorReply(isStorageFailure(error) ? Errors.unavailable() : Errors.server());
 }

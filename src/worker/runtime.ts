@@ -2,6 +2,7 @@
  * Everything one shard worker thread owns: the stores it opened, its in-memory caches, its shards and its peer
  * channel. Created once per thread (src/worker/entry.ts) and passed to every operation.
  */
+import { QueryGate } from './query-gate.js';
 import type { Config } from '../config/schema.js';
 import type { SharedState } from '../protocol/shared-state.js';
 import { MetaStore } from '../stores/meta/meta-store.js';
@@ -41,6 +42,8 @@ export class WorkerRuntime {
   readonly retention: RetentionJob;
   /** What GET /metrics reads from this thread (src/worker/metrics.ts). */
   readonly metrics: WorkerMetrics;
+  /** How many analyses run at once here (src/worker/query-gate.ts). */
+  readonly queries: QueryGate;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -59,6 +62,7 @@ export class WorkerRuntime {
     this.personCreatedAt = new PersonCreatedAt(this.persons, shared);
     this.ingest = new IngestService(this, this.persons);
     this.retention = new RetentionJob(this);
+    this.queries = new QueryGate(config.queryConcurrency, config.queryQueue);
     this.metrics = new WorkerMetrics(this);
     this.peers = new Peers(index, config.workers, async (msg, from) => {
       const handler = peerHandlers[msg.kind];

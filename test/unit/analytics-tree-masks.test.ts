@@ -6,7 +6,7 @@
 import t from 'tap';
 import { likeRegex } from '../../src/domain/analytics/action-filter.js';
 import { compileElementFilter } from '../../src/domain/analytics/element-match.js';
-import { compileMatcher, compileRegex, isFilterGroup, type FilterLeaf, type FilterNode } from '../../src/domain/analytics/property-filters.js';
+import { compileMatcher, isFilterGroup, type FilterLeaf, type FilterNode } from '../../src/domain/analytics/property-filters.js';
 import { parseElementsChain } from '../../src/domain/ingest/elements-chain.js';
 import { BlockBuilder, COL, EVENT_PROP, PERSON_PROP } from '../../src/stores/scan/block-builder.js';
 import type { BlockView } from '../../src/stores/scan/column-block.js';
@@ -101,21 +101,3 @@ t.test('one-pass and per-leaf masks agree with each leaf decided per row', async
   t.ok(fused > 100 && perLeaf > 50, `both paths exercised (${fused} one-pass, ${perLeaf} per leaf)`);
 });
 
-t.test('regexes as re2 reads them; LIKE as a regex', async (t) => {
-  t.ok(compileRegex('(?i)^sign')!.test('SIGN up'), '(?i) becomes the i flag');
-  t.notOk(compileRegex('^sign')!.test('SIGN up'), 'case-sensitive otherwise');
-  t.ok(compileRegex('(?s)a.b')!.test('a\nb'), '(?s) lets . match a newline');
-  t.ok(compileRegex('welcome')!.test('/en/welcome?x'), 'unanchored');
-  t.ok(compileRegex('sign\\-up')!.test('/sign-up'), 'an escape unicode mode refuses (re2 takes it)');
-  t.equal(compileRegex('(?i'), null, 'a broken pattern does not compile');
-  t.equal(compileRegex('*'), null);
-  const like = (pattern: string, text: string) => new RegExp(likeRegex(pattern), 'u').test(text);
-  t.ok(like('%/sign_up%', 'https://x/sign-up'), '_ is one character');
-  t.notOk(like('%/sign_up%', 'https://x/signup'));
-  t.ok(like('%/sign\\_up%', 'https://x/sign_up'), '\\_ a literal underscore');
-  t.notOk(like('%/sign\\_up%', 'https://x/sign-up'));
-  t.ok(like('%a.b?%', 'xa.b?y'), 'regex characters are literal');
-  t.notOk(like('%a.b%', 'axb'));
-  t.notOk(like('%Welcome%', '/welcome'), 'case-sensitive');
-  t.ok(like('%(x)[y]{z}|^$+*%', 'q(x)[y]{z}|^$+*q'));
-});

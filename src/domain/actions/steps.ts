@@ -6,7 +6,8 @@
  */
 import { invalidInput } from '../analytics/errors.js';
 import { parseSelector } from '../analytics/element-match.js';
-import { compileRegex, parseFilters } from '../analytics/property-filters.js';
+import { parseFilters } from '../analytics/property-filters.js';
+import { regexProblem } from '../patterns/regex.js';
 import { pyType } from '../py-type.js';
 
 export type UrlMatching = 'contains' | 'regex' | 'exact';
@@ -48,7 +49,9 @@ function choice<T extends string>(step: Record<string, unknown>, field: string, 
 }
 
 function checkRegex(pattern: string | null, attr: string): void {
-  if (pattern !== null && compileRegex(pattern) === null) invalidInput(attr, `Invalid regular expression: ${pattern}`);
+  if (pattern === null) return;
+  const problem = regexProblem(pattern, 'clickhouse');
+  if (problem !== null) invalidInput(attr, problem);
 }
 
 /** One step of a request body, validated and normalised; `attr` names it (`steps__0__url`, PostHog's field path). */

@@ -15,6 +15,7 @@
  */
 import type { ActionStep, TextMatching } from '../actions/steps.js';
 import { parseFilters, type FilterLeaf, type FilterNode } from './property-filters.js';
+import { quoteRegex } from '../patterns/regex.js';
 
 export const AUTOCAPTURE = '$autocapture';
 
@@ -33,21 +34,21 @@ const leaf = (type: FilterLeaf['type'], key: string, operator: string, value: un
 
 const TEXT_OPERATORS: Readonly<Record<TextMatching, string>> = { exact: 'exact', contains: 'icontains', regex: 'regex' };
 
-/** SQL LIKE (`%` any run, `_` any one character, `\` escapes the next) as an anchored regular expression. */
+/**
+ * SQL LIKE (`%` any run, `_` any one character, `\` escapes the next) as an anchored RE2 pattern, for the filter
+ * tree's `regex` leaf (matched in linear time by src/domain/patterns/regex.ts, `.` spanning line breaks).
+ */
 export function likeRegex(pattern: string): string {
   let out = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) out += escapeRegex(pattern[++i]!);
-    else if (c === '%') out += '[\\s\\S]*';
-    else if (c === '_') out += '[\\s\\S]';
-    else out += escapeRegex(c);
+  const chars = Array.from(pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === '\\' && i + 1 < chars.length) out += quoteRegex(chars[++i]!);
+    else if (c === '%') out += '(?s:.*)';
+    else if (c === '_') out += '(?s:.)';
+    else out += quoteRegex(c);
   }
   return `${out}$`;
-}
-
-function escapeRegex(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
 }
 
 function urlLeaf(step: ActionStep): FilterLeaf | null {

@@ -11,6 +11,8 @@ import type { FilterParams } from './filter-params.js';
 import { actionFilter } from './action-filter.js';
 import { parseFilters, type FilterGroup, type FilterNode } from './property-filters.js';
 import type { DateParams } from './query.js';
+import { compileLike, PATH_WILDCARD } from '../patterns/like.js';
+import { compileRegex, regexProblem } from '../patterns/regex.js';
 
 export interface CleaningRule {
   regex: string;
@@ -60,11 +62,8 @@ export function cleaningRules(raw: unknown, attr: string): CleaningRule[] {
   if (!Array.isArray(raw)) return invalidInput(attr, 'Path cleaning rules are a list of {"regex": ..., "alias": ...}.');
   return raw.map((r) => {
     if (!isObject(r) || typeof r.regex !== 'string' || typeof r.alias !== 'string') invalidInput(attr, 'Path cleaning rules are a list of {"regex": ..., "alias": ...}.');
-    try {
-      new RegExp(r.regex as string, 'g');
-    } catch {
-      invalidInput(attr, `Invalid regex in a path cleaning rule: ${String(r.regex)}`);
-    }
+    const problem = regexProblem(r.regex as string, 'clickhouse');
+    if (problem !== null) invalidInput(attr, `A path cleaning rule's regex: ${problem}`);
     return { regex: r.regex as string, alias: r.alias as string };
   });
 }
@@ -127,20 +126,23 @@ export function rawItem(name: string, url: string | null, screen: string | null)
   return name;
 }
 
-function wildcard(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-}
-
-/** Cleaning rules (in order, replace-all), then groupings (an item matching pattern j becomes pattern j). */
+/**
+ * Cleaning rules (in order, replace-all, as ClickHouse's `replaceRegexpAll`: `\\1` in an alias is a group), then
+ * groupings (`*` any run of characters; an item matching pattern j becomes pattern j).
+ */
 export function itemCleaner(rules: readonly CleaningRule[], groupings: readonly string[]): (item: string) => string {
-  const compiled = rules.map((r) => ({ re: new RegExp(r.regex, 'g'), alias: r.alias }));
-  const groups = groupings.map((g) => ({ pattern: g, re: wildcard(g) }));
+  // Rules are validated when stored; one stored before patterns were RE2 and that RE2 refuses cleans nothing.
+  const compiled = rules.flatMap((r) => {
+    const re = compileRegex(r.regex, 'clickhouse');
+    return re === null ? [] : [{ re, alias: r.alias }];
+  });
+  const groups = groupings.map((g) => ({ pattern: g, re: compileLike(g, PATH_WILDCARD) }));
   const cache = new Map<string, string>();
   return (item) => {
     let out = cache.get(item);
     if (out !== undefined) return out;
     out = item;
-    for (const r of compiled) out = out.replace(r.re, r.alias);
+    for (const r of compiled) out = r.re.replace(out, r.alias, true);
     for (const g of groups) {
       if (g.re.test(out)) {
         out = g.pattern;

@@ -9,6 +9,7 @@
  * match) and an invalid regex matches nothing.
  */
 import { invalidInput } from './errors.js';
+import { compileRegex } from '../patterns/regex.js';
 
 /**
  * `event_name` is internal (never parsed from a request): the event's name, as an action step's event condition
@@ -145,26 +146,6 @@ export function propertyNumber(value: unknown): number | null {
   return Number(t);
 }
 
-/**
- * A pattern as ClickHouse's `match` (re2) reads it, in JavaScript: unanchored, and leading inline flags such as
- * `(?i)` (which JavaScript's RegExp does not take) become the RegExp's flags. Unicode mode first; a pattern only
- * the legacy mode takes (re2 accepts escapes like `\-` that unicode mode refuses) compiles without it. Null when it
- * does not compile.
- */
-export function compileRegex(source: string): RegExp | null {
-  const inline = /^\(\?([ims]+)\)/.exec(source);
-  const pattern = inline ? source.slice(inline[0].length) : source;
-  const flags = inline ? [...new Set(inline[1]!)].join('') : '';
-  for (const mode of ['u', '']) {
-    try {
-      return new RegExp(pattern, mode + flags);
-    } catch {
-      // the next mode
-    }
-  }
-  return null;
-}
-
 /** A leaf compiled for repeated matching: `(present, value) → boolean` (negation applied by the caller). */
 export type ValueMatcher = (present: boolean, value: unknown) => boolean;
 
@@ -208,7 +189,7 @@ export function compileMatcher(leaf: FilterLeaf, dateOfFilter: (v: unknown) => n
     }
     case 'regex':
     case 'not_regex': {
-      const r = compileRegex(String(leaf.value));
+      const r = compileRegex(String(leaf.value), 'clickhouse');
       if (r === null) return () => false;
       const positive = (present: boolean, v: unknown) => present && r.test(propertyText(v));
       return op === 'regex' ? positive : (present, v) => !positive(present, v);

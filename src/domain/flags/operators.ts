@@ -3,7 +3,7 @@
  * {@link compileOperator}; {@link matchOperator} only reads the property value.
  */
 import { compileDateFilter, dateFilterMs, propertyDateMs } from './dates.js';
-import { compileRegex } from './regex.js';
+import { compileRegex, PatternWorkError, type LinearRegex } from '../patterns/regex.js';
 import { caretRange, compareVersions, inRange, parseVersion, tildeRange, wildcardRange } from './semver.js';
 import type { CompiledOperator } from './types.js';
 import { asciiLower, isBooleanLike, isTruthyValue, numberOf, textOf } from './values.js';
@@ -117,6 +117,8 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /**
  * A case-insensitive RegExp for ASCII needles: about 4x faster than folding the haystack, and equivalent to
  * ASCII-only folding because in non-Unicode mode JS never folds a non-ASCII character onto an ASCII one.
+ * Not a user pattern (every needle is escaped into a literal, with no quantifier), so backtracking is bounded by
+ * the needles' total length at each position: the one RegExp outside src/domain/patterns/ that sees user text.
  */
 function asciiSearch(needles: readonly string[], prefix: string, suffix: string): RegExp | null {
   if (needles.some((n) => NON_ASCII.test(n))) return null;
@@ -166,7 +168,7 @@ export function compileOperator(operator: unknown, value: unknown, timeZone: str
     }
     case Op.Regex:
     case Op.NotRegex:
-      return { ...BLANK, op, regex: compileRegex(textOf(value)) };
+      return { ...BLANK, op, regex: compileRegex(textOf(value), 'rust') };
     case Op.Gt:
     case Op.Gte:
     case Op.Lt:
@@ -234,9 +236,9 @@ export function matchOperator(
     case Op.NotEndsWith:
       return !textTest(o, value);
     case Op.Regex:
-      return o.regex !== null && regexTest(o.regex, textOf(value));
+      return o.regex !== null && regexTest(o.regex, textOf(value)) === true;
     case Op.NotRegex:
-      return o.regex !== null && !regexTest(o.regex, textOf(value));
+      return o.regex !== null && regexTest(o.regex, textOf(value)) === false;
     case Op.Gt:
       return numberOf(value) > o.num;
     case Op.Gte:
@@ -299,9 +301,17 @@ function textTest(o: CompiledOperator, value: unknown): boolean {
   }
 }
 
-function regexTest(re: RegExp, text: string): boolean {
-  // Global/sticky flags are never set, so lastIndex is not consulted; test() is a plain unanchored search.
-  return re.test(text);
+/**
+ * A match past the pattern module's work bound counts as no match for both operators, as PostHog's engine treats a
+ * pattern past its backtrack limit: a flag answer never waits on one value.
+ */
+function regexTest(re: LinearRegex, text: string): boolean | null {
+  try {
+    return re.test(text);
+  } catch (error) {
+    if (error instanceof PatternWorkError) return null;
+    throw error;
+  }
 }
 
 function matchSemver(o: CompiledOperator, value: unknown): boolean {

@@ -2,6 +2,7 @@
  * Public types of the flag engine: stored records in, compiled sets and results out.
  * Semantics follow PostHog's current ("rust") server behaviour, as our flags fact sheet describes it.
  */
+import type { LinearRegex } from '../patterns/regex.js';
 
 /** Stored flag record (the subset evaluation needs). `filters` is PostHog's filters object, as stored. */
 export interface FlagRecord {
@@ -146,7 +147,7 @@ export interface CompiledOperator {
   readonly texts: readonly string[] | null;
   readonly num: number;
   readonly num2: number;
-  readonly regex: RegExp | null;
+  readonly regex: LinearRegex | null;
   /** Case-insensitive search equivalent to the ASCII-folded text test (only built for ASCII needles). */
   readonly ci: RegExp | null;
   readonly date: DateFilter | null;

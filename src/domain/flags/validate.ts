@@ -5,7 +5,7 @@
  */
 import { compileDateFilter } from './dates.js';
 import { PROPERTY_OPERATORS } from './operators.js';
-import { compileRegex, isCatastrophicRegex } from './regex.js';
+import { regexProblem } from '../patterns/regex.js';
 import { caretRange, parseVersion, tildeRange, wildcardRange } from './semver.js';
 import type { GroupTypeMapping } from './types.js';
 import { intOf, isRecord } from './values.js';
@@ -224,14 +224,8 @@ function validateProperty(raw: unknown, aggregation: number | null, ctx: Validat
       return fail(`Invalid value for operator ${op}: ${show(value)}`, 'invalid_value');
     }
     if (op === 'regex' || op === 'not_regex') {
-      const pattern = String(value);
-      if (compileRegex(pattern) === null) return fail(`Invalid regular expression: ${pattern}`, 'invalid_value');
-      if (isCatastrophicRegex(pattern)) {
-        const detail =
-          `Regular expression ${pattern} could take exponential time to match: nested repetition such as (a+)+ ` +
-          'cannot be combined with (?i), Unicode classes, back-references or look-around.';
-        return fail(detail, 'invalid_value');
-      }
+      const problem = regexProblem(String(value), 'rust');
+      if (problem !== null) return fail(problem, 'invalid_value');
     }
     return null;
   }

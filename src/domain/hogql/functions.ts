@@ -10,6 +10,8 @@
 import { addIntervals, fromLocal, isTimeZone, toLocal, truncate } from '../analytics/time-zone.js';
 import { compileMatcher, propertyNumber, propertyText, type FilterLeaf } from '../analytics/property-filters.js';
 import { hogqlError, unsupported } from './errors.js';
+import { compileLike, SQL_LIKE } from '../patterns/like.js';
+import { PatternError, requireRegex, type LinearRegex } from '../patterns/regex.js';
 import {
   compareLoose, compareValues, DAY_MS, dateOf, dateTimeOf, isObject, isNumeric, localDay, numberOf, textOf, truth,
   type IntervalUnit, type IntervalValue, type Type, type Value, type ValueContext,
@@ -109,25 +111,10 @@ const compare = (test: (c: number) => boolean): FnDef => ({
   },
 });
 
-/** A LIKE pattern as a regular expression (`%` any text, `_` one character, `\` escapes). */
-export function likePattern(pattern: string, caseless: boolean): RegExp {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) re += escapeRegex(pattern[++i]!);
-    else if (c === '%') re += '[\\s\\S]*';
-    else if (c === '_') re += '[\\s\\S]';
-    else re += escapeRegex(c);
-  }
-  return new RegExp(`^${re}$`, caseless ? 'iu' : 'u');
-}
-
-const escapeRegex = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
 const like = (caseless: boolean, negate: boolean): FnDef => ({
   min: 2, max: 2, type: () => 'Bool',
   make: ([ta, tb], ctx) => {
-    const pattern = memo((p) => likePattern(textOf(p, tb!, ctx) ?? '', caseless));
+    const pattern = memo((p) => compileLike(textOf(p, tb!, ctx) ?? '', SQL_LIKE, caseless));
     return ([a, p]) => {
       const hit = pattern(p!).test(textOf(a!, ta!, ctx) ?? '');
       return negate ? !hit : hit;
@@ -135,12 +122,13 @@ const like = (caseless: boolean, negate: boolean): FnDef => ({
   },
 });
 
-function regex(text: string): RegExp {
+/** A pattern as ClickHouse reads it (RE2, linear time: src/domain/patterns/regex.ts); an invalid one is the query's error. */
+function regex(text: string): LinearRegex {
   try {
-    // RE2 (ClickHouse) and JavaScript agree on the common syntax; an invalid pattern is the query's error.
-    return new RegExp(text, 'u');
-  } catch {
-    return hogqlError(`Invalid regular expression: ${text}`);
+    return requireRegex(text, 'clickhouse');
+  } catch (error) {
+    if (error instanceof PatternError) return hogqlError(error.message);
+    throw error;
   }
 }
 
@@ -649,13 +637,13 @@ export const FUNCTIONS: Record<string, FnDef> = {
   reverse: textFn((s) => [...s].reverse().join(''), 'String'),
   replaceAll: textFn((s, from, to) => s.split(String(from)).join(String(to)), 'String', 3),
   replaceOne: textFn((s, from, to) => s.replace(String(from), String(to)), 'String', 3),
-  replaceRegexpAll: textFn((s, re, to) => s.replace(new RegExp(regex(String(re)).source, 'gu'), String(to).replace(/\\(\d)/g, '$$$1')), 'String', 3),
-  replaceRegexpOne: textFn((s, re, to) => s.replace(regex(String(re)), String(to).replace(/\\(\d)/g, '$$$1')), 'String', 3),
+  replaceRegexpAll: textFn((s, re, to) => regex(String(re)).replace(s, String(to), true), 'String', 3),
+  replaceRegexpOne: textFn((s, re, to) => regex(String(re)).replace(s, String(to), false), 'String', 3),
   startsWith: textFn((s, p) => s.startsWith(String(p)), 'Bool', 2),
   endsWith: textFn((s, p) => s.endsWith(String(p)), 'Bool', 2),
   position: textFn((s, p) => s.indexOf(String(p)) + 1, 'Int', 2),
   positionCaseInsensitive: textFn((s, p) => s.toLowerCase().indexOf(String(p).toLowerCase()) + 1, 'Int', 2),
-  extract: textFn((s, re) => { const m = regex(String(re)).exec(s); return m ? (m[1] ?? m[0]) : ''; }, 'String', 2),
+  extract: textFn((s, re) => { const m = regex(String(re)).exec(s); return m === null ? '' : (m.length > 1 ? m[1]! : m[0]!); }, 'String', 2),
   splitByChar: { min: 2, max: 2, type: () => 'Array', make: (types, ctx) => (vs) => (textOf(vs[1]!, types[1]!, ctx) ?? '').split(String(vs[0])) },
   splitByString: { min: 2, max: 2, type: () => 'Array', make: (types, ctx) => (vs) => (textOf(vs[1]!, types[1]!, ctx) ?? '').split(String(vs[0])) },
   leftPad: textFn((s, n, fill) => s.padStart(Number(n), fill === undefined ? ' ' : String(fill)), 'String', 2, 3),

@@ -1,9 +1,11 @@
 /**
  * Long analysis work runs on threads that also owe acknowledgements and flag answers. It runs in slices: after
  * SLICE_MS of work it yields to the event loop (`setImmediate`: pending messages are handled first), so no request
- * waits behind more than a slice of an analysis.
+ * waits behind more than a slice of an analysis. At each slice's end the request's budget is checked
+ * (src/worker/query-budget.ts): past its deadline or memory bound the work throws, on whichever worker it runs.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { checkBudget } from '../query-budget.js';
 
 export const SLICE_MS = 2;
 
@@ -13,7 +15,9 @@ export class Slicer {
   /** Yields if this slice has run its time; call between units of work. */
   async pace(): Promise<void> {
     if (performance.now() - this.start < SLICE_MS) return;
+    checkBudget();
     await yieldToLoop();
+    checkBudget();
     this.start = performance.now();
   }
 }

@@ -6,12 +6,12 @@
  * `query_status` to poll at `GET /query/:id/`, or cancel with `DELETE`; `lazy_async` answers from the cache when it
  * can). Answers carry `is_cached` and `last_refresh`; every answer first waits for the events acknowledged before it.
  */
-import { AnalyticsInputError, invalidInput } from '../../domain/analytics/errors.js';
+import { invalidInput } from '../../domain/analytics/errors.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply } from '../../protocol/worker-messages.js';
 import { cancelStatus, finishStatus, readStatus, startStatus } from '../query/query-status.js';
 import { queryKinds, queryRunner, type QueryContext } from '../query/runners.js';
-import { empty, json } from '../reply.js';
+import { answerFor, empty, json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { answering, cachedEntry, storeCached } from './insights.js';
 import type { OpHandler } from './types.js';
@@ -101,8 +101,9 @@ export const runQuery: OpHandler = (item, rt) => answering(async (): Promise<Rep
         await finishStatus(rt, team, status.id, { results: { ...value, is_cached: false, last_refresh: at } });
       },
       async (error: unknown) => {
-        const message = error instanceof AnalyticsInputError ? error.message : 'The query failed.';
-        if (!(error instanceof AnalyticsInputError)) rt.log.error(`async query failed: ${(error as Error)?.stack ?? error}`);
+        const answer = answerFor(error);
+        const message = answer !== null ? answer.detail : 'The query failed.';
+        if (answer === null) rt.log.error(`async query failed: ${(error as Error)?.stack ?? error}`);
         await finishStatus(rt, team, status.id, { error: message });
       },
     );

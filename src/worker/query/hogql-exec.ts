@@ -17,7 +17,8 @@ import { all } from '../../stores/lmdb-env.js';
 import type { PersonRow } from '../../stores/persons/person-store.js';
 import type { ScanContext } from '../analytics/scatter.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { bindAgg, personWords, scanEverywhere, Slicer, sortValue, type ScanLimits } from './hogql-scan.js';
+import { bindAgg, personWords, scanEverywhere, sortValue, type ScanLimits } from './hogql-scan.js';
+import { Slicer } from '../analytics/slices.js';
 
 export interface ExecEnv {
   rt: WorkerRuntime;
@@ -64,7 +65,7 @@ type RExprRef = Extract<RExpr, { k: 'col' }>['ref'];
 async function chunks(rows: Value[][], slicer: Slicer, fn: (batch: MemoryBatch, offset: number) => void): Promise<void> {
   for (let at = 0; at < rows.length; at += CHUNK) {
     fn(new MemoryBatch(rows.slice(at, at + CHUNK)), at);
-    await slicer.pause();
+    await slicer.pace();
   }
 }
 
@@ -184,7 +185,7 @@ async function* personPages(env: ExecEnv, slicer: Slicer): AsyncGenerator<Person
     if (page.length === 0) return;
     yield page;
     from = page[page.length - 1]!.id + 1;
-    await slicer.pause();
+    await slicer.pace();
   }
 }
 

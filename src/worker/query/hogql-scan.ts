@@ -7,7 +7,6 @@
  * A scan yields to its thread's other work every few milliseconds, as the analyses' scans do
  * (src/worker/analytics/scatter.ts): acknowledgements and flag answers never wait behind a query.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { AnalyticsInputError } from '../../domain/analytics/errors.js';
 import { AGGREGATES } from '../../domain/hogql/aggregate-functions.js';
 import { hogqlError } from '../../domain/hogql/errors.js';
@@ -21,6 +20,7 @@ import { COL, EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js
 import type { BlockView } from '../../stores/scan/column-block.js';
 import { rowMask } from '../analytics/block-filter.js';
 import { scanEnvOf, type ScanContext } from '../analytics/scatter.js';
+import { Slicer } from '../analytics/slices.js';
 import type { ScanEnv } from '../analytics/series-scan.js';
 import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
@@ -28,8 +28,6 @@ import { hogqlValueContext } from './hogql-values.js';
 
 export const HOGQL_SCAN = 'hogql.scan';
 
-/** Longest stretch a scan runs before letting other work of its thread through. */
-const SLICE_MS = 4;
 
 export interface ScanLimits {
   /** Rows a scan may return without a LIMIT (materialised inputs of joins). */
@@ -62,18 +60,6 @@ export function bindAgg(a: AggSpec, values: ValueContext): BoundAgg {
 /** A sort key's value: persons order by their uuid, everything else by its value. */
 export function sortValue(v: Value, type: Type, values: ValueContext): Value {
   return type === 'Person' && v !== null ? values.personUuid(v as number) : v;
-}
-
-/** Lets a thread's other work through after every SLICE_MS of a long computation (await `pause()` often). */
-export class Slicer {
-  private start = performance.now();
-
-  async pause(): Promise<void> {
-    if (performance.now() - this.start > SLICE_MS) {
-      await yieldToLoop();
-      this.start = performance.now();
-    }
-  }
 }
 
 export const hogqlScanHandler: PeerHandler = async (rt, msg) => {
@@ -111,7 +97,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
       const { rows, count } = selected(batch, cache);
       table.add(batch, rows, count, values, cache);
       batch.done();
-      await slicer.pause();
+      await slicer.pace();
     }
     return { groups: table.groups };
   }
@@ -133,7 +119,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
       for (let k = 0; k < count && out.length < limit; k++) out.push({ keys: [], row: rowOf(vs, rows[k]!) });
       batch.done();
       if (spec.limit === null && out.length > limits.maxRows) tooMany(limits.maxRows);
-      await slicer.pause();
+      await slicer.pace();
     }
     return { rows: out };
   }
@@ -160,7 +146,7 @@ async function runScan(rt: WorkerRuntime, { scan, ctx, limits }: ScanMessage): P
       top.offer(keyVecs.map((v, i) => sortValue(v.at(row), types[i]!, values)), [bi, row]);
     }
     batch.done();
-    await slicer.pause();
+    await slicer.pace();
   }
   const winners = top.result();
   const byBlock = new Map<number, number[]>();

@@ -9,6 +9,7 @@
  */
 import type { CohortRecord } from '../../../domain/flags/index.js';
 import type { PeerMessage } from '../../peers.js';
+import { Slicer } from '../../analytics/slices.js';
 import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
 import type { EventStore, StoredEvent } from '../../../stores/events/event-store.js';
 import { compilePropertyFilter, needsPerson, type EventMatcher, type FilterGroup, type FilterSubject } from './property-filter.js';
@@ -97,7 +98,8 @@ export const scanHandler: PeerHandler = async (rt, msg) => {
   const matcher = q.filter ? compilePropertyFilter(q.filter, q.cohorts) : null;
   const now = new Date(q.now);
   const out: ScanPart = { rows: [], cutAt: [] };
-  for (const shard of rt.ingest.shards.values()) collect(shard.events, q, (e) => {
+  const slicer = new Slicer();
+  for (const shard of rt.ingest.shards.values()) await collect(shard.events, q, slicer, (e) => {
     const properties = () => e.properties;
     const personRow = () => persons.of(e.person_id);
     if (matcher && !matcher(subjectOf(e, properties, personRow, staticCohorts, rt, q.team, now))) return false;
@@ -140,13 +142,17 @@ function subjectOf(
 /**
  * Collects up to `take` matching rows of one shard in scan order, stopping early at `maxBytes`. Every shard scans
  * its rows in (timestamp, uuid) order, the order of the merge, so the first `take` of each shard are enough for
- * any page.
+ * any page. A filter that keeps few rows reads the whole store: the scan runs in slices (and under the request's
+ * budget), src/worker/analytics/slices.ts.
  */
-function collect(store: EventStore, q: ScanRequest, keep: (e: StoredEvent) => boolean, out: ScanPart): void {
+async function collect(store: EventStore, q: ScanRequest, slicer: Slicer, keep: (e: StoredEvent) => boolean, out: ScanPart): Promise<void> {
   let taken = 0;
   let bytes = 0;
+  let read = 0;
   for (const e of store.scan(q.team, { after: q.after, before: q.before, event: q.event, distinctIds: q.distinctIds, ascending: q.ascending })) {
     if (taken >= q.take) return;
+    // Every 256 events: an await per event would cost more than the check.
+    if ((++read & 255) === 0) await slicer.pace();
     if (!keep(e)) continue;
     const row = rowOf(e);
     out.rows.push(row);
