@@ -23,7 +23,7 @@ import { reloadHandler } from './replication.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
-import { budgetFor, withBudget } from './query-budget.js';
+import { abandonQueries, budgetFor, withBudget } from './query-budget.js';
 import { isAnalysis, requestedTimeoutS } from './ops/analysis-ops.js';
 import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
@@ -69,6 +69,7 @@ export function createWorkerEntry(data: WorkerData) {
   // An uncaught exception ends the thread, but only after its LMDB environments are closed (src/worker/fatal-exit.ts).
   installFatalExit(async () => {
     port?.ignoreRequests();
+    abandonQueries();
     await rt.close({ fatal: true });
   }, rt.log);
 
@@ -150,6 +151,7 @@ export function createWorkerEntry(data: WorkerData) {
         return authSnapshot(rt);
       case 'shutdown':
         port?.close();
+        abandonQueries();
         await rt.close();
         return true;
     }

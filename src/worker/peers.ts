@@ -6,7 +6,7 @@
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { AnalyticsInputError } from '../domain/analytics/errors.js';
-import { currentBudget, QueryMemoryError, QueryTimeoutError, withBudget, type QueryBudget } from './query-budget.js';
+import { currentBudget, QueriesAbandonedError, QueryMemoryError, QueryTimeoutError, withBudget, type QueryBudget } from './query-budget.js';
 
 export type PeerMessage = { kind: string; [k: string]: unknown };
 type Envelope =
@@ -23,12 +23,14 @@ type Envelope =
 type AnswerableError =
   | { kind: 'input'; attr: string | null; code: string; detail: string }
   | { kind: 'timeout'; timeoutS: number }
-  | { kind: 'memory'; limitMb: number };
+  | { kind: 'memory'; limitMb: number }
+  | { kind: 'abandoned' };
 
 function answerableOf(error: unknown): AnswerableError | undefined {
   if (error instanceof AnalyticsInputError) return { kind: 'input', attr: error.attr, code: error.code, detail: error.message };
   if (error instanceof QueryTimeoutError) return { kind: 'timeout', timeoutS: error.timeoutS };
   if (error instanceof QueryMemoryError) return { kind: 'memory', limitMb: error.limitMb };
+  if (error instanceof QueriesAbandonedError) return { kind: 'abandoned' };
   return undefined;
 }
 
@@ -40,6 +42,8 @@ function revive(answer: AnswerableError): Error {
       return new QueryTimeoutError(answer.timeoutS);
     case 'memory':
       return new QueryMemoryError(answer.limitMb);
+    case 'abandoned':
+      return new QueriesAbandonedError();
   }
 }
 

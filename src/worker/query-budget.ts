@@ -47,6 +47,20 @@ export class QueryMemoryError extends Error {
   }
 }
 
+/** The worker is closing: queries still running stop at their next slice and answer 503 shutting_down. */
+export class QueriesAbandonedError extends Error {
+  constructor() {
+    super('Quill is shutting down.');
+  }
+}
+
+let abandoned = false;
+
+/** From now on every query on this thread stops at its next slice (the worker is closing its stores). */
+export function abandonQueries(): void {
+  abandoned = true;
+}
+
 const store = new AsyncLocalStorage<QueryBudget>();
 /** Heap size when a budget first reached this thread (a budget received from a peer is a new object per call). */
 const heapAtStart = new WeakMap<QueryBudget, number>();
@@ -69,6 +83,7 @@ export function currentBudget(): QueryBudget | undefined {
 
 /** Throws when the current request is past its deadline or its memory budget (called at each slice's end). */
 export function checkBudget(now = Date.now()): void {
+  if (abandoned) throw new QueriesAbandonedError();
   const budget = store.getStore();
   if (budget === undefined) return;
   if (now > budget.deadline) throw new QueryTimeoutError(budget.timeoutS);

@@ -3,7 +3,7 @@ import { ApiError, Errors } from '../protocol/errors.js';
 import type { Reply } from '../protocol/worker-messages.js';
 import { isStorageFailure } from '../stores/storage-failure.js';
 import { AnalyticsInputError } from '../domain/analytics/errors.js';
-import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
+import { QueriesAbandonedError, QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 
 export function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
   return jsonText(status, JSON.stringify(value), headers);
@@ -48,6 +48,7 @@ export function answerFor(error: unknown): ApiError | null {
   if (error instanceof AnalyticsInputError) return Errors.validation(error.attr, error.code, error.message);
   if (error instanceof QueryTimeoutError) return Errors.queryTimeout(error.message);
   if (error instanceof QueryMemoryError) return Errors.queryMemory(error.message);
+  if (error instanceof QueriesAbandonedError) return Errors.shuttingDown();
   return null;
 }
 

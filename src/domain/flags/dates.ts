@@ -171,7 +171,9 @@ export function dateFilterMs(filter: DateFilter, nowMs: number): number {
   return filter.relative ? resolveRelative(filter.relative, nowMs) : filter.absoluteMs;
 }
 
-const NUMERIC_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a run of digits in n ways and backtracks in n² on a long
+// digit run that ends in a non-digit (a 30,000-digit value took 0.8 s).
+const NUMERIC_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** A person/group property value -> epoch ms, or NaN (Rust `determine_parsed_date_for_property_matching`). */
 export function propertyDateMs(value: unknown, nowMs: number, timeZone: string | null): number {

@@ -40,7 +40,7 @@ export function asciiLower(s: string): string {
 }
 
 // Rust's `str::parse::<f64>`: no surrounding whitespace, no hex, optional sign, "inf"/"infinity"/"nan" in any case.
-const F64_TEXT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+const F64_TEXT = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
 
 /** Rust `to_f64_representation`: numbers as-is, other values through their text; NaN when not numeric. */
 export function numberOf(value: unknown): number {

@@ -53,15 +53,40 @@ export const MAX_PROGRAM_SIZE = 20_000;
 export const MAX_PATTERN_LENGTH = 256 * 1024;
 
 /**
- * The most work one match may do in RE2's NFA, in text characters times program instructions.
+ * The most work RE2's NFA may do in one stretch of a thread's synchronous work (one macrotask), in text characters
+ * times program instructions.
  *
  * Linear is not yet bounded: RE2 matches most patterns with a lazy DFA (a few ns per character), but a pattern
  * whose DFA needs too many states (`[ab]*a[ab]{999}c`) falls back to the NFA, which steps every live instruction
  * at every character: measured ~3.5 ns per character and instruction here, 3.5 s for a 1 MB value against a
- * 1,000-instruction pattern, during which the thread answers nothing. Past this bound the match is not run:
- * ~70 ms at that rate. Values up to 1,000 characters are never refused (MAX_PROGRAM_SIZE × 1,000 is under it).
+ * 1,000-instruction pattern, during which the thread answers nothing. And a scan matches one block's dictionary
+ * values in one stretch (src/worker/analytics/block-filter.ts), so a bound per match would still multiply by the
+ * values. The meter adds up every NFA run of the stretch and is reset when the thread next turns its event loop;
+ * a match that would take it past the bound is not run: ~70 ms at that rate. A single value up to 1,000
+ * characters is never refused on its own (MAX_PROGRAM_SIZE × 1,000 is the bound).
  */
 export const NFA_WORK_LIMIT = 20_000_000;
+
+let nfaWork = 0;
+let meterResetQueued = false;
+
+/** Charges `work` to this stretch's meter, or throws when it would pass NFA_WORK_LIMIT. */
+function chargeNfa(work: number, source: string, chars: number): void {
+  if (nfaWork + work > NFA_WORK_LIMIT) {
+    throw new PatternWorkError(
+      `The regular expression ${clip(source)} needs more work than allowed to match ${chars > 1000 ? `a value of ${chars} characters` : 'these values'} (RE2 could not use its fast matcher for it; a simpler pattern would not have this limit).`,
+    );
+  }
+  nfaWork += work;
+  if (!meterResetQueued) {
+    meterResetQueued = true;
+    // Not I/O: the meter's window is the current synchronous stretch, which ends when the event loop turns.
+    setImmediate(() => {
+      nfaWork = 0;
+      meterResetQueued = false;
+    });
+  }
+}
 
 /** A pattern that cannot be used: a 400 wherever a request brought it (src/domain/analytics/errors.ts). */
 export class PatternError extends AnalyticsInputError {
@@ -93,11 +118,7 @@ class Re2Pattern implements LinearRegex {
     const nfa = engine.doExecuteNFA;
     const program = re.programSize();
     engine.doExecuteNFA = function guarded(this: Re2Engine, input, ...rest) {
-      if (input.endPos() * program > NFA_WORK_LIMIT) {
-        throw new PatternWorkError(
-          `The regular expression ${clip(source)} needs more work than allowed to match a value of ${input.endPos()} characters (a DFA-friendly pattern, or a shorter one, would not).`,
-        );
-      }
+      chargeNfa(input.endPos() * program, source, input.endPos());
       return nfa.call(this, input, ...rest);
     };
   }

@@ -87,17 +87,39 @@ export function parseSelect(raw: string | undefined): Column[] | null {
   return out;
 }
 
-const COMPARISON = /^(.+?)\s*(==|!=|<=|>=|=|<|>)\s*(.+)$/;
+const TWO_CHAR_OPS: ReadonlySet<string> = new Set(['==', '!=', '<=', '>=']);
+const ONE_CHAR_OPS: ReadonlySet<string> = new Set(['=', '<', '>']);
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/**
+ * `<column> <op> <literal>` split at the first operator with text on both sides (what
+ * `/^(.+?)\s*(==|!=|<=|>=|=|<|>)\s*(.+)$/` would match, without its quadratic retries on long text that has no
+ * operator: test/unit/events-where.test.ts compares the two). `expr` is trimmed; one with a line break is refused.
+ */
+export function splitComparison(expr: string): [string, string, string] | null {
+  if (LINE_BREAK.test(expr)) return null;
+  for (let i = 1; i < expr.length; i++) {
+    // As the alternation does: a two-character operator first, then a one-character one at the same place.
+    for (const op of [expr.slice(i, i + 2), expr[i]!]) {
+      if (!(op.length === 2 ? TWO_CHAR_OPS : ONE_CHAR_OPS).has(op)) continue;
+      const rest = expr.slice(i + op.length);
+      if (rest.length === 0) continue;
+      const value = rest.trimStart();
+      return [expr.slice(0, i).trimEnd(), op, value === '' ? rest : value];
+    }
+  }
+  return null;
+}
 
 export function parseWhere(raw: string | undefined, select: Column[] | null): Comparison[] {
   if (raw === undefined || raw.trim() === '') return [];
   if (select === null) throw Errors.validation('where', 'invalid_input', 'Cannot use "where" without "select".');
   return (jsonList(raw, 'where') as string[]).map((expr) => {
-    const m = COMPARISON.exec(expr.trim());
+    const m = splitComparison(expr.trim());
     if (!m) throw Errors.validation('where', 'invalid_input', `Unsupported where expression "${expr}": expected <column> <op> <literal>.`);
-    const column = columnOf(m[1]!, 'where');
-    const value = literalOf(m[3]!.trim(), expr);
-    const op = m[2] === '==' ? '=' : (m[2] as Comparison['op']);
+    const column = columnOf(m[0], 'where');
+    const value = literalOf(m[2].trim(), expr);
+    const op = m[1] === '==' ? '=' : (m[1] as Comparison['op']);
     return { column, op, value };
   });
 }
