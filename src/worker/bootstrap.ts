@@ -7,7 +7,7 @@
  * newer format is refused before anything is written.
  */
 import type { BootstrapResult } from '../protocol/worker-messages.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { LOCK_WAIT_MS, lockDataDir } from './data-dir-lock.js';
 import { all } from '../stores/lmdb-env.js';
 import { createOrganization, createPersonalKey, createProject, createUser, LEVEL_OWNER } from './ops/accounts.js';
 import { nowIso } from './ops/types.js';
@@ -21,7 +21,12 @@ export const FIRST_USER_EMAIL = 'admin@quill.local';
 
 export async function bootstrap(rt: WorkerRuntime): Promise<BootstrapResult> {
   const { meta, config } = rt;
-  const unlock = lockDataDir(config.dataDir);
+  const unlock = await lockDataDir(config.dataDir, {
+    onWait: (holder) => rt.log.warn({ event: 'data_dir_lock_wait', holder_pid: holder.pid }, `data directory ${config.dataDir} is locked by a running Quill (pid ${holder.pid}): waiting up to ${LOCK_WAIT_MS / 1000} s for it to exit`),
+    onTakeover: (stale) => rt.log.info({ event: 'data_dir_lock_takeover', stale_pid: stale?.pid ?? null }, stale
+      ? `data directory lock: pid ${stale.pid} no longer runs (or is another process now), taking the lock over`
+      : 'data directory lock: the lock file names no process, taking it over'),
+  });
   rt.onClose(unlock);
   const format = checkFormat(meta.formatVersion(), meta.layout() !== undefined);
   if (format.kind === 'newer') {

@@ -28,6 +28,8 @@ export interface StartOptions {
   dataDir?: string;
   workers?: number;
   env?: Record<string, string>;
+  /** Sees the server's output as it arrives, from the start (before it listens). */
+  onOutput?: (chunk: string) => void;
 }
 
 export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess> {
@@ -47,8 +49,12 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
+  const take = (d: Buffer) => {
+    out += d;
+    opts.onOutput?.(String(d));
+  };
+  proc.stdout!.on('data', take);
+  proc.stderr!.on('data', take);
   const port = await new Promise<number>((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error(`Quill did not start:\n${out}`)), 30_000);
     const onData = () => {

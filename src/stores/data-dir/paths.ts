@@ -5,7 +5,8 @@
  *   persons.mdb                 shared persons environment (src/stores/persons)
  *   shards/<n>/events.mdb       a shard's events, counters and scan layout (src/stores/events, src/stores/scan)
  *   shards/<n>/log/             a shard's ingest log segments (src/stores/ingest-log)
- *   quill.pid                   the running server's lock (src/worker/data-dir-lock.ts)
+ *   quill.pid                   the running server's lock: its pid and start time (src/worker/data-dir-lock.ts)
+ *   .quill.pid.*                the lock being written or taken over (exists for an instant)
  *   upgrade-backups/            copies made before a format upgrade (src/worker/upgrade.ts)
  */
 import { readdirSync } from 'node:fs';
