@@ -12,6 +12,11 @@ export const SLICE_MS = 2;
 export class Slicer {
   private start = performance.now();
 
+  /** Work for a request already past its budget does not start. */
+  constructor() {
+    checkBudget();
+  }
+
   /** Yields if this slice has run its time; call between units of work. */
   async pace(): Promise<void> {
     if (performance.now() - this.start < SLICE_MS) return;
