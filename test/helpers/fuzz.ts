@@ -48,7 +48,14 @@ const NASTY_STRINGS = [
   '', ' ', '\u0000', 'null', 'undefined', 'NaN', '-1', '1e309', '0x1f', '__proto__', 'constructor', '../../etc/passwd',
   '\ud800', '\udfff', 'a\ud800b', '😀'.repeat(300), '\u202e\u202d', '%00', '%ZZ', '<script>', "'; drop table--",
   '\\', '"', 'x'.repeat(5000), '$identify', '$create_alias', '$groupidentify', '$merge_dangerously',
+  ...HOSTILE_PATTERNS_LIST(),
 ];
+
+/** Patterns that take a backtracking engine exponential or polynomial time, and LIKE / glob patterns of many wildcards. */
+function HOSTILE_PATTERNS_LIST(): string[] {
+  return ['(a+)+$', '(a|aa)+$', '(.*a){20}$', '(?i)(a+)+$', '^(\\w+\\s?)*$', '[ab]*a[ab]{999}c', '(?=a)', 'a{1001}', `${'%a'.repeat(2000)}%b`, `${'*a'.repeat(2000)}*b`, 'a'.repeat(3000) + '!'];
+}
+export const HOSTILE_PATTERNS = HOSTILE_PATTERNS_LIST();
 
 const NASTY_NUMBERS = ['1e400', '-1e400', '123456789012345678901234567890', '-0', '0.1e-400', '9007199254740993', 'NaN', 'Infinity', '-Infinity'];
 
@@ -85,6 +92,7 @@ const API_FIELDS = [
   'level', 'scopes', 'label', 'role_id', 'user_uuid', 'feature_flags_access_level', 'description', 'tags', 'owner',
   'verified', 'post_to_chat', 'is_static', 'person_ids', 'person_id', 'main_distinct_id', '$unset', 'value', 'condition',
   'group_type_index', 'groups', 'multivariate', 'payloads', 'rollout_percentage', 'timezone',
+  'steps', 'url', 'url_matching', 'regex', 'path_cleaning_filters', 'query', 'series',
 ];
 
 /**
@@ -197,6 +205,7 @@ const QUERY_PARAMS = [
   'limit', 'offset', 'properties', 'select', 'where', 'format', 'after', 'before', 'distinct_id', 'person_id', 'event',
   'groups', 'token', 'api_key', 'v', 'compression', 'data', 'orderBy', 'key', 'value', 'event_name', 'search', 'email',
   'uuid', 'cohort', 'include_total', 'page', 'personal_api_key', 'send_cohorts', 'config', '_', 'ip', 'delete_events',
+  'path_groupings', 'local_path_cleaning_filters', 'timeout', 'events', 'breakdown', 'formula', 'refresh',
 ];
 
 /** A query string (without `?`) of fuzzed parameters; raw bytes where a client could send them. */
@@ -206,13 +215,16 @@ export function fuzzQuery(r: Random, projectKey: string): string {
   for (let i = 0; i < n; i++) {
     const name = r.pick(QUERY_PARAMS);
     let value: string;
-    switch (r.int(0, 6)) {
+    switch (r.int(0, 7)) {
       case 0: value = pct(randomJsonText(r, 4)); break;
       case 1: value = pct(deepText(r.pick([150, 300]), 'array')); break;
       case 2: value = r.pick(['%ZZ', '%', '%00', '%C3%28', '%ED%A0%80', '+', '%2B', '']); break;
       case 3: value = r.pick(NASTY_NUMBERS); break;
       case 4: value = projectKey; break;
       case 5: value = pct(r.pick(NASTY_STRINGS).slice(0, 300)); break;
+      case 6: value = pct(JSON.stringify(r.chance(0.5)
+        ? [{ key: r.pick(['$current_url', 'name', 'email']), value: r.pick(HOSTILE_PATTERNS), operator: r.pick(['regex', 'not_regex', 'icontains']), type: r.pick(['person', 'event']) }]
+        : [{ regex: r.pick(HOSTILE_PATTERNS), alias: '\\1' }, r.pick(HOSTILE_PATTERNS)])); break;
       default: value = pct(JSON.stringify([{ key: 'a', value: randomJsonText(r, 2), operator: r.pick(['exact', 'regex', 'gt', 'is_date_before', 'nope']), type: r.pick(['person', 'event', 'cohort', 'group', 'x']) }]));
     }
     parts.push(r.chance(0.1) ? `${name}[]=${value}` : `${name}=${value}`);
