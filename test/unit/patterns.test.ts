@@ -29,6 +29,14 @@ t.test('RE2 syntax as ClickHouse and Rust read it', async (t) => {
   t.equal(ch('a{1001}'), null, 'repetition counts stop at 1000');
 });
 
+t.test('answers remembered for short texts stay right past the memo size', async (t) => {
+  const re = compileRegex('^id_[0-9]*[02468]$', 'rust')!;
+  let wrong = 0;
+  for (let round = 0; round < 3; round++) for (let i = 0; i < 1500; i++) if (re.test(`id_${i}`) !== (i % 2 === 0)) wrong++;
+  t.equal(wrong, 0, '4,500 answers over 1,500 texts, the memo cleared on the way');
+  t.equal(re.test(`id_${'1'.repeat(300)}2`), true, 'a long text is matched, not remembered');
+});
+
 t.test('dialects: ClickHouse lets . match a line break, Rust does not', async (t) => {
   t.ok(compileRegex('a.b', 'clickhouse')!.test('a\nb'));
   t.notOk(compileRegex('a.b', 'rust')!.test('a\nb'));
