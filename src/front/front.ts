@@ -16,6 +16,7 @@ import { ROUTES, type RouteDef } from './routes.js';
 import { parseQuery } from '../http/query.js';
 import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
+import type { WorkerWatch } from './watchdog.js';
 import { accountKey, LoginThrottle } from '../domain/login-throttle.js';
 import { chooseEncoding, CONSOLE_PREFIX, ConsoleAssets, defaultConsoleDir, HTML_HEADERS } from './console-assets.js';
 import { bearerMatches, FrontMetrics } from './metrics.js';
@@ -31,6 +32,15 @@ function assertNativeUws(): void {
 const NO_QUERY: Record<string, string> = {};
 /** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
 const DRAIN_LIMIT_MS = 10_000;
+
+/**
+ * `GET /_health`: 200 while the server accepts traffic. `status` is `ok`, or `degraded` while a worker is stalled
+ * (its requests go to the others; src/front/watchdog.ts), and `workers` shows each one's watchdog figures.
+ */
+function healthReply(workers: WorkerWatch[]): Reply {
+  const status = workers.some((w) => w.stalled) ? 'degraded' : 'ok';
+  return { status: 200, body: JSON.stringify({ status, workers }), contentType: 'application/json' };
+}
 
 /** The console's prefix, and `/` when a browser asks for a page (API clients still get the API's 404 there). */
 function isConsolePath(path: string, req: uWS.HttpRequest): boolean {
@@ -199,6 +209,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
 
   function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
     if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
+    metrics.watchdog(pool.watchdog.all(), pool.watchdog.stalls);
     metrics.render(pool.size, async (worker) => {
       const reply = await pool.call(worker, metricsItem(Date.now()));
       if (reply.status !== 200 || typeof reply.body !== 'string') throw new Error(`worker ${worker} answered ${reply.status}`);
@@ -231,7 +242,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       return metrics.request('preflight', method, 200, null, 0);
     }
     if (path === '/_health') {
-      return answer('/_health', null, draining ? errorOut(Errors.shuttingDown()) : { status: 200, body: '{"status":"ok"}' });
+      return answer('/_health', null, draining ? errorOut(Errors.shuttingDown()) : healthReply(pool.watchdog.all()));
     }
     if (draining) return answer('draining', null, errorOut(Errors.shuttingDown()), true);
     if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);

@@ -9,6 +9,7 @@
  * `quill_worker_up{worker} 0` and its series are missing from that scrape; the rest is still served.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { WorkerWatch } from './watchdog.js';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 const WORKER_TIMEOUT_MS = 5_000;
@@ -29,6 +30,10 @@ export class FrontMetrics {
   private readonly restarts: Counter<'worker'>;
   private readonly up: Gauge<'worker'>;
   private readonly scrapeSeconds: Gauge;
+  private readonly stalled: Gauge<'worker'>;
+  private readonly heartbeatAge: Gauge<'worker'>;
+  private readonly oldestRequest: Gauge<'worker'>;
+  private readonly stalls: Gauge<'worker'>;
   /** Labelled children by `route method status`: a lookup per request instead of prom-client's label hashing. */
   private readonly counters = new Map<string, { inc(): void }>();
   private readonly timers = new Map<string, { observe(v: number): void }>();
@@ -39,6 +44,11 @@ export class FrontMetrics {
     this.latency = new Histogram({ name: 'quill_http_request_duration_seconds', help: 'Time from request to answer for capture (ingestion) and flag evaluation.', labelNames: ['endpoint'], buckets: LATENCY_BUCKETS, registers });
     this.restarts = new Counter({ name: 'quill_worker_restarts_total', help: 'Shard worker threads that died and were replaced.', labelNames: ['worker'], registers });
     this.up = new Gauge({ name: 'quill_worker_up', help: 'Whether each shard worker answered this scrape (1) or not (0).', labelNames: ['worker'], registers });
+    this.stalled = new Gauge({ name: 'quill_worker_stalled', help: 'Whether each worker\'s event loop has not turned for QUILL_WATCHDOG_S (1): it gets no new flag or API requests meanwhile.', labelNames: ['worker'], registers });
+    this.heartbeatAge = new Gauge({ name: 'quill_worker_heartbeat_age_seconds', help: 'How long since each worker\'s event loop last turned (its watchdog heartbeat).', labelNames: ['worker'], registers });
+    this.oldestRequest = new Gauge({ name: 'quill_worker_oldest_request_seconds', help: 'How long each worker\'s oldest unfinished request has run (0: none).', labelNames: ['worker'], registers });
+    // A counter in meaning; a gauge here because its value is the watchdog's own count, set at each scrape.
+    this.stalls = new Gauge({ name: 'quill_worker_stalls_total', help: 'Times each worker was found stalled since start.', labelNames: ['worker'], registers });
     this.scrapeSeconds = new Gauge({ name: 'quill_metrics_previous_scrape_duration_seconds', help: 'How long gathering the previous /metrics answer took.', registers });
   }
 
@@ -54,6 +64,17 @@ export class FrontMetrics {
     let timer = this.timers.get(endpoint);
     if (!timer) this.timers.set(endpoint, (timer = this.latency.labels(endpoint)));
     timer.observe(seconds);
+  }
+
+  /** The watchdog's figures, set before each scrape (src/front/watchdog.ts). */
+  watchdog(watches: readonly WorkerWatch[], stalls: readonly number[]): void {
+    for (const w of watches) {
+      const worker = String(w.worker);
+      this.stalled.labels(worker).set(w.stalled ? 1 : 0);
+      this.heartbeatAge.labels(worker).set(w.heartbeat_age_ms / 1000);
+      this.oldestRequest.labels(worker).set(w.oldest_request_ms / 1000);
+      this.stalls.labels(worker).set(stalls[w.worker] ?? 0);
+    }
   }
 
   workerRestarted(worker: number): void {

@@ -21,6 +21,7 @@ import { isIngestion, replyFromWire, toWire, type Reply, type ReplyFrame, type R
 import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
 import type { Logger } from '../observability/logger.js';
+import { Watchdog } from './watchdog.js';
 
 interface Waiter {
   resolve: (r: Reply) => void;
@@ -46,13 +47,16 @@ class WorkerLink {
  * The worker with the fewest requests unanswered, the first from `start` on among equals; with `interactive`, the
  * fewest requests other than ingestion, then the fewest in all (see WorkerPool.pick).
  */
-export function leastBusy(workers: readonly { load: number; interactive: number }[], start: number, interactive: boolean): number {
+export function leastBusy(
+  workers: readonly { load: number; interactive: number }[], start: number, interactive: boolean, skip: (worker: number) => boolean = () => false,
+): number {
   let best = 0;
   let bestLoad = Infinity;
   const n = workers.length;
   for (let k = 0; k < n; k++) {
     const i = (start + k) % n;
     const w = workers[i]!;
+    if (skip(i)) continue;
     // Loads stay far below 2^20, so this orders by interactive requests, then by all.
     const load = interactive ? w.interactive * 2 ** 20 + w.load : w.load;
     if (load < bestLoad) {
@@ -71,6 +75,8 @@ export class WorkerPool {
   private closing = false;
   /** Shared with every worker thread: see src/protocol/shared-state.ts. */
   private readonly shared = createSharedState();
+  /** Stalled workers get no new interactive requests while another worker beats (src/front/watchdog.ts). */
+  readonly watchdog: Watchdog;
 
   constructor(
     config: Readonly<Config>,
@@ -78,6 +84,7 @@ export class WorkerPool {
     /** Told when a worker thread died (Piscina starts its replacement). */
     private readonly onWorkerDied: (worker: number) => void = () => undefined,
   ) {
+    this.watchdog = new Watchdog(new SharedState(this.shared), config.workers, config.watchdogS * 1000, log);
     const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
@@ -103,6 +110,7 @@ export class WorkerPool {
   markStarted(): void {
     new SharedState(this.shared).markStarted();
     for (const w of this.workers) this.serve(w);
+    this.watchdog.start();
   }
 
   get size(): number {
@@ -116,7 +124,13 @@ export class WorkerPool {
    * taken (a slice of apply, a collection), so the next one goes to the other worker.
    */
   pick(op?: string): number {
-    const best = leastBusy(this.workers, this.roundRobin, op !== undefined && !isIngestion(op));
+    const interactive = op !== undefined && !isIngestion(op);
+    let best = leastBusy(this.workers, this.roundRobin, interactive);
+    // A stalled worker would hold a flag or API request until it beats again: another worker takes it, if one beats.
+    if (interactive && this.watchdog.stalled(best)) {
+      const beating = leastBusy(this.workers, this.roundRobin, true, (i) => this.watchdog.stalled(i));
+      if (!this.watchdog.stalled(beating)) best = beating;
+    }
     this.roundRobin = (best + 1) % this.workers.length;
     return best;
   }
@@ -144,6 +158,7 @@ export class WorkerPool {
 
   async destroy(): Promise<void> {
     this.closing = true;
+    this.watchdog.stop();
     await Promise.all(this.workers.map((w) => w.pool.destroy()));
   }
 

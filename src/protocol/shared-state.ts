@@ -15,7 +15,10 @@
  *  - project data versions: a slot per project hash, bumped after every apply commit that stored events of the
  *    project, so cached analysis results know when they are stale (src/worker/analytics/result-cache.ts);
  *  - per shard, the events its owner has queued and not applied, and how many requests wait for that backlog to
- *    shrink (the backlog bound, src/worker/ingest/ingest-service.ts).
+ *    shrink (the backlog bound, src/worker/ingest/ingest-service.ts);
+ *  - per worker, its watchdog heartbeat: when its event loop last turned, and since when its oldest unfinished
+ *    request has run (src/worker/watchdog.ts writes them, src/front/watchdog.ts reads them). A thread stuck in
+ *    synchronous work cannot answer a message, but the front can still read how long it has not beaten.
  *
  * Positions travel as one number (positionNumber, src/stores/ingest-log/position.ts).
  */
@@ -41,7 +44,11 @@ const PROJECT_VERSIONS_AT = PERSON_APPLY_WRITES_AT + PERSON_SLOTS * 4;
 const BACKLOG_AT = PROJECT_VERSIONS_AT + PROJECT_SLOTS * 4;
 const QUEUED = 0;
 const WAITING = 1;
-const RINGS_AT = BACKLOG_AT + MAX_SHARDS * 2 * 4;
+/** Per worker: [heartbeat, oldest unfinished request's start] (Float64, epoch ms; 0 = none). */
+const WATCHDOG_AT = BACKLOG_AT + MAX_SHARDS * 2 * 4;
+const HEARTBEAT = 0;
+const OLDEST_REQUEST = 1;
+const RINGS_AT = WATCHDOG_AT + MAX_SHARDS * 2 * 8;
 
 export function createSharedState(): SharedArrayBuffer {
   // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
@@ -55,6 +62,8 @@ export class SharedState {
   private readonly personApplyWrites: Int32Array;
   private readonly projectVersions: Int32Array;
   private readonly backlog: Int32Array;
+  /** Written by one worker and read by the front: plain stores of doubles are enough for a liveness signal. */
+  private readonly watchdog: Float64Array;
   /** Parts waiting for each shard's owner. */
   readonly rings: PartRings;
 
@@ -65,7 +74,19 @@ export class SharedState {
     this.personApplyWrites = new Int32Array(buffer, PERSON_APPLY_WRITES_AT, PERSON_SLOTS);
     this.projectVersions = new Int32Array(buffer, PROJECT_VERSIONS_AT, PROJECT_SLOTS);
     this.backlog = new Int32Array(buffer, BACKLOG_AT, MAX_SHARDS * 2);
+    this.watchdog = new Float64Array(buffer, WATCHDOG_AT, MAX_SHARDS * 2);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
+  }
+
+  /** A worker's heartbeat: its event loop turned at `now`; its oldest unfinished request began at `oldestRequest` (0: none). */
+  beat(worker: number, now: number, oldestRequest: number): void {
+    this.watchdog[worker * 2 + HEARTBEAT] = now;
+    this.watchdog[worker * 2 + OLDEST_REQUEST] = oldestRequest;
+  }
+
+  /** A worker's last heartbeat (0 before its first) and its oldest unfinished request's start (0: none). */
+  heartbeatOf(worker: number): { beatAt: number; oldestRequestAt: number } {
+    return { beatAt: this.watchdog[worker * 2 + HEARTBEAT]!, oldestRequestAt: this.watchdog[worker * 2 + OLDEST_REQUEST]! };
   }
 
   /** The write counter of a person's slot. */

@@ -24,6 +24,7 @@ import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { abandonQueries, budgetFor, withBudget } from './query-budget.js';
+import { Heartbeat } from './watchdog.js';
 import { isAnalysis, requestedTimeoutS } from './ops/analysis-ops.js';
 import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
@@ -62,6 +63,7 @@ export function createWorkerEntry(data: WorkerData) {
     [HOGQL_SCAN]: hogqlScanHandler,
   });
   const debug = data.config.logLevel === 'debug';
+  const heartbeat = new Heartbeat(rt.shared, data.index);
 
   // A library promise nobody awaits (lmdb-js rejects internal commit promises when a disk is full) must not kill
   // the thread: the operation that failed has already answered 503 or will retry.
@@ -116,6 +118,7 @@ export function createWorkerEntry(data: WorkerData) {
     const handler = OPS[item.op];
     if (!handler) return errorReply(Errors.server(`unknown operation ${item.op}`));
     const timed = TIMED.has(item.op) ? rt.metrics.insightSeconds.startTimer({ query: item.op }) : null;
+    heartbeat.begin(item);
     try {
       if (item.principal === null) return await handler(item, rt);
       const budget = budgetFor(requestedTimeoutS(item, data.config.queryTimeoutS), data.config.queryMemoryMb);
@@ -125,6 +128,7 @@ export function createWorkerEntry(data: WorkerData) {
       rt.metrics.noteQueryError(error);
       return replyForThrown(error, item.op, (m) => rt.log.error(m));
     } finally {
+      heartbeat.end(item);
       timed?.();
     }
   }

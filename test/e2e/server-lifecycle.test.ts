@@ -11,7 +11,9 @@ t.test('first start creates and prints credentials; restart keeps everything; SI
 
   const health = await fetch(`${q.base}/_health`);
   t.equal(health.status, 200);
-  t.same(await health.json(), { status: 'ok' });
+  const body = await health.json();
+  t.equal(body.status, 'ok');
+  t.same(body.workers.map((w: { worker: number; stalled: boolean }) => [w.worker, w.stalled]), [[0, false], [1, false]], "each worker's watchdog figures");
 
   const api = new Client(q.base);
   const created = await api.post('/api/projects/@current/feature_flags/', { key: 'survives-restart', filters: { groups: [{ rollout_percentage: 30 }] } });
