@@ -172,8 +172,10 @@ export class PersonStore {
   }
 
   /** All persons of a project, newest id first. */
-  *personsOf(team: number): Iterable<PersonRow> {
-    for (const { value } of this.persons.getRange({ start: [team, MAX], end: [team, 0], reverse: true })) yield value;
+  /** Up to `limit` persons of the project with ids below `beforeId`, newest first (a page of `personsOf`). */
+  personsBefore(team: number, beforeId: number, limit: number): PersonRow[] {
+    if (beforeId <= 0) return [];
+    return all(this.persons.getRange({ start: [team, beforeId - 1], end: [team, 0], reverse: true, limit }).map((e) => e.value));
   }
 
   countOf(team: number): number {

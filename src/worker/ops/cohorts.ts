@@ -34,7 +34,8 @@ export function cohortOf(meta: MetaStore, projectId: number, id: number): Stored
   return cohort;
 }
 
-export function serializeCohort(meta: MetaStore, cohort: StoredCohort, membership: CohortMembership): Record<string, unknown> {
+export async function serializeCohort(meta: MetaStore, cohort: StoredCohort, membership: CohortMembership): Promise<Record<string, unknown>> {
+  const count = (await membership.members(cohort)).length;
   return {
     id: cohort.id,
     name: cohort.name,
@@ -48,7 +49,7 @@ export function serializeCohort(meta: MetaStore, cohort: StoredCohort, membershi
     created_at: cohort.created_at,
     last_calculation: cohort.last_calculation ?? cohort.created_at,
     errors_calculating: 0,
-    count: membership.members(cohort).length,
+    count,
     version: cohort.version,
   };
 }
@@ -109,14 +110,16 @@ export const listCohorts: OpHandler = async (item, rt) => {
   cohorts.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id);
   const page = paginate(cohorts, item.meta);
   const membership = new CohortMembership(rt, team);
-  return json(200, { ...page, results: page.results.map((c) => serializeCohort(rt.meta, c, membership)) });
+  const results: Record<string, unknown>[] = [];
+  for (const c of page.results) results.push(await serializeCohort(rt.meta, c, membership));
+  return json(200, { ...page, results });
 };
 
 export const retrieveCohort: OpHandler = async (item, rt) => {
   const team = projectIdOf(item);
   const cohort = cohortOf(rt.meta, team, intParam(item, 'id'));
   await settledPersons(rt);
-  return json(200, serializeCohort(rt.meta, cohort, new CohortMembership(rt, team)));
+  return json(200, await serializeCohort(rt.meta, cohort, new CohortMembership(rt, team)));
 };
 
 export const createCohort: OpHandler = async (item, rt) => {
@@ -143,7 +146,7 @@ export const createCohort: OpHandler = async (item, rt) => {
   if (refs) await addMembers(rt, team, cohort.id, refs);
   await replicate(rt, { projectId: team });
   await settledPersons(rt);
-  return json(201, serializeCohort(rt.meta, cohort, new CohortMembership(rt, team)));
+  return json(201, await serializeCohort(rt.meta, cohort, new CohortMembership(rt, team)));
 };
 
 export const updateCohort: OpHandler = async (item, rt) => {
@@ -177,7 +180,7 @@ export const updateCohort: OpHandler = async (item, rt) => {
   if (refs) await addMembers(rt, team, id, refs);
   await replicate(rt, { projectId: team });
   await settledPersons(rt);
-  return json(200, serializeCohort(rt.meta, cohort, new CohortMembership(rt, team)));
+  return json(200, await serializeCohort(rt.meta, cohort, new CohortMembership(rt, team)));
 };
 
 /** Hard delete is not allowed, as for flags: the cohort stays as it is. */
@@ -191,7 +194,7 @@ export const cohortPersons: OpHandler = async (item, rt) => {
   const team = projectIdOf(item);
   const cohort = cohortOf(rt.meta, team, intParam(item, 'id'));
   await settledPersons(rt);
-  const rows = new CohortMembership(rt, team).members(cohort);
+  const rows = await new CohortMembership(rt, team).members(cohort);
   const page = pageOf(item.meta.query);
   const { count, next, previous, results } = paginateCounted(rows.slice(page.offset, page.offset + page.limit), rows.length, item.meta, page);
   return answer(item, 200, { count, next, previous, results: results.map(viewOf) });

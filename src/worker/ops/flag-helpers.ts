@@ -10,6 +10,7 @@ import { userOf } from './accounts.js';
 import { evaluationContextFor } from './evaluation-context.js';
 import { serializeFlag } from './feature-flags.js';
 import { bodyOf, principalOf, projectIdOf, type OpHandler } from './types.js';
+import { eachPerson } from '../person-pages.js';
 
 function groupsParam(raw: string | undefined): Record<string, unknown> {
   if (!raw) return {};
@@ -90,7 +91,7 @@ export const userBlastRadius: OpHandler = async (item, rt) => {
   let affected = 0;
   let total = 0;
   if (gti === undefined || gti === null) {
-    for (const person of rt.persons.personsOf(projectId)) {
+    for await (const person of eachPerson(rt, projectId)) {
       total++;
       const ctx = { ...base, distinctId: person.distinct_ids[0] ?? '', personProperties: person.properties, staticCohortIds: rt.persons.staticCohortIdsOf(projectId, person.id), personCreatedAt: person.created_at };
       if (matchesConditionProperties(compiled, ctx)) affected++;

@@ -6,6 +6,7 @@
 import { matchesCohort, type CompiledCohorts, type EvaluationContext } from '../../../domain/flags/index.js';
 import type { PersonRow } from '../../../stores/persons/person-store.js';
 import type { WorkerRuntime } from '../../runtime.js';
+import { eachPerson } from '../../person-pages.js';
 
 /** What the engine needs to match one stored person (no request overrides, no groups). */
 export function personContext(row: PersonRow, staticCohortIds: ReadonlySet<number>, now: Date): EvaluationContext {
@@ -48,7 +49,7 @@ export class CohortMembership {
    * The project's persons in the cohort, newest first. A static cohort keeps its stored members even when
    * soft-deleted; a deleted property cohort has none (the engine no longer knows it).
    */
-  members(cohort: { id: number; is_static: boolean }): PersonRow[] {
+  async members(cohort: { id: number; is_static: boolean }): Promise<PersonRow[]> {
     const rows: PersonRow[] = [];
     if (cohort.is_static) {
       for (const id of this.rt.persons.staticCohortMembers(this.team, cohort.id)) {
@@ -58,7 +59,7 @@ export class CohortMembership {
       return rows.sort((a, b) => b.id - a.id);
     }
     if (!this.cohorts.byId.has(cohort.id)) return rows;
-    for (const row of this.rt.persons.personsOf(this.team)) if (this.contains(cohort.id, row)) rows.push(row);
+    for await (const row of eachPerson(this.rt, this.team)) if (this.contains(cohort.id, row)) rows.push(row);
     return rows;
   }
 }

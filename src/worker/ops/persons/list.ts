@@ -13,6 +13,7 @@ import { CohortMembership, personContext } from './cohort-membership.js';
 import { answer, viewOf, wantsCsv } from './person-view.js';
 import { personPropertyMatcher } from './property-filter.js';
 import { settledPersons } from './read-your-writes.js';
+import { eachPerson } from '../../person-pages.js';
 
 const CSV_MAX_ROWS = 10_000;
 
@@ -50,10 +51,13 @@ function filtersOf(rt: WorkerRuntime, team: number, query: Record<string, string
 }
 
 /** Candidate rows: one lookup for `distinct_id`, otherwise every person of the project, newest first. */
-function candidatesOf(rt: WorkerRuntime, team: number, distinctId: string | undefined): Iterable<PersonRow> {
-  if (distinctId === undefined) return rt.persons.personsOf(team);
+async function* candidatesOf(rt: WorkerRuntime, team: number, distinctId: string | undefined): AsyncGenerator<PersonRow> {
+  if (distinctId === undefined) {
+    yield* eachPerson(rt, team);
+    return;
+  }
   const row = rt.persons.personByDistinctId(team, distinctId);
-  return row ? [row] : [];
+  if (row) yield row;
 }
 
 export const listPersons: OpHandler = async (item, rt) => {
@@ -73,7 +77,7 @@ export const listPersons: OpHandler = async (item, rt) => {
   const to = from + (csv ? CSV_MAX_ROWS : page.limit);
   const rows: PersonRow[] = [];
   let matched = 0;
-  for (const row of candidatesOf(rt, team, query.distinct_id)) {
+  for await (const row of candidatesOf(rt, team, query.distinct_id)) {
     if (!tests.every((test) => test(row))) continue;
     if (matched >= from && matched < to) rows.push(row);
     matched++;

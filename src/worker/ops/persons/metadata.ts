@@ -8,6 +8,7 @@ import { projectIdOf, type OpHandler } from '../types.js';
 import { CohortMembership } from './cohort-membership.js';
 import { answer, findPerson } from './person-view.js';
 import { settledPersons } from './read-your-writes.js';
+import { eachPerson } from '../../person-pages.js';
 
 /** PostHog answers the 20 most frequent values. */
 const MAX_VALUES = 20;
@@ -36,7 +37,7 @@ export const personPropertyKeys: OpHandler = async (item, rt) => {
   const team = projectIdOf(item);
   await settledPersons(rt);
   const counts = new Map<string, number>();
-  for (const row of rt.persons.personsOf(team)) {
+  for await (const row of eachPerson(rt, team)) {
     for (const key of Object.keys(row.properties)) counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   const out = [...counts].map(([name, count]) => ({ name, count })).sort(byCountThenName);
@@ -50,7 +51,7 @@ export const personPropertyValues: OpHandler = async (item, rt) => {
   const needle = value?.toLowerCase() ?? '';
   await settledPersons(rt);
   const counts = new Map<string, number>();
-  for (const row of rt.persons.personsOf(team)) {
+  for await (const row of eachPerson(rt, team)) {
     if (!Object.hasOwn(row.properties, key)) continue;
     const raw = row.properties[key];
     if (raw === null || raw === undefined || raw === '') continue;
@@ -71,9 +72,10 @@ export const cohortsOfPerson: OpHandler = async (item, rt) => {
   if (row === null) throw Errors.validation('person_id', 'invalid_input', 'Expected a person id or uuid.');
   if (row === undefined) throw Errors.notFound('Person not found.');
   const membership = new CohortMembership(rt, team);
-  const results = membership.cohortIdsOf(row)
+  const cohorts = membership.cohortIdsOf(row)
     .map((id) => rt.meta.cohorts.get([team, id]))
-    .filter((c) => c !== undefined && !c.deleted)
-    .map((c) => serializeCohort(rt.meta, c!, membership));
+    .filter((c) => c !== undefined && !c.deleted);
+  const results: Record<string, unknown>[] = [];
+  for (const c of cohorts) results.push(await serializeCohort(rt.meta, c!, membership));
   return answer(item, 200, { results }, 'cohorts.csv');
 };
