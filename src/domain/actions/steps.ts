@@ -5,7 +5,7 @@
  * action that is stored always compiles into a filter (src/domain/analytics/action-filter.ts).
  */
 import { invalidInput } from '../analytics/errors.js';
-import { parseSelector } from '../analytics/element-match.js';
+import { MAX_SELECTOR_PARTS, parseSelector } from '../analytics/element-match.js';
 import { parseFilters } from '../analytics/property-filters.js';
 import { regexProblem } from '../patterns/regex.js';
 import { pyType } from '../py-type.js';
@@ -72,7 +72,7 @@ function stepOf(raw: unknown, at: number): ActionStep {
   if (step.text_matching === 'regex') checkRegex(step.text, attr('text'));
   if (step.href_matching === 'regex') checkRegex(step.href, attr('href'));
   if (step.selector !== null && parseSelector(step.selector) === null) {
-    invalidInput(attr('selector'), `Unsupported selector "${step.selector}": use tags, .classes, #ids, [attributes], :nth-child(n), :nth-of-type(n), ">" and descendant spaces.`);
+    invalidInput(attr('selector'), `Unsupported selector "${step.selector}": use tags, .classes, #ids, [attributes], :nth-child(n), :nth-of-type(n), ">" and descendant spaces, in at most ${MAX_SELECTOR_PARTS} parts.`);
   }
   return step;
 }

@@ -27,7 +27,17 @@ interface SelectorPart {
   combinator: '>' | ' ';
 }
 
-/** Parses a selector; null when it uses something unsupported (then it matches nothing). */
+/**
+ * The most compound parts a selector may have (`div > .a span` has three). Matching costs parts × elements per
+ * event; real selectors have a handful of parts, and 256 is the nesting bound used elsewhere (MAX_NESTING in
+ * src/domain/hogql/parser.ts).
+ */
+export const MAX_SELECTOR_PARTS = 256;
+
+/**
+ * Parses a selector; null when it uses something unsupported or has more than MAX_SELECTOR_PARTS parts (then it
+ * matches nothing; an action step refuses it).
+ */
 export function parseSelector(selector: string): SelectorPart[] | null {
   const parts: SelectorPart[] = [];
   // split('>') rather than /\s*>\s*/: that pattern retries every start of a long run of spaces (quadratic).
@@ -38,6 +48,7 @@ export function parseSelector(selector: string): SelectorPart[] | null {
       combinator = '>';
       continue;
     }
+    if (parts.length === MAX_SELECTOR_PARTS) return null;
     const compound = parseCompound(token);
     if (!compound) return null;
     parts.push({ compound, combinator });
@@ -92,21 +103,36 @@ function matchesCompound(el: ElementRecord, c: Compound): boolean {
   return true;
 }
 
-/** Whether a chain (clicked element first) matches a parsed selector. */
+/**
+ * Whether a chain (clicked element first) matches a parsed selector: the last part matches some element and each
+ * earlier part an element further up, the very next one after a `>`. Decided part by part over the whole chain
+ * (`fits[i]`: the parts so far can be placed with the latest one at element i or above it, or exactly at i after a
+ * `>`), so it takes parts × elements steps and no recursion. Trying placements one by one instead took exponential
+ * time (`p div div … div span` against a chain of divs: 2 s for 14 parts over 29 elements, doubling per element)
+ * and one stack frame per part (a selector of 10,000 parts overflowed).
+ */
 export function matchesSelector(elements: readonly ElementRecord[], parts: readonly SelectorPart[]): boolean {
+  const n = elements.length;
   const last = parts.length - 1;
-  const from = (part: number, index: number): boolean => {
-    if (part < 0) return true;
-    // parts[part + 1] matched elements[index - 1]; its combinator says how far up parts[part] may be.
-    const childOnly = parts[part + 1]!.combinator === '>';
-    for (let i = index; i < elements.length; i++) {
-      if (matchesCompound(elements[i]!, parts[part]!.compound) && from(part - 1, i + 1)) return true;
-      if (childOnly) break;
+  // Each part takes an element of its own, further up than the one after it.
+  if (parts.length > n) return false;
+  // placed[i]: parts[0..p] fit in elements[i..] (parts[p] at element i or, after a descendant combinator, above it);
+  // for no part yet, everything fits.
+  let placed = new Uint8Array(n + 1).fill(1);
+  let next = new Uint8Array(n + 1);
+  for (let p = 0; p < last; p++) {
+    const compound = parts[p]!.compound;
+    const childOnly = parts[p + 1]!.combinator === '>';
+    next[n] = 0;
+    for (let i = n - 1; i >= 0; i--) {
+      const here = placed[i + 1] === 1 && matchesCompound(elements[i]!, compound);
+      next[i] = here || (!childOnly && next[i + 1] === 1) ? 1 : 0;
     }
-    return false;
-  };
-  for (let i = 0; i < elements.length; i++) {
-    if (matchesCompound(elements[i]!, parts[last]!.compound) && from(last - 1, i + 1)) return true;
+    [placed, next] = [next, placed];
+  }
+  const target = parts[last]!.compound;
+  for (let i = 0; i < n; i++) {
+    if (placed[i + 1] === 1 && matchesCompound(elements[i]!, target)) return true;
   }
   return false;
 }

@@ -4,6 +4,7 @@
  * the query string. Strings that are not JSON are kept as they are (`breakdown=$browser` works quoted or not).
  */
 import type { ActionDefinition, ActionLookup } from './action-filter.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { invalidInput } from './errors.js';
 
 export class FilterParams {
@@ -45,15 +46,22 @@ export class FilterParams {
     return this.values[name];
   }
 
-  /** The value, JSON-decoded when it is a string holding JSON. */
+  /**
+   * The value, JSON-decoded when it is a string holding JSON. JSON text in a query parameter, or in a string of a
+   * body, is not reached by the bound on request bodies (src/front/body-check.ts) and what reads it recurses
+   * (filter trees, JSON.stringify of filter values): it is bounded here the same way.
+   */
   json(name: string): unknown {
     const v = this.values[name];
     if (typeof v !== 'string') return v;
+    let parsed: unknown;
     try {
-      return JSON.parse(v);
+      parsed = JSON.parse(v);
     } catch {
       return v;
     }
+    if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) invalidInput(name, `${name} nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    return parsed;
   }
 
   string(name: string): string | null {

@@ -3,18 +3,23 @@
  * `{kind: 'InsightVizNode', source: {kind: 'TrendsQuery' | 'FunnelsQuery' | …}}` (the direction of PostHog's
  * filter_to_query converter; src/domain/analytics/query-to-filter.ts goes back). Keys it does not know are left out.
  */
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { invalidInput } from './errors.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** A value, JSON-decoded when it is a string holding JSON (bounded as request bodies are: src/domain/json-depth.ts). */
 function parsed(v: unknown): unknown {
   if (typeof v !== 'string') return v;
+  let value: unknown;
   try {
-    return JSON.parse(v);
+    value = JSON.parse(v);
   } catch {
     return v;
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) invalidInput('filters', `A filter nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  return value;
 }
 
 function node(e: unknown, kind: 'EventsNode' | 'ActionsNode' = 'EventsNode'): Json {

@@ -8,6 +8,7 @@
  * negated operators match events without the key, numeric operators read the value as a float (non-numbers never
  * match) and an invalid regex matches nothing.
  */
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { invalidInput } from './errors.js';
 import { compileRegex } from '../patterns/regex.js';
 
@@ -69,6 +70,9 @@ export function parseFilters(raw: unknown, attr = 'properties'): FilterGroup | n
     }
   }
   if (value === null || value === undefined) return null;
+  // Groups are bounded below (MAX_DEPTH); filter values are not, and their text is taken by JSON.stringify, which
+  // recurses. A request body is bounded already (src/front/body-check.ts), JSON text in a parameter or in a string is not.
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) invalidInput(attr, `Properties nest deeper than ${MAX_JSON_DEPTH} levels.`);
   let root: Record<string, unknown>;
   if (Array.isArray(value)) root = { type: 'AND', values: value };
   else if (isObject(value) && Array.isArray(value.values)) root = value;

@@ -107,41 +107,106 @@ export function smooth(values: readonly number[], intervals: number): number[] {
 type Formula = { num: number } | { series: number } | { op: string; args: Formula[] };
 
 /**
+ * The deepest nesting a formula may have, in parentheses, `^`, unary minus and levels of its tree (`A+B+C` is two
+ * levels over its letters), as HogQL's MAX_NESTING (src/domain/hogql/parser.ts, which says why 256): the parser
+ * and applyFormula recurse once per level, and a formula is a string that no JSON depth bound reaches.
+ */
+const MAX_FORMULA_NESTING = 256;
+/** The most tokens a formula may have: real ones name a few of at most 26 series; this bounds the work per request. */
+const MAX_FORMULA_TOKENS = 10_000;
+
+const FORMULA_TOKEN = /\d+(?:\.\d+)?|[A-Za-z]|[-+*/^()]/g;
+
+function formulaTooDeep(): never {
+  return invalidInput('formula', `The formula is nested too deeply (more than ${MAX_FORMULA_NESTING} levels).`);
+}
+
+/** True when the tree has more than `limit` levels, measured without recursion. */
+function formulaDeeperThan(root: Formula, limit: number): boolean {
+  const nodes = [root];
+  const depths = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    if ('args' in node) {
+      for (const arg of node.args) {
+        nodes.push(arg);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Parses a formula such as `(A + B) / C` (letters name series by position: A = the first). Refuses letters
- * beyond `seriesCount`.
+ * beyond `seriesCount`. Characters that are no token (spaces) are skipped. Tokens are read as the parser needs
+ * them, so a refused formula costs no more than its part before the refusal.
  */
 export function parseFormula(text: string, seriesCount: number): Formula {
-  const tokens = text.match(/\d+(?:\.\d+)?|[A-Za-z]|[-+*/^()]/g) ?? [];
-  let at = 0;
-  const peek = () => tokens[at];
-  const next = () => tokens[at++];
+  const pattern = new RegExp(FORMULA_TOKEN);
+  let read = 0;
+  let ended = false;
+  const scan = (): string | undefined => {
+    if (ended) return undefined;
+    const m = pattern.exec(text);
+    if (m === null) {
+      ended = true;
+      return undefined;
+    }
+    if (++read > MAX_FORMULA_TOKENS) invalidInput('formula', `The formula is too long (more than ${MAX_FORMULA_TOKENS.toLocaleString('en-US')} tokens).`);
+    return m[0];
+  };
+  let ahead = scan();
+  const peek = () => ahead;
+  const next = () => {
+    const t = ahead;
+    ahead = scan();
+    return t;
+  };
+  // Recursive productions entered and not left: refused past the limit before the stack can run out.
+  let depth = 0;
+  const nested = <T>(parse: () => T): T => {
+    if (++depth > MAX_FORMULA_NESTING) formulaTooDeep();
+    const out = parse();
+    depth--;
+    return out;
+  };
+  // A chain `A+B+…` is read in a loop but is one more tree level per operator: refused as it grows.
   const expr = (): Formula => {
     let left = term();
-    while (peek() === '+' || peek() === '-') left = { op: next()!, args: [left, term()] };
+    for (let chain = 1; peek() === '+' || peek() === '-'; chain++) {
+      if (chain >= MAX_FORMULA_NESTING) formulaTooDeep();
+      left = { op: next()!, args: [left, term()] };
+    }
     return left;
   };
   const term = (): Formula => {
     let left = power();
-    while (peek() === '*' || peek() === '/') left = { op: next()!, args: [left, power()] };
+    for (let chain = 1; peek() === '*' || peek() === '/'; chain++) {
+      if (chain >= MAX_FORMULA_NESTING) formulaTooDeep();
+      left = { op: next()!, args: [left, power()] };
+    }
     return left;
   };
   const power = (): Formula => {
     const base = unary();
     if (peek() === '^') {
       next();
-      return { op: '^', args: [base, power()] };
+      return { op: '^', args: [base, nested(power)] };
     }
     return base;
   };
   const unary = (): Formula => {
     if (peek() === '-') {
       next();
-      return { op: 'neg', args: [unary()] };
+      return { op: 'neg', args: [nested(unary)] };
     }
     const t = next();
     if (t === undefined) return invalidInput('formula', 'The formula ends too early.');
     if (t === '(') {
-      const inner = expr();
+      const inner = nested(expr);
       if (next() !== ')') invalidInput('formula', 'The formula has an unclosed parenthesis.');
       return inner;
     }
@@ -154,7 +219,9 @@ export function parseFormula(text: string, seriesCount: number): Formula {
     return invalidInput('formula', `Unexpected "${t}" in the formula.`);
   };
   const tree = expr();
-  if (at !== tokens.length) invalidInput('formula', `Unexpected "${tokens[at]}" in the formula.`);
+  if (ahead !== undefined) invalidInput('formula', `Unexpected "${ahead}" in the formula.`);
+  // Chains inside parentheses inside chains add up: the finished tree is measured too.
+  if (formulaDeeperThan(tree, MAX_FORMULA_NESTING)) formulaTooDeep();
   return tree;
 }
 

@@ -73,6 +73,8 @@ export interface Union {
 export type Query = Select | Union;
 
 export const call = (name: string, ...args: Expr[]): Expr => ({ k: 'call', name, args });
+/** A call of a list of arguments of any length (spread into `call`, a list of 500,000 would overflow the stack). */
+export const callOf = (name: string, args: Expr[]): Expr => ({ k: 'call', name, args });
 export const constant = (value: Literal): Expr => ({ k: 'const', value });
 export const field = (...chain: string[]): Expr => ({ k: 'field', chain });
 

@@ -9,6 +9,7 @@
  */
 import { addIntervals, fromLocal, isTimeZone, toLocal, truncate } from '../analytics/time-zone.js';
 import { compileMatcher, propertyNumber, propertyText, type FilterLeaf } from '../analytics/property-filters.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { hogqlError, unsupported } from './errors.js';
 import { compileLike, SQL_LIKE } from '../patterns/like.js';
 import { PatternError, requireRegex, type LinearRegex } from '../patterns/regex.js';
@@ -369,7 +370,12 @@ function textFn(fn: (s: string, ...rest: Value[]) => Value, type: Type, min = 1,
   return { min, max, type: () => type, make: (types, ctx) => (vs) => fn(textOf(vs[0]!, types[0]!, ctx) ?? '', ...vs.slice(1)) };
 }
 
-/** A JSON value out of a JSON text or object, by a path of keys (JSONExtract… and property access). */
+/**
+ * A JSON value out of a JSON text or object, by a path of keys (JSONExtract… and property access). A text that is
+ * not JSON gives null, as ClickHouse gives the default for it; so does JSON nested deeper than MAX_JSON_DEPTH (a
+ * string of the query or of an event's property is bounded by nothing else, and what takes the value's text,
+ * JSON.stringify, recurses).
+ */
 export function jsonPath(v: Value, path: readonly Value[]): Value {
   let cur: unknown = v;
   if (typeof cur === 'string' && (cur.startsWith('{') || cur.startsWith('['))) {
@@ -378,6 +384,7 @@ export function jsonPath(v: Value, path: readonly Value[]): Value {
     } catch {
       return null;
     }
+    if (nestsDeeperThan(cur, MAX_JSON_DEPTH)) return null;
   }
   for (const key of path) {
     if (Array.isArray(cur) && typeof key === 'number') cur = cur[key > 0 ? key - 1 : cur.length + key];

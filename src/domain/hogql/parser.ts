@@ -8,10 +8,14 @@
  *
  * Operator precedence follows ClickHouse: `OR` < `AND` < `NOT` < comparisons (`=`, `<`, `LIKE`, `IN`, `IS NULL`,
  * `BETWEEN`) < `+ - ||` < `* / %` < unary minus < `[…]` and `.` access.
+ *
+ * Nesting is bounded (MAX_NESTING): the parser counts its own recursion and refuses before the stack could run out,
+ * and the finished tree is measured too (a chain such as `1+1+…+1` parses in a loop but makes a left-deep tree
+ * that every later walk, printer, planner, binder and evaluator, descends recursively).
  */
 import { hogqlError, unsupported } from './errors.js';
 import type { Expr, Join, JoinKind, OrderItem, Query, Select, TableRef } from './ast.js';
-import { call, constant } from './ast.js';
+import { call, callOf, constant } from './ast.js';
 import { tokenize, type Token } from './lexer.js';
 
 const RESERVED = new Set([
@@ -36,9 +40,31 @@ const CAST_TYPES: Record<string, string> = {
   UINT64: 'toInt', DATE: 'toDate', DATETIME: 'toDateTime', DATETIME64: 'toDateTime', BOOL: 'toBool', BOOLEAN: 'toBool', UUID: 'toUUID',
 };
 
+/**
+ * The deepest nesting a query may have: levels of the parser's recursion (parentheses, function calls, arrays,
+ * subqueries, NOT, unary minus…) and levels of the finished syntax tree (every expression and query node on the way
+ * from the root to a leaf; `a+b+c` is two levels of plus() over its operands).
+ *
+ * ClickHouse's own defaults are max_parser_depth 1000 and max_ast_depth 1000; ours is lower because each level costs
+ * JavaScript stack in every recursive stage. Queries run in the shard workers, whose threads get Node's default 4 MB
+ * stack (src/front/worker-pool.ts sets no resourceLimits). Measured there (Node 20) without this bound: the parser
+ * overflowed at about 3,400 nested parentheses before its code was optimised, the structured clone that carries a plan
+ * to the other workers at about 4,900 tree levels (a failed clone left the caller waiting 60 s for an answer), the
+ * whole pipeline at 5,000 to 7,000; on the main thread's 1 MB stack the parser overflowed at about 830. 256 levels
+ * leave more than a tenfold margin in a worker and a threefold one even on the main thread, and real queries stay far
+ * below them: AND, OR, CASE and IN lists are flat, and only a chain of `+`, `*` or `||` or nested calls go deep.
+ */
+export const MAX_NESTING = 256;
+
+function tooDeep(): never {
+  return hogqlError(`The query is nested too deeply (more than ${MAX_NESTING} levels).`);
+}
+
 /** Parses one SELECT query (possibly a UNION ALL of several). */
 export function parseQuery(text: string): Query {
-  return new Parser(tokenize(text)).query();
+  const q = new Parser(tokenize(text)).query();
+  refuseDeepTree(q);
+  return q;
 }
 
 /** Parses one expression (EventsQuery `select` and `where` items). */
@@ -46,6 +72,7 @@ export function parseExpression(text: string): Expr {
   const p = new Parser(tokenize(text));
   const e = p.expressionWithAlias();
   p.expectEnd();
+  refuseDeepTree(e);
   return e;
 }
 
@@ -54,13 +81,75 @@ export function parseOrderExpression(text: string): OrderItem {
   const p = new Parser(tokenize(text));
   const item = p.orderItem();
   p.expectEnd();
+  refuseDeepTree(item.expr);
   return item;
+}
+
+/**
+ * Refuses a tree deeper than MAX_NESTING levels (query and expression nodes from the root to the deepest leaf),
+ * measured without recursion, so that no recursive stage after the parser can overflow on it.
+ */
+export function refuseDeepTree(root: Query | Expr): void {
+  const nodes: (Query | Expr | null | undefined)[] = [root];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop()!;
+    if (!node) continue;
+    if (depth > MAX_NESTING) tooDeep();
+    const below = (child: Query | Expr | null | undefined) => {
+      nodes.push(child);
+      depths.push(depth + 1);
+    };
+    switch (node.k) {
+      case 'union':
+        node.selects.forEach(below);
+        break;
+      case 'select':
+        for (const cte of node.ctes) below(cte.query);
+        node.columns.forEach(below);
+        below(node.from?.query);
+        for (const join of node.joins) {
+          below(join.ref.query);
+          below(join.on);
+        }
+        below(node.where);
+        node.groupBy.forEach(below);
+        below(node.having);
+        for (const item of node.orderBy) below(item.expr);
+        below(node.limit);
+        below(node.offset);
+        break;
+      case 'call':
+        node.args.forEach(below);
+        node.params?.forEach(below);
+        break;
+      case 'alias':
+        below(node.expr);
+        break;
+      case 'subquery':
+        below(node.query);
+        break;
+      default:
+    }
+  }
 }
 
 class Parser {
   private i = 0;
+  /** Recursive productions entered and not yet left (see MAX_NESTING). */
+  private depth = 0;
 
   constructor(private readonly tokens: Token[]) {}
+
+  /** Entering a production that may recurse: refused past MAX_NESTING, before the stack can run out. */
+  private enter(): void {
+    if (++this.depth > MAX_NESTING) tooDeep();
+  }
+
+  private leave(): void {
+    this.depth--;
+  }
 
   query(): Query {
     const first = this.peek();
@@ -142,7 +231,9 @@ class Parser {
 
   // ---- statements
 
+  /** Every subquery (parenthesised, in FROM, JOIN, IN, WITH or an expression) comes through here. */
   private union(): Query {
+    this.enter();
     const selects: Query[] = [this.selectOrParenthesised()];
     for (;;) {
       if (this.acceptKeyword('UNION')) {
@@ -155,6 +246,7 @@ class Parser {
       if (this.isKeyword('EXCEPT') || this.isKeyword('INTERSECT')) unsupported(this.peek().text.toUpperCase());
       break;
     }
+    this.leave();
     return selects.length === 1 ? selects[0]! : { k: 'union', selects };
   }
 
@@ -315,7 +407,7 @@ class Parser {
         const rightName = ref.alias ?? ref.table;
         if (!leftName || !rightName) unsupported('JOIN … USING with a subquery that has no alias');
         const eqs = names.map((n) => call('equals', { k: 'field', chain: [leftName, n] }, { k: 'field', chain: [rightName, n] }));
-        join.on = eqs.length === 1 ? eqs[0]! : call('and', ...eqs);
+        join.on = eqs.length === 1 ? eqs[0]! : callOf('and', eqs);
       } else if (kind !== 'CROSS') this.fail('Expected ON or USING after the joined table');
       s.joins.push(join);
     }
@@ -342,31 +434,42 @@ class Parser {
 
   // ---- expressions
 
+  /**
+   * Every nested expression (in parentheses, arrays, function arguments, CASE, CAST, `[index]`, `? :`) comes
+   * through here; so do all cycles of the grammar except NOT, unary minus and INTERVAL, counted where they recurse.
+   */
   expression(): Expr {
-    const cond = this.or();
+    this.enter();
+    let e = this.or();
     if (this.acceptOp('?')) {
       const then = this.expression();
       this.expectOp(':');
       const otherwise = this.expression();
-      return call('if', cond, then, otherwise);
+      e = call('if', e, then, otherwise);
     }
-    return cond;
+    this.leave();
+    return e;
   }
 
   private or(): Expr {
     const parts = [this.and()];
     while (this.acceptKeyword('OR')) parts.push(this.and());
-    return parts.length === 1 ? parts[0]! : call('or', ...parts);
+    return parts.length === 1 ? parts[0]! : callOf('or', parts);
   }
 
   private and(): Expr {
     const parts = [this.not()];
     while (this.acceptKeyword('AND')) parts.push(this.not());
-    return parts.length === 1 ? parts[0]! : call('and', ...parts);
+    return parts.length === 1 ? parts[0]! : callOf('and', parts);
   }
 
   private not(): Expr {
-    if (this.acceptKeyword('NOT')) return call('not', this.not());
+    if (this.acceptKeyword('NOT')) {
+      this.enter();
+      const e = call('not', this.not());
+      this.leave();
+      return e;
+    }
     return this.comparison();
   }
 
@@ -428,44 +531,53 @@ class Parser {
         while (this.acceptOp(','));
       }
       this.expectOp(')');
-      return call('tuple', ...items);
+      return callOf('tuple', items);
     }
     return this.additive();
   }
 
+  /**
+   * `a + b - c || d`, left-deep: plus(minus(concat…)). The loop does not recurse, but each operator is one more
+   * level of the tree, so a chain longer than MAX_NESTING is refused as it is read (the whole tree is measured
+   * after parsing, refuseDeepTree).
+   */
   private additive(): Expr {
     let left = this.multiplicative();
-    for (;;) {
+    for (let chain = 1; ; chain++) {
       if (this.acceptOp('+')) left = call('plus', left, this.multiplicative());
       else if (this.acceptOp('-')) left = call('minus', left, this.multiplicative());
       else if (this.acceptOp('||')) left = call('concat', left, this.multiplicative());
       else return left;
+      if (chain >= MAX_NESTING) tooDeep();
     }
   }
 
   private multiplicative(): Expr {
     let left = this.unary();
-    for (;;) {
+    for (let chain = 1; ; chain++) {
       if (this.acceptOp('*')) left = call('multiply', left, this.unary());
       else if (this.acceptOp('/')) left = call('divide', left, this.unary());
       else if (this.acceptOp('%')) left = call('modulo', left, this.unary());
       else return left;
+      if (chain >= MAX_NESTING) tooDeep();
     }
   }
 
   private unary(): Expr {
-    if (this.acceptOp('-')) {
-      const inner = this.unary();
-      if (inner.k === 'const' && typeof inner.value === 'number') return constant(-inner.value);
-      return call('negate', inner);
-    }
-    if (this.acceptOp('+')) return this.unary();
-    return this.postfix();
+    const minus = this.acceptOp('-');
+    if (!minus && !this.acceptOp('+')) return this.postfix();
+    this.enter();
+    const inner = this.unary();
+    this.leave();
+    if (!minus) return inner;
+    if (inner.k === 'const' && typeof inner.value === 'number') return constant(-inner.value);
+    return call('negate', inner);
   }
 
   private postfix(): Expr {
     let e = this.primary();
-    for (;;) {
+    for (let chain = 1; ; chain++) {
+      if (chain > MAX_NESTING) tooDeep();
       if (this.acceptOp('[')) {
         const index = this.expression();
         this.expectOp(']');
@@ -512,7 +624,7 @@ class Parser {
             do items.push(this.expression());
             while (this.acceptOp(','));
             this.expectOp(')');
-            return call('tuple', ...items);
+            return callOf('tuple', items);
           }
           if (this.acceptKeyword('AS')) unsupported('Aliases inside expressions ((expr AS name))', 'Alias the select column instead.');
           this.expectOp(')');
@@ -526,7 +638,7 @@ class Parser {
             while (this.acceptOp(','));
           }
           this.expectOp(']');
-          return call('array', ...items);
+          return callOf('array', items);
         }
         if (t.text === '*') return this.fail('Unexpected "*"');
         return this.fail('Expected an expression');
@@ -617,10 +729,18 @@ class Parser {
     if (args.length === 0) this.fail('Expected WHEN');
     args.push(this.acceptKeyword('ELSE') ? this.expression() : constant(null));
     this.expectKeyword('END');
-    return call('multiIf', ...args);
+    return callOf('multiIf', args);
   }
 
   private interval(): Expr {
+    this.enter();
+    const e = this.intervalBody();
+    this.leave();
+    return e;
+  }
+
+  /** `INTERVAL INTERVAL 1 DAY DAY` recurses through additive() without passing expression(): counted in interval(). */
+  private intervalBody(): Expr {
     this.expectKeyword('INTERVAL');
     const t = this.peek();
     if (t.kind === 'string') {

@@ -727,7 +727,7 @@ class Planner {
     if (args.length < def.min || args.length > def.max) {
       hogqlError(`${e.name}() takes ${def.min === def.max ? def.min : def.max > 64 ? `at least ${def.min}` : `${def.min} to ${def.max}`} argument${def.max === 1 ? '' : 's'}, ${args.length} given.`);
     }
-    return shortcut(name, args) ?? callR(name, ...args);
+    return shortcut(name, args) ?? { k: 'call', name, args };
   }
 
   private placeholder(chain: string[], sc: Scope): RExpr {
@@ -743,7 +743,7 @@ class Planner {
     const v = this.placeholderValue(chain);
     if (Array.isArray(v)) {
       const items = v.map((x) => ({ k: 'const', value: x as Value, type: literalType(x) }) as RExpr);
-      return callR('tuple', ...items);
+      return { k: 'call', name: 'tuple', args: items };
     }
     if (v !== null && typeof v === 'object') hogqlError(`The value of {${chain.join('.')}} must be a string, number, boolean, null or list.`);
     return { k: 'const', value: v as Value, type: literalType(v) };

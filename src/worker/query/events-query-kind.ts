@@ -15,7 +15,7 @@
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { DateParseError, parseDate } from '../../domain/analytics/date-range.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
-import { andOf, call, constant, field, type Expr, type OrderItem, type Select } from '../../domain/hogql/ast.js';
+import { andOf, call, callOf, constant, field, type Expr, type OrderItem, type Select } from '../../domain/hogql/ast.js';
 import { parseExpression } from '../../domain/hogql/parser.js';
 import { printQuery } from '../../domain/hogql/print.js';
 import { typeName } from '../../domain/hogql/values.js';
@@ -78,12 +78,12 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
   }
   const names = [q.event, ...(Array.isArray(q.events) ? q.events : [])].filter((e): e is string => typeof e === 'string' && e !== '');
   if (names.length === 1) conditions.push(call('equals', field('event'), constant(names[0]!)));
-  if (names.length > 1) conditions.push(call('in', field('event'), call('tuple', ...names.map(constant))));
+  if (names.length > 1) conditions.push(call('in', field('event'), callOf('tuple', names.map(constant))));
   if (q.personId !== undefined && q.personId !== null) {
     rt.persons.env.resetReadTxn();
     const id = String(q.personId);
     const person = rt.persons.personByUuid(ctx.team, id) ?? (/^\d+$/.test(id) ? rt.persons.person(ctx.team, Number(id)) : undefined);
-    conditions.push(person ? call('in', field('distinct_id'), call('tuple', ...person.distinct_ids.map(constant))) : constant(false));
+    conditions.push(person ? call('in', field('distinct_id'), callOf('tuple', person.distinct_ids.map(constant))) : constant(false));
   }
   if (q.filterTestAccounts === true && project.testAccountFilters) conditions.push({ k: 'filter', node: project.testAccountFilters });
   const before = q.before === undefined || q.before === null ? new Date(ctx.now + 5000).toISOString() : instant(q.before, 'before', ctx, project.timeZone);
