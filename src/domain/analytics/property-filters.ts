@@ -124,6 +124,10 @@ function leafOf(f: Record<string, unknown>, attr: string): FilterLeaf {
     return { type, key: 'id', operator: operator === 'not_in' ? 'not_in' : 'in', value: id, groupTypeIndex, negation: f.negation === true };
   }
   if (typeof f.key !== 'string' || f.key === '') invalidInput(attr, 'Every property filter needs a "key".', 'required');
+  if (f.key.length > MAX_KEY_LENGTH) invalidInput(attr, `A property filter's key is longer than ${MAX_KEY_LENGTH.toLocaleString('en-US')} characters.`);
+  if (Array.isArray(f.value) && f.value.length > MAX_FILTER_VALUES) {
+    invalidInput(attr, `A property filter lists more than ${MAX_FILTER_VALUES.toLocaleString('en-US')} values; a cohort holds longer lists.`);
+  }
   if (!OPERATORS.has(operator)) invalidInput(attr, `Unknown operator "${operator}".`);
   if (type === 'element' && !ELEMENT_KEYS.has(f.key)) invalidInput(attr, 'Element filters take the keys tag_name, text, href or selector.');
   if (type === 'group') {
@@ -135,6 +139,14 @@ function leafOf(f: Record<string, unknown>, attr: string): FilterLeaf {
   if ((operator === 'regex' || operator === 'not_regex') && typeof f.value !== 'string') invalidInput(attr, 'A regex filter needs a string value.');
   return { type, key: f.key, operator, value: f.value ?? null, groupTypeIndex, negation: f.negation === true };
 }
+
+/**
+ * Bounds on one filter, so that compiling it stays small work on a thread that owes flag answers: a list of
+ * 200,000 values took ~0.3 s of one worker's loop to take in (hashing, copying to the other workers, per-block
+ * compilation), and a 1 MB key ~0.07 s. Longer lists belong in a (static) cohort.
+ */
+export const MAX_FILTER_VALUES = 10_000;
+export const MAX_KEY_LENGTH = 65_536;
 
 /** The text PostHog compares a property by: strings as they are, anything else as JSON. */
 export function propertyText(value: unknown): string {

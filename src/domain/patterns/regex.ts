@@ -62,10 +62,12 @@ export const MAX_PATTERN_LENGTH = 256 * 1024;
  * 1,000-instruction pattern, during which the thread answers nothing. And a scan matches one block's dictionary
  * values in one stretch (src/worker/analytics/block-filter.ts), so a bound per match would still multiply by the
  * values. The meter adds up every NFA run of the stretch and is reset when the thread next turns its event loop;
- * a match that would take it past the bound is not run: ~70 ms at that rate. A single value up to 1,000
- * characters is never refused on its own (MAX_PROGRAM_SIZE × 1,000 is the bound).
+ * a match that would take it past the bound is not run. With captures (`extract`, `replaceRegexp*`, path cleaning)
+ * every match runs the NFA, slower still: 2·10⁷ units measured 230 ms of one stretch in the hostile-queries test,
+ * so the bound is 5·10⁶, ~20-60 ms. A single value up to 250 characters is never refused on its own
+ * (MAX_PROGRAM_SIZE × 250 is the bound); past that, only patterns too large for RE2's fast matcher meet it.
  */
-export const NFA_WORK_LIMIT = 20_000_000;
+export const NFA_WORK_LIMIT = 5_000_000;
 
 let nfaWork = 0;
 let meterResetQueued = false;
