@@ -34,6 +34,7 @@ export class FrontMetrics {
   private readonly heartbeatAge: Gauge<'worker'>;
   private readonly oldestRequest: Gauge<'worker'>;
   private readonly stalls: Gauge<'worker'>;
+  private readonly restartBackoff: Gauge<'worker'>;
   /** Labelled children by `route method status`: a lookup per request instead of prom-client's label hashing. */
   private readonly counters = new Map<string, { inc(): void }>();
   private readonly timers = new Map<string, { observe(v: number): void }>();
@@ -49,6 +50,7 @@ export class FrontMetrics {
     this.oldestRequest = new Gauge({ name: 'quill_worker_oldest_request_seconds', help: 'How long each worker\'s oldest unfinished request has run (0: none).', labelNames: ['worker'], registers });
     // A counter in meaning; a gauge here because its value is the watchdog's own count, set at each scrape.
     this.stalls = new Gauge({ name: 'quill_worker_stalls_total', help: 'Times each worker was found stalled since start.', labelNames: ['worker'], registers });
+    this.restartBackoff = new Gauge({ name: 'quill_worker_restart_backoff_seconds', help: 'How long until the replacement of a worker in a crash loop starts (0: none held back).', labelNames: ['worker'], registers });
     this.scrapeSeconds = new Gauge({ name: 'quill_metrics_previous_scrape_duration_seconds', help: 'How long gathering the previous /metrics answer took.', registers });
   }
 
@@ -67,7 +69,8 @@ export class FrontMetrics {
   }
 
   /** The watchdog's figures, set before each scrape (src/front/watchdog.ts). */
-  watchdog(watches: readonly WorkerWatch[], stalls: readonly number[]): void {
+  watchdog(watches: readonly WorkerWatch[], stalls: readonly number[], restartDelaysMs: readonly number[] = []): void {
+    restartDelaysMs.forEach((ms, worker) => this.restartBackoff.labels(String(worker)).set(ms / 1000));
     for (const w of watches) {
       const worker = String(w.worker);
       this.stalled.labels(worker).set(w.stalled ? 1 : 0);

@@ -40,7 +40,36 @@ class WorkerLink {
   load = 0;
   /** Of those, the ones that are not ingestion (see `pick`). */
   interactive = 0;
+  readonly crashes = new CrashLoop();
+  /** When a replacement held back by a crash loop starts (epoch ms; 0: not held back). */
+  restartAt = 0;
   constructor(readonly index: number, readonly pool: Piscina) {}
+}
+
+/**
+ * Crash-loop back-off: a worker that died CRASH_LOOP_CRASHES times within CRASH_LOOP_WINDOW_MS gets its next
+ * replacement after a delay that doubles with each further crash in the window (1 s, 2 s, … at most 30 s). A thread
+ * that dies at once every time it starts (a poison record it replays, a full disk) would otherwise restart in a
+ * tight loop, each start reopening and replaying its shards and taking CPU from the worker that still serves.
+ */
+const CRASH_LOOP_CRASHES = 3;
+const CRASH_LOOP_WINDOW_MS = 60_000;
+const MAX_BACKOFF_MS = 30_000;
+
+export class CrashLoop {
+  private times: number[] = [];
+
+  /** Records a crash at `now`; the delay before the replacement may start (0: at once). */
+  noteCrash(now: number): number {
+    this.times = this.times.filter((t) => now - t < CRASH_LOOP_WINDOW_MS);
+    this.times.push(now);
+    const beyond = this.times.length - CRASH_LOOP_CRASHES;
+    return beyond < 0 ? 0 : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** beyond);
+  }
+
+  recent(now: number): number {
+    return this.times.filter((t) => now - t < CRASH_LOOP_WINDOW_MS).length;
+  }
 }
 
 /**
@@ -89,7 +118,10 @@ export class WorkerPool {
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
         filename,
-        minThreads: 1,
+        // No thread is kept alive on Piscina's own account: a thread starts when a task needs one (the start-up
+        // steps, then `serve`), so a replacement after a crash starts when `serve` is sent again, which a crash
+        // loop delays (CrashLoop below).
+        minThreads: 0,
         maxThreads: 1,
         idleTimeout: Infinity,
         // The serve task runs for the thread's whole life; control tasks must still get through beside it.
@@ -113,6 +145,11 @@ export class WorkerPool {
     this.watchdog.start();
   }
 
+  /** Per worker, how long until a replacement held back by a crash loop starts (0: not held back). */
+  restartDelays(now = Date.now()): number[] {
+    return this.workers.map((w) => (w.restartAt > 0 ? Math.max(0, w.restartAt - now) : 0));
+  }
+
   get size(): number {
     return this.workers.length;
   }
@@ -126,10 +163,12 @@ export class WorkerPool {
   pick(op?: string): number {
     const interactive = op !== undefined && !isIngestion(op);
     let best = leastBusy(this.workers, this.roundRobin, interactive);
-    // A stalled worker would hold a flag or API request until it beats again: another worker takes it, if one beats.
-    if (interactive && this.watchdog.stalled(best)) {
-      const beating = leastBusy(this.workers, this.roundRobin, true, (i) => this.watchdog.stalled(i));
-      if (!this.watchdog.stalled(beating)) best = beating;
+    // A worker without a thread (replaced after a crash, held back by a crash loop) would hold any request until it
+    // is back, and a stalled one would hold a flag or API request until it beats again: another worker takes it.
+    const avoid = (i: number) => this.workers[i]!.port === null || (interactive && this.watchdog.stalled(i));
+    if (avoid(best)) {
+      const other = leastBusy(this.workers, this.roundRobin, interactive, avoid);
+      if (!avoid(other)) best = other;
     }
     this.roundRobin = (best + 1) % this.workers.length;
     return best;
@@ -185,7 +224,17 @@ export class WorkerPool {
           `worker ${w.index} died (${lost.length} requests failed); its replacement takes over: ${(error as Error)?.message ?? error}`,
         );
         this.onWorkerDied(w.index);
-        this.serve(w);
+        const delay = w.crashes.noteCrash(Date.now());
+        if (delay === 0) return this.serve(w);
+        this.log.error(
+          { event: 'worker_crash_loop', worker: w.index, crashes: w.crashes.recent(Date.now()), restart_in_ms: delay },
+          `worker ${w.index} keeps dying: its replacement starts in ${delay} ms; the other workers keep serving`,
+        );
+        w.restartAt = Date.now() + delay;
+        setTimeout(() => {
+          w.restartAt = 0;
+          if (!this.closing) this.serve(w);
+        }, delay).unref();
       },
     );
   }

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch, storedEvents } from '../helpers/ingest.js';
-import { Client, PROJECT_KEY, quillForFile, removeDir, startQuill } from '../helpers/quill.js';
+import { Client, logLines, PROJECT_KEY, quillForFile, removeDir, startQuill } from '../helpers/quill.js';
 
 const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1' } });
 
@@ -57,6 +57,32 @@ t.test('a crashed worker thread is replaced and reopens its shards', async (t) =
   const flags = await new Client(server.q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'crash-1' });
   t.equal(flags.status, 200);
   t.equal((await server.api.post('/api/projects/@current/feature_flags/', { key: 'after-crash' })).status, 201);
+});
+
+t.test('a worker that keeps dying is restarted after a growing delay while the other serves', async (t) => {
+  const occurrences = (text: string) => server.q.output().split(text).length - 1;
+  const loopLines = () => logLines(server.q.output()).filter((l) => l.event === 'worker_crash_loop');
+  const crashes = new Map<number, number>();
+  for (let i = 0; i < 12 && loopLines().length === 0; i++) {
+    const res = await fetch(`${server.q.base}/_fault/crash`, { method: 'POST' });
+    t.equal(res.status, 202);
+    const { crashing } = (await res.json()) as { crashing: number };
+    crashes.set(crashing, (crashes.get(crashing) ?? 0) + 1);
+    const deaths = occurrences(`worker ${crashing} died`);
+    await eventually(`worker ${crashing}'s death reported`, () => occurrences(`worker ${crashing} died`) >= deaths, { intervalMs: 20 });
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  const line = loopLines()[0];
+  t.ok(line, `a crash loop is reported (crashes per worker: ${JSON.stringify([...crashes])})`);
+  t.ok(Number(line?.restart_in_ms) >= 1000, `its replacement is held back ${line?.restart_in_ms} ms`);
+  const held = Number(line?.worker);
+  const flags = await new Client(server.q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'during-backoff' });
+  t.equal(flags.status, 200, 'flags are answered while the replacement is held back');
+  await eventually('the held-back worker is back', async () => {
+    const res = await sendBatch(server.q.base, [event('after-loop', 'x')]).catch(() => null);
+    return res?.status === 200 && occurrences(`"component":"worker ${held}","msg":"replacement thread: reopening shards"`) >= (crashes.get(held) ?? 1);
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  t.pass(`worker ${held} was replaced after the delay`);
 });
 
 t.test('fault injection is off by default', async (t) => {

@@ -20,3 +20,11 @@ t.test('other requests: fewest other requests unanswered first, then fewest in a
   t.equal(leastBusy([{ load: 9, interactive: 2 }, { load: 4, interactive: 2 }], 0, true), 1, 'ties broken by the total');
   t.equal(leastBusy([{ load: 4, interactive: 2 }, { load: 4, interactive: 2 }], 1, true), 1, 'then round-robin');
 });
+
+t.test('crash-loop back-off: the third crash within a minute waits 1 s, then doubling up to 30 s', async (t) => {
+  const { CrashLoop } = await import('../../src/front/worker-pool.js');
+  const loop = new CrashLoop();
+  t.same([0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => loop.noteCrash(1_000 + i * 1000)), [0, 0, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  t.equal(loop.noteCrash(200_000), 0, 'after a quiet minute the count starts again');
+  t.equal(loop.recent(200_000), 1);
+});
