@@ -30,6 +30,7 @@ export const ConfigSchema = Type.Object({
   queryTimeoutS: Type.Number({ description: 'QUILL_QUERY_TIMEOUT_S: time budget of an analysis or query, seconds (a request may ask for less with ?timeout=)', exclusiveMinimum: 0 }),
   queryMemoryMb: Type.Number({ description: 'QUILL_QUERY_MEMORY_MB: how much a worker\'s heap may grow while one analysis or query runs there', exclusiveMinimum: 0 }),
   queryConcurrency: Type.Integer({ description: 'QUILL_QUERY_CONCURRENCY: analyses and queries running at once per worker', minimum: 1 }),
+  crashBackoff: Type.Boolean({ description: 'QUILL_CRASH_BACKOFF: a worker that died 3 times within a minute is replaced after a growing delay (1 s … 30 s); 0 replaces it at once (the worker-crash soak, which is a crash loop on purpose)' }),
   watchdogS: Type.Number({ description: 'QUILL_WATCHDOG_S: a worker whose event loop has not turned for this long is reported stalled and gets no new flag or API requests while another worker is healthy', exclusiveMinimum: 0 }),
   queryQueue: Type.Integer({ description: 'QUILL_QUERY_QUEUE: analyses and queries waiting per worker beyond which requests get 429', minimum: 0 }),
 });
@@ -65,4 +66,5 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   queryConcurrency: 'QUILL_QUERY_CONCURRENCY',
   queryQueue: 'QUILL_QUERY_QUEUE',
   watchdogS: 'QUILL_WATCHDOG_S',
+  crashBackoff: 'QUILL_CRASH_BACKOFF',
 };

@@ -106,6 +106,7 @@ export class WorkerPool {
   private readonly shared = createSharedState();
   /** Stalled workers get no new interactive requests while another worker beats (src/front/watchdog.ts). */
   readonly watchdog: Watchdog;
+  private readonly crashBackoff: boolean;
 
   constructor(
     config: Readonly<Config>,
@@ -113,6 +114,7 @@ export class WorkerPool {
     /** Told when a worker thread died (Piscina starts its replacement). */
     private readonly onWorkerDied: (worker: number) => void = () => undefined,
   ) {
+    this.crashBackoff = config.crashBackoff;
     this.watchdog = new Watchdog(new SharedState(this.shared), config.workers, config.watchdogS * 1000, log);
     const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
     this.workers = Array.from({ length: config.workers }, (_, index) => {
@@ -224,7 +226,7 @@ export class WorkerPool {
           `worker ${w.index} died (${lost.length} requests failed); its replacement takes over: ${(error as Error)?.message ?? error}`,
         );
         this.onWorkerDied(w.index);
-        const delay = w.crashes.noteCrash(Date.now());
+        const delay = this.crashBackoff ? w.crashes.noteCrash(Date.now()) : 0;
         if (delay === 0) return this.serve(w);
         this.log.error(
           { event: 'worker_crash_loop', worker: w.index, crashes: w.crashes.recent(Date.now()), restart_in_ms: delay },

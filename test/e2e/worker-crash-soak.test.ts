@@ -19,7 +19,8 @@ const ROUNDS = Number(process.env.QUILL_WORKER_CRASH_ROUNDS ?? 10);
 // QUILL_SOAK_REPORT_DIR: when a crash is not acted on within 10 s, Node's diagnostic report of the server (every
 // thread's JavaScript stack) is written there, to find what a stalled worker is doing.
 const REPORT_DIR = process.env.QUILL_SOAK_REPORT_DIR;
-const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1', ...(REPORT_DIR ? { NODE_OPTIONS: `--report-on-signal --report-directory=${REPORT_DIR}` } : {}) } });
+// The soak is a crash loop on purpose: the back-off that protects a real one would only stretch it (QUILL_CRASH_BACKOFF).
+const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1', QUILL_CRASH_BACKOFF: '0', ...(REPORT_DIR ? { NODE_OPTIONS: `--report-on-signal --report-directory=${REPORT_DIR}` } : {}) } });
 
 async function post(path: string, body: unknown): Promise<number> {
   const res = await fetch(server.q.base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => null);
