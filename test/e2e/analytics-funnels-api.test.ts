@@ -73,6 +73,24 @@ t.test('equal consecutive steps need different events; strict and unordered orde
   t.same(unordered.body.result.map((s: any) => [s.name, s.action_id]), [['Completed 1 step', null], ['Completed 2 steps', null]]);
 });
 
+t.test('one event, one step: a later step that widens an earlier one needs an event of its own', async (t) => {
+  const pro = [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }];
+  const p = await project('one-event-one-step', [
+    ['a', 'signup', T(10, 10), { plan: 'pro' }],
+    ['b', 'signup', T(10, 10), { plan: 'pro' }], ['b', 'signup', T(10, 11), { plan: 'free' }],
+    ['c', 'signup', T(10, 10), { plan: 'free' }], ['c', 'signup', T(10, 11), { plan: 'pro' }],
+  ]);
+  const widening = steps(['signup', pro], 'signup');
+  t.same(counts(await p.funnel(widening)), [3, 1], 'a: its one signup fills step 1 only; b: a second signup after the pro one; c: its pro signup comes last');
+  t.same(await p.persons(widening, { funnel_step: 2 }), ['b'], 'the persons of step 2 agree');
+  t.same(await p.persons(widening, { funnel_step: -2 }), ['a', 'c'], 'and those who dropped off before it');
+  t.same(counts(await p.funnel(widening, { funnel_order_type: 'strict' })), [3, 1], 'strict: the same');
+  // Unordered: a's single event cannot be both steps; b's and c's two events can (either may come first).
+  t.same(counts(await p.funnel(widening, { funnel_order_type: 'unordered' })), [3, 2], 'unordered: b and c, each with two signups');
+  const three = steps(['signup', pro], 'signup', 'signup');
+  t.same(counts(await p.funnel(three, { funnel_order_type: 'unordered' })), [3, 2, 0], 'three steps need three events');
+});
+
 t.test('exclusions drop the attempt, other clean attempts of the person still count', async (t) => {
   const p = await project('exclusions', [
     ['a', 'view', T(10, 10)], ['a', 'cancel', T(10, 10, 30)], ['a', 'signup', T(10, 11)],

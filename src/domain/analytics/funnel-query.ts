@@ -154,7 +154,6 @@ export function funnelShape(q: FunnelsQuery): FunnelShape {
     steps: n,
     order: q.order,
     windowMs: q.windowMs,
-    laterEvent: q.steps.map((s, i) => i > 0 && narrows(stepLike(s), stepLike(q.steps[i - 1]!))),
     exclusions: q.exclusions.map((e, i) => ({ bit: n + i, from: e.from, to: e.to })),
   };
 }

@@ -2,12 +2,15 @@
  * What one person did in a funnel (analytics.md §2.2), from the person's events in time order, each with the bit
  * set of the steps (and exclusions) it matches. Pure: the engine gathers sequences and sums the outcomes.
  *
- * Ordered: every event matching step 0 starts a candidate; each later step is the earliest matching event at or
- * after the previous step's (a strictly later event when the step equals or narrows the previous one, so one event
- * cannot be two steps), all within the window from the start. Strict: step i must be the i-th event after the
+ * One event fills at most one step of an attempt, whatever the steps' filters (a later step may equal, narrow or
+ * widen an earlier one: `signup {plan: pro}` then `signup` needs two signups), as PostHog's funnels require.
+ *
+ * Ordered: every event matching step 0 starts a candidate; each later step is the earliest matching event after
+ * the previous step's event, all within the window from the start. Strict: step i must be the i-th event after the
  * start. Unordered: each step may be the first; the others count when one of their events follows within the
- * window. A candidate with an exclusion event strictly between the steps it spans is dropped. The person's result
- * is the best candidate; conversion times are averaged (and their median taken) over the person's best candidates.
+ * window, each step with an event of its own (the most steps such events can fill, earliest events first). A
+ * candidate with an exclusion event strictly between the steps it spans is dropped. The person's result is the
+ * best candidate; conversion times are averaged (and their median taken) over the person's best candidates.
  */
 
 export type FunnelOrder = 'ordered' | 'strict' | 'unordered';
@@ -16,8 +19,6 @@ export interface FunnelShape {
   steps: number;
   order: FunnelOrder;
   windowMs: number;
-  /** For each step i > 0: whether it must be a later event than step i-1 (equal or narrower step). */
-  laterEvent: boolean[];
   /** Exclusions: bit index in the mask, and the step range they guard. */
   exclusions: { bit: number; from: number; to: number }[];
 }
@@ -80,8 +81,9 @@ function ordered(ts: Float64Array, n: number, shape: FunnelShape, next: Int32Arr
   let at = start;
   let length = 1;
   for (let s = 1; s < shape.steps; s++) {
-    const from = shape.laterEvent[s] ? at + 1 : at;
-    const r = next[s * width + from]!;
+    // The next row, never the previous step's own: rows are events in time order, so a later row is another
+    // event at the same time or after.
+    const r = next[s * width + at + 1]!;
     if (r >= n || ts[r]! > limit) break;
     chain[length++] = r;
     at = r;
@@ -101,16 +103,28 @@ function strict(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelSha
   return length;
 }
 
-/** Unordered: `start` (matching step `first`) and the first later event of every other step within the window, in time order. */
+/**
+ * Unordered: `start` (matching step `first`) and, for every other step, an event of its own after the start within
+ * the window, in time order. Each step takes its earliest event; when two steps would take the same event (it
+ * matches both), the events are shared out by augmenting paths (Kuhn's matching) over each step's first few
+ * candidates — no step needs more than `steps` of them — so as many steps as possible get one.
+ */
 function unordered(ts: Float64Array, n: number, shape: FunnelShape, next: Int32Array, start: number, first: number, chain: Int32Array): number {
   const width = n + 1;
   const limit = ts[start]! + shape.windowMs;
-  chain[0] = start;
-  let length = 1;
+  const picks: number[] = [];
+  let shared = false;
   for (let s = 0; s < shape.steps; s++) {
     if (s === first) continue;
     const r = next[s * width + start + 1]!;
     if (r >= n || ts[r]! > limit) continue;
+    if (picks.includes(r)) shared = true;
+    picks.push(r);
+  }
+  const rows = shared ? matchedRows(ts, n, shape, next, start, first, limit) : picks;
+  chain[0] = start;
+  let length = 1;
+  for (const r of rows) {
     // Insertion in row order (rows are in time order).
     let j = length++;
     while (j > 0 && chain[j - 1]! > r) {
@@ -120,6 +134,34 @@ function unordered(ts: Float64Array, n: number, shape: FunnelShape, next: Int32A
     chain[j] = r;
   }
   return length;
+}
+
+/** The rows a maximum matching of steps (other than `first`) to distinct events after `start` gives them. */
+function matchedRows(ts: Float64Array, n: number, shape: FunnelShape, next: Int32Array, start: number, first: number, limit: number): number[] {
+  const width = n + 1;
+  const candidates: number[][] = [];
+  for (let s = 0; s < shape.steps; s++) {
+    const list: number[] = [];
+    if (s !== first) {
+      for (let r = next[s * width + start + 1]!; r < n && ts[r]! <= limit && list.length < shape.steps; r = next[s * width + r + 1]!) list.push(r);
+    }
+    candidates.push(list);
+  }
+  const owner = new Map<number, number>();
+  const assign = (s: number, seen: Set<number>): boolean => {
+    for (const r of candidates[s]!) {
+      if (seen.has(r)) continue;
+      seen.add(r);
+      const other = owner.get(r);
+      if (other === undefined || assign(other, seen)) {
+        owner.set(r, s);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let s = 0; s < shape.steps; s++) if (candidates[s]!.length > 0) assign(s, new Set());
+  return [...owner.keys()];
 }
 
 /**
