@@ -16,6 +16,7 @@ import {
   type FlagResult,
   type GroupTypeMapping,
 } from '../../src/domain/flags/index.js';
+import { MAX_DEPENDENCY_DEPTH } from '../../src/domain/flags/dependencies.js';
 
 let nextId = 1;
 function flag(key: string, filters: Record<string, unknown>, extra: Partial<FlagRecord> = {}): FlagRecord {
@@ -478,6 +479,17 @@ t.test('flag dependencies', async (t) => {
   const byContext = evaluate({ flags: [ctxFlag, needsFalse], opts: { evaluationContexts: ['mobile'] } });
   t.notOk(byContext.has('ctxdep'), 'context-filtered flag omitted');
   t.equal(byContext.get('needs-false')!.value, false, 'context-filtered dependency reads as false');
+
+  // 10,000 flags, each depending on the next, declared top first: the recursive graph walks overflowed the stack
+  // (every flag of the project failed). Chains deeper than MAX_DEPENDENCY_DEPTH are broken; the rest evaluate.
+  const long = Array.from({ length: 10_000 }, (_, i) => flag(`long-${i}`, i === 9_999 ? { groups: [{ properties: [] }] } : dep2(`long-${i + 1}`)));
+  const deep = evaluate({ flags: long });
+  t.equal(deep.size, 10_000, 'every flag of a 10,000-deep chain answers');
+  t.same(summary(deep.get('long-0')!), [false, 'missing_dependency', null, null], 'the top of a chain past the depth bound is broken');
+  t.equal(deep.get(`long-${10_000 - MAX_DEPENDENCY_DEPTH}`)!.value, true, `a chain of exactly ${MAX_DEPENDENCY_DEPTH} evaluates`);
+  t.equal(deep.get(`long-${10_000 - MAX_DEPENDENCY_DEPTH - 1}`)!.value, false, 'one more is past the bound');
+  const ring = Array.from({ length: 10_000 }, (_, i) => flag(`ring-${i}`, dep2(`ring-${(i + 1) % 10_000}`)));
+  t.ok([...evaluate({ flags: ring }).values()].every((r) => r.reason.code === 'missing_dependency'), 'a 10,000-flag cycle is found without recursion');
 });
 
 t.test('cohorts', async (t) => {
