@@ -8,7 +8,7 @@ import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { applyFormula, parseFormula } from '../../src/domain/analytics/trends-values.js';
 import { jsonPath } from '../../src/domain/hogql/functions.js';
-import { MAX_TOKENS } from '../../src/domain/hogql/lexer.js';
+import { MAX_QUERY_LENGTH } from '../../src/domain/hogql/lexer.js';
 import { MAX_NESTING, parseExpression, parseQuery } from '../../src/domain/hogql/parser.js';
 import { printQuery } from '../../src/domain/hogql/print.js';
 import type { ElementRecord } from '../../src/domain/ingest/types.js';
@@ -54,7 +54,8 @@ t.test('every recursive shape of HogQL is refused with an input error past the b
     for (const n of [MAX_NESTING + 1, 10_000, 100_000]) {
       const error = refusal(() => parseQuery(make(n)));
       t.ok(error, `${name} × ${n}: refused`);
-      t.match(error?.message, TOO_DEEP, `${name} × ${n}`);
+      // Past ClickHouse's max_query_size the length refuses it before the nesting is looked at.
+      t.match(error?.message, make(n).length > MAX_QUERY_LENGTH ? /max_query_size/ : TOO_DEEP, `${name} × ${n}`);
       t.equal(error?.code, 'query_error');
     }
   }
@@ -81,21 +82,21 @@ t.test('the bound is exact for a chain: the tree of SELECT 1+…+1 may have MAX_
   t.match(refusal(() => parseExpression(`${repeat('(', 100_000)}x${repeat(')', 100_000)}`))?.message, TOO_DEEP);
 });
 
-t.test('a 100,000-term query is refused quickly, a huge one after MAX_TOKENS tokens', async (t) => {
+t.test('a 100,000-term query is refused quickly, a huge one by its length before it is read', async (t) => {
   const started = performance.now();
   t.match(refusal(() => parseQuery(`SELECT ${chain('1', '+', 100_000)}`))?.message, TOO_DEEP);
   const ms = performance.now() - started;
   t.ok(ms < 1000, `refused in ${ms.toFixed(0)} ms`);
-  const huge = `SELECT ${chain('1', ', ', MAX_TOKENS)}`;
-  t.match(refusal(() => parseQuery(huge))?.message, /too long \(more than 1,000,000 tokens\)/);
+  const huge = `SELECT ${chain('1', ', ', 1_000_000)}`;
+  t.match(refusal(() => parseQuery(huge))?.message, /longer than 262,144 characters/);
 });
 
-t.test('a long flat list is no nesting: an IN list of 200,000 values parses (and is not spread onto the stack)', async (t) => {
-  const list = Array.from({ length: 200_000 }, (_, i) => `'v${i}'`).join(',');
+t.test('a long flat list is no nesting: an IN list of 60,000 values parses (and is not spread onto the stack)', async (t) => {
+  const list = Array.from({ length: 60_000 }, () => '1').join(',');
   const q = parseQuery(`SELECT 1 WHERE x IN (${list}) OR y = [${list}]`);
   t.equal(q.k, 'select');
   const where = q.k === 'select' ? q.where : null;
-  t.equal(where?.k === 'call' && where.args[0]?.k === 'call' ? where.args[0].args[1]?.k === 'call' && where.args[0].args[1].args.length : 0, 200_000);
+  t.equal(where?.k === 'call' && where.args[0]?.k === 'call' ? where.args[0].args[1]?.k === 'call' && where.args[0].args[1].args.length : 0, 60_000);
 });
 
 t.test('formulas: bounded recursion and tree depth, same values below the bound', async (t) => {
