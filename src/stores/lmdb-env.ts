@@ -10,6 +10,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { META_ENV, PERSONS_ENV } from './data-dir/paths.js';
+import { meterFor, type TxnMeter } from './txn-meter.js';
 
 const ENV_OPTIONS = { maxDbs: 32, compression: false } as const;
 
@@ -49,15 +51,28 @@ export function openIndex<K extends import('lmdb').Key = import('lmdb').Key>(env
  * `fn` must be synchronous (its result is boxed so lmdb-js never mistakes a returned promise for an async callback).
  */
 export function atomically<T>(env: Env, fn: () => T): Promise<T> {
+  const meter = meterOf(env);
   return env
     .transaction(() => {
       const box = {} as { result: T };
-      env.transactionSync(() => {
-        box.result = fn();
-      });
+      const started = performance.now();
+      try {
+        env.transactionSync(() => {
+          box.result = fn();
+        });
+      } finally {
+        meter.note(env.getWriteTxnId(), (performance.now() - started) / 1000);
+      }
       return box;
     })
     .then((box) => box.result);
+}
+
+/** The transaction meter of an environment, labelled by its file (`persons`, `meta`, `events`: src/stores/txn-meter.ts). */
+function meterOf(env: Env): TxnMeter {
+  const path = (env as { path?: string }).path ?? '';
+  const label = path.endsWith(PERSONS_ENV) ? 'persons' : path.endsWith(META_ENV) ? 'meta' : 'events';
+  return meterFor(label);
 }
 
 /** Materialises a lazy lmdb range (its typings call `asArray` a promise; iteration is synchronous). */

@@ -12,6 +12,7 @@ import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
 import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
 import type { WorkerRuntime } from './runtime.js';
 import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
+import { CALLBACK_BOUNDS, SECONDS_BOUNDS, txnMeters, type TxnSummary } from '../stores/txn-meter.js';
 import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
 import type { Shard } from './ingest/shard.js';
 
@@ -72,6 +73,14 @@ export class WorkerMetrics {
         [{ labels: { result: 'ok' }, value: this.backups.ok }, { labels: { result: 'failed' }, value: this.backups.failed }]),
       new SnapshotMetric('quill_backup_last_success_timestamp_seconds', 'When the last successful backup made by this node finished (0: none).', 'gauge', () =>
         [{ labels: {}, value: this.backups.lastSuccess }], 'max'),
+      new SnapshotMetric('quill_lmdb_txn_callbacks', 'Transaction callbacks (apply chunks, person writes…) that lmdb-js ran in one LMDB write transaction, by environment.', 'histogram', () =>
+        this.txnSamples('quill_lmdb_txn_callbacks', CALLBACK_BOUNDS, (s) => [s.callbackCounts, s.callbackSum])),
+      new SnapshotMetric('quill_lmdb_txn_js_seconds', 'JavaScript time spent inside one LMDB write transaction, by environment.', 'histogram', () =>
+        this.txnSamples('quill_lmdb_txn_js_seconds', SECONDS_BOUNDS, (s) => [s.secondsCounts, s.secondsSum])),
+      new SnapshotMetric('quill_lmdb_txn_max_callbacks', 'The most callbacks one LMDB write transaction carried since start, by environment and worker.', 'gauge', () =>
+        [...txnMeters].map(([env, m]) => ({ labels: { env, worker: rt.index }, value: m.summary.maxCallbacks }))),
+      new SnapshotMetric('quill_lmdb_txn_max_js_seconds', 'The longest JavaScript time in one LMDB write transaction since start, by environment and worker.', 'gauge', () =>
+        [...txnMeters].map(([env, m]) => ({ labels: { env, worker: rt.index }, value: m.summary.maxSeconds }))),
       new SnapshotMetric('quill_queries_running', 'Analyses and queries running now, by worker (at most QUILL_QUERY_CONCURRENCY each).', 'gauge', () =>
         [{ labels: { worker: rt.index }, value: rt.queries.counts().running }]),
       new SnapshotMetric('quill_queries_queued', 'Analyses and queries waiting for a place, by worker (at most QUILL_QUERY_QUEUE each).', 'gauge', () =>
@@ -132,6 +141,13 @@ export class WorkerMetrics {
     out.push({ labels: { reason: 'person_event_without_profile' }, value: stats.reduce((n, s) => n + s.droppedEvents, 0) });
     out.push({ labels: { reason: 'dead_letter' }, value: stats.reduce((n, s) => n + s.deadLetteredEvents, 0) });
     return out;
+  }
+
+  private txnSamples(name: string, bounds: readonly number[], pick: (s: TxnSummary) => [number[], number]): Sample[] {
+    return [...txnMeters].flatMap(([env, meter]) => {
+      const [counts, sum] = pick(meter.summary);
+      return histogramSamples(name, { env }, bounds, counts, sum);
+    });
   }
 
   private lmdbSamples(): Sample[] {

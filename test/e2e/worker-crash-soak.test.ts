@@ -20,7 +20,8 @@ const ROUNDS = Number(process.env.QUILL_WORKER_CRASH_ROUNDS ?? 10);
 // thread's JavaScript stack) is written there, to find what a stalled worker is doing.
 const REPORT_DIR = process.env.QUILL_SOAK_REPORT_DIR;
 // The soak is a crash loop on purpose: the back-off that protects a real one would only stretch it (QUILL_CRASH_BACKOFF).
-const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1', QUILL_CRASH_BACKOFF: '0', ...(REPORT_DIR ? { NODE_OPTIONS: `--report-on-signal --report-directory=${REPORT_DIR}` } : {}) } });
+const METRICS_TOKEN = 'soak-metrics-token-0123456';
+const server = quillForFile(t, { env: { QUILL_FAULT_INJECTION: '1', QUILL_CRASH_BACKOFF: '0', QUILL_METRICS_TOKEN: METRICS_TOKEN, ...(REPORT_DIR ? { NODE_OPTIONS: `--report-on-signal --report-directory=${REPORT_DIR}` } : {}) } });
 
 async function post(path: string, body: unknown): Promise<number> {
   const res = await fetch(server.q.base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => null);
@@ -136,6 +137,16 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
   if (survived < ROUNDS) return;
 
   const api = new Client(server.q.base);
+  /** The largest LMDB write transactions the workers saw (src/stores/txn-meter.ts): callbacks and JavaScript seconds. */
+  const largestTransactions = async () => {
+    const text = await (await fetch(`${server.q.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const max = (name: string) => {
+      const out: Record<string, number> = {};
+      for (const m of text.matchAll(new RegExp(`^${name}\\{env="(\\w+)",worker="\\d+"\\} ([\\d.e+-]+)$`, 'gm'))) out[m[1]!] = Math.max(out[m[1]!] ?? 0, Number(m[2]));
+      return out;
+    };
+    return `largest transaction per environment: callbacks ${JSON.stringify(max('quill_lmdb_txn_max_callbacks'))}, JavaScript seconds ${JSON.stringify(max('quill_lmdb_txn_max_js_seconds'))}`;
+  };
   const drainReport = REPORT_DIR ? setTimeout(() => diagnose('the backlog is not applied after 120 s'), 120_000) : null;
   let backlogs: number[] = [];
   await eventually('every shard to apply its backlog', async () => {
@@ -143,10 +154,11 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
     if (res.status === 200) backlogs = res.body.shards.map((s: { backlog: number }) => s.backlog);
     return res.status === 200 && backlogs.every((b) => b === 0);
   }, { timeoutMs: Math.max(120_000, acknowledged.length / 5), intervalMs: 100 }) // the apply does >= 5k events/s
-    .catch((error: Error) => {
-      throw new Error(`${error.message}; backlog per shard: ${JSON.stringify(backlogs)}`);
+    .catch(async (error: Error) => {
+      throw new Error(`${error.message}; backlog per shard: ${JSON.stringify(backlogs)}; ${await largestTransactions().catch(() => 'metrics unavailable')}`);
     })
     .finally(() => drainReport && clearTimeout(drainReport));
+  t.comment(await largestTransactions());
   const counts = new Map<string, number>();
   for (const e of await allEvents(api, 'after=2000-01-01')) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
   t.ok(acknowledged.length > 0, `${acknowledged.length} events acknowledged during the crashes`);

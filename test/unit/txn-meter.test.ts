@@ -1,0 +1,36 @@
+/** The LMDB transaction meter (src/stores/txn-meter.ts) on a real environment: callbacks lmdb-js batches into one write transaction count together. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { atomically, openEnv, openTable } from '../../src/stores/lmdb-env.js';
+import { TxnMeter, txnMeters } from '../../src/stores/txn-meter.js';
+
+t.test('callbacks queued together run in one transaction and count as one', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'txn-meter-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const env = openEnv(join(dir, 'events.mdb'));
+  const table = openTable<number, string>(env, 'x');
+  await atomically(env, () => table.put('warm', 0));
+  const before = { ...txnMeters.get('events')!.summary };
+  // Five callbacks queued in one event turn: lmdb-js runs them in one write transaction.
+  await Promise.all(Array.from({ length: 5 }, (_, i) => atomically(env, () => table.put(`k${i}`, i))));
+  await atomically(env, () => table.put('after', 1));
+  const s = txnMeters.get('events')!.summary;
+  t.equal(s.maxCallbacks, 5, 'the batch of five was one transaction');
+  t.equal(s.callbackSum - before.callbackSum, 6, 'the warm-up transaction closed, then the five');
+  await env.close();
+});
+
+t.test('the meter folds a transaction when the next one begins', async (t) => {
+  const m = new TxnMeter();
+  m.note(7, 0.002);
+  m.note(7, 0.003);
+  t.equal(m.summary.callbackSum, 0, 'an open transaction is not counted yet');
+  m.note(8, 2);
+  t.equal(m.summary.maxCallbacks, 2);
+  t.equal(m.summary.callbackCounts[1], 1, 'in the bucket of 2');
+  m.close();
+  t.equal(m.summary.maxSeconds, 2);
+  t.equal(m.summary.secondsCounts.reduce((a, b) => a + b, 0), 2);
+});
