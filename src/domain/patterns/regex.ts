@@ -61,7 +61,7 @@ export const MAX_PATTERN_LENGTH = 256 * 1024;
  * at every character: measured ~3.5 ns per character and instruction here, 3.5 s for a 1 MB value against a
  * 1,000-instruction pattern, during which the thread answers nothing. And a scan matches one block's dictionary
  * values in one stretch (src/worker/analytics/block-filter.ts), so a bound per match would still multiply by the
- * values. The meter adds up every NFA run of the stretch and is reset when the thread next turns its event loop;
+ * values. The meter adds up every NFA run of the stretch and is reset when the call stack next empties;
  * a match that would take it past the bound is not run. With captures (`extract`, `replaceRegexp*`, path cleaning)
  * every match runs the NFA, slower still: 2·10⁷ units measured 230 ms of one stretch in the hostile-queries test,
  * so the bound is 5·10⁶, ~20-60 ms. A single value up to 250 characters is never refused on its own
@@ -82,8 +82,9 @@ function chargeNfa(work: number, source: string, chars: number): void {
   nfaWork += work;
   if (!meterResetQueued) {
     meterResetQueued = true;
-    // Not I/O: the meter's window is the current synchronous stretch, which ends when the event loop turns.
-    setImmediate(() => {
+    // Not I/O: the meter's window is the current synchronous stretch, which ends when the call stack empties (long
+    // work awaits its slicer between units and yields to the event loop every few ms: src/worker/analytics/slices.ts).
+    queueMicrotask(() => {
       nfaWork = 0;
       meterResetQueued = false;
     });
