@@ -2,6 +2,7 @@
  * The front process: one uWS app on the main thread that parses HTTP, authenticates private calls from memory,
  * and hands everything else to the shard workers. It never touches the disk after start-up.
  */
+import { readFileSync } from 'node:fs';
 import uWS from 'uWebSockets.js';
 import type { Config } from '../config/schema.js';
 import { Exchange, BodyTooLarge, RequestAborted, type OutgoingReply } from '../http/exchange.js';
@@ -20,6 +21,7 @@ import type { WorkerWatch } from './watchdog.js';
 import { accountKey, LoginThrottle } from '../domain/login-throttle.js';
 import { chooseEncoding, CONSOLE_PREFIX, ConsoleAssets, defaultConsoleDir, HTML_HEADERS } from './console-assets.js';
 import { bearerMatches, FrontMetrics } from './metrics.js';
+import { OPENAPI_MEDIA_TYPE, openApiDocument } from './openapi.js';
 import type { Logger } from '../observability/logger.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
@@ -46,6 +48,28 @@ function healthReply(workers: WorkerWatch[]): Reply {
 function isConsolePath(path: string, req: uWS.HttpRequest): boolean {
   if (path === '/') return req.getHeader('accept').includes('text/html');
   return path === CONSOLE_PREFIX || path.startsWith(`${CONSOLE_PREFIX}/`);
+}
+
+/** Quill's version, for the API description (package.json beside dist/, as in the container image). */
+function quillVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * The answers of the routes the front gives itself (auth `none`), by op: `GET /api/schema/`, the OpenAPI
+ * description generated once from the route table (any query, PostHog's `?format=json` included, gets the JSON).
+ */
+function frontAnswers(): Record<string, OutgoingReply> {
+  const description = Buffer.from(JSON.stringify(openApiDocument(ROUTES, { version: quillVersion() })));
+  const answers: Record<string, OutgoingReply> = { schema: { status: 200, body: description, contentType: OPENAPI_MEDIA_TYPE } };
+  for (const route of ROUTES) {
+    if (route.auth === 'none' && !answers[route.op]) throw new Error(`route ${route.method} ${route.path}: the front has no answer for ${route.op}`);
+  }
+  return answers;
 }
 
 function errorOut(error: ApiError): OutgoingReply {
@@ -99,6 +123,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   const assets = StaticAssets.load();
   const router = new Router<RouteDef>();
   for (const route of ROUTES) router.add(route.method, route.path, route);
+  const ownAnswers = frontAnswers();
 
   const maxBody = Math.floor(config.maxBodyMb * 1024 * 1024);
   let draining = false;
@@ -108,6 +133,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   const refreshAuth = async () => auth.replace(await pool.control<AuthSnapshot>(pool.pick(), { control: 'auth-snapshot' }));
 
   async function dispatch(ex: Exchange, route: RouteDef, params: Record<string, string>): Promise<OutgoingReply> {
+    if (route.auth === 'none') return ownAnswers[route.op]!;
     const meta = ex.meta;
     const hasBody = route.body !== 'none' && meta.method !== 'GET' && meta.method !== 'HEAD';
     const raw = hasBody ? await ex.readBody(maxBody) : null;
@@ -191,9 +217,12 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     ex.send({ status: 200, body, contentType: asset.contentType, headers });
   }
 
-  /** Private routes and sign-in grant CORS to the console's origins only (src/http/cors.ts); public ones to every origin. */
+  /**
+   * Private routes and sign-in grant CORS to the console's origins only (src/http/cors.ts); public ones and the
+   * front's own answers (the API description) to every origin.
+   */
   function restrictCors(ex: Exchange, req: uWS.HttpRequest, route: RouteDef): void {
-    if (route.auth !== 'public' && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
+    if ((route.auth === 'personal' || route.auth === 'login') && ex.origin) ex.restrictCors(privateOriginAllowed(ex.origin, Exchange.ownOrigin(req), consoleOrigins));
   }
 
   /**

@@ -13,7 +13,9 @@ export type Auth =
   /** Public: the worker authenticates the project token found in the body or query. */
   | 'public'
   /** Console sign-in: no credentials but those in the body; throttled per account and address, CORS as private. */
-  | 'login';
+  | 'login'
+  /** No credentials, answered by the front itself without a worker (the API description). */
+  | 'none';
 
 export type BodyMode =
   /** No body is read. */
@@ -76,6 +78,9 @@ const ingest = (method: RouteSpec['method'], path: string, op: string): RouteSpe
 const CAPTURE_PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track'];
 
 const SPECS: RouteSpec[] = [
+  // This API's OpenAPI 3.1 description, generated from this table at start-up (src/front/openapi.ts); PostHog's path.
+  { method: 'GET', path: '/api/schema', op: 'schema', auth: 'none', body: 'none' },
+
   // Public ingestion
   ...CAPTURE_PATHS.flatMap((path) => [ingest('POST', path, 'capture'), ingest('GET', path, 'capture')]),
   ingest('POST', '/engage', 'engage'),

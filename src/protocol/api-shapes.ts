@@ -1,0 +1,260 @@
+/**
+ * Shapes the API description documents (src/front/openapi.ts) that no request path checks: the payloads of the
+ * public routes (raw bodies, decoded and checked by the workers) and the response bodies. Each mirrors what the
+ * code builds — the error catalogue (src/protocol/errors.ts), the flag answers (src/worker/ops/decide.ts,
+ * flags-response.ts), the local-evaluation definitions (src/domain/flags/definitions.ts), the serializers of
+ * src/worker/ops — and test/e2e/openapi.test.ts checks real answers against them, so they cannot drift apart
+ * unnoticed. Every schema with an `$id` becomes a named component of the description; objects stay open
+ * (`additionalProperties`) where PostHog's answers carry more fields than Quill's.
+ */
+import Type, { type TSchema } from 'typebox';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+/** A JSON object whose values all follow `value` (a map keyed by flag key, project id…). */
+const MapOf = (value: TSchema, description?: string) =>
+  Type.Object({}, { additionalProperties: value, ...(description ? { description } : {}) });
+const OpenObject = (description?: string) => Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+
+// ---- Errors -------------------------------------------------------------------------------------------------
+
+/** Every error body (src/protocol/errors.ts); a few endpoints add fields of their own (`message`). */
+export const ErrorBody = Type.Object({
+  type: Type.String({ description: 'validation_error, invalid_request, authentication_error, throttled_error, client_error or server_error' }),
+  code: Type.String({ description: 'What went wrong, e.g. required, parse_error, not_authenticated, permission_denied, not_found' }),
+  detail: Type.String({ description: 'A sentence for people' }),
+  attr: Nullable(Type.String({ description: 'The field at fault (nested fields joined with __)' })),
+}, { additionalProperties: true, $id: 'Error', description: "PostHog's error body (drf-exceptions-hog)" });
+
+// ---- Public payloads ----------------------------------------------------------------------------------------
+
+const EVENT_FIELDS = {
+  event: Type.Optional(Type.String({ description: 'The event name (required per event)' })),
+  distinct_id: Type.Optional(Type.Unknown({ description: 'Who did it (a string or number; also read from properties.distinct_id)' })),
+  properties: Type.Optional(OpenObject('Event properties; `$set`/`$set_once` update the person')),
+  timestamp: Type.Optional(Type.String({ description: 'ISO 8601; defaults to the time of receipt' })),
+  uuid: Type.Optional(Type.String({ description: 'Idempotency: an event whose uuid is already stored is not stored twice' })),
+  $set: Type.Optional(OpenObject()),
+  $set_once: Type.Optional(OpenObject()),
+};
+const TOKEN_FIELDS = {
+  api_key: Type.Optional(Type.String({ description: 'The project API key (phc_…); `token` and `$token` are read too' })),
+  token: Type.Optional(Type.String()),
+};
+
+export const CaptureEvent = Type.Object({ ...TOKEN_FIELDS, ...EVENT_FIELDS }, { additionalProperties: true, $id: 'CaptureEvent' });
+
+/** One event, a batch envelope, or a bare list of events (src/domain/ingest/events-of.ts). */
+export const CapturePayload = Type.Union([
+  CaptureEvent,
+  Type.Object({
+    ...TOKEN_FIELDS,
+    batch: Type.Array(CaptureEvent),
+    sent_at: Type.Optional(Type.String({ description: 'The client clock when sending: corrects event timestamps' })),
+    historical_migration: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: true }),
+  Type.Array(CaptureEvent),
+], { $id: 'CapturePayload', description: 'One event, a batch envelope `{api_key, batch: [...]}`, or a list of events' });
+
+/** What `/decide/` and `/flags/` read from their payload (src/worker/ops/decide.ts). */
+export const FlagsRequest = Type.Object({
+  ...TOKEN_FIELDS,
+  distinct_id: Type.Optional(Type.Unknown({ description: 'Required unless disable_flags is true' })),
+  $anon_distinct_id: Type.Optional(Type.String({ description: 'The previous anonymous id (experience continuity)' })),
+  person_properties: Type.Optional(OpenObject()),
+  groups: Type.Optional(MapOf(Type.Unknown(), 'Group type → group key')),
+  group_properties: Type.Optional(MapOf(OpenObject(), 'Group type → properties')),
+  device_id: Type.Optional(Type.String()),
+  flag_keys_to_evaluate: Type.Optional(Type.Array(Type.String())),
+  evaluation_runtime: Type.Optional(Type.String({ description: 'server, client or all' })),
+  evaluation_contexts: Type.Optional(Type.Array(Type.String())),
+  disable_flags: Type.Optional(Type.Boolean()),
+}, { additionalProperties: true, $id: 'FlagsRequest' });
+
+// ---- Ingestion and flag evaluation answers ------------------------------------------------------------------
+
+export const CaptureAccepted = Type.Object({
+  status: Type.Literal(1),
+}, { additionalProperties: false, $id: 'CaptureAccepted', description: 'Every event that can be stored is durable' });
+
+/** The remote-config fields decide and `/array/:token/config` answer with (decide.ts `configFields`). */
+const CONFIG_FIELDS = {
+  supportedCompression: Type.Array(Type.String()),
+  sessionRecording: Type.Unknown(),
+  surveys: Type.Unknown(),
+  heatmaps: Type.Unknown(),
+  capturePerformance: Type.Unknown(),
+  autocaptureExceptions: Type.Unknown(),
+  autocapture_opt_out: Type.Boolean(),
+  captureDeadClicks: Type.Boolean(),
+  elementsChainAsString: Type.Boolean(),
+  siteApps: Type.Array(Type.Unknown()),
+  hasFeatureFlags: Type.Boolean(),
+  defaultIdentifiedOnly: Type.Boolean(),
+};
+const LEGACY_CONFIG_FIELDS = {
+  config: OpenObject(),
+  editorParams: OpenObject(),
+  toolbarParams: OpenObject(),
+  isAuthenticated: Type.Boolean(),
+};
+
+export const RemoteConfig = Type.Object({
+  token: Type.String(),
+  ...CONFIG_FIELDS,
+}, { additionalProperties: true, $id: 'RemoteConfig' });
+
+const REASON_CODES = ['condition_match', 'no_condition_match', 'out_of_rollout_bound', 'no_group_type', 'super_condition_value', 'holdout_condition_value', 'flag_disabled', 'missing_dependency'];
+
+export const FlagDetail = Type.Object({
+  key: Type.String(),
+  enabled: Type.Boolean(),
+  variant: Nullable(Type.String()),
+  reason: Type.Object({
+    code: Type.Union(REASON_CODES.map((c) => Type.Literal(c))),
+    condition_index: Nullable(Type.Integer()),
+    description: Type.String(),
+  }),
+  metadata: Type.Object({
+    id: Type.Integer(),
+    version: Type.Integer(),
+    description: Nullable(Type.String()),
+    payload: Type.Unknown({ description: 'The payload (JSON text) of the matched value, or null' }),
+  }),
+  failed: Type.Optional(Type.Boolean({ description: 'Present (true) when the flag could not be evaluated' })),
+}, { $id: 'FlagDetail' });
+
+const FLAG_VALUE = Type.Union([Type.Boolean(), Type.String()], { description: 'false, true, or the variant key' });
+const FLAG_MEMBERS = {
+  featureFlagPayloads: MapOf(Type.Unknown(), 'Flag key → payload of the matched value'),
+  errorsWhileComputingFlags: Type.Boolean(),
+  requestId: Type.String({ format: 'uuid' }),
+  evaluatedAt: Type.Optional(Type.Integer({ description: 'Epoch milliseconds' })),
+};
+
+/** `/flags/`: v1 values and payloads, v2 (the default) also `flags`; `config=true` (or no parameters) adds the config fields. */
+export const FlagsResponse = Type.Object({
+  flags: Type.Optional(MapOf(FlagDetail, 'Flag key → evaluation (v2)')),
+  featureFlags: MapOf(FLAG_VALUE, 'Flag key → value'),
+  ...FLAG_MEMBERS,
+}, { additionalProperties: true, $id: 'FlagsResponse' });
+
+/** `/decide/`: the config fields, then the flags as `v` asks (v1 a list of enabled keys, v2 values, v3 payloads, v4 details). */
+export const DecideResponse = Type.Object({
+  ...LEGACY_CONFIG_FIELDS,
+  ...CONFIG_FIELDS,
+  featureFlags: Type.Union([Type.Array(Type.String()), MapOf(FLAG_VALUE)], { description: 'v1: the enabled keys; v2 and later: key → value' }),
+  flags: Type.Optional(MapOf(FlagDetail, 'Flag key → evaluation (v4)')),
+  featureFlagPayloads: Type.Optional(FLAG_MEMBERS.featureFlagPayloads),
+  errorsWhileComputingFlags: Type.Optional(Type.Boolean()),
+  requestId: Type.Optional(Type.String({ format: 'uuid' })),
+  evaluatedAt: FLAG_MEMBERS.evaluatedAt,
+}, { additionalProperties: true, $id: 'DecideResponse' });
+
+// ---- Feature flags ------------------------------------------------------------------------------------------
+
+export const UserRef = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  distinct_id: Type.String(),
+  first_name: Type.String(),
+  email: Type.String(),
+}, { additionalProperties: true, $id: 'UserRef' });
+
+/** A flag as the management API answers it (src/worker/ops/feature-flags.ts `serializeFlag`). */
+export const FeatureFlag = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  key: Type.String(),
+  filters: OpenObject('groups, multivariate, payloads, aggregation_group_type_index, …'),
+  deleted: Type.Boolean(),
+  active: Type.Boolean(),
+  created_by: Nullable(UserRef),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  is_simple_flag: Type.Boolean(),
+  rollout_percentage: Nullable(Type.Number()),
+  ensure_experience_continuity: Nullable(Type.Boolean()),
+  experiment_set: Type.Array(Type.Unknown()),
+  rollback_conditions: Type.Unknown(),
+  performed_rollback: Nullable(Type.Boolean()),
+  can_edit: Type.Boolean(),
+  version: Type.Integer(),
+  evaluation_runtime: Type.Union([Type.Literal('server'), Type.Literal('client'), Type.Literal('all')]),
+  tags: Type.Array(Type.String()),
+  is_remote_configuration: Type.Boolean(),
+  has_encrypted_payloads: Type.Boolean(),
+}, { additionalProperties: true, $id: 'FeatureFlag' });
+
+/** DRF's limit/offset page (src/worker/pagination.ts). */
+const Page = (item: TSchema, $id: string) => Type.Object({
+  count: Type.Integer(),
+  next: Nullable(Type.String({ description: 'The absolute URL of the next page' })),
+  previous: Nullable(Type.String()),
+  results: Type.Array(item),
+}, { additionalProperties: true, $id });
+
+export const FeatureFlagPage = Page(FeatureFlag, 'FeatureFlagPage');
+
+/** One flag of the local-evaluation definitions (src/domain/flags/definitions.ts `LocalEvaluationFlag`). */
+export const LocalEvaluationFlag = Type.Object({
+  id: Type.Integer(),
+  team_id: Type.Integer(),
+  name: Type.String(),
+  key: Type.String(),
+  filters: OpenObject(),
+  deleted: Type.Boolean(),
+  active: Type.Boolean(),
+  ensure_experience_continuity: Nullable(Type.Boolean()),
+  has_encrypted_payloads: Type.Boolean(),
+  version: Type.Integer(),
+  evaluation_runtime: Type.String(),
+  evaluation_contexts: Type.Array(Type.String()),
+  evaluation_tags: Type.Array(Type.String()),
+  bucketing_identifier: Type.Optional(Type.String()),
+  has_experiment: Type.Optional(Type.Boolean()),
+}, { additionalProperties: true, $id: 'LocalEvaluationFlag' });
+
+export const LocalEvaluation = Type.Object({
+  flags: Type.Array(LocalEvaluationFlag),
+  group_type_mapping: MapOf(Type.String(), 'Group type index → group type'),
+  cohorts: MapOf(Type.Unknown(), 'Cohort id → its property tree (with send_cohorts)'),
+}, { additionalProperties: true, $id: 'LocalEvaluation' });
+
+export const BlastRadius = Type.Object({
+  users_affected: Type.Integer(),
+  total_users: Type.Integer(),
+}, { $id: 'BlastRadius' });
+
+// ---- Accounts -----------------------------------------------------------------------------------------------
+
+/** src/worker/ops/accounts.ts `serializeProject`. */
+export const Project = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  organization: Nullable(Type.String()),
+  api_token: Type.String(),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  timezone: Type.String(),
+  test_account_filters: Type.Array(Type.Unknown()),
+  path_cleaning_filters: Type.Array(Type.Unknown()),
+  event_retention_days: Nullable(Type.Integer()),
+  is_demo: Type.Boolean(),
+}, { additionalProperties: true, $id: 'Project' });
+
+export const ProjectPage = Page(Project, 'ProjectPage');
+
+/** `GET /api/login`: whether the request's session cookie is live. */
+export const SessionState = Type.Object({
+  authenticated: Type.Boolean(),
+}, { additionalProperties: false, $id: 'SessionState' });
+
+/** `POST /api/login`: the user, and the token cookie-authenticated writes echo in X-CSRFToken. */
+export const SignedIn = Type.Object({
+  ...UserRef.properties,
+  csrf_token: Type.String(),
+}, { additionalProperties: true, $id: 'SignedIn' });
+
+export const Success = Type.Object({
+  success: Type.Literal(true),
+}, { additionalProperties: false, $id: 'Success' });
