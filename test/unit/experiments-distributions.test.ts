@@ -89,6 +89,11 @@ t.test("Student's t CDF: closed forms for ν = 1, 2, symmetry, and quantile roun
       close(t, studentTCdf(q, df) / p, 1, 1e-10, `T_${df}(t_${df}(${p}))`);
     }
   }
+  // Extreme tails: the quantile still inverts the CDF to relative precision.
+  for (const df of [3, 9.5, 40]) {
+    for (const p of [1e-300, 1e-100, 1e-20]) close(t, studentTCdf(studentTQuantile(p, df), df) / p, 1, 1e-11, `T_${df}(t_${df}(${p}))`);
+  }
+  close(t, normalCdf(normalQuantile(1e-300)) / 1e-300, 1, 1e-12, 'Φ(Φ⁻¹(10⁻³⁰⁰))');
   // The density integrates to the CDF: Simpson over [0, 2] for ν = 5.
   const df = 5;
   const steps = 2000;

@@ -67,7 +67,8 @@ export function normalQuantile(p: number): number {
   const e = p < 0.5 ? normalCdf(x) - p : 1 - p - normalSurvival(x);
   // Halley: with f(x) = Φ(x) − p, f' = φ, f'' = −x φ: x ← x − u / (1 + x u / 2), u = f / f'.
   const u = e * SQRT_2PI * Math.exp(0.5 * x * x);
-  return x - u / (1 + 0.5 * x * u);
+  // Far in the tails (|x| > ~37) the density underflows; Acklam's value stands there.
+  return Number.isFinite(u) ? x - u / (1 + 0.5 * x * u) : x;
 }
 
 /** Degrees of freedom past which Student's t is taken as the normal (the CDFs differ by less than 10⁻⁸ there). */
@@ -124,7 +125,7 @@ export function studentTQuantile(p: number, df: number): number {
     const r = 1 - 2 * q;
     return sign * r * Math.sqrt(2 / ((1 - r) * (1 + r)));
   }
-  const z = normalQuantile(1 - q);
+  const z = -normalQuantile(q);
   const z2 = z * z;
   let t = z + (z * (z2 + 1)) / (4 * df) + (z * ((5 * z2 + 16) * z2 + 3)) / (96 * df * df);
   let lo = 0;

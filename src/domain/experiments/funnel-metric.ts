@@ -44,7 +44,9 @@ export function proportionEstimate(p: ProportionStats): VariantEstimate {
  * Posterior of the conversion rate with a uniform prior: Beta(α, β), α = 1 + s, β = 1 + n − s. Its mean α/(α+β) and
  * variance αβ / ((α+β)²(α+β+1)); and, exactly rather than by the delta method, the mean and variance of ln p under
  * the Beta: E[ln p] = ψ(α) − ψ(α+β), Var[ln p] = ψ'(α) − ψ'(α+β) (digamma and trigamma; standard results for the
- * Beta distribution), which the Gaussian model of the log lift then uses.
+ * Beta distribution), which the Gaussian model of the log lift then uses. Its chance_to_win is within 0.003 of the
+ * exact P(p_t > p_c) of the two Beta posteriors at 10/100 vs 15/100, 5·10⁻⁴ at 100/1,000 vs 120/1,000 and 4·10⁻⁵ at
+ * 1,000/10,000 vs 1,050/10,000 (pinned in test/unit/experiments-bayesian.test.ts).
  */
 export function betaPosterior(p: ProportionStats): Posterior {
   const alpha = 1 + p.successes;
