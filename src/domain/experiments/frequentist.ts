@@ -75,18 +75,27 @@ export function welchTTest(control: VariantEstimate, test: VariantEstimate, opti
   const p = se > 0 ? studentTTwoSided(statistic, df) : difference === 0 ? 1 : 0;
   const q = studentTQuantile(1 - alpha / 2, df);
   const [relativeDifference, relativeInterval] = relative(control, test, q);
+  return resultOf(test.key, 'welch_t', { p, q, se, difference, relativeDifference, relativeInterval, statistic, df, alpha });
+}
+
+/** A test variant's answer, the same fields for both tests. */
+function resultOf(
+  key: string,
+  test: FrequentistVariantResult['test'],
+  r: { p: number; q: number; se: number; difference: number; relativeDifference: number | null; relativeInterval: Interval | null; statistic: number; df: number | null; alpha: number },
+): FrequentistVariantResult {
   return {
-    key: test.key,
+    key,
     method: 'frequentist',
-    test: 'welch_t',
-    p_value: p,
-    confidence_interval: relativeInterval,
-    confidence_interval_absolute: [difference - q * se, difference + q * se],
-    difference,
-    relative_difference: relativeDifference,
-    statistic,
-    degrees_of_freedom: df,
-    significant: p < alpha,
+    test,
+    p_value: r.p,
+    confidence_interval: r.relativeInterval,
+    confidence_interval_absolute: [r.difference - r.q * r.se, r.difference + r.q * r.se],
+    difference: r.difference,
+    relative_difference: r.relativeDifference,
+    statistic: r.statistic,
+    degrees_of_freedom: r.df,
+    significant: r.p < r.alpha,
   };
 }
 
@@ -113,17 +122,5 @@ export function twoProportionZTest(control: ProportionStats, test: ProportionSta
     const rse = ratioStandardError(pt, vt, pc, vc);
     relativeInterval = [relativeDifference - q * rse, relativeDifference + q * rse];
   }
-  return {
-    key: test.key,
-    method: 'frequentist',
-    test: 'two_proportion_z',
-    p_value: p,
-    confidence_interval: relativeInterval,
-    confidence_interval_absolute: [difference - q * se, difference + q * se],
-    difference,
-    relative_difference: relativeDifference,
-    statistic,
-    degrees_of_freedom: null,
-    significant: p < alpha,
-  };
+  return resultOf(test.key, 'two_proportion_z', { p, q, se, difference, relativeDifference, relativeInterval, statistic, df: null, alpha });
 }
