@@ -40,9 +40,11 @@ async function main(): Promise<void> {
     { event: 'start', url: base, port: quill.port, workers: config.workers, data_dir: config.dataDir, created: boot.created, metrics_port: quill.metricsPort },
     `Quill listening on ${base} (${config.workers} shard workers, data in ${config.dataDir}). ${boot.created ? 'First start.' : 'Using the existing data directory.'}`,
   );
-  // The console line says where to sign in, and the first user's password when it was just generated.
+  // The console line says where to sign in, and the first user's password when it was just generated: once. In a
+  // terminal the banner below shows it, so the log line there leaves it out.
   const signIn = consoleLine(base, boot.email, boot.adminPassword, config.adminPassword !== null);
-  life.info({ event: 'console', url: `${base}/console/`, email: boot.email }, signIn);
+  const logged = process.stdout.isTTY ? consoleLine(base, boot.email, null, false) : signIn;
+  life.info({ event: 'console', url: `${base}/console/`, email: boot.email }, logged);
   if (process.stdout.isTTY) {
     flushLogs();
     process.stdout.write(banner(base, boot, signIn) + '\n');

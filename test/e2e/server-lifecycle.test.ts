@@ -68,3 +68,31 @@ t.test('unknown paths answer 404 with the error body, never a dropped connection
   t.equal(privatePreflight.status, 200);
   t.equal(privatePreflight.headers.get('access-control-allow-origin'), null);
 });
+
+t.test('in a terminal the generated password is printed once, in the banner', async (t) => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { spawn } = await import('node:child_process');
+  const dataDir = mkdtempSync(join(tmpdir(), 'quill-tty-'));
+  t.teardown(() => removeDir(dataDir));
+  // `script` gives the server a pseudo-terminal as its standard output.
+  const command = `QUILL_PORT=0 QUILL_HOST=127.0.0.1 QUILL_DATA_DIR=${dataDir} QUILL_WORKERS=1 exec node dist/src/main.js`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner:\n${out}`)), 30_000);
+    child.stdout.on('data', () => {
+      if (/Console: .*with password/.test(out) && /Project API key/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const password = /with password (\S+)\)/.exec(out)![1]!;
+  t.equal(out.split(password).length - 1, 1, 'the password appears once');
+  t.match(out, /"event":"console"/, 'the console log line is still there');
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+});
