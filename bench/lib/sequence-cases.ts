@@ -23,6 +23,21 @@ export function orderedFunnelSql(range: string): string {
     SELECT count(*) AS c1, count(*) FILTER (WHERE m >= 2) AS c2, count(*) FILTER (WHERE m >= 3) AS c3, avg(a1) FILTER (WHERE m >= 2) AS a1, avg(a2) FILTER (WHERE m >= 3) AS a2 FROM per`;
 }
 
+/**
+ * Two-step ordered funnel over one event name with a filter on one step only (`purchase` with `price > 100`, then
+ * any `purchase`, or the other way round): one event fills at most one step, so the second step needs a later
+ * purchase. `narrowFirst` puts the filter on the first step. Step counts c1, c2.
+ */
+export function sameEventFunnelSql(range: string, narrowFirst: boolean): string {
+  const first = narrowFirst ? 'price > 100' : 'TRUE';
+  const second = narrowFirst ? 'TRUE' : 'price > 100';
+  return `WITH e AS (SELECT person, ts, price FROM events WHERE event = 'purchase' AND ${range}),
+    s0 AS (SELECT person, ts AS t0 FROM e WHERE ${first}),
+    s1 AS (SELECT s0.person, s0.t0, min(e.ts) AS t1 FROM s0 JOIN e ON e.person = s0.person AND ${second} AND e.ts > s0.t0 AND e.ts <= s0.t0 + INTERVAL 14 DAY GROUP BY 1, 2),
+    per AS (SELECT s0.person, max(CASE WHEN s1.t1 IS NOT NULL THEN 2 ELSE 1 END) AS m FROM s0 LEFT JOIN s1 USING (person, t0) GROUP BY 1)
+    SELECT count(*) AS c1, count(*) FILTER (WHERE m >= 2) AS c2 FROM per`;
+}
+
 /** Step counts per first-touch `$browser` (the browser of the person's first funnel event). */
 export function browserFunnelSql(range: string): string {
   return `WITH ${orderedFunnelPersons(range)}, ft AS (SELECT person, arg_min(browser, ts) AS b FROM e GROUP BY 1)

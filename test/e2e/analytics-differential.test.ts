@@ -7,7 +7,7 @@
 import t from 'tap';
 import type { Dataset, ReferenceRow } from '../../bench/lib/analytics-dataset.js';
 import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
-import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
+import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, sameEventFunnelSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
 import { correlate } from '../../src/domain/analytics/correlation.js';
 import { quillForFile, type Client } from '../helpers/quill.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
@@ -258,6 +258,15 @@ t.test('funnels against DuckDB', async (tt) => {
   for (const [order, sql] of [['strict', strictFunnelSql(range)], ['unordered', unorderedFunnelSql(range)]] as const) {
     const [want] = await duck.rows(sql) as [Record<string, number>];
     tt.same((await funnel(`&funnel_order_type=${order}`)).result.map((s: any) => s.count), [want.c1, want.c2, want.c3], `${order} funnel`);
+  }
+  // One event, one step: the same event name in both steps, the filter on one of them.
+  const pricey = [{ key: 'price', value: 100, operator: 'gt', type: 'event' }];
+  for (const narrowFirst of [true, false]) {
+    const steps = [{ id: 'purchase', order: 0, ...(narrowFirst ? { properties: pricey } : {}) }, { id: 'purchase', order: 1, ...(narrowFirst ? {} : { properties: pricey }) }];
+    const got = await get(`insights/funnel/?events=${enc(JSON.stringify(steps))}&date_from=${FROM}&date_to=${TO}&refresh=true`);
+    const [want] = await duck.rows(sameEventFunnelSql(range, narrowFirst)) as [Record<string, number>];
+    tt.same(got.result.map((s: any) => s.count), [want.c1, want.c2], `purchase ${narrowFirst ? 'over 100 then any' : 'then one over 100'}: a second step needs a later purchase`);
+    tt.ok(want.c2! > 0 && want.c2! < want.c1!, `some persons but not all reach step 2 (${want.c1} → ${want.c2})`);
   }
   const byBrowser = await funnel('&breakdown=%24browser');
   const expected = await duck.rows(browserFunnelSql(range));
