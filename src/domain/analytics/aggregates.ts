@@ -17,7 +17,9 @@ export type Measure =
   /** Events per actor (the `*_count_per_actor` maths and the actors of a data point). */
   | { kind: 'actor_counts' }
   /** Per person, the smallest value of a column over its events (first event time, earliest created_at). */
-  | { kind: 'person_min'; column: 'ts' | 'person_created_at' };
+  | { kind: 'person_min'; column: 'ts' | 'person_created_at' }
+  /** Both of the above in one pass over the rows (lifecycle: who was active when, and when each was created). */
+  | { kind: 'persons_and_min'; column: 'ts' | 'person_created_at' };
 
 export interface NumericState {
   sum: Float64Array;
@@ -35,7 +37,8 @@ export type BucketStates =
   | { kind: 'numeric'; state: NumericState }
   | { kind: 'actor_counts'; maps: Map<number, number>[] }
   /** Indexed by person id; Infinity where the person has no event. One "bucket" only. */
-  | { kind: 'person_min'; values: Float64Array };
+  | { kind: 'person_min'; values: Float64Array }
+  | { kind: 'persons_and_min'; sets: (Uint32Array | null)[]; values: Float64Array };
 
 /** Every breakdown value's states (the key is the breakdown value's text; "" without a breakdown). */
 export type Partial = Map<string, BucketStates>;
@@ -44,6 +47,8 @@ export function emptyStates(measure: Measure, buckets: number, maxPersonId = 0):
   switch (measure.kind) {
     case 'person_min':
       return { kind: 'person_min', values: new Float64Array(maxPersonId + 1).fill(Infinity) };
+    case 'persons_and_min':
+      return { kind: 'persons_and_min', sets: new Array<Uint32Array | null>(buckets).fill(null), values: new Float64Array(maxPersonId + 1).fill(Infinity) };
     case 'count':
       return { kind: 'count', counts: new Float64Array(buckets) };
     case 'persons':
@@ -78,16 +83,13 @@ export function mergeStates(a: BucketStates, b: BucketStates): void {
       for (let i = 0; i < x.length; i++) x[i]! += y[i]!;
       return;
     }
-    case 'persons': {
-      const y = (b as typeof a).sets;
-      a.sets.forEach((set, i) => {
-        const other = y[i];
-        if (!other) return;
-        if (!set) a.sets[i] = other.slice();
-        else for (let w = 0; w < set.length; w++) set[w]! |= other[w]!;
-      });
+    case 'persons':
+      mergeSets(a.sets, (b as typeof a).sets);
       return;
-    }
+    case 'persons_and_min':
+      mergeSets(a.sets, (b as typeof a).sets);
+      mergeMins(a.values, (b as typeof a).values);
+      return;
     case 'distinct': {
       const y = (b as typeof a).sets;
       a.sets.forEach((set, i) => {
@@ -114,13 +116,25 @@ export function mergeStates(a: BucketStates, b: BucketStates): void {
       });
       return;
     }
-    case 'person_min': {
-      const x = a.values;
-      const y = (b as typeof a).values;
-      for (let i = 0; i < x.length && i < y.length; i++) if (y[i]! < x[i]!) x[i] = y[i]!;
+    case 'person_min':
+      mergeMins(a.values, (b as typeof a).values);
       return;
-    }
   }
+}
+
+/** Person bitmaps per bucket: OR. */
+function mergeSets(x: (Uint32Array | null)[], y: readonly (Uint32Array | null)[]): void {
+  x.forEach((set, i) => {
+    const other = y[i];
+    if (!other) return;
+    if (!set) x[i] = other.slice();
+    else for (let w = 0; w < set.length; w++) set[w]! |= other[w]!;
+  });
+}
+
+/** Per-person minima: the smaller. */
+function mergeMins(x: Float64Array, y: Float64Array): void {
+  for (let i = 0; i < x.length && i < y.length; i++) if (y[i]! < x[i]!) x[i] = y[i]!;
 }
 
 /** a AND b (null = empty set). */

@@ -83,6 +83,7 @@ export function seriesValues(states: BucketStates | undefined, math: MathKind, w
       return cumulative ? runningSum(out) : out;
     }
     case 'person_min':
+    case 'persons_and_min':
       // Not a trend measure (retention and lifecycle read it directly).
       return new Array<number>(n).fill(0);
   }

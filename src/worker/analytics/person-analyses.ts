@@ -116,12 +116,19 @@ export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQue
   const end = addIntervals(starts[starts.length - 1]!, q.interval, 1, ctx.timeZone) - 1;
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const withBefore = [before, ...starts];
-  const active = (await personSets(rt, ctx, series.event, filter, withBefore, before, end)).get('') ?? [];
-  const padded = withBefore.map((_, i) => active[i] ?? null);
-  // "new" is the period of the person's created_at. Every event carries the created_at its person had then, so
-  // the smallest one is the person's — except after a merge, which keeps the earlier created_at of the two: a
-  // person something was merged into is read from its row when the events would make it new in the range.
-  const createdMins = await personMins(rt, ctx, series.event, filter, before, end, 'person_created_at');
+  // One scan (analytics.md §5): who was active in each period (the period before the range first), and each
+  // person's smallest created_at over those events. "new" is the period of the person's created_at. Every event
+  // carries the created_at its person had then, so the smallest one is the person's — except after a merge, which
+  // keeps the earlier created_at of the two: a person something was merged into is read from its row when the
+  // events would make it new in the range.
+  const scan: SeriesScan = {
+    team: ctx.team, event: series.event, filter, from: before, to: end, bucketStarts: withBefore, bucketEnd: end,
+    measure: { kind: 'persons_and_min', column: 'person_created_at' }, breakdown: null, persons: null,
+  };
+  const states = (await scanEverywhere(rt, scan, ctx.scan)).get('');
+  const both = states?.kind === 'persons_and_min' ? states : null;
+  const padded = withBefore.map((_, i) => both?.sets[i] ?? null);
+  const createdMins = both?.values ?? new Float64Array(ctx.scan.maxPersonId + 1).fill(Infinity);
   const mergeTargets = PersonResolution.of(rt.persons, team, ctx.scan.maxPersonId).mergeTargets;
   const index = new BucketIndex(starts, end);
   const members: number[][] = starts.map(() => []);

@@ -62,7 +62,7 @@ export function scanBlock(block: BlockView, q: SeriesScan, env: ScanEnv, out: Pa
     if (at < 0) return;
     nameCode = at + 1;
   }
-  const needsPersons = q.measure.kind === 'persons' || q.measure.kind === 'actor_counts' || q.measure.kind === 'person_min' || q.persons !== null;
+  const needsPersons = PERSON_MEASURES.has(q.measure.kind) || q.persons !== null;
   const persons = needsPersons ? env.resolution.resolveAll(block.u32(COL.personId)!) : null;
   const count = select(block, q, nameCode, names?.codes ?? null, q.filter === null ? null : rowMask(q.filter, block, env), persons);
   if (count === 0) return;
@@ -174,6 +174,9 @@ function stateOf(single: BucketStates | null, split: ByCode | null, row: number)
   return split.byCode[split.codes === null ? 0 : split.codes[row]!]!;
 }
 
+/** Measures that read each row's person. */
+const PERSON_MEASURES: ReadonlySet<Measure['kind']> = new Set(['persons', 'actor_counts', 'person_min', 'persons_and_min']);
+
 /** The adder of a measure, with the block's columns it needs looked up once. */
 function adder(block: BlockView, measure: Measure, persons: Uint32Array | null, env: ScanEnv): Adder {
   switch (measure.kind) {
@@ -222,6 +225,28 @@ function adder(block: BlockView, measure: Measure, persons: Uint32Array | null, 
           map.set(pid, (map.get(pid) ?? 0) + 1);
         }
       };
+    case 'persons_and_min': {
+      // Lifecycle's one pass: the person's bit in the row's bucket, and its minimum of the column.
+      const words = (env.maxPersonId >>> 5) + 1;
+      const values = block.f64(measure.column === 'ts' ? COL.ts : COL.personCreatedAt)!;
+      return (single, rows, buckets, count, split, keep) => {
+        for (let k = 0; k < count; k++) {
+          const row = rows[k]!;
+          if (keep !== null && keep[row] === 0) continue;
+          const pid = persons![row]!;
+          if (pid === 0) continue;
+          const s = stateOf(single, split, row);
+          if (s === null) continue;
+          const state = s as Extract<BucketStates, { kind: 'persons_and_min' }>;
+          const b = buckets[k]!;
+          let set = state.sets[b];
+          if (!set) state.sets[b] = set = new Uint32Array(words);
+          set[pid >>> 5]! |= 1 << (pid & 31);
+          const v = values[row]!;
+          if (v === v && pid < state.values.length && v < state.values[pid]!) state.values[pid] = v;
+        }
+      };
+    }
     case 'person_min': {
       const values = block.f64(measure.column === 'ts' ? COL.ts : COL.personCreatedAt)!;
       return (single, rows, _buckets, count, split, keep) => {
