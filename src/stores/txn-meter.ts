@@ -29,10 +29,26 @@ function bucketOf(bounds: readonly number[], value: number): number {
   return i;
 }
 
+/**
+ * Told when the open transaction passes a threshold (its callbacks reach 64, 128, 256…, or its JavaScript time 1 s,
+ * 2 s, 4 s…): a transaction that grows without end never closes, so only this reports it while it happens — in the
+ * thread's log, which a stall leaves readable (the worker-crash soak prints the server's last lines).
+ */
+export type TxnWarning = (label: string, txnId: number, callbacks: number, seconds: number) => void;
+let warning: TxnWarning | null = null;
+
+export function onLargeTransaction(warn: TxnWarning): void {
+  warning = warn;
+}
+
 export class TxnMeter {
   private txnId = -1;
   private callbacks = 0;
   private seconds = 0;
+  private nextCallbacksWarning = 64;
+  private nextSecondsWarning = 1;
+
+  constructor(private readonly label = '') {}
   readonly summary: TxnSummary = {
     callbackCounts: new Array<number>(CALLBACK_BOUNDS.length + 1).fill(0),
     callbackSum: 0,
@@ -50,6 +66,11 @@ export class TxnMeter {
     }
     this.callbacks++;
     this.seconds += seconds;
+    if (this.callbacks >= this.nextCallbacksWarning || this.seconds >= this.nextSecondsWarning) {
+      warning?.(this.label, txnId, this.callbacks, this.seconds);
+      while (this.callbacks >= this.nextCallbacksWarning) this.nextCallbacksWarning *= 2;
+      while (this.seconds >= this.nextSecondsWarning) this.nextSecondsWarning *= 2;
+    }
   }
 
   /** Folds the open transaction into the summary (also called when reading, so the last one counts). */
@@ -65,6 +86,8 @@ export class TxnMeter {
     this.callbacks = 0;
     this.seconds = 0;
     this.txnId = -1;
+    this.nextCallbacksWarning = 64;
+    this.nextSecondsWarning = 1;
   }
 }
 
@@ -73,6 +96,6 @@ export const txnMeters = new Map<string, TxnMeter>();
 
 export function meterFor(label: string): TxnMeter {
   let m = txnMeters.get(label);
-  if (!m) txnMeters.set(label, (m = new TxnMeter()));
+  if (!m) txnMeters.set(label, (m = new TxnMeter(label)));
   return m;
 }

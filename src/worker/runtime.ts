@@ -2,6 +2,7 @@
  * Everything one shard worker thread owns: the stores it opened, its in-memory caches, its shards and its peer
  * channel. Created once per thread (src/worker/entry.ts) and passed to every operation.
  */
+import { onLargeTransaction } from '../stores/txn-meter.js';
 import { QueryGate } from './query-gate.js';
 import type { Config } from '../config/schema.js';
 import type { SharedState } from '../protocol/shared-state.js';
@@ -64,6 +65,11 @@ export class WorkerRuntime {
     this.retention = new RetentionJob(this);
     this.queries = new QueryGate(config.queryConcurrency, config.queryQueue);
     this.metrics = new WorkerMetrics(this);
+    onLargeTransaction((env, txnId, callbacks, seconds) =>
+      this.log.warn(
+        { event: 'large_transaction', env, txn: txnId, callbacks, js_seconds: Math.round(seconds * 1000) / 1000 },
+        `one ${env} write transaction has run ${callbacks} callbacks for ${seconds.toFixed(2)} s of JavaScript`,
+      ));
     this.peers = new Peers(index, config.workers, async (msg, from) => {
       const handler = peerHandlers[msg.kind];
       if (!handler) throw new Error(`unknown peer message ${msg.kind}`);

@@ -22,6 +22,18 @@ t.test('callbacks queued together run in one transaction and count as one', asyn
   await env.close();
 });
 
+t.test('a transaction that keeps growing is reported while it is open', async (t) => {
+  const { onLargeTransaction } = await import('../../src/stores/txn-meter.js');
+  const seen: [string, number, number][] = [];
+  onLargeTransaction((label, _id, callbacks, seconds) => seen.push([label, callbacks, Math.round(seconds)]));
+  const m = new TxnMeter('persons');
+  for (let i = 0; i < 130; i++) m.note(9, 0.001);
+  m.note(9, 1);
+  t.same(seen, [['persons', 64, 0], ['persons', 128, 0], ['persons', 131, 1]], 'at 64 and 128 callbacks, and past 1 s');
+  m.note(10, 0.001);
+  t.equal(seen.length, 3, 'a new transaction starts quiet');
+});
+
 t.test('the meter folds a transaction when the next one begins', async (t) => {
   const m = new TxnMeter();
   m.note(7, 0.002);
