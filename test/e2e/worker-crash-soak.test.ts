@@ -114,9 +114,11 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
       const reopened = reopenings(crashing) + 1;
       const report = REPORT_DIR ? setTimeout(() => diagnose(`round ${round}: worker ${crashing} has not died after 10 s`), 10_000) : null;
       await eventually(`round ${round}: worker ${crashing} died`, () => deaths(crashing) >= died || server.q.proc.exitCode !== null || server.q.proc.signalCode !== null, PATIENCE)
-        .catch((error: Error) => {
+        .catch(async (error: Error) => {
           const lines = server.q.output().split('\n').filter((l) => !l.includes('request POST')).slice(-40);
-          throw new Error(`${error.message}; the server's last log lines:\n${lines.join('\n')}`);
+          // The watchdog's view (src/front/watchdog.ts): a thread held in synchronous work has an old heartbeat.
+          const health = await fetch(`${server.q.base}/_health`).then((r) => r.text()).catch((e: unknown) => String(e));
+          throw new Error(`${error.message}; /_health: ${health}; the server's last log lines:\n${lines.join('\n')}`);
         })
         .finally(() => report && clearTimeout(report));
       // Every other crash waits until the replacement has recovered (replayed its logs, taken the other workers'
