@@ -195,3 +195,15 @@ t.test('posthog-node with local evaluation follows the stream', async (t) => {
   t.comment(`PATCH answered -> posthog-node isFeatureEnabled reflects it, ${latencies.length} changes: p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
   t.ok(pct(99) < 5000, 'within the generous bound');
 });
+
+t.test('shutdown ends open streams and still exits 0', async (t) => {
+  const s = await serverStream(t);
+  await expectEvent(t, s, 'version');
+  const b = await SseStream.open(streamUrl());
+  t.teardown(() => b.close());
+  const began = Date.now();
+  t.equal(await server.q.stop(), 0, 'SIGTERM drains and exits 0 with streams open');
+  t.ok(Date.now() - began < 8000, `promptly (${Date.now() - began} ms)`);
+  await new Promise((r) => setTimeout(r, 50));
+  t.ok(s.isEnded && b.isEnded, 'both streams ended');
+});
