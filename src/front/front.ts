@@ -260,6 +260,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
     if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
     metrics.watchdog(pool.watchdog.all(), pool.watchdog.stalls, pool.restartDelays());
+    metrics.flagStreams(flagStreams.openStreams);
     metrics.render(pool.size, async (worker) => {
       const reply = await pool.call(worker, metricsItem(Date.now()));
       if (reply.status !== 200 || typeof reply.body !== 'string') throw new Error(`worker ${worker} answered ${reply.status}`);

@@ -7,9 +7,11 @@ import t from 'tap';
 import { PostHog } from 'posthog-node';
 import { Client, PERSONAL_KEY, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 import { SseStream, type SseEvent } from '../helpers/sse.js';
+import { eventually } from '../helpers/eventually.js';
 
 const FF = '/api/projects/@current/feature_flags/';
-const server = quillForFile(t);
+const METRICS_TOKEN = 'flag-stream-metrics';
+const server = quillForFile(t, { env: { QUILL_METRICS_TOKEN: METRICS_TOKEN } });
 
 const streamUrl = (token = PROJECT_KEY) => `${server.q.base}/flags/stream?token=${token}`;
 const bearer = { authorization: `Bearer ${PERSONAL_KEY}` };
@@ -194,6 +196,19 @@ t.test('posthog-node with local evaluation follows the stream', async (t) => {
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
   t.comment(`PATCH answered -> posthog-node isFeatureEnabled reflects it, ${latencies.length} changes: p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
   t.ok(pct(99) < 5000, 'within the generous bound');
+});
+
+t.test('a client that leaves is forgotten (quill_flag_streams_open)', async (t) => {
+  const open = async () => {
+    const text = (await new Client(server.q.base, METRICS_TOKEN).get('/metrics')).text;
+    return Number(/^quill_flag_streams_open (\d+)$/m.exec(text)?.[1] ?? NaN);
+  };
+  await eventually('earlier streams closed', async () => (await open()) === 0, { timeoutMs: 5000, intervalMs: 50 });
+  const clients = await Promise.all([SseStream.open(streamUrl(), bearer), SseStream.open(streamUrl()), SseStream.open(streamUrl(), bearer)]);
+  await Promise.all([clients[0]!.next(), clients[2]!.next()]);
+  t.equal(await open(), 3);
+  for (const c of clients) c.close();
+  t.ok(await eventually('the server sees them leave', async () => (await open()) === 0, { timeoutMs: 5000, intervalMs: 50 }));
 });
 
 t.test('shutdown ends open streams and still exits 0', async (t) => {
