@@ -23,6 +23,7 @@ import { chooseEncoding, CONSOLE_PREFIX, ConsoleAssets, defaultConsoleDir, HTML_
 import { bearerMatches, FrontMetrics } from './metrics.js';
 import { OPENAPI_MEDIA_TYPE, openApiDocument } from './openapi.js';
 import type { Logger } from '../observability/logger.js';
+import { FlagStreams, SSE_HEADERS, type FlagState, type StreamSink } from './flag-streams.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
 function assertNativeUws(): void {
@@ -32,6 +33,20 @@ function assertNativeUws(): void {
 }
 
 const NO_QUERY: Record<string, string> = {};
+/** The route whose answer is a stream of flag changes (src/front/flag-streams.ts). */
+const FLAG_STREAM_OP = 'flags.stream';
+/** How soon an EventSource reconnects after losing a flag stream (its `retry:`). */
+const STREAM_RETRY_MS = 1000;
+
+/** A flag stream's bytes go out through the exchange (cork, backpressure and abort rules live there). */
+function streamSink(ex: Exchange): StreamSink {
+  return {
+    write: (chunk) => ex.writeChunk(chunk),
+    whenWritable: (drained) => ex.whenWritable(drained),
+    end: (drop) => ex.endStream(drop),
+    onClose: (left) => ex.onAbort(left),
+  };
+}
 /** How long SIGTERM waits for requests in flight (a body streaming slower than this is cut). */
 const DRAIN_LIMIT_MS = 10_000;
 
@@ -129,6 +144,12 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
+
+  const flagStreams = new FlagStreams(
+    pool.sharedState(),
+    (projectId) => pool.control<FlagState | null>(pool.pick(), { control: 'flags-state', projectId }),
+    (error) => log.error({ event: 'flag_stream_failed', err: error }, 'refreshing a flag stream failed'),
+  );
 
   const refreshAuth = async () => auth.replace(await pool.control<AuthSnapshot>(pool.pick(), { control: 'auth-snapshot' }));
 
@@ -239,6 +260,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
     if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
     metrics.watchdog(pool.watchdog.all(), pool.watchdog.stalls, pool.restartDelays());
+    metrics.flagStreams(flagStreams.openStreams);
     metrics.render(pool.size, async (worker) => {
       const reply = await pool.call(worker, metricsItem(Date.now()));
       if (reply.status !== 200 || typeof reply.body !== 'string') throw new Error(`worker ${worker} answered ${reply.status}`);
@@ -257,8 +279,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
     /** Answers and counts the request under `route` (a route pattern, or what the front answered itself). */
-    const answer = (route: string, op: string | null, reply: OutgoingReply | null, close = false) => {
-      const status = reply?.status ?? 499;
+    const answer = (route: string, op: string | null, reply: OutgoingReply | null, close = false, streamed?: number) => {
+      const status = reply?.status ?? streamed ?? 499;
       if (reply) ex.send(reply, close);
       const seconds = (performance.now() - started) / 1000;
       metrics.request(route, method, status, op, seconds);
@@ -283,19 +305,42 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     if (match.kind === 'not_found') return answer('unmatched', null, errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return answer('unmatched', null, errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
+    const failed = (error: unknown) => {
+      if (error instanceof RequestAborted) return answer(route.path, route.op, null);
+      if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), ex.closesWhenTooLarge(maxBody));
+      if (error instanceof ApiError) return answer(route.path, route.op, errorOut(error));
+      log.error({ event: 'request_failed', method, path, err: error }, `request ${method} ${path} failed`);
+      answer(route.path, route.op, errorOut(Errors.server()));
+    };
+    if (route.op === FLAG_STREAM_OP) {
+      // With an Authorization header: the server stream (personal key, as /flags/definitions); without: the browser
+      // stream, authenticated by the project API key in `?token=` like /flags/ (CORS open, as for public routes).
+      const browser = req.getHeader('authorization') === '';
+      const lastEventId = req.getHeader('last-event-id');
+      const asked: RouteDef = browser ? { ...route, auth: 'public', op: 'flags.stream_public', needs: { ...route.needs, api: false } } : route;
+      restrictCors(ex, req, asked);
+      ex.readFacts(req, asked.needs);
+      track(dispatch(ex, asked, match.params)
+        .then(async (reply) => {
+          if (reply.status !== 200) return answer(route.path, route.op, reply);
+          const body = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
+          const projectId = (JSON.parse(body) as { project_id: number }).project_id;
+          await flagStreams.connect(projectId, browser ? 'browser' : 'server', lastEventId, (opening) => {
+            if (draining) {
+              answer(route.path, route.op, errorOut(Errors.shuttingDown()), true);
+              return null;
+            }
+            if (!ex.beginStream(200, SSE_HEADERS, `retry: ${STREAM_RETRY_MS}\n\n${opening}`)) return null;
+            answer(route.path, route.op, null, false, 200);
+            return streamSink(ex);
+          });
+        })
+        .catch(failed));
+      return;
+    }
     restrictCors(ex, req, route);
     ex.readFacts(req, route.needs);
-    track(dispatch(ex, route, match.params)
-      .then(
-        (reply) => answer(route.path, route.op, reply),
-        (error: unknown) => {
-          if (error instanceof RequestAborted) return answer(route.path, route.op, null);
-          if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), ex.closesWhenTooLarge(maxBody));
-          if (error instanceof ApiError) return answer(route.path, route.op, errorOut(error));
-          log.error({ event: 'request_failed', method, path, err: error }, `request ${method} ${path} failed`);
-          answer(route.path, route.op, errorOut(Errors.server()));
-        },
-      ));
+    track(dispatch(ex, route, match.params).then((reply) => answer(route.path, route.op, reply), failed));
   }
 
   /** Counts a request in flight until `work` settles (the drain waits for them). */
@@ -363,6 +408,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   async function close(): Promise<void> {
     if (draining) return;
     draining = true;
+    flagStreams.closeAll();
     if (inFlight > 0) {
       await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, DRAIN_LIMIT_MS))]);
     }

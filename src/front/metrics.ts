@@ -35,6 +35,7 @@ export class FrontMetrics {
   private readonly oldestRequest: Gauge<'worker'>;
   private readonly stalls: Gauge<'worker'>;
   private readonly restartBackoff: Gauge<'worker'>;
+  private readonly flagStreamsOpen: Gauge;
   /** Labelled children by `route method status`: a lookup per request instead of prom-client's label hashing. */
   private readonly counters = new Map<string, { inc(): void }>();
   private readonly timers = new Map<string, { observe(v: number): void }>();
@@ -51,6 +52,7 @@ export class FrontMetrics {
     // A counter in meaning; a gauge here because its value is the watchdog's own count, set at each scrape.
     this.stalls = new Gauge({ name: 'quill_worker_stalls_total', help: 'Times each worker was found stalled since start.', labelNames: ['worker'], registers });
     this.restartBackoff = new Gauge({ name: 'quill_worker_restart_backoff_seconds', help: 'How long until the replacement of a worker in a crash loop starts (0: none held back).', labelNames: ['worker'], registers });
+    this.flagStreamsOpen = new Gauge({ name: 'quill_flag_streams_open', help: 'Open GET /flags/stream connections (Server-Sent Events).', registers });
     this.scrapeSeconds = new Gauge({ name: 'quill_metrics_previous_scrape_duration_seconds', help: 'How long gathering the previous /metrics answer took.', registers });
   }
 
@@ -78,6 +80,11 @@ export class FrontMetrics {
       this.oldestRequest.labels(worker).set(w.oldest_request_ms / 1000);
       this.stalls.labels(worker).set(stalls[w.worker] ?? 0);
     }
+  }
+
+  /** Open flag streams, set before each scrape (src/front/flag-streams.ts). */
+  flagStreams(open: number): void {
+    this.flagStreamsOpen.set(open);
   }
 
   workerRestarted(worker: number): void {

@@ -121,6 +121,13 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'flags.definitions': DEFINITIONS,
   'flags.local_evaluation_legacy': DEFINITIONS,
   'flags.local_evaluation': DEFINITIONS,
+  'flags.stream': {
+    200: {
+      description: 'Server-Sent Events: `version` on connect, `change` {version, keys} per change, `reset` when Last-Event-ID cannot be resumed; '
+        + 'without an Authorization header (project API key in ?token=) only `changed`. Comment `: ping` every 15 s',
+      schema: STRING, contentType: 'text/event-stream',
+    },
+  },
   'flags.list': { 200: ok(R.FeatureFlagPage) },
   'flags.list_legacy': { 200: ok(R.FeatureFlagPage) },
   'flags.create': { 201: created(R.FeatureFlag) },

@@ -102,6 +102,9 @@ const SPECS: RouteSpec[] = [
 
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
   { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
+  // Flag changes pushed as Server-Sent Events (src/front/flag-streams.ts). With a personal key (Bearer) as for the
+  // definitions; without an Authorization header the browser stream, for the project API key in `?token=`.
+  { method: 'GET', path: '/flags/stream', op: 'flags.stream', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
   { method: 'GET', path: '/api/feature_flag/local_evaluation', op: 'flags.local_evaluation_legacy', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },
   // The flag list without a project in the path (posthog-node 1.x polls it for local evaluation): `?token=` names
   // the project, else the user's current one.

@@ -154,6 +154,11 @@ export class WorkerPool {
     return this.workers.length;
   }
 
+  /** A view of the memory shared with the workers (the front reads flag versions from it: src/front/flag-streams.ts). */
+  sharedState(): SharedState {
+    return new SharedState(this.shared);
+  }
+
   /**
    * Picks the least busy worker, round-robin among equals (every worker can serve any request). For a request
    * other than ingestion (`op` given) "busy" counts the other such requests first: an ingestion request waiting

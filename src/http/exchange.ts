@@ -43,6 +43,7 @@ export interface FactNeeds {
 export class Exchange {
   private aborted = false;
   private done = false;
+  private streaming = false;
   private onAbortHooks: (() => void)[] = [];
   readonly method: string;
   readonly path: string;
@@ -168,23 +169,82 @@ export class Exchange {
     if (this.aborted || this.done) return;
     this.done = true;
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(reply.status));
-      if (this.origin) {
-        if (this.corsGranted) {
-          this.res.writeHeader('Access-Control-Allow-Origin', this.origin);
-          this.res.writeHeader('Access-Control-Allow-Credentials', 'true');
-        }
-        this.res.writeHeader('Vary', 'Origin');
-      } else {
-        this.res.writeHeader('Access-Control-Allow-Origin', '*');
-      }
-      if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) this.res.writeHeader(k, v);
+      this.writeHead(reply.status, reply.headers);
       const noBody = reply.status === 204 || reply.status === 304;
       if (!noBody && (reply.body.length > 0 || reply.contentType)) {
         this.res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
       }
       this.res.end(noBody ? undefined : reply.body, close);
     });
+  }
+
+  /** Status, CORS and the reply's headers (inside a cork). */
+  private writeHead(status: number, headers: Record<string, string> | undefined): void {
+    this.res.writeStatus(statusLine(status));
+    if (this.origin) {
+      if (this.corsGranted) {
+        this.res.writeHeader('Access-Control-Allow-Origin', this.origin);
+        this.res.writeHeader('Access-Control-Allow-Credentials', 'true');
+      }
+      this.res.writeHeader('Vary', 'Origin');
+    } else {
+      this.res.writeHeader('Access-Control-Allow-Origin', '*');
+    }
+    if (headers) for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+  }
+
+  /** Runs `hook` if the client goes away before the response ended. */
+  onAbort(hook: () => void): void {
+    this.onAbortHooks.push(hook);
+  }
+
+  /**
+   * Starts a streamed answer (Server-Sent Events): status and headers, then `first`, sent chunked (no length).
+   * The response stays open until `endStream` or the client leaves; every later chunk goes through `writeChunk`.
+   * Returns false when the client is already gone.
+   */
+  beginStream(status: number, headers: Record<string, string>, first: string): boolean {
+    if (this.aborted || this.done) return false;
+    this.streaming = true;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+      // A first chunk uWS has to buffer is still sent once the socket drains; later chunks check backpressure.
+      this.res.write(first);
+    });
+    return !this.aborted;
+  }
+
+  /**
+   * Writes one chunk of a streamed answer. 'sent': handed to the kernel; 'buffered': uWS holds (part of) it until
+   * the socket drains (backpressure: `whenWritable` says when); 'gone': the client left or the stream ended.
+   */
+  writeChunk(chunk: string): 'sent' | 'buffered' | 'gone' {
+    if (this.aborted || this.done || !this.streaming) return 'gone';
+    let ok = true;
+    this.res.cork(() => {
+      ok = this.res.write(chunk);
+    });
+    return ok ? 'sent' : 'buffered';
+  }
+
+  /** Calls `drained` once uWS could write to the socket again after a 'buffered' chunk. */
+  whenWritable(drained: () => void): void {
+    if (this.aborted || this.done) return;
+    this.res.onWritable(() => {
+      drained();
+      return true;
+    });
+  }
+
+  /** Ends a streamed answer: cleanly (the last chunk), or by dropping the connection (`drop`: a client too slow to read). */
+  endStream(drop = false): void {
+    if (this.aborted || this.done) return;
+    this.done = true;
+    if (drop) {
+      this.res.close();
+      return;
+    }
+    this.res.cork(() => this.res.end());
   }
 
   /** Preflight answer: mirror what the browser asked for, as PostHog does. */

@@ -18,7 +18,10 @@
  *    shrink (the backlog bound, src/worker/ingest/ingest-service.ts);
  *  - per worker, its watchdog heartbeat: when its event loop last turned, and since when its oldest unfinished
  *    request has run (src/worker/watchdog.ts writes them, src/front/watchdog.ts reads them). A thread stuck in
- *    synchronous work cannot answer a message, but the front can still read how long it has not beaten.
+ *    synchronous work cannot answer a message, but the front can still read how long it has not beaten;
+ *  - project flag versions: a slot per project hash, bumped once a change to the project's flags, cohorts or group
+ *    types is replicated to every worker (src/worker/replication.ts), so the front, while flag streams are open,
+ *    learns of changes by reading a number (src/front/flag-streams.ts) and nothing on the flag path is touched.
  *
  * Positions travel as one number (positionNumber, src/stores/ingest-log/position.ts).
  */
@@ -48,7 +51,9 @@ const WAITING = 1;
 const WATCHDOG_AT = BACKLOG_AT + MAX_SHARDS * 2 * 4;
 const HEARTBEAT = 0;
 const OLDEST_REQUEST = 1;
-const RINGS_AT = WATCHDOG_AT + MAX_SHARDS * 2 * 8;
+/** Per project slot: flag definition changes (Int32). */
+const FLAG_VERSIONS_AT = WATCHDOG_AT + MAX_SHARDS * 2 * 8;
+const RINGS_AT = FLAG_VERSIONS_AT + PROJECT_SLOTS * 4;
 
 export function createSharedState(): SharedArrayBuffer {
   // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
@@ -62,6 +67,7 @@ export class SharedState {
   private readonly personApplyWrites: Int32Array;
   private readonly projectVersions: Int32Array;
   private readonly backlog: Int32Array;
+  private readonly flagVersions: Int32Array;
   /** Written by one worker and read by the front: plain stores of doubles are enough for a liveness signal. */
   private readonly watchdog: Float64Array;
   /** Parts waiting for each shard's owner. */
@@ -75,6 +81,7 @@ export class SharedState {
     this.projectVersions = new Int32Array(buffer, PROJECT_VERSIONS_AT, PROJECT_SLOTS);
     this.backlog = new Int32Array(buffer, BACKLOG_AT, MAX_SHARDS * 2);
     this.watchdog = new Float64Array(buffer, WATCHDOG_AT, MAX_SHARDS * 2);
+    this.flagVersions = new Int32Array(buffer, FLAG_VERSIONS_AT, PROJECT_SLOTS);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
   }
 
@@ -106,6 +113,16 @@ export class SharedState {
 
   projectChanged(team: number): void {
     Atomics.add(this.projectVersions, projectSlot(team), 1);
+  }
+
+  /** Changes whenever the project's flag definitions may have changed (or its slot-mates'). */
+  flagsVersion(team: number): number {
+    return Atomics.load(this.flagVersions, projectSlot(team));
+  }
+
+  /** Called once a change of the project's flags, cohorts or group types is visible on every worker. */
+  flagsChanged(team: number): void {
+    Atomics.add(this.flagVersions, projectSlot(team), 1);
   }
 
   /** The in-transaction write counter of a person's slot (see the module comment). */

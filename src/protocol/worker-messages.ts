@@ -184,6 +184,8 @@ export const ControlTask = Type.Union([
   /** Once every worker has opened its shards: replay what the logs hold after their checkpoints. */
   Type.Object({ control: Type.Literal('recover') }),
   Type.Object({ control: Type.Literal('auth-snapshot') }),
+  /** A project's definitions version and per-flag digests, for the front's flag streams (src/front/flag-streams.ts). */
+  Type.Object({ control: Type.Literal('flags-state'), projectId: Type.Integer() }),
   Type.Object({ control: Type.Literal('shutdown') }),
 ]);
 export type ControlTask = Static<typeof ControlTask>;

@@ -9,6 +9,7 @@ import { SharedState } from '../protocol/shared-state.js';
 import { bootstrap } from './bootstrap.js';
 import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
+import { flagStreamState } from './ops/local-evaluation.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
 import { appliedHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
@@ -153,6 +154,8 @@ export function createWorkerEntry(data: WorkerData) {
         return true;
       case 'auth-snapshot':
         return authSnapshot(rt);
+      case 'flags-state':
+        return flagStreamState(rt, task.projectId);
       case 'shutdown':
         port?.close();
         abandonQueries();

@@ -49,6 +49,8 @@ export const OPS: Record<string, OpHandler> = {
   'flags.definitions': localEvaluation.flagDefinitions,
   'flags.local_evaluation_legacy': localEvaluation.legacyLocalEvaluation,
   'flags.local_evaluation': localEvaluation.projectLocalEvaluation,
+  'flags.stream': localEvaluation.flagStream,
+  'flags.stream_public': localEvaluation.publicFlagStream,
   'flags.evaluation_reasons': flagHelpers.evaluationReasons,
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,

@@ -13,6 +13,7 @@ import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { projectIdOf, type OpHandler } from './types.js';
+import { projectForToken } from './public-auth.js';
 
 interface Definitions {
   body: string;
@@ -50,3 +51,36 @@ export const legacyLocalEvaluation: OpHandler = (item, rt) =>
   answer(item, definitionsOf(rt, projectOf(item, rt), wantsCohorts(item)));
 
 export const projectLocalEvaluation: OpHandler = (item, rt) => answer(item, definitionsOf(rt, projectOf(item, rt), wantsCohorts(item)));
+
+/**
+ * What the front's flag streams (src/front/flag-streams.ts) know of a project: the definitions' ETag (the version
+ * a stream announces) and a digest of each flag as the definitions carry it, so the front can name the keys that
+ * changed between two versions. Built from the cached body, once per revision and only when a stream asks.
+ */
+export interface FlagStreamState {
+  version: string;
+  flags: Record<string, string>;
+}
+
+export function flagStreamState(rt: WorkerRuntime, projectId: number): FlagStreamState | null {
+  const project = rt.cache.project(projectId);
+  if (!project) return null;
+  const defs = definitionsOf(rt, project, true);
+  return rt.cache.memo(projectId, 'stream-state', () => {
+    const flags: Record<string, string> = {};
+    for (const flag of (JSON.parse(defs.body) as { flags: { key: string }[] }).flags) {
+      flags[flag.key] = createHash('sha256').update(JSON.stringify(flag)).digest('base64').slice(0, 16);
+    }
+    return { version: defs.etag, flags };
+  });
+}
+
+/** `GET /flags/stream` with a personal key: the front only needs to know the caller may read the project. */
+export const flagStream: OpHandler = (item, rt) => ({ status: 200, body: JSON.stringify({ project_id: projectOf(item, rt).id }), contentType: 'application/json' });
+
+/** `GET /flags/stream?token=<project API key>` (browsers): the token names the project, as for /flags/. */
+export const publicFlagStream: OpHandler = (item, rt) => {
+  const token = item.meta.query.token ?? item.meta.query.api_key ?? null;
+  const project = projectForToken(rt, token?.trim() || null, undefined);
+  return { status: 200, body: JSON.stringify({ project_id: project.id }), contentType: 'application/json' };
+};
