@@ -107,7 +107,7 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
       const res = await fetch(`${server.q.base}/_fault/crash`, { method: 'POST', signal: AbortSignal.timeout(60_000) }).catch((error: unknown) => {
         throw new Error(`round ${round}: /_fault/crash failed (${error}); the server's last lines:\n${server.q.output().split('\n').slice(-40).join('\n')}`);
       });
-      if (res.status !== 202) throw new Error(`round ${round}: /_fault/crash answered ${res.status}`);
+      if (res.status !== 202) throw new Error(`round ${round}: /_fault/crash answered ${res.status} ${await res.text()}; the server's last lines:\n${server.q.output().split('\n').filter((l) => !l.includes('request POST')).slice(-30).join('\n')}`);
       const { crashing } = (await res.json()) as { crashing: number };
       const died = deaths(crashing) + 1;
       const recovered = recoveries(crashing) + 1;
