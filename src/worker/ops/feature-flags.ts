@@ -13,6 +13,7 @@ import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
 import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { experimentSetOf } from './experiments.js';
 import { canEditFlag } from './flag-permissions.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
 
@@ -47,7 +48,7 @@ export function serializeFlag(meta: MetaStore, flag: FeatureFlag, user: User | n
     is_simple_flag: simple,
     rollout_percentage: simple ? simpleRolloutPercentage(filters) : null,
     ensure_experience_continuity: flag.ensure_experience_continuity,
-    experiment_set: [],
+    experiment_set: experimentSetOf(meta, flag),
     rollback_conditions: flag.rollback_conditions,
     performed_rollback: flag.performed_rollback,
     can_edit: user ? canEditFlag(meta, user, flag) : false,
