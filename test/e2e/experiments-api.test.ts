@@ -238,11 +238,27 @@ t.test('results end to end: posthog-node exposures, seeded conversions, statisti
   t.match(freq.body.metrics[0].variant_results[0], { key: 'test', p_value: Number, confidence_interval: Array, significant: Boolean });
   t.ok(freq.body.metrics[0].variant_results[0].p_value < 0.05, `p = ${freq.body.metrics[0].variant_results[0].p_value}`);
 
+  // The query API's ExperimentQuery: the same scan and statistics for one metric.
+  const query = (metric?: unknown) => server.api.post('/api/projects/@current/query/', { query: { kind: 'ExperimentQuery', experiment_id: created.body.id, ...(metric ? { metric } : {}) } });
+  const q = await query(mean('purchase', 'sum', 'amount'));
+  t.equal(q.status, 200, q.text);
+  t.match(q.body, { kind: 'ExperimentQuery', metric_type: 'mean', method: 'frequentist', is_cached: false });
+  t.match(q.body.baseline, { key: 'control', number_of_samples: users('control').length, sum: sent.control.amount, sum_squares: sent.control.squares });
+  t.match(q.body.variant_results[0], { key: 'test', sum: sent.test.amount, p_value: Number });
+  const qDefault = await query();
+  t.same(qDefault.body.baseline.step_counts, [sent.control.purchasers], 'without a metric: the first primary metric');
+  const bad = await server.api.post('/api/projects/@current/query/', { query: { kind: 'ExperimentQuery', experiment_id: 987654 } });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { type: 'validation_error', attr: 'experiment_id' });
+
   // An end date before the conversions: only exposures and purchases up to it count.
   const ended = await server.api.patch(url, { end_date: new Date(Date.parse(start) + 1000).toISOString() });
   t.equal(ended.body.status, 'stopped');
   const none = await server.api.get(`${url}results/`);
   t.same(none.body.exposures, { control: 0, test: 0 });
+  const qEnded = await query(mean('purchase', 'sum', 'amount'));
+  t.equal(qEnded.body.is_cached, false, 'editing the experiment makes the cached query answer stale');
+  t.equal(qEnded.body.baseline.exposures, 0);
 });
 
 t.test('results: a skewed split is flagged; persons seen in both variants are excluded (or kept by first_seen)', async (t) => {

@@ -341,62 +341,86 @@ function variantResultsOf(data: VariantData[], analysis: AnalysisResult | null, 
   };
 }
 
+/** What every metric of one experiment's results shares: the flag's split, the window, the exposure rule. */
+interface ResultsScope {
+  experiment: Experiment;
+  keys: string[];
+  split: SplitEntry[];
+  from: number;
+  to: number;
+  now: number;
+  method: 'bayesian' | 'frequentist';
+  exposure: ExposureSpec;
+}
+
+/**
+ * The scope of an experiment's results; throws a validation error (attr named) for a draft or a flag without a
+ * control variant. Waits until every acknowledged event is applied (reads after writes).
+ */
+export async function resultsScopeOf(rt: WorkerRuntime, projectId: number, experiment: Experiment, now: number): Promise<ResultsScope> {
+  const flag = rt.meta.flags.get([projectId, experiment.feature_flag_id]);
+  const variants = flag ? variantsOfFlag(flag) : null;
+  if (!variants || !variants.some((v) => v.key === 'control')) throw invalid('feature_flag', "The experiment's flag has no control variant.");
+  if (experiment.start_date === null) throw invalid('start_date', 'The experiment has not started: set start_date to compute results.');
+  const keys = variants.map((v) => v.key);
+  if (keys.length + 1 > MAX_MATCHERS) throw invalid('feature_flag', 'Too many variants.');
+  const from = Date.parse(experiment.start_date);
+  const to = experiment.end_date === null ? now : Math.min(now, Date.parse(experiment.end_date));
+  await rt.ingest.appliedEverywhere();
+  rt.persons.env.resetReadTxn();
+  return {
+    experiment, keys, from, to, now,
+    split: variants.map((v) => ({ key: v.key, rollout_percentage: v.rollout_percentage })),
+    method: experiment.stats_config.method === 'frequentist' ? 'frequentist' : 'bayesian',
+    exposure: exposureSpecOf(experiment.exposure_criteria),
+  };
+}
+
+/** One metric: its per-variant data from the scan, then the statistics (`error` when they cannot describe it). */
+export async function analyseExperimentMetric(rt: WorkerRuntime, scope: ResultsScope, m: unknown, attr: string): Promise<Record<string, unknown>> {
+  const spec = metricSpecOf(m, attr);
+  if (spec.type === 'funnel' && scope.keys.length + spec.steps.length > MAX_MATCHERS) throw invalid(attr, "Too many funnel steps for this flag's variants.");
+  const e = scope.experiment;
+  const data = await experimentData(rt, e.project_id, e.feature_flag_key, scope.keys, scope.exposure, spec, scope.from, scope.to, scope.now);
+  let analysis: AnalysisResult | null = null;
+  let error: string | null = null;
+  try {
+    analysis = analyzeMetric({
+      metric: spec.type === 'mean'
+        ? { type: 'mean', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares })) }
+        : { type: 'funnel', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, step_counts: d.step_counts! })) },
+      method: scope.method, split: scope.split,
+    });
+  } catch (err) {
+    if (!(err instanceof ExperimentInputError)) throw err;
+    error = err.message;
+  }
+  return {
+    metric: m, metric_type: spec.type, method: scope.method,
+    ...variantResultsOf(data.variants, analysis, spec.type === 'funnel'),
+    significant: analysis?.variant_results?.some((r) => r.significant) ?? false,
+    guard: analysis?.guard ?? null,
+    srm: analysis?.srm ?? null,
+    excluded_multiple_variants: data.excluded_multiple_variants,
+    error,
+  };
+}
+
 export const experimentResults: OpHandler = async (item, rt) => {
   const projectId = projectIdOf(item);
   const experiment = experimentOf(rt.meta, projectId, intParam(item, 'id'));
-  const flag = rt.meta.flags.get([projectId, experiment.feature_flag_id]);
-  const split = flag ? variantsOfFlag(flag) : null;
-  if (!split || !split.some((v) => v.key === 'control')) throw invalid('feature_flag', "The experiment's flag has no control variant.");
-  if (experiment.start_date === null) throw invalid('start_date', 'The experiment has not started: set start_date to compute results.');
-  const now = Date.now();
-  const from = Date.parse(experiment.start_date);
-  const to = experiment.end_date === null ? now : Math.min(now, Date.parse(experiment.end_date));
-  const keys = split.map((v) => v.key);
-  if (keys.length + 1 > MAX_MATCHERS) throw invalid('feature_flag', 'Too many variants.');
-  const method = experiment.stats_config.method === 'frequentist' ? 'frequentist' : 'bayesian';
-  const exposure = exposureSpecOf(experiment.exposure_criteria);
-  const splitEntries: SplitEntry[] = split.map((v) => ({ key: v.key, rollout_percentage: v.rollout_percentage }));
-  // Reads after writes: every acknowledged event is applied before the scans.
-  await rt.ingest.appliedEverywhere();
-  rt.persons.env.resetReadTxn();
+  const scope = await resultsScopeOf(rt, projectId, experiment, Date.now());
   return answering(async () => {
-    const analyse = async (m: Record<string, unknown>, index: number) => {
-      const spec = metricSpecOf(m, 'metrics');
-      if (spec.type === 'funnel' && keys.length + spec.steps.length > MAX_MATCHERS) throw invalid('metrics', 'Too many funnel steps for this flag\'s variants.');
-      const data = await experimentData(rt, projectId, experiment.feature_flag_key, keys, exposure, spec, from, to, now);
-      let analysis: AnalysisResult | null = null;
-      let error: string | null = null;
-      try {
-        analysis = analyzeMetric({
-          metric: spec.type === 'mean'
-            ? { type: 'mean', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares })) }
-            : { type: 'funnel', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, step_counts: d.step_counts! })) },
-          method, split: splitEntries,
-        });
-      } catch (e) {
-        if (!(e instanceof ExperimentInputError)) throw e;
-        error = e.message;
-      }
-      return {
-        index, metric: m, metric_type: spec.type, method,
-        ...variantResultsOf(data.variants, analysis, spec.type === 'funnel'),
-        significant: analysis?.variant_results?.some((r) => r.significant) ?? false,
-        guard: analysis?.guard ?? null,
-        srm: analysis?.srm ?? null,
-        excluded_multiple_variants: data.excluded_multiple_variants,
-        error,
-      };
-    };
     const primary = [];
-    for (const [i, m] of experiment.metrics.entries()) primary.push(await analyse(m, i));
+    for (const [index, m] of experiment.metrics.entries()) primary.push({ index, ...(await analyseExperimentMetric(rt, scope, m, 'metrics')) });
     const secondary = [];
-    for (const [i, m] of experiment.metrics_secondary.entries()) secondary.push(await analyse(m, i));
+    for (const [index, m] of experiment.metrics_secondary.entries()) secondary.push({ index, ...(await analyseExperimentMetric(rt, scope, m, 'metrics_secondary')) });
     // Exposures (and the sample-ratio check) without a metric: the exposure scan alone.
-    const exposures = await experimentData(rt, projectId, experiment.feature_flag_key, keys, exposure, null, from, to, now);
+    const exposures = await experimentData(rt, projectId, experiment.feature_flag_key, scope.keys, scope.exposure, null, scope.from, scope.to, scope.now);
     const counts = exposures.variants.map((v) => ({ key: v.key, exposures: v.exposures }));
     let srm: unknown = null;
     try {
-      srm = analyzeSrm(counts, splitEntries);
+      srm = analyzeSrm(counts, scope.split);
     } catch (e) {
       if (!(e instanceof ExperimentInputError)) throw e;
     }
@@ -404,14 +428,14 @@ export const experimentResults: OpHandler = async (item, rt) => {
       experiment_id: experiment.id,
       feature_flag_key: experiment.feature_flag_key,
       status: statusOf(experiment),
-      date_range: { date_from: new Date(from).toISOString(), date_to: new Date(to).toISOString() },
-      stats_method: method,
+      date_range: { date_from: new Date(scope.from).toISOString(), date_to: new Date(scope.to).toISOString() },
+      stats_method: scope.method,
       exposures: Object.fromEntries(counts.map((c) => [c.key, c.exposures])),
       excluded_multiple_variants: exposures.excluded_multiple_variants,
       srm,
       metrics: primary,
       metrics_secondary: secondary,
-      last_refresh: new Date(now).toISOString(),
+      last_refresh: new Date(scope.now).toISOString(),
     });
   });
 };
