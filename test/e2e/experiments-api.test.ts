@@ -129,11 +129,17 @@ t.test('list, retrieve, PATCH (status from the dates), refused hard delete, soft
   t.equal(del.status, 405);
   t.match(del.body, { type: 'invalid_request', code: 'method_not_allowed' });
   t.equal((await server.api.get(url)).status, 200, 'the hard delete changed nothing');
+  const flagUrl = `${FF}${created.body.feature_flag.id}/`;
+  const flagDelete = await server.api.patch(flagUrl, { deleted: true });
+  t.equal(flagDelete.status, 400, 'a flag an experiment uses cannot be deleted');
+  t.match(flagDelete.body, { type: 'validation_error', code: 'invalid_input', detail: new RegExp(`experiments use \\(${created.body.id}\\)`) });
+  t.equal((await server.api.get(flagUrl)).body.deleted, false);
   const soft = await server.api.patch(url, { deleted: true });
   t.equal(soft.status, 200);
   t.equal(soft.body.deleted, true);
   t.equal((await server.api.get(EXP)).body.results.some((e: any) => e.id === created.body.id), false, 'deleted experiments leave the list');
   t.same((await server.api.get(`${FF}${created.body.feature_flag.id}/`)).body.experiment_set, [], 'and the flag\'s experiment_set');
+  t.equal((await server.api.patch(flagUrl, { deleted: true })).status, 200, 'then the flag can be deleted');
   t.equal((await server.api.get(`${EXP}999999/`)).status, 404);
 });
 

@@ -192,6 +192,12 @@ export const updateFlag: OpHandler = async (item, rt) => {
       checkFilters(rt, projectId, next.filters);
     }
     if (body.deleted !== undefined) next.deleted = Boolean(body.deleted);
+    if (!before.deleted && next.deleted) {
+      const experiments = experimentSetOf(rt.meta, before);
+      if (experiments.length > 0) {
+        throw Errors.validation(null, 'invalid_input', `Cannot delete a feature flag that experiments use (${experiments.join(', ')}): delete the experiments first.`);
+      }
+    }
     if (body.active !== undefined) next.active = Boolean(body.active);
     if (body.ensure_experience_continuity !== undefined) next.ensure_experience_continuity = Boolean(body.ensure_experience_continuity);
     if (body.rollback_conditions !== undefined) next.rollback_conditions = body.rollback_conditions;
