@@ -302,3 +302,39 @@ t.test('results: a skewed split is flagged; persons seen in both variants are ex
   const custom = await server.api.get(`${url}results/`);
   t.same(custom.body.exposures, { control: 1, test: 1 });
 });
+
+t.test('results count persons: distinct ids merged by $identify are one person; test accounts can be left out (project filters, as of each event)', async (t) => {
+  const project = await server.api.post('/api/projects/', { name: 'experiments merged' });
+  t.equal(project.status, 201, project.text);
+  const base = `/api/projects/${project.body.id}`;
+  t.equal((await server.api.patch(`${base}/`, { test_account_filters: [{ key: 'email', value: '@internal.example', operator: 'not_icontains', type: 'person' }] })).status, 200);
+  const created = await server.api.post(`${base}/experiments/`, { name: 'Merged', feature_flag_key: 'exp-merged', start_date: new Date(Date.now() - 3_600_000).toISOString(), metrics: [funnel('signup')] });
+  t.equal(created.status, 201, created.text);
+  const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  const send = async (batch: unknown[]) => {
+    const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.body.api_token, batch }) });
+    t.equal(res.status, 200);
+  };
+  // Person properties are read as they were when each event arrived: the staff emails are set (and applied: any
+  // results call waits for that) before the exposures.
+  await send([0, 1].map((i) => ({ event: '$set', distinct_id: `anon-${i}`, timestamp: at(31), properties: { $set: { email: `staff${i}@internal.example` } } })));
+  t.equal((await server.api.get(`${base}/experiments/${created.body.id}/results/`)).status, 200);
+  const events: unknown[] = [];
+  for (let i = 0; i < 8; i++) {
+    const variant = i % 2 === 0 ? 'control' : 'test';
+    // Exposed anonymously, identified, then converted under the identified id.
+    events.push({ event: '$feature_flag_called', distinct_id: `anon-${i}`, timestamp: at(30), properties: { $feature_flag: 'exp-merged', $feature_flag_response: variant } });
+    events.push({ event: '$identify', distinct_id: `user-${i}`, timestamp: at(29), properties: { $anon_distinct_id: `anon-${i}` } });
+    if (i < 6) events.push({ event: 'signup', distinct_id: `user-${i}`, timestamp: at(28) });
+  }
+  await send(events);
+  const url = `${base}/experiments/${created.body.id}/`;
+  const all = await server.api.get(`${url}results/`);
+  t.equal(all.status, 200, all.text);
+  t.same(all.body.exposures, { control: 4, test: 4 });
+  t.same([all.body.metrics[0].baseline.step_counts, all.body.metrics[0].variant_results[0].step_counts], [[3], [3]], 'conversions under the identified id count for the anonymous exposure');
+  t.equal((await server.api.patch(url, { exposure_criteria: { filterTestAccounts: true } })).status, 200);
+  const filtered = await server.api.get(`${url}results/`);
+  t.same(filtered.body.exposures, { control: 3, test: 3 }, 'the two staff persons are left out');
+  t.same([filtered.body.metrics[0].baseline.step_counts, filtered.body.metrics[0].variant_results[0].step_counts], [[2], [2]]);
+});
