@@ -243,6 +243,17 @@ t.test('results end to end: posthog-node exposures, seeded conversions, statisti
   t.equal(freq.body.stats_method, 'frequentist');
   t.match(freq.body.metrics[0].variant_results[0], { key: 'test', p_value: Number, confidence_interval: Array, significant: Boolean });
   t.ok(freq.body.metrics[0].variant_results[0].p_value < 0.05, `p = ${freq.body.metrics[0].variant_results[0].p_value}`);
+  t.equal(freq.body.metrics[0].sequential, null, 'no planned sample size: no sequential intervals');
+
+  // A planned sample size (PostHog's parameters.recommended_sample_size, over all variants): the peeking note and
+  // the always-valid intervals.
+  t.equal((await server.api.patch(url, { parameters: { recommended_sample_size: 1000 } })).status, 200);
+  const planned = await server.api.get(`${url}results/`);
+  t.match(planned.body.metrics[0].peeking, { planned_sample_size: 1000, current_sample_size: 200, before_plan: true });
+  t.match(planned.body.metrics[0].sequential, [{ key: 'test', method: 'sequential', p_value: Number, confidence_interval_absolute: Array }]);
+  const badPlan = await server.api.patch(url, { parameters: { recommended_sample_size: 'lots' } });
+  t.equal(badPlan.status, 400);
+  t.equal(badPlan.body.attr, 'parameters');
 
   // The query API's ExperimentQuery: the same scan and statistics for one metric.
   const query = (metric?: unknown) => server.api.post('/api/projects/@current/query/', { query: { kind: 'ExperimentQuery', experiment_id: created.body.id, ...(metric ? { metric } : {}) } });

@@ -188,6 +188,10 @@ function parametersOf(v: unknown): Record<string, unknown> {
   if (v.minimum_detectable_effect !== undefined && v.minimum_detectable_effect !== null && typeof v.minimum_detectable_effect !== 'number') {
     throw invalid('parameters', 'minimum_detectable_effect must be a number.');
   }
+  const planned = v.recommended_sample_size;
+  if (planned !== undefined && planned !== null && (typeof planned !== 'number' || !(planned >= 0) || !Number.isFinite(planned))) {
+    throw invalid('parameters', 'recommended_sample_size must be a number of exposures, 0 or more.');
+  }
   return v;
 }
 
@@ -351,6 +355,8 @@ interface ResultsScope {
   now: number;
   method: 'bayesian' | 'frequentist';
   exposure: ExposureSpec;
+  /** `parameters.recommended_sample_size` (exposures over all variants, as PostHog's progress reads it), if > 0. */
+  planned: number | undefined;
 }
 
 /**
@@ -373,6 +379,8 @@ export async function resultsScopeOf(rt: WorkerRuntime, projectId: number, exper
     split: variants.map((v) => ({ key: v.key, rollout_percentage: v.rollout_percentage })),
     method: experiment.stats_config.method === 'frequentist' ? 'frequentist' : 'bayesian',
     exposure: exposureSpecOf(experiment.exposure_criteria),
+    planned: typeof experiment.parameters.recommended_sample_size === 'number' && experiment.parameters.recommended_sample_size > 0
+      ? experiment.parameters.recommended_sample_size : undefined,
   };
 }
 
@@ -390,6 +398,7 @@ export async function analyseExperimentMetric(rt: WorkerRuntime, scope: ResultsS
         ? { type: 'mean', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares })) }
         : { type: 'funnel', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, step_counts: d.step_counts! })) },
       method: scope.method, split: scope.split,
+      ...(scope.planned !== undefined ? { planned_sample_size: scope.planned } : {}),
     });
   } catch (err) {
     if (!(err instanceof ExperimentInputError)) throw err;
@@ -401,6 +410,9 @@ export async function analyseExperimentMetric(rt: WorkerRuntime, scope: ResultsS
     significant: analysis?.variant_results?.some((r) => r.significant) ?? false,
     guard: analysis?.guard ?? null,
     srm: analysis?.srm ?? null,
+    // With a planned sample size: whether this look comes early, and the always-valid (sequential) intervals.
+    peeking: analysis?.peeking ?? null,
+    sequential: analysis?.sequential ?? null,
     excluded_multiple_variants: data.excluded_multiple_variants,
     error,
   };
