@@ -298,6 +298,12 @@ t.test('results: a skewed split is flagged; persons seen in both variants are ex
   t.ok(res.body.srm.p_value < 0.001);
   t.equal(res.body.metrics[0].srm.flagged, true);
   t.equal(res.body.metrics[0].guard.meaningful, false, 'no conversions: the minimum-sample guard says so');
+  // A second experiment on the same flag, without metrics: the exposure scan alone.
+  const bare = await server.api.post(EXP, { name: 'Bare', feature_flag_key: 'exp-skewed', start_date: new Date(Date.now() - 60_000).toISOString() });
+  t.equal(bare.status, 201, bare.text);
+  const bareResults = await server.api.get(`${EXP}${bare.body.id}/results/`);
+  t.same([bareResults.body.exposures, bareResults.body.metrics, bareResults.body.srm.flagged], [{ control: 149, test: 50 }, [], true]);
+  t.same((await server.api.get(`${FF}${created.body.feature_flag.id}/`)).body.experiment_set, [created.body.id, bare.body.id]);
 
   t.equal((await server.api.patch(url, { exposure_criteria: { multiple_variant_handling: 'first_seen' } })).status, 200);
   const first = await server.api.get(`${url}results/`);

@@ -9,7 +9,7 @@ import { analyzeMetric, ExperimentInputError, sampleRatioMismatch as analyzeSrm,
 import type { Experiment, FeatureFlag } from '../../domain/model.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
-import { experimentData, MAX_MATCHERS, type ExposureSpec, type MetricSpec, type VariantData } from '../analytics/experiments.js';
+import { experimentData, MAX_MATCHERS, type ExperimentData, type ExposureSpec, type MetricSpec, type VariantData } from '../analytics/experiments.js';
 import { paginate } from '../pagination.js';
 import { replicate } from '../replication.js';
 import { json } from '../reply.js';
@@ -386,6 +386,10 @@ export async function resultsScopeOf(rt: WorkerRuntime, projectId: number, exper
 
 /** One metric: its per-variant data from the scan, then the statistics (`error` when they cannot describe it). */
 export async function analyseExperimentMetric(rt: WorkerRuntime, scope: ResultsScope, m: unknown, attr: string): Promise<Record<string, unknown>> {
+  return (await metricResult(rt, scope, m, attr)).result;
+}
+
+async function metricResult(rt: WorkerRuntime, scope: ResultsScope, m: unknown, attr: string): Promise<{ result: Record<string, unknown>; data: ExperimentData }> {
   const spec = metricSpecOf(m, attr);
   if (spec.type === 'funnel' && scope.keys.length + spec.steps.length > MAX_MATCHERS) throw invalid(attr, "Too many funnel steps for this flag's variants.");
   const e = scope.experiment;
@@ -404,7 +408,7 @@ export async function analyseExperimentMetric(rt: WorkerRuntime, scope: ResultsS
     if (!(err instanceof ExperimentInputError)) throw err;
     error = err.message;
   }
-  return {
+  const result = {
     metric: m, metric_type: spec.type, method: scope.method,
     ...variantResultsOf(data.variants, analysis, spec.type === 'funnel'),
     significant: analysis?.variant_results?.some((r) => r.significant) ?? false,
@@ -416,6 +420,7 @@ export async function analyseExperimentMetric(rt: WorkerRuntime, scope: ResultsS
     excluded_multiple_variants: data.excluded_multiple_variants,
     error,
   };
+  return { result, data };
 }
 
 export const experimentResults: OpHandler = async (item, rt) => {
@@ -423,12 +428,21 @@ export const experimentResults: OpHandler = async (item, rt) => {
   const experiment = experimentOf(rt.meta, projectId, intParam(item, 'id'));
   const scope = await resultsScopeOf(rt, projectId, experiment, Date.now());
   return answering(async () => {
-    const primary = [];
-    for (const [index, m] of experiment.metrics.entries()) primary.push({ index, ...(await analyseExperimentMetric(rt, scope, m, 'metrics')) });
-    const secondary = [];
-    for (const [index, m] of experiment.metrics_secondary.entries()) secondary.push({ index, ...(await analyseExperimentMetric(rt, scope, m, 'metrics_secondary')) });
-    // Exposures (and the sample-ratio check) without a metric: the exposure scan alone.
-    const exposures = await experimentData(rt, projectId, experiment.feature_flag_key, scope.keys, scope.exposure, null, scope.from, scope.to, scope.now);
+    // Every metric's scan finds the same exposures (the same rule over the same window): the first one's are kept;
+    // without a metric, the exposure scan runs alone.
+    let exposures: ExperimentData | null = null;
+    const run = async (list: Record<string, unknown>[], attr: string) => {
+      const out = [];
+      for (const [index, m] of list.entries()) {
+        const { result, data } = await metricResult(rt, scope, m, attr);
+        exposures ??= data;
+        out.push({ index, ...result });
+      }
+      return out;
+    };
+    const primary = await run(experiment.metrics, 'metrics');
+    const secondary = await run(experiment.metrics_secondary, 'metrics_secondary');
+    exposures ??= await experimentData(rt, projectId, experiment.feature_flag_key, scope.keys, scope.exposure, null, scope.from, scope.to, scope.now);
     const counts = exposures.variants.map((v) => ({ key: v.key, exposures: v.exposures }));
     let srm: unknown = null;
     try {
