@@ -91,6 +91,7 @@ t.test('validation errors: the documented 400 body', async (t) => {
     [{ name: 'n', feature_flag_key: 'v8', parameters: { feature_flag_variants: [{ key: 'control', rollout_percentage: 60 }, { key: 'b', rollout_percentage: 50 }] } }, 'parameters', 'invalid_input'],
     [{ name: 'n', feature_flag_key: 'v9', exposure_criteria: { multiple_variant_handling: 'both' } }, 'exposure_criteria', 'invalid_input'],
     [{ name: 'n', feature_flag_key: 'v10', start_date: 'yesterday-ish' }, 'start_date', 'invalid_input'],
+    [{ name: 'n', feature_flag_key: 'v11', start_date: '2026-11-02T00:00:00Z', end_date: '2026-11-01T00:00:00Z' }, 'end_date', 'invalid_input'],
   ];
   for (const [body, attr, code] of cases) {
     const res = await server.api.post(EXP, body);

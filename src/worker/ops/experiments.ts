@@ -243,6 +243,7 @@ export const createExperiment: OpHandler = async (item, rt) => {
   const startDate = body.start_date === undefined ? null : dateOrNull(body.start_date, 'start_date');
   const endDate = body.end_date === undefined ? null : dateOrNull(body.end_date, 'end_date');
   const conclusion = conclusionOf(body.conclusion);
+  if (startDate !== null && endDate !== null && endDate < startDate) throw invalid('end_date', 'The end date must be after the start date.');
   const now = nowIso();
   const experiment = await rt.meta.write(() => {
     let flag = rt.meta.flagsOf(projectId).find((f) => f.key === key && !f.deleted);
