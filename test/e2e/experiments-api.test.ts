@@ -356,3 +356,47 @@ t.test('results count persons: distinct ids merged by $identify are one person; 
   t.same(filtered.body.exposures, { control: 3, test: 3 }, 'the two staff persons are left out');
   t.same([filtered.body.metrics[0].baseline.step_counts, filtered.body.metrics[0].variant_results[0].step_counts], [[2], [2]]);
 });
+
+t.test('results with CUPED (stats_config.cuped.lookback_days): pre-exposure covariates from the same scan', async (t) => {
+  const bad = await server.api.post(EXP, { name: 'c', feature_flag_key: 'exp-cuped-bad', stats_config: { cuped: { lookback_days: 0 } } });
+  t.equal(bad.status, 400);
+  t.equal(bad.body.attr, 'stats_config');
+  const created = await server.api.post(EXP, {
+    name: 'CUPED', feature_flag_key: 'exp-cuped', start_date: new Date(Date.now() - 3_600_000).toISOString(),
+    metrics: [mean('page_view')], stats_config: { cuped: { lookback_days: 7 } },
+  });
+  t.equal(created.status, 201, created.text);
+  const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  const events: unknown[] = [];
+  const expected = { control: { x: 0, x2: 0, xy: 0, y: 0 }, test: { x: 0, x2: 0, xy: 0, y: 0 } };
+  for (let i = 0; i < 40; i++) {
+    const variant = i % 2 === 0 ? 'control' : 'test';
+    const id = `cuped-${i}`;
+    const x = 1 + (i % 4);
+    const y = x + (variant === 'test' ? 1 : 0);
+    // Before the start (within the lookback), the exposure, then the metric's events.
+    for (let k = 0; k < x; k++) events.push({ event: 'page_view', distinct_id: id, timestamp: at(120 + k) });
+    events.push({ event: '$feature_flag_called', distinct_id: id, timestamp: at(30), properties: { $feature_flag: 'exp-cuped', $feature_flag_response: variant } });
+    for (let k = 0; k < y; k++) events.push({ event: 'page_view', distinct_id: id, timestamp: at(10 - k) });
+    const e = expected[variant];
+    e.x += x;
+    e.x2 += x * x;
+    e.xy += x * y;
+    e.y += y;
+  }
+  await batch(events);
+  const res = await server.api.get(`${EXP}${created.body.id}/results/`);
+  t.equal(res.status, 200, res.text);
+  const m = res.body.metrics[0];
+  t.same(res.body.exposures, { control: 20, test: 20 });
+  t.match(m.baseline, { sum: expected.control.y, covariate: { sum: expected.control.x, sum_squares: expected.control.x2, sum_product: expected.control.xy } });
+  t.match(m.variant_results[0], { sum: expected.test.y, covariate: { sum: expected.test.x, sum_squares: expected.test.x2, sum_product: expected.test.xy } });
+  t.ok(Math.abs(m.cuped.theta - 1) < 1e-9, `y = x + effect: theta ${m.cuped.theta}`);
+  t.ok(m.cuped.variance_reduction.every((r: any) => r.reduction > 0.99), 'the covariate explains the variance');
+  // Without the lookback, the pre-exposure events count for nothing.
+  t.equal((await server.api.patch(`${EXP}${created.body.id}/`, { stats_config: {} })).status, 200);
+  const plain = await server.api.get(`${EXP}${created.body.id}/results/`);
+  t.equal(plain.body.metrics[0].cuped, null);
+  t.equal(plain.body.metrics[0].baseline.sum, expected.control.y);
+  t.notOk('covariate' in plain.body.metrics[0].baseline);
+});

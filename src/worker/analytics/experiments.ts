@@ -8,6 +8,7 @@
  * in the first one (`first_seen`). Only events at or after that first exposure count for the metric:
  *  - mean metric: the person's value (event count for `total`, Σ of the property for `sum`, its mean for `avg`;
  *    0 without events) adds to `sum` and its square to `sum_squares`; every exposed person is a sample;
+ *    with a CUPED lookback, the same value over the lookback before the exposure is the covariate x (Σx, Σx², Σxy);
  *  - funnel metric: the steps the person completed in order after the exposure; `step_counts[k]` counts persons
  *    who reached step k + 1.
  *
@@ -44,6 +45,8 @@ export interface VariantData {
   sum_squares: number;
   /** Funnel metrics only. */
   step_counts?: number[];
+  /** Mean metrics with a CUPED lookback: Σx, Σx², Σxy of the pre-exposure value x over the same persons. */
+  covariate?: { sum: number; sum_squares: number; sum_product: number };
 }
 
 export interface ExperimentData {
@@ -58,6 +61,10 @@ interface Params {
   math: 'total' | 'sum' | 'avg';
   steps: number;
   firstSeen: boolean;
+  /** Exposures count from here (the scan may start earlier, for the covariate's lookback). */
+  start: number;
+  /** CUPED: the covariate is the metric's value over this many ms before each person's exposure; 0 = none. */
+  lookbackMs: number;
 }
 
 interface Partial {
@@ -66,6 +73,9 @@ interface Partial {
   sumSq: number[];
   steps: number[][];
   excluded: number;
+  sumX: number[];
+  sumX2: number[];
+  sumXY: number[];
 }
 
 function experimentReducer(raw: unknown): SequenceReducer<Partial> {
@@ -77,13 +87,14 @@ function experimentReducer(raw: unknown): SequenceReducer<Partial> {
     empty: () => ({
       exposures: new Array<number>(V).fill(0), sum: new Array<number>(V).fill(0), sumSq: new Array<number>(V).fill(0),
       steps: Array.from({ length: V }, () => new Array<number>(p.steps).fill(0)), excluded: 0,
+      sumX: new Array<number>(V).fill(0), sumX2: new Array<number>(V).fill(0), sumXY: new Array<number>(V).fill(0),
     }),
     add(into, e: PersonEvents) {
       let first = -1;
       let seen = 0;
       for (let k = 0; k < e.n; k++) {
         const bits = e.mask[k]! & allVariants;
-        if (bits === 0) continue;
+        if (bits === 0 || e.ts[k]! < p.start) continue;
         if (first < 0) first = k;
         seen |= bits;
       }
@@ -98,22 +109,33 @@ function experimentReducer(raw: unknown): SequenceReducer<Partial> {
       const since = e.ts[first]!;
       if (p.metric === 'mean') {
         const bit = 1 << V;
-        let count = 0;
-        let total = 0;
-        for (let k = first; k < e.n; k++) {
-          if (e.ts[k]! < since || (e.mask[k]! & bit) === 0) continue;
-          if (p.math === 'total') {
+        // The person's value over [from, to) of their events: count, sum or mean of the property.
+        const valueOver = (from: number, to: number): number => {
+          let count = 0;
+          let total = 0;
+          for (let k = 0; k < e.n; k++) {
+            const t = e.ts[k]!;
+            if (t < from || t >= to || (e.mask[k]! & bit) === 0) continue;
+            if (p.math === 'total') {
+              count++;
+              continue;
+            }
+            const x = e.value[k]! < 0 ? null : propertyNumber(e.values[e.value[k]!]);
+            if (x === null) continue;
             count++;
-            continue;
+            total += x;
           }
-          const x = e.value[k]! < 0 ? null : propertyNumber(e.values[e.value[k]!]);
-          if (x === null) continue;
-          count++;
-          total += x;
-        }
-        const y = p.math === 'total' ? count : p.math === 'sum' ? total : count === 0 ? 0 : total / count;
+          return p.math === 'total' ? count : p.math === 'sum' ? total : count === 0 ? 0 : total / count;
+        };
+        const y = valueOver(since, Infinity);
         into.sum[v]! += y;
         into.sumSq[v]! += y * y;
+        if (p.lookbackMs > 0) {
+          const x = valueOver(since - p.lookbackMs, since);
+          into.sumX[v]! += x;
+          into.sumX2[v]! += x * x;
+          into.sumXY[v]! += x * y;
+        }
       } else if (p.metric === 'funnel') {
         let reached = 0;
         for (let k = first; k < e.n && reached < p.steps; k++) {
@@ -129,6 +151,9 @@ function experimentReducer(raw: unknown): SequenceReducer<Partial> {
         into.sum[v]! += other.sum[v]!;
         into.sumSq[v]! += other.sumSq[v]!;
         for (let s = 0; s < p.steps; s++) into.steps[v]![s]! += other.steps[v]![s]!;
+        into.sumX[v]! += other.sumX[v]!;
+        into.sumX2[v]! += other.sumX2[v]!;
+        into.sumXY[v]! += other.sumXY[v]!;
       }
       into.excluded += other.excluded;
     },
@@ -142,8 +167,9 @@ const leaf = (key: string, value: string) => ({ key, value, operator: 'exact', t
 /** One metric's per-variant data over [from, to] (ms, inclusive). */
 export async function experimentData(
   rt: WorkerRuntime, team: number, flagKey: string, variants: string[], exposure: ExposureSpec, metric: MetricSpec | null,
-  from: number, to: number, now: number,
+  from: number, to: number, now: number, lookbackMs = 0,
 ): Promise<ExperimentData> {
+  const lookback = metric?.type === 'mean' ? Math.max(0, lookbackMs) : 0;
   const exposureProps = exposure.event === null ? null : parseFilters(exposure.properties ?? null, 'exposure_criteria');
   const matchers: Matcher[] = variants.map((variant) => (exposure.event === null
     ? { event: '$feature_flag_called', filter: parseFilters([leaf('$feature_flag', flagKey), leaf('$feature_flag_response', variant)]) }
@@ -165,20 +191,21 @@ export async function experimentData(
   if (matchers.length > MAX_MATCHERS) throw new RangeError('too many variants and funnel steps for one scan');
   const ctx = queryContext(rt, team, now, trees);
   const spec: SequenceSpec = {
-    team, from, to,
+    team, from: from - lookback, to,
     filter: exposure.filterTestAccounts ? ctx.testAccountFilters : null,
     matchers, allEvents: false, valueColumn, names: false,
   };
   const steps = metric?.type === 'funnel' ? metric.steps.length : 0;
   const params: Params = {
     variants: variants.length, metric: metric?.type ?? 'none', math: metric?.type === 'mean' ? metric.math : 'total',
-    steps, firstSeen: exposure.multipleVariantHandling === 'first_seen',
+    steps, firstSeen: exposure.multipleVariantHandling === 'first_seen', start: from, lookbackMs: lookback,
   };
   const r = await reduceEverywhere<Partial>(rt, spec, ctx.scan, { kind: 'experiment', params });
   return {
     variants: variants.map((key, v) => ({
       key, exposures: r.exposures[v]!, number_of_samples: r.exposures[v]!, sum: r.sum[v]!, sum_squares: r.sumSq[v]!,
       ...(metric?.type === 'funnel' ? { step_counts: r.steps[v]! } : {}),
+      ...(lookback > 0 ? { covariate: { sum: r.sumX[v]!, sum_squares: r.sumX2[v]!, sum_product: r.sumXY[v]! } } : {}),
     })),
     excluded_multiple_variants: r.excluded,
   };

@@ -155,6 +155,10 @@ function statsConfigOf(v: unknown): Record<string, unknown> {
   if (!isRecord(v)) throw invalid('stats_config', 'Expected a dictionary of items.');
   const method = v.method ?? 'bayesian';
   if (method !== 'bayesian' && method !== 'frequentist') throw invalid('stats_config', 'method must be "bayesian" or "frequentist".');
+  if (v.cuped !== undefined && v.cuped !== null) {
+    const days = isRecord(v.cuped) ? v.cuped.lookback_days : undefined;
+    if (typeof days !== 'number' || !(days > 0 && days <= 365)) throw invalid('stats_config', 'cuped needs lookback_days, a number of days from 0 (excluded) to 365.');
+  }
   return { ...v, method };
 }
 
@@ -334,7 +338,7 @@ function exposureSpecOf(criteria: Record<string, unknown>): ExposureSpec {
 function variantResultsOf(data: VariantData[], analysis: AnalysisResult | null, funnel: boolean): { baseline: unknown; variant_results: unknown[] } {
   const stats = (d: VariantData) => (funnel
     ? { key: d.key, exposures: d.exposures, number_of_samples: d.exposures, step_counts: d.step_counts, success_count: d.step_counts!.at(-1) ?? 0, failure_count: d.exposures - (d.step_counts!.at(-1) ?? 0) }
-    : { key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares });
+    : { key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares, ...(d.covariate ? { covariate: d.covariate } : {}) });
   const control = data.find((d) => d.key === 'control')!;
   const others = data.filter((d) => d.key !== 'control');
   return {
@@ -358,6 +362,8 @@ interface ResultsScope {
   exposure: ExposureSpec;
   /** `parameters.recommended_sample_size` (exposures over all variants, as PostHog's progress reads it), if > 0. */
   planned: number | undefined;
+  /** `stats_config.cuped.lookback_days` in ms (Quill's option; mean metrics), 0 without. */
+  cupedLookbackMs: number;
 }
 
 /**
@@ -382,6 +388,8 @@ export async function resultsScopeOf(rt: WorkerRuntime, projectId: number, exper
     exposure: exposureSpecOf(experiment.exposure_criteria),
     planned: typeof experiment.parameters.recommended_sample_size === 'number' && experiment.parameters.recommended_sample_size > 0
       ? experiment.parameters.recommended_sample_size : undefined,
+    cupedLookbackMs: isRecord(experiment.stats_config.cuped) && typeof experiment.stats_config.cuped.lookback_days === 'number'
+      ? experiment.stats_config.cuped.lookback_days * 86_400_000 : 0,
   };
 }
 
@@ -394,13 +402,13 @@ async function metricResult(rt: WorkerRuntime, scope: ResultsScope, m: unknown, 
   const spec = metricSpecOf(m, attr);
   if (spec.type === 'funnel' && scope.keys.length + spec.steps.length > MAX_MATCHERS) throw invalid(attr, "Too many funnel steps for this flag's variants.");
   const e = scope.experiment;
-  const data = await experimentData(rt, e.project_id, e.feature_flag_key, scope.keys, scope.exposure, spec, scope.from, scope.to, scope.now);
+  const data = await experimentData(rt, e.project_id, e.feature_flag_key, scope.keys, scope.exposure, spec, scope.from, scope.to, scope.now, scope.cupedLookbackMs);
   let analysis: AnalysisResult | null = null;
   let error: string | null = null;
   try {
     analysis = analyzeMetric({
       metric: spec.type === 'mean'
-        ? { type: 'mean', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares })) }
+        ? { type: 'mean', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, number_of_samples: d.number_of_samples, sum: d.sum, sum_squares: d.sum_squares, ...(d.covariate ? { covariate: d.covariate } : {}) })) }
         : { type: 'funnel', variants: data.variants.map((d) => ({ key: d.key, exposures: d.exposures, step_counts: d.step_counts! })) },
       method: scope.method, split: scope.split,
       ...(scope.planned !== undefined ? { planned_sample_size: scope.planned } : {}),
@@ -418,6 +426,8 @@ async function metricResult(rt: WorkerRuntime, scope: ResultsScope, m: unknown, 
     // With a planned sample size: whether this look comes early, and the always-valid (sequential) intervals.
     peeking: analysis?.peeking ?? null,
     sequential: analysis?.sequential ?? null,
+    // With stats_config.cuped on a mean metric: θ, the covariate's mean and the variance reduction per variant.
+    cuped: analysis?.cuped ?? null,
     excluded_multiple_variants: data.excluded_multiple_variants,
     error,
   };
