@@ -79,6 +79,30 @@ export interface Role {
   members: { id: string; user_id: number; joined_at: string; updated_at: string }[];
 }
 
+/** An experiment (PostHog's fields); `status` is derived from the dates, never stored. */
+export interface Experiment {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  feature_flag_id: number;
+  feature_flag_key: string;
+  parameters: Record<string, unknown>;
+  metrics: Record<string, unknown>[];
+  metrics_secondary: Record<string, unknown>[];
+  exposure_criteria: Record<string, unknown>;
+  start_date: string | null;
+  end_date: string | null;
+  conclusion: string | null;
+  conclusion_comment: string | null;
+  stats_config: Record<string, unknown>;
+  archived: boolean;
+  deleted: boolean;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface FeatureFlag {
   id: number;
   project_id: number;

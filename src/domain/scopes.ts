@@ -10,6 +10,7 @@ export const SCOPE_OBJECTS = [
   'feature_flag',
   'person',
   'cohort',
+  'experiment',
   'action',
   /** PostHog's scope for the query and stored-events endpoints. */
   'query',

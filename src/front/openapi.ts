@@ -152,7 +152,7 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
 };
 
 /** Hard deletes PostHog refuses (soft delete is `PATCH {"deleted": true}`): DELETE answers 405. */
-const SOFT_DELETE = new Set(['flags.delete', 'cohorts.delete', 'actions.delete', 'insights.delete', 'dashboards.delete']);
+const SOFT_DELETE = new Set(['flags.delete', 'cohorts.delete', 'experiments.delete', 'actions.delete', 'insights.delete', 'dashboards.delete']);
 
 function successOf(route: RouteDef): Record<string, Outcome> {
   const special = SUCCESS[route.op];

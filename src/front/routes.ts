@@ -67,6 +67,7 @@ const P = '/api/projects/:project_id';
 const FF = `${P}/feature_flags`;
 const PERSONS = `${P}/persons`;
 const COHORTS = `${P}/cohorts`;
+const EXPERIMENTS = `${P}/experiments`;
 const ACTIONS = `${P}/actions`;
 const ROLES = '/api/organizations/:organization_id/roles';
 
@@ -193,6 +194,14 @@ const SPECS: RouteSpec[] = [
   api('POST', `${PERSONS}/:id/delete_property`, 'persons.delete_property', 'person', 'json', S.PersonPropertyDelete),
   api('POST', `${PERSONS}/:id/split`, 'persons.split', 'person', 'json', S.PersonSplit),
 
+  // Experiments
+  api('GET', EXPERIMENTS, 'experiments.list', 'experiment'),
+  api('POST', EXPERIMENTS, 'experiments.create', 'experiment', 'json', S.ExperimentWrite),
+  api('GET', `${EXPERIMENTS}/:id`, 'experiments.retrieve', 'experiment'),
+  api('PATCH', `${EXPERIMENTS}/:id`, 'experiments.update', 'experiment', 'json', S.ExperimentWrite),
+  api('PUT', `${EXPERIMENTS}/:id`, 'experiments.update', 'experiment', 'json', S.ExperimentWrite),
+  api('DELETE', `${EXPERIMENTS}/:id`, 'experiments.delete', 'experiment'),
+  api('GET', `${EXPERIMENTS}/:id/results`, 'experiments.results', 'experiment'),
   // Cohorts
   api('GET', COHORTS, 'cohorts.list', 'cohort'),
   api('POST', COHORTS, 'cohorts.create', 'cohort', 'json', S.CohortWrite),

@@ -90,6 +90,23 @@ export const PersonSplit = Type.Object({
   main_distinct_id: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'PersonSplit' });
 
+// Experiments: fields are checked by the worker (PostHog's 400 bodies name the nested attribute).
+export const ExperimentWrite = Type.Object({
+  name: Type.Optional(Type.Unknown()),
+  description: Type.Optional(Type.Unknown()),
+  feature_flag_key: Type.Optional(Type.Unknown()),
+  parameters: Type.Optional(Type.Unknown()),
+  metrics: Type.Optional(Type.Unknown()),
+  metrics_secondary: Type.Optional(Type.Unknown()),
+  exposure_criteria: Type.Optional(Type.Unknown()),
+  start_date: Type.Optional(Type.Unknown()),
+  end_date: Type.Optional(Type.Unknown()),
+  conclusion: Type.Optional(Type.Unknown()),
+  stats_config: Type.Optional(Type.Unknown()),
+  archived: Type.Optional(Type.Boolean()),
+  deleted: Type.Optional(Type.Boolean()),
+}, { additionalProperties: true, $id: 'ExperimentWrite' });
+
 // Cohorts
 export const CohortWrite = Type.Object({
   name: Type.Optional(Type.Unknown()),

@@ -103,6 +103,10 @@ function suite(): void {
     const flag = await api.post('/api/projects/@current/feature_flags/', { key: 'page-check', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
     const cohort = await api.post('/api/projects/@current/cohorts/', { name: 'Probe people', filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', type: 'person', operator: 'icontains', value: 'probe' }] }] } } });
     const person = (await api.get('/api/projects/@current/persons/?distinct_id=probe-0')).body.results[0];
+    const experiment = await api.post('/api/projects/@current/experiments/', {
+      name: 'Probe experiment', feature_flag_key: 'probe-experiment', start_date: '2026-01-01T00:00:00Z',
+      metrics: [{ kind: 'ExperimentMetric', metric_type: 'funnel', series: [{ kind: 'EventsNode', event: 'probe' }] }],
+    });
     const pages: [string, string, string][] = [
       ['events', `/project/${projectId}/events`, '[data-testid=event-list]'],
       ['persons', `/project/${projectId}/persons`, '[data-testid=person-list]'],
@@ -112,6 +116,8 @@ function suite(): void {
       ['flag-edit', `/project/${projectId}/flags/${flag.body.id}`, '[data-testid=flag-form] input[name=key]'],
       ['cohorts', `/project/${projectId}/cohorts`, '[data-testid=cohort-list]'],
       ['cohort', `/project/${projectId}/cohorts/${cohort.body.id}`, '[data-testid=cohort-page] input[name=name]'],
+      ['experiments', `/project/${projectId}/experiments`, '[data-testid=experiment-list]'],
+      ['experiment', `/project/${projectId}/experiments/${experiment.body.id}`, '[data-testid=experiment-results] [data-testid=experiment-metric]'],
       ['definitions', `/project/${projectId}/definitions`, '[data-testid=definition-list]'],
       ['insights', `/project/${projectId}/insights`, '[data-testid=insights-page] .kinds'],
       ['trends', `/project/${projectId}/insights/trends`, '[data-testid=trend-chart][data-rendered=true]'],

@@ -31,6 +31,7 @@ const MARK = {
   event: 'victim-event-4k8',
   cohort: 'victim-cohort-5h3',
   dashboard: 'victim-dashboard-2w6',
+  experiment: 'victim-experiment-3v8',
   action: 'victim-action-1z7',
   role: 'victim-role-8j4',
   insight: 'victim-insight-1w7',
@@ -38,7 +39,7 @@ const MARK = {
   org: 'victim-org-2x9',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -101,6 +102,7 @@ t.before(async () => {
   const second = await ok(api.post('/api/projects/', { name: 'victim second project' }), 'second project');
   const insight = await ok(api.post('/api/projects/@current/insights/', { name: MARK.insight, filters: { insight: 'TRENDS', events: [{ id: MARK.event }] } }), 'insight');
   const dashboard = await ok(api.post('/api/projects/@current/dashboards/', { name: MARK.dashboard }), 'dashboard');
+  const experiment = await ok(api.post('/api/projects/@current/experiments/', { name: MARK.experiment, feature_flag_key: 'victim-experiment-flag', start_date: '2026-01-01T00:00:00Z' }), 'experiment');
   // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
   const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
   if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
@@ -112,7 +114,7 @@ t.before(async () => {
     ids: {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
-      dashboards: String(dashboard.id), query: asyncQuery.body.query_status.id,
+      dashboards: String(dashboard.id), experiments: String(experiment.id), query: asyncQuery.body.query_status.id,
     },
     membershipId: membership.id,
     accessId: access.id,

@@ -31,6 +31,9 @@ const PathsPage = lazyPage(() => insightPages().then((m) => m.PathsPage));
 const SavedInsightPage = lazyPage(() => insightPages().then((m) => m.SavedInsightPage));
 const DashboardPage = lazyPage(() => insightPages().then((m) => m.DashboardPage));
 const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
+const experimentPages = () => import('./pages/experiments');
+const ExperimentsPage = lazyPage(() => experimentPages().then((m) => m.ExperimentsPage));
+const ExperimentPage = lazyPage(() => experimentPages().then((m) => m.ExperimentPage));
 
 type Auth = { state: 'loading' } | { state: 'signed-out' } | { state: 'signed-in'; me: Me; projects: Project[] };
 
@@ -100,6 +103,8 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/flags/:id`}>{(a: { id: string }) => <FlagPage {...p} flagId={a.id} />}</Route>
         <Route path={`${base}/cohorts`}>{() => <CohortsPage {...p} />}</Route>
         <Route path={`${base}/cohorts/:id`}>{(a: { id: string }) => <CohortPage {...p} cohortId={a.id} />}</Route>
+        <Route path={`${base}/experiments`}>{() => <ExperimentsPage {...p} />}</Route>
+        <Route path={`${base}/experiments/:id`}>{(a: { id: string }) => <ExperimentPage key={a.id} {...p} experimentId={a.id} />}</Route>
         <Route path={`${base}/definitions`}>{() => <DefinitionsPage {...p} />}</Route>
         <Route path={`${base}/insights`}>{() => <InsightsPage {...p} />}</Route>
         <Route path={`${base}/insights/trends`}>{() => <TrendsPage {...p} insightId={null} />}</Route>

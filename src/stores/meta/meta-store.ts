@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
-  Action, ActivityEntry, Cohort, Dashboard, EventDefinition, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
+  Action, ActivityEntry, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
   Organization, PersonalApiKey, Project, Role, Session, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
@@ -38,6 +38,7 @@ export class MetaStore {
   readonly sessions: Table<Session, string>;
   readonly insights: Table<Insight, [number, number]>;
   readonly dashboards: Table<Dashboard, [number, number]>;
+  readonly experiments: Table<Experiment, [number, number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -58,6 +59,7 @@ export class MetaStore {
     this.sessions = openTable(this.env, 'sessions');
     this.insights = openTable(this.env, 'insights');
     this.dashboards = openTable(this.env, 'dashboards');
+    this.experiments = openTable(this.env, 'experiments');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }
@@ -109,6 +111,10 @@ export class MetaStore {
 
   cohortsOf(projectId: number): Cohort[] {
     return all(this.cohorts.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
+  }
+
+  experimentsOf(projectId: number): Experiment[] {
+    return all(this.experiments.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
   }
 
   actionsOf(projectId: number): Action[] {

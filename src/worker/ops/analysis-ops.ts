@@ -13,6 +13,8 @@ const ANALYSES: ReadonlySet<string> = new Set([
   'insights.retrieve', 'insights.list', 'dashboards.retrieve',
   // Lists that scan events or evaluate cohorts over every person.
   'events.list', 'events.values', 'cohorts.persons',
+  // An experiment's results scan its exposures and metrics.
+  'experiments.results',
 ]);
 
 export function isAnalysis(op: string): boolean {

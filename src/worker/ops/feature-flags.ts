@@ -13,6 +13,7 @@ import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
 import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { experimentSetOf } from './experiments.js';
 import { canEditFlag } from './flag-permissions.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
 
@@ -47,7 +48,7 @@ export function serializeFlag(meta: MetaStore, flag: FeatureFlag, user: User | n
     is_simple_flag: simple,
     rollout_percentage: simple ? simpleRolloutPercentage(filters) : null,
     ensure_experience_continuity: flag.ensure_experience_continuity,
-    experiment_set: [],
+    experiment_set: experimentSetOf(meta, flag),
     rollback_conditions: flag.rollback_conditions,
     performed_rollback: flag.performed_rollback,
     can_edit: user ? canEditFlag(meta, user, flag) : false,
@@ -191,6 +192,12 @@ export const updateFlag: OpHandler = async (item, rt) => {
       checkFilters(rt, projectId, next.filters);
     }
     if (body.deleted !== undefined) next.deleted = Boolean(body.deleted);
+    if (!before.deleted && next.deleted) {
+      const experiments = experimentSetOf(rt.meta, before);
+      if (experiments.length > 0) {
+        throw Errors.validation(null, 'invalid_input', `Cannot delete a feature flag that experiments use (${experiments.join(', ')}): delete the experiments first.`);
+      }
+    }
     if (body.active !== undefined) next.active = Boolean(body.active);
     if (body.ensure_experience_continuity !== undefined) next.ensure_experience_continuity = Boolean(body.ensure_experience_continuity);
     if (body.rollback_conditions !== undefined) next.rollback_conditions = body.rollback_conditions;

@@ -14,6 +14,7 @@ import * as roleAccess from './flag-role-access.js';
 import * as roles from './roles.js';
 import * as persons from './persons.js';
 import * as cohorts from './cohorts.js';
+import * as experiments from './experiments.js';
 import * as actions from './actions.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
@@ -63,6 +64,12 @@ export const OPS: Record<string, OpHandler> = {
   'users.update': sessions.changePassword,
   'auth.login': sessions.login,
   'auth.logout': sessions.logout,
+  'experiments.list': experiments.listExperiments,
+  'experiments.create': experiments.createExperiment,
+  'experiments.retrieve': experiments.retrieveExperiment,
+  'experiments.update': experiments.updateExperiment,
+  'experiments.delete': experiments.deleteExperiment,
+  'experiments.results': experiments.experimentResults,
   'insights.list': savedInsights.listInsights,
   'insights.create': savedInsights.createInsight,
   'insights.retrieve': savedInsights.retrieveInsight,

@@ -10,7 +10,7 @@ import { invalidInput } from '../../domain/analytics/errors.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply } from '../../protocol/worker-messages.js';
 import { cancelStatus, finishStatus, readStatus, startStatus } from '../query/query-status.js';
-import { queryKinds, queryRunner, type QueryContext } from '../query/runners.js';
+import { queryFingerprint, queryKinds, queryRunner, type QueryContext } from '../query/runners.js';
 import { answerFor, empty, json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { answering, cachedEntry, storeCached } from './insights.js';
@@ -52,8 +52,9 @@ export function runnableQuery(query: unknown, attr = 'query'): Record<string, un
   return inner;
 }
 
-function cacheKey(query: Record<string, unknown>, now: number): string {
-  return JSON.stringify(['query', canonical(query), Math.floor(now / 3_600_000)]);
+function cacheKey(rt: WorkerRuntime, team: number, query: Record<string, unknown>, now: number): string {
+  const extra = queryFingerprint(rt, team, query);
+  return JSON.stringify(['query', canonical(query), Math.floor(now / 3_600_000), ...(extra === null ? [] : [extra])]);
 }
 
 export interface QueryAnswer {
@@ -69,7 +70,7 @@ export interface QueryAnswer {
 export async function answerQuery(
   rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext, mode: 'cache_only' | 'blocking' | 'force',
 ): Promise<QueryAnswer | undefined> {
-  const key = cacheKey(query, ctx.now);
+  const key = cacheKey(rt, ctx.team, query, ctx.now);
   // Events acknowledged before the request count: once applied, they make older cached answers stale.
   if (mode !== 'cache_only') await rt.ingest.appliedEverywhere();
   const hit = mode === 'force' ? undefined : cachedEntry(rt, ctx.team, key);
@@ -87,7 +88,7 @@ export const runQuery: OpHandler = (item, rt) => answering(async (): Promise<Rep
   const refresh = refreshOf(body.refresh ?? (body.async === true ? 'async' : undefined));
   const ctx: QueryContext = { team, now: item.meta.now, url: item.meta.url };
   await rt.ingest.appliedEverywhere();
-  const key = cacheKey(query, ctx.now);
+  const key = cacheKey(rt, ctx.team, query, ctx.now);
   const clientId = typeof body.client_query_id === 'string' ? { client_query_id: body.client_query_id } : {};
   const hit = refresh === 'force_blocking' || refresh === 'force_async' ? undefined : cachedEntry(rt, team, key);
   if (hit && refresh !== 'async') return json(200, { ...hit.value as object, is_cached: true, last_refresh: hit.computedAt, ...clientId });

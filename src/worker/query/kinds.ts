@@ -6,3 +6,4 @@ import './hogql-kind.js';
 import './events-query-kind.js';
 import './actors-query-kind.js';
 import './insight-actors-kind.js';
+import './experiment-kind.js';

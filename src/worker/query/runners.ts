@@ -14,10 +14,23 @@ export interface QueryContext {
 
 export type QueryRunner = (rt: WorkerRuntime, query: Record<string, unknown>, ctx: QueryContext) => Promise<Record<string, unknown>>;
 
-const runners = new Map<string, QueryRunner>();
+/**
+ * What else than the query and the events decides a kind's answer (e.g. the stored experiment an `ExperimentQuery`
+ * names): part of the result cache's key, so editing it makes cached answers stale.
+ */
+export type QueryFingerprint = (rt: WorkerRuntime, team: number, query: Record<string, unknown>) => unknown;
 
-export function registerQueryKind(kind: string, runner: QueryRunner): void {
+const runners = new Map<string, QueryRunner>();
+const fingerprints = new Map<string, QueryFingerprint>();
+
+export function registerQueryKind(kind: string, runner: QueryRunner, fingerprint?: QueryFingerprint): void {
   runners.set(kind, runner);
+  if (fingerprint) fingerprints.set(kind, fingerprint);
+}
+
+export function queryFingerprint(rt: WorkerRuntime, team: number, query: Record<string, unknown>): unknown {
+  const f = fingerprints.get(String(query.kind));
+  return f ? f(rt, team, query) : null;
 }
 
 export function queryRunner(kind: string): QueryRunner | undefined {

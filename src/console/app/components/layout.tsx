@@ -8,6 +8,7 @@ export const NAV: [string, string][] = [
   ['persons', 'Persons'],
   ['flags', 'Feature flags'],
   ['cohorts', 'Cohorts'],
+  ['experiments', 'Experiments'],
   ['definitions', 'Event definitions'],
   ['insights', 'Insights'],
   ['dashboard', 'Dashboard'],
