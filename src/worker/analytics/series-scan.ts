@@ -174,6 +174,13 @@ function stateOf(single: BucketStates | null, split: ByCode | null, row: number)
   return split.byCode[split.codes === null ? 0 : split.codes[row]!]!;
 }
 
+/** Sets person `pid`'s bit in bucket `b`'s bitmap (made on first use, `words` long). */
+function addPerson(sets: (Uint32Array | null)[], b: number, pid: number, words: number): void {
+  let set = sets[b];
+  if (!set) sets[b] = set = new Uint32Array(words);
+  set[pid >>> 5]! |= 1 << (pid & 31);
+}
+
 /** Measures that read each row's person. */
 const PERSON_MEASURES: ReadonlySet<Measure['kind']> = new Set(['persons', 'actor_counts', 'person_min', 'persons_and_min']);
 
@@ -204,11 +211,7 @@ function adder(block: BlockView, measure: Measure, persons: Uint32Array | null, 
           if (pid === 0) continue;
           const s = stateOf(single, split, row);
           if (s === null) continue;
-          const sets = (s as Extract<BucketStates, { kind: 'persons' }>).sets;
-          const b = buckets[k]!;
-          let set = sets[b];
-          if (!set) sets[b] = set = new Uint32Array(words);
-          set[pid >>> 5]! |= 1 << (pid & 31);
+          addPerson((s as Extract<BucketStates, { kind: 'persons' }>).sets, buckets[k]!, pid, words);
         }
       };
     }
@@ -238,10 +241,7 @@ function adder(block: BlockView, measure: Measure, persons: Uint32Array | null, 
           const s = stateOf(single, split, row);
           if (s === null) continue;
           const state = s as Extract<BucketStates, { kind: 'persons_and_min' }>;
-          const b = buckets[k]!;
-          let set = state.sets[b];
-          if (!set) state.sets[b] = set = new Uint32Array(words);
-          set[pid >>> 5]! |= 1 << (pid & 31);
+          addPerson(state.sets, buckets[k]!, pid, words);
           const v = values[row]!;
           if (v === v && pid < state.values.length && v < state.values[pid]!) state.values[pid] = v;
         }
