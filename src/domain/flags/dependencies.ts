@@ -7,8 +7,10 @@
  * deeper than MAX_DEPENDENCY_DEPTH. Broken flags evaluate to false with reason `missing_dependency` and get an
  * empty `dependency_chain` in definitions (flags.md §3.7).
  *
- * Every walk here is iterative: a chain of thousands of flags, each depending on the next (built over as many API
- * calls), overflowed the stack of the recursive versions, and every flag answer of the project failed with it.
+ * The walks over the whole graph (cycle search, broken flags) are iterative: a chain of thousands of flags, each
+ * depending on the next (built over as many API calls), overflowed the stack of the recursive versions, and every
+ * flag answer of the project failed with it. `chain` still recurses, but only from a flag that is not broken, so
+ * at most MAX_DEPENDENCY_DEPTH deep.
  */
 
 /**

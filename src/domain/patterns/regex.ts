@@ -10,10 +10,11 @@
  * the input for every pattern it accepts. RE2 is also what ClickHouse's `match` — and so PostHog's analytics —
  * use, and PostHog's flag engine (Rust `regex`) has the same syntax for the patterns it runs in linear time.
  *
- * Chosen by measurement (bench/regex-engines.bench.ts): V8's own linear engine (`--enable-experimental-regexp-engine`)
- * refuses `i` and `u` and was slower than re2js; re2-wasm aborted the process once its 16 MB heap filled (compiled
- * patterns are never freed); the native `re2` binding has no prebuilt binary reachable here and compiles from
- * source at install (minutes on this machine).
+ * Chosen by measurement (bench/regex.bench.ts keeps the comparison with V8's RegExp; the others were measured once,
+ * figures in the README): V8's own linear engine (`--enable-experimental-regexp-engine`) refuses `i` and `u` and was
+ * slower than re2js; re2-wasm aborted the process once its 16 MB heap filled (compiled patterns are never freed);
+ * the native `re2` binding has no prebuilt binary reachable here, compiles from source at install (47 s) and costs
+ * ~600 ns a match crossing into C++.
  *
  * Dialects differ in one default only: ClickHouse compiles `match` patterns with `.` matching a line break (its
  * documented difference from RE2); Rust's `regex` (flags) does not. `(?s)`, `(?-s)`, `(?i)`, `(?m)` and `(?U)`
