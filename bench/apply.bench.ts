@@ -18,6 +18,7 @@ import { commit, machine } from './lib/machine.js';
 import { PERSONAL_KEY, PROJECT_KEY } from './lib/paths.js';
 import { duMb, memoryMb, round1 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
+import { BENCH_METRICS_TOKEN, txnFigures } from './lib/txn-figures.js';
 
 const EVENTS = Number(process.env.QUILL_BENCH_EVENTS ?? 300_000);
 const DISTINCT_IDS = Number(process.env.QUILL_BENCH_DISTINCT_IDS ?? 1_000_000);
@@ -51,7 +52,7 @@ async function fault(base: string, kind: string): Promise<void> {
   if (res.status !== 200) throw new Error(`/_fault/${kind} answered ${res.status}: ${await res.text()}`);
 }
 
-const quill = await startQuill({ env: { QUILL_FAULT_INJECTION: '1' }, nodeArgs: PERF ? ['--perf-basic-prof'] : [] });
+const quill = await startQuill({ env: { QUILL_FAULT_INJECTION: '1', QUILL_METRICS_TOKEN: BENCH_METRICS_TOKEN }, nodeArgs: PERF ? ['--perf-basic-prof'] : [] });
 log(`quill pid ${quill.pid}, ${quill.workers} workers, data in ${quill.dataDir}`);
 const probe = await AppliedProbe.detect(quill.base, quill.dataDir);
 await fault(quill.base, 'pause-apply');
@@ -78,6 +79,7 @@ if (perf) {
   await new Promise((r) => perf.once('exit', r));
 }
 const memory = memoryMb(quill.pid);
+const transactions = await txnFigures(quill.base);
 
 let totalTicks = 0;
 const busy: { thread: string; cpu_s: number; us_per_event: number }[] = [];
@@ -95,6 +97,6 @@ const result = {
   machine: machine(), commit: commit(), events: acked, distinct_ids: DISTINCT_IDS, skew: SKEW,
   drain_s: round1(drainS), drain_events_s: Math.round(acked / drainS), timed_out: applied.timed_out,
   cpu_us_per_applied_event: round1((totalTicks / TICKS_PER_S) * 1e6 / acked), busy_threads: busy,
-  rss_anon_mb: memory.rss_anon_mb, lmdb_mb: lmdbMb, perf: PERF ?? null,
+  rss_anon_mb: memory.rss_anon_mb, lmdb_mb: lmdbMb, transactions, perf: PERF ?? null,
 };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

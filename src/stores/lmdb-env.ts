@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { META_ENV, PERSONS_ENV } from './data-dir/paths.js';
 import { meterFor, type TxnMeter } from './txn-meter.js';
+import { inLane } from './write-lane.js';
 
 const ENV_OPTIONS = { maxDbs: 32, compression: false } as const;
 
@@ -49,23 +50,38 @@ export function openIndex<K extends import('lmdb').Key = import('lmdb').Key>(env
  * wrote before it threw (measured with lmdb 3.5.6: a put followed by a throw was committed), so a half-done change
  * would persist; here `fn` runs in a child transaction, which LMDB rolls back when it throws. Costs ~15 µs.
  * `fn` must be synchronous (its result is boxed so lmdb-js never mistakes a returned promise for an async callback).
+ * Like every write callback it goes through the environment's lane, which bounds what one transaction carries.
  */
 export function atomically<T>(env: Env, fn: () => T): Promise<T> {
   const meter = meterOf(env);
-  return env
-    .transaction(() => {
-      const box = {} as { result: T };
-      const started = performance.now();
-      try {
-        env.transactionSync(() => {
-          box.result = fn();
-        });
-      } finally {
-        meter.note(env.getWriteTxnId(), (performance.now() - started) / 1000);
-      }
-      return box;
-    })
-    .then((box) => box.result);
+  return inLane(env, () => {
+    const box = {} as { result: T };
+    const started = performance.now();
+    try {
+      env.transactionSync(() => {
+        box.result = fn();
+      });
+    } finally {
+      meter.note(env.getWriteTxnId(), (performance.now() - started) / 1000);
+    }
+    return box;
+  }).then((box) => box.result);
+}
+
+/**
+ * Runs `fn` in a write transaction of `env` through its lane (src/stores/write-lane.ts), without `atomically`'s
+ * roll-back: for writes of one put or of derived data. `fn` must be synchronous.
+ */
+export function transact<T>(env: Env, fn: () => T): Promise<T> {
+  const meter = meterOf(env);
+  return inLane(env, () => {
+    const started = performance.now();
+    try {
+      return fn();
+    } finally {
+      meter.note(env.getWriteTxnId(), (performance.now() - started) / 1000);
+    }
+  });
 }
 
 /** The transaction meter of an environment, labelled by its file (`persons`, `meta`, `events`: src/stores/txn-meter.ts). */

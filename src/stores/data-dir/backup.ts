@@ -27,7 +27,7 @@ import { copyFile, mkdir, open, readdir, rm, stat, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { IngestLog, positionNumber } from '../ingest-log/index.js';
 import { listSegments, segmentPath } from '../ingest-log/segment-files.js';
-import { openEnv, openTable } from '../lmdb-env.js';
+import { openEnv, openTable, transact } from '../lmdb-env.js';
 import { STATE_KEYS } from '../events/event-store.js';
 import { eventsEnvPath, listShards, META_ENV, PERSONS_ENV, shardLogDir } from './paths.js';
 
@@ -131,7 +131,7 @@ async function replayFromLogs(target: string, shards: number[]): Promise<void> {
     const env = openEnv(envPath(target, { kind: 'events', shard }));
     try {
       const state = openTable<unknown, string>(env, 'state');
-      await env.transaction(() => {
+      await transact(env, () => {
         state.remove(STATE_KEYS.logCheckpoint);
         const applied = state.get(STATE_KEYS.appliedFrom) as Record<string, number> | undefined;
         if (!applied) return;

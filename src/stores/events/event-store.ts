@@ -138,8 +138,8 @@ export class EventStore {
    * Removes a project's events that `select` marks in each block (deleting a person's events), with their uuid
    * entries and day counters. Only inside `write`; returns how many it removed.
    */
-  removeWhere(team: number, select: (block: BlockView) => Uint8Array | null): number {
-    return this.columns.removeEvents(team, select);
+  removeWhereStep(team: number, select: (block: BlockView) => Uint8Array | null, maxRewrites: number): { removed: number; more: boolean } {
+    return this.columns.removeEventsStep(team, select, maxRewrites);
   }
 
   /**

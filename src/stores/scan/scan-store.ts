@@ -20,7 +20,7 @@
  * column; they are converted at start-up (`rebuild` from the rows, src/worker/ingest/shard.ts).
  */
 import type { Env, Table } from '../lmdb-env.js';
-import { openTable } from '../lmdb-env.js';
+import { openTable, transact } from '../lmdb-env.js';
 import { BlockBuilder, COL, type ScanEvent } from './block-builder.js';
 import { decodeDict, decodeF64, decodeU32, encodeColumn, packBlock, PackedBlock, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
 import { ColumnCache } from './column-cache.js';
@@ -38,6 +38,8 @@ const LAYOUT_KEY = 'scan_layout';
  * dictionary decodes each); smaller ones a shorter pause of the apply loop while one is sealed.
  */
 export const SEAL_EVENTS = 32_768;
+/** Keys one transaction of a layout rebuild removes (each may dirty a page; see write-lane.ts). */
+const REMOVALS_PER_TXN = 4096;
 
 interface BlockMeta {
   n: number;
@@ -164,16 +166,22 @@ export class ScanStore {
   }
 
   /**
-   * Rewrites a project's blocks without the events `drop` selects (deleting a person's events). Only inside a write
-   * transaction of the environment; resolves nothing itself. Returns how many events were dropped.
+   * One step of removing the events `drop` selects from a project's blocks (deleting a person's events): rewrites
+   * up to `maxRewrites` blocks that hold such events, so that each step is a bounded write transaction. Only inside
+   * a write transaction of the environment. `more` is true when it stopped with blocks left to look at; a block
+   * already rewritten holds none of the events, so the next step passes it by.
    */
-  removeEvents(team: number, drop: (block: BlockView) => Uint8Array | null): number {
+  removeEventsStep(team: number, drop: (block: BlockView) => Uint8Array | null, maxRewrites: number): { removed: number; more: boolean } {
     let removed = 0;
+    let rewritten = 0;
     for (const view of this.blocks(team)) {
       const doomed = drop(view);
-      if (doomed) removed += this.rewrite(team, view, doomed);
+      if (!doomed) continue;
+      if (rewritten === maxRewrites) return { removed, more: true };
+      removed += this.rewrite(team, view, doomed);
+      rewritten++;
     }
-    return removed;
+    return { removed, more: false };
   }
 
   /**
@@ -240,11 +248,17 @@ export class ScanStore {
    * environment from its rows. Runs at start-up before the shard applies or answers anything; resolves once written.
    */
   async rebuild(eventsOf: (emit: (team: number, e: ScanEvent) => void) => void): Promise<number> {
-    await this.env.transaction(() => {
-      for (const key of this.meta.getKeys({} as never) as Iterable<MetaKey>) this.meta.remove(key);
-      for (const key of this.columns.getKeys({} as never) as Iterable<ColumnKey>) this.columns.remove(key);
-      for (const key of this.openRecords.getKeys({} as never) as Iterable<MetaKey>) this.openRecords.remove(key);
-    });
+    // What was there goes in bounded transactions (REMOVALS_PER_TXN keys each), like every write (write-lane.ts).
+    for (const table of [this.meta, this.columns, this.openRecords] as Table<unknown, ColumnKey | MetaKey>[]) {
+      let removed: number;
+      do {
+        removed = await transact(this.env, () => {
+          const keys = Array.from(table.getKeys({ limit: REMOVALS_PER_TXN } as never));
+          for (const key of keys) table.remove(key);
+          return keys.length;
+        });
+      } while (removed === REMOVALS_PER_TXN);
+    }
     this.open.clear();
     let total = 0;
     let pending: Promise<unknown> = Promise.resolve();
@@ -257,11 +271,11 @@ export class ScanStore {
       if (b.size >= SEAL_EVENTS) {
         const full = b;
         builders.delete(team);
-        pending = this.env.transaction(() => this.writeSealed(team, full));
+        pending = transact(this.env, () => this.writeSealed(team, full));
       }
     });
     await pending;
-    await this.env.transaction(() => {
+    await transact(this.env, () => {
       for (const [team, b] of builders) {
         const { minTs, maxTs, columns } = b.columns();
         this.openRecords.put([team, this.nextSeq++], packBlock(b.size, minTs, maxTs, columns));

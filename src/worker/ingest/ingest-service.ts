@@ -9,6 +9,7 @@ import { Errors } from '../../protocol/errors.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
 import { ownerOf, shardOf } from '../../domain/shard-of.js';
 import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
+import { transact } from '../../stores/lmdb-env.js';
 import { PersonStore } from '../../stores/persons/person-store.js';
 import { replicate } from '../replication.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
@@ -268,7 +269,7 @@ export class IngestService {
     if (due.length === 0) return;
     const meta = this.rt.meta;
     // Definitions are derived data (a replay recreates them), so this write does not wait for a flush.
-    await meta.env.transaction(() => {
+    await transact(meta.env, () => {
       const now = new Date().toISOString();
       for (const [name, at] of due) {
         const existing = meta.eventDefinitions.get([team, name]);

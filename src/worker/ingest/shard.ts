@@ -32,7 +32,8 @@ import { shardOf } from '../../domain/shard-of.js';
 import { IngestLog, LogRecordReader, type LogIo, type LogPosition } from '../../stores/ingest-log/index.js';
 import { EventStore, STATE_KEYS } from '../../stores/events/event-store.js';
 import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
-import { atomically } from '../../stores/lmdb-env.js';
+import { atomically, transact } from '../../stores/lmdb-env.js';
+import { ChunkSizer } from './chunk-sizer.js';
 import { isStorageFailureText } from '../../stores/storage-failure.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
@@ -175,6 +176,8 @@ const CHUNK_EVENTS_INTERACTIVE = 25;
  */
 const CHUNK_EVENTS_CATCH_UP = 8000;
 const CATCH_UP_BACKLOG = 2 * CHUNK_EVENTS_CATCH_UP;
+/** The smallest cap the chunk sizer sets: smaller chunks are paced by request traffic, not by their cost. */
+const SIZED_CHUNK_MIN = 500;
 
 /**
  * Events per chunk: smallest while flag or API requests arrive, small while any requests arrive (a chunk blocks
@@ -220,6 +223,9 @@ export class Shard {
   /** Whether the backlog is over its bound (new parts wait), for logging the crossings once each. */
   private overBacklog = false;
   private running = false;
+  /** Caps chunks by their measured cost (chunk-sizer.ts); the longest callback of the chunk being applied. */
+  private readonly sizer = new ChunkSizer(SIZED_CHUNK_MIN, CHUNK_EVENTS_CATCH_UP);
+  private longestCallbackS = 0;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
   private queuedParts = 0;
   private appliedParts = 0;
@@ -495,13 +501,16 @@ export class Shard {
           if (this.paused) continue;
           limit = chunkLimit(pacer, this.backlog);
         }
+        limit = Math.min(limit, this.sizer.cap);
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;
         const chunk = this.queue.slice(0, take);
         const started = performance.now();
+        this.longestCallbackS = 0;
         try {
           await this.applyChunk(chunk);
+          this.sizer.observe(n, this.longestCallbackS);
         } catch (error) {
           // The events are safe in their logs; retry later rather than drop anything.
           this.ctx.log.error(`shard ${this.id}: apply failed, retrying in ${RETRY_MS} ms: ${(error as Error)?.stack ?? error}`);
@@ -677,12 +686,12 @@ export class Shard {
 
       let outcomes: ReturnType<PersonProcessor['process']>[];
       try {
-        outcomes = await this.ctx.persons.write(() => processing(() => {
+        outcomes = await this.ctx.persons.write(() => this.timed(() => processing(() => {
           const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
           const out = fresh.map(({ event }) => processor.process(event));
           processor.flush();
           return out;
-        }));
+        })));
       } catch (error) {
         // The cache took the rows this transaction wrote as committed: rolled back (or not committed), they are not.
         this.ctx.hotPersons.clear();
@@ -714,11 +723,11 @@ export class Shard {
     // A duplicate part re-sent after a crash may be older than what was applied: positions only move forward.
     if (reached) for (const source of Object.keys(reached)) reached[source] = Math.max(reached[source]!, this.appliedFrom[source] ?? 0);
     const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
-    await this.events.write(() => processing(() => {
+    await this.events.write(() => this.timed(() => processing(() => {
       for (const [team, events] of scanned) this.events.add(team, events);
       for (const letter of setAside) this.deadLetters.write(letter);
       if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
-    }));
+    })));
     this.deadLetters.committed(setAside);
     this.totals.appliedEvents += stored;
     this.totals.duplicateEvents += duplicates;
@@ -726,6 +735,16 @@ export class Shard {
     this.totals.deadLetteredEvents += setAside.length;
     for (const team of scanned.keys()) this.ctx.shared.projectChanged(team);
     if (reached) this.advanced(reached);
+  }
+
+  /** Runs a transaction callback of the chunk being applied, noting the longest one for the chunk sizer. */
+  private timed<T>(callback: () => T): T {
+    const started = performance.now();
+    try {
+      return callback();
+    } finally {
+      this.longestCallbackS = Math.max(this.longestCallbackS, (performance.now() - started) / 1000);
+    }
   }
 
   /** After the commit of `reached`: sources may forget those records once both environments have flushed them. */
@@ -755,7 +774,7 @@ async function convertLegacyLayout(id: number, events: EventStore, ctx: ApplyCon
   }
   if (!events.hasLegacyRows()) {
     if (version !== 0) throw new Error(`shard ${id}: the events environment has scan layout version ${version} and no rows to convert it from`);
-    await events.env.transaction(() => events.columns.markCurrent());
+    await transact(events.env, () => events.columns.markCurrent());
     return;
   }
   const started = performance.now();

@@ -9,6 +9,7 @@
  */
 import type { SharedState } from '../../protocol/shared-state.js';
 import type { Env, Table } from '../../stores/lmdb-env.js';
+import { transact } from '../../stores/lmdb-env.js';
 import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { IngestLog, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 
@@ -97,7 +98,7 @@ export class SourceLog {
     if (!last) return;
     const end = last.end;
     try {
-      await this.env.transaction(() => this.state.put(CHECKPOINT_KEY, end));
+      await transact(this.env, () => this.state.put(CHECKPOINT_KEY, end));
       await this.env.flushed;
       this.checkpoint = end;
       await this.log.releaseUpTo(end);

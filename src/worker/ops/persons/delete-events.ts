@@ -1,13 +1,18 @@
 /**
  * DELETE /persons/:id/?delete_events: the person's events live in shards owned by every worker, so the worker
  * serving the request asks each worker (itself included) to remove, from its own shards, every event of the
- * person's distinct ids. Each shard's removal is one transaction of its events environment.
+ * person's distinct ids. Each shard's removal is a series of bounded transactions of its events environment
+ * (BLOCKS_PER_STEP blocks rewritten each, as retention does): a crash part way leaves the rest of the person's
+ * events in place, and repeating the request removes them.
  */
 import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
 import { COL } from '../../../stores/scan/block-builder.js';
 import type { BlockView } from '../../../stores/scan/column-block.js';
 
 export const DELETE_PERSON_EVENTS = 'persons.delete_events';
+
+/** Blocks rewritten per transaction: a block holds up to SEAL_EVENTS events, each rewrite a few large writes. */
+const BLOCKS_PER_STEP = 4;
 
 interface DeletePersonEvents {
   kind: typeof DELETE_PERSON_EVENTS;
@@ -30,7 +35,11 @@ export const deletePersonEventsHandler: PeerHandler = async (rt, msg) => {
   for (const shard of rt.ingest.shards.values()) {
     const store = shard.events;
     const ids = new Set(distinctIds);
-    removed += await store.write(() => store.removeWhere(team, (block) => rowsOfDistinctIds(block, ids)));
+    for (let more = true; more; ) {
+      const step = await store.write(() => store.removeWhereStep(team, (block) => rowsOfDistinctIds(block, ids), BLOCKS_PER_STEP));
+      removed += step.removed;
+      more = step.more;
+    }
   }
   return removed;
 };
