@@ -9,6 +9,10 @@
 // frames have names); read it with `perf report -i <file> --no-children`. Figures of such a run are not comparable.
 // QUILL_BENCH_DISTINCT_IDS (default 1,000,000), QUILL_BENCH_SKEW (0..1, default 0: the share of events sent by one
 // distinct id), QUILL_BENCH_KEEP_DATA=1.
+// QUILL_BENCH_PRELOAD=<n>: n events are sent and applied first (a store that has taken a large load); the drain
+// measured is of the QUILL_BENCH_EVENTS sent after them.
+// QUILL_BENCH_FLAG_RPS=<n>: during the drain, /flags/ (50 flags) is asked n times a second (a node that keeps
+// serving flags while it catches up); the flags' latencies are reported beside the drain rate.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { AppliedProbe } from './lib/applied.js';
@@ -19,11 +23,15 @@ import { PERSONAL_KEY, PROJECT_KEY } from './lib/paths.js';
 import { duMb, memoryMb, round1 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
 import { BENCH_METRICS_TOKEN, txnFigures } from './lib/txn-figures.js';
+import { createFlags, flagDefinitions } from './lib/flag-fixtures.js';
+import { QuillApi } from './lib/quill-api.js';
 
 const EVENTS = Number(process.env.QUILL_BENCH_EVENTS ?? 300_000);
 const DISTINCT_IDS = Number(process.env.QUILL_BENCH_DISTINCT_IDS ?? 1_000_000);
 const SKEW = Number(process.env.QUILL_BENCH_SKEW ?? 0);
 const PERF = process.env.QUILL_BENCH_PERF;
+const PRELOAD = Number(process.env.QUILL_BENCH_PRELOAD ?? 0);
+const FLAG_RPS = Number(process.env.QUILL_BENCH_FLAG_RPS ?? 0);
 const PER_REQUEST = 100;
 const CONNECTIONS = 16;
 const TICKS_PER_S = 100;
@@ -55,8 +63,18 @@ async function fault(base: string, kind: string): Promise<void> {
 const quill = await startQuill({ env: { QUILL_FAULT_INJECTION: '1', QUILL_METRICS_TOKEN: BENCH_METRICS_TOKEN }, nodeArgs: PERF ? ['--perf-basic-prof'] : [] });
 log(`quill pid ${quill.pid}, ${quill.workers} workers, data in ${quill.dataDir}`);
 const probe = await AppliedProbe.detect(quill.base, quill.dataDir);
-await fault(quill.base, 'pause-apply');
 const factory = new EventFactory(DISTINCT_IDS);
+if (FLAG_RPS > 0) await createFlags(new QuillApi(quill.base), flagDefinitions(50));
+if (PRELOAD > 0) {
+  await fault(quill.base, 'pause-apply');
+  const pre = await sendFixedCount({ base: quill.base, path: '/batch/', requests: Math.ceil(PRELOAD / PER_REQUEST), connections: CONNECTIONS, body: () => factory.batchBody(PROJECT_KEY, PER_REQUEST) });
+  const start = performance.now();
+  await fault(quill.base, 'resume-apply');
+  await probe.wait({ atLeast: pre.ok * PER_REQUEST, since: start, timeoutMs: 60 * 60_000, stableMs: 0 });
+  log(`preloaded ${pre.ok * PER_REQUEST} events in ${((performance.now() - start) / 1000).toFixed(0)} s`);
+}
+const preloaded = (await probe.count()) ?? 0;
+await fault(quill.base, 'pause-apply');
 const skewed = (body: string) => (SKEW > 0 ? body.replace(/"distinct_id":"user-\d+"/g, (m) => (Math.random() < SKEW ? '"distinct_id":"user-busy"' : m)) : body);
 const sent = await sendFixedCount({
   base: quill.base, path: '/batch/', requests: Math.ceil(EVENTS / PER_REQUEST), connections: CONNECTIONS,
@@ -69,9 +87,13 @@ await new Promise((r) => setTimeout(r, 2000));
 const perf = PERF ? spawn('perf', ['record', '-g', '-F', '499', '-p', String(quill.pid), '-o', PERF], { stdio: 'ignore' }) : null;
 if (perf) await new Promise((r) => setTimeout(r, 1000));
 const before = threads(quill.pid);
+// The flags are asked from before the drain starts, as on a node that serves flags when its backlog arrives.
+const flagLoad = FLAG_RPS > 0 ? askFlags(quill.base, FLAG_RPS) : null;
+if (flagLoad) await new Promise((r) => setTimeout(r, 1000));
 const drainStart = performance.now();
 await fault(quill.base, 'resume-apply');
-const applied = await probe.wait({ atLeast: acked, since: drainStart, timeoutMs: 30 * 60_000, stableMs: 0 });
+const applied = await probe.wait({ atLeast: preloaded + acked, since: drainStart, timeoutMs: 30 * 60_000, stableMs: 0 });
+const flags = flagLoad ? await flagLoad.stop() : null;
 const drainS = (performance.now() - drainStart) / 1000;
 const after = threads(quill.pid);
 if (perf) {
@@ -97,6 +119,41 @@ const result = {
   machine: machine(), commit: commit(), events: acked, distinct_ids: DISTINCT_IDS, skew: SKEW,
   drain_s: round1(drainS), drain_events_s: Math.round(acked / drainS), timed_out: applied.timed_out,
   cpu_us_per_applied_event: round1((totalTicks / TICKS_PER_S) * 1e6 / acked), busy_threads: busy,
-  rss_anon_mb: memory.rss_anon_mb, lmdb_mb: lmdbMb, transactions, perf: PERF ?? null,
+  preloaded_events: preloaded, flags_during_drain: flags, rss_anon_mb: memory.rss_anon_mb, lmdb_mb: lmdbMb, transactions, perf: PERF ?? null,
 };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+
+/** /flags/ asked `rps` times a second (8 at a time at most) until stopped: the latencies' percentiles. */
+function askFlags(base: string, rps: number) {
+  const latencies: number[] = [];
+  let errors = 0;
+  let stopped = false;
+  let inFlight = 0;
+  let n = 0;
+  const started = performance.now();
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - started) / 1000) * rps) - n;
+    for (let i = 0; i < due && inFlight < 8 && !stopped; i++) {
+      n++;
+      inFlight++;
+      const t = performance.now();
+      fetch(`${base}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: PROJECT_KEY, distinct_id: `flag-user-${n % 5000}` }) })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          if (res.status === 200) latencies.push(performance.now() - t);
+          else errors++;
+        }, () => errors++)
+        .finally(() => inFlight--);
+    }
+  }, 5);
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      while (inFlight > 0) await new Promise((r) => setTimeout(r, 10));
+      latencies.sort((a, b) => a - b);
+      const pct = (p: number) => (latencies.length ? round1(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!) : null);
+      return { asked_per_s: rps, answered: latencies.length, errors, p50_ms: pct(0.5), p99_ms: pct(0.99), max_ms: pct(1 - 1e-9) };
+    },
+  };
+}

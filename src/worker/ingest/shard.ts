@@ -158,11 +158,20 @@ const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
 const CHUNK_EVENTS = 2000;
 const CHUNK_EVENTS_BUSY = 100;
 /**
- * While flag evaluations or other requests besides ingestion arrive (ApplyPacer.interactive), chunks are smaller
- * still: such a request waits for the chunk being applied, and under a saturating ingestion on 2 cores a chunk's
- * person processing measured 10-100 ms for 100 events (`npm run bench`, isolation case).
+ * While flag evaluations or other requests besides ingestion arrive (ApplyPacer.interactive), chunks are sized by
+ * time rather than count: such a request waits for the transaction callback running when it arrives, so a chunk's
+ * callbacks aim at INTERACTIVE_TARGET_S each (ChunkSizer), between 25 events (under a saturating ingestion on 2
+ * cores a chunk's person processing measured 10-100 ms for 100 events: `npm run bench`, isolation case) and 400.
+ * A fixed 25 events made the apply wait on two commits per 25 events: with flags asked 200 times a second, a
+ * worker was 71 % idle while its backlog drained at 7.4-8.8k events/s; sized for 4 ms it drained 11.1-12.4k
+ * (`QUILL_BENCH_PRELOAD=300000 QUILL_BENCH_EVENTS=100000 QUILL_BENCH_FLAG_RPS=200 npm run bench:apply`, 5 pairs).
+ * Only while the CPUs have room (not ApplyPacer.contended): under a saturating ingestion the larger chunks took CPU
+ * from the acknowledgements and the flags (isolation case: /batch/ 157k instead of 173-192k events/s, flags p50
+ * 6.6 instead of 5.3 ms), so there the chunks stay at 25.
  */
+const INTERACTIVE_TARGET_S = 0.004;
 const CHUNK_EVENTS_INTERACTIVE = 25;
+const CHUNK_EVENTS_INTERACTIVE_MAX = 400;
 /**
  * Chunks while requests are rare (ApplyPacer.quiet) and a deep backlog waits (catching up after a burst or a
  * restart). Most of a chunk's persons commit is spent waiting for the previous commit's fdatasync: lmdb-js keeps
@@ -171,22 +180,34 @@ const CHUNK_EVENTS_INTERACTIVE = 25;
  * worker's apply queues behind one sync per chunk. A larger chunk syncs once for more events, and the pages it
  * dirties are shared by more of them. Measured with `npm run bench:apply` (300,000 events, distinct ids from a
  * million, 2 workers): see bench/README.md. The cost is a longer pause of the worker's requests while a chunk's
- * persons are processed (~0.5 s, more on a saturated machine), which is why it is taken only when requests are rare
- * and the backlog is deep.
+ * persons are processed, which is why it is taken only when requests are rare and the backlog is deep.
  */
 const CHUNK_EVENTS_CATCH_UP = 8000;
 const CATCH_UP_BACKLOG = 2 * CHUNK_EVENTS_CATCH_UP;
-/** The smallest cap the chunk sizer sets: smaller chunks are paced by request traffic, not by their cost. */
+/**
+ * The time bound of a transaction callback when no request waits (catch-up and full chunks): the catch-up chunk of
+ * 8,000 events took up to 0.21 s a callback on a fresh store (`npm run bench:apply`, 300,000 events, distinct ids
+ * from a million) and 0.52 s on a store of 3 million, so the bound binds as the store grows, where a larger
+ * chunk's fewer commits no longer pay for its longer pauses. With at most 8 callbacks a transaction (write-lane.ts)
+ * a transaction's callbacks stay within 2 s.
+ */
+const CALLBACK_TARGET_S = 0.25;
 const SIZED_CHUNK_MIN = 500;
 
 /**
- * Events per chunk: smallest while flag or API requests arrive, small while any requests arrive (a chunk blocks
- * them), large when catching up on a deep backlog.
+ * Events per chunk: a few milliseconds' worth while flag or API requests arrive, small while any requests arrive
+ * (a chunk blocks them), large when catching up on a deep backlog, and never past the callback time bound.
  */
-function chunkLimit(pacer: ApplyPacer, backlog: number): number {
-  if (pacer.interactive) return CHUNK_EVENTS_INTERACTIVE;
+function chunkLimit(pacer: ApplyPacer, backlog: number, sizer: ChunkSizer): number {
+  if (pacer.interactive) {
+    return pacer.contended ? CHUNK_EVENTS_INTERACTIVE : sizer.events(INTERACTIVE_TARGET_S, CHUNK_EVENTS_INTERACTIVE, CHUNK_EVENTS_INTERACTIVE_MAX);
+  }
   if (pacer.busy) return CHUNK_EVENTS_BUSY;
-  return backlog >= CATCH_UP_BACKLOG && pacer.quiet ? CHUNK_EVENTS_CATCH_UP : CHUNK_EVENTS;
+  return sizer.events(CALLBACK_TARGET_S, SIZED_CHUNK_MIN, catchingUp(pacer, backlog) ? CHUNK_EVENTS_CATCH_UP : CHUNK_EVENTS);
+}
+
+function catchingUp(pacer: ApplyPacer, backlog: number): boolean {
+  return !pacer.busy && backlog >= CATCH_UP_BACKLOG && pacer.quiet;
 }
 /*
  * The backlog bound (ApplyContext.backlogHigh, 4 million events by default): the events wait in the ingest logs
@@ -224,7 +245,7 @@ export class Shard {
   private overBacklog = false;
   private running = false;
   /** Caps chunks by their measured cost (chunk-sizer.ts); the longest callback of the chunk being applied. */
-  private readonly sizer = new ChunkSizer(SIZED_CHUNK_MIN, CHUNK_EVENTS_CATCH_UP);
+  private readonly sizer = new ChunkSizer();
   private longestCallbackS = 0;
   /** Parts queued and applied since start: the read-your-writes barrier compares them. */
   private queuedParts = 0;
@@ -493,15 +514,14 @@ export class Shard {
           continue;
         }
         const pacer = this.ctx.pacer;
-        let limit = chunkLimit(pacer, this.backlog);
-        if (limit === CHUNK_EVENTS_CATCH_UP) {
+        let limit = chunkLimit(pacer, this.backlog, this.sizer);
+        if (catchingUp(pacer, this.backlog)) {
           // Requests that queued while the last chunk blocked this thread are noted only when their frame is
           // dispatched: let the event loop deliver what is waiting before committing to a long chunk.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (this.paused) continue;
-          limit = chunkLimit(pacer, this.backlog);
+          limit = chunkLimit(pacer, this.backlog, this.sizer);
         }
-        limit = Math.min(limit, this.sizer.cap);
         let n = 0;
         let take = 0;
         while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;
