@@ -62,7 +62,7 @@ export function atomically<T>(env: Env, fn: () => T): Promise<T> {
         box.result = fn();
       });
     } finally {
-      meter.note(env.getWriteTxnId(), (performance.now() - started) / 1000);
+      meter.note(runningTxn(env), env.getWriteTxnId(), (performance.now() - started) / 1000);
     }
     return box;
   }).then((box) => box.result);
@@ -79,9 +79,18 @@ export function transact<T>(env: Env, fn: () => T): Promise<T> {
     try {
       return fn();
     } finally {
-      meter.note(env.getWriteTxnId(), (performance.now() - started) / 1000);
+      meter.note(runningTxn(env), env.getWriteTxnId(), (performance.now() - started) / 1000);
     }
   });
+}
+
+/**
+ * The write transaction a callback runs in. lmdb-js makes a new object for each batch it runs in one LMDB
+ * transaction; LMDB's transaction id would not do, since a transaction that wrote nothing commits without taking a
+ * new id, and its neighbours would count as one.
+ */
+function runningTxn(env: Env): object {
+  return (env as unknown as { env: { writeTxn: object } }).env.writeTxn;
 }
 
 /** The transaction meter of an environment, labelled by its file (`persons`, `meta`, `events`: src/stores/txn-meter.ts). */

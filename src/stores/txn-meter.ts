@@ -3,9 +3,10 @@
  * while a commit is in progress in the next write transaction, so one LMDB transaction can carry many callbacks
  * (many apply chunks, person writes of API requests, re-sent parts), and LMDB's dirty-page list costs more per
  * page as it grows: the worker-crash soak's stalls were one transaction whose callbacks took seconds each.
- * lmdb-js does not expose dirty pages; what it does expose is the id of the write transaction a callback runs in
- * (`getWriteTxnId`), so the meter counts callbacks and their JavaScript time per transaction, per environment,
- * and `/metrics` shows their distributions (src/worker/metrics.ts).
+ * lmdb-js does not expose dirty pages; what it does expose is the transaction a callback runs in (its write
+ * transaction object, and LMDB's id for the logs), so the meter counts callbacks and their JavaScript time per
+ * transaction, per environment, and `/metrics` shows their distributions (src/worker/metrics.ts). Since the write
+ * lane (src/stores/write-lane.ts) no transaction carries more than 8 callbacks.
  */
 
 /** Callbacks per transaction: bucket upper bounds. */
@@ -42,7 +43,7 @@ export function onLargeTransaction(warn: TxnWarning): void {
 }
 
 export class TxnMeter {
-  private txnId = -1;
+  private txn: object | null = null;
   private callbacks = 0;
   private seconds = 0;
   private nextCallbacksWarning = 64;
@@ -58,11 +59,11 @@ export class TxnMeter {
     maxSeconds: 0,
   };
 
-  /** One callback ran in write transaction `txnId` for `seconds`; a new id closes the previous transaction. */
-  note(txnId: number, seconds: number): void {
-    if (txnId !== this.txnId) {
+  /** One callback ran in write transaction `txn` (LMDB's id `txnId`) for `seconds`; a new one closes the previous. */
+  note(txn: object, txnId: number, seconds: number): void {
+    if (txn !== this.txn) {
       this.close();
-      this.txnId = txnId;
+      this.txn = txn;
     }
     this.callbacks++;
     this.seconds += seconds;
@@ -85,7 +86,7 @@ export class TxnMeter {
     s.maxSeconds = Math.max(s.maxSeconds, this.seconds);
     this.callbacks = 0;
     this.seconds = 0;
-    this.txnId = -1;
+    this.txn = null;
     this.nextCallbacksWarning = 64;
     this.nextSecondsWarning = 1;
   }

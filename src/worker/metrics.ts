@@ -7,6 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { Histogram, Registry } from 'prom-client';
 import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
 import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
@@ -15,6 +16,9 @@ import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 import { CALLBACK_BOUNDS, SECONDS_BOUNDS, txnMeters, type TxnSummary } from '../stores/txn-meter.js';
 import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
 import type { Shard } from './ingest/shard.js';
+
+/** A queued part (source, position, length, events, when queued) as a small object, in bytes. */
+const QUEUED_PART_BYTES = 96;
 
 type ShardStats = ReturnType<Shard['stats']>;
 
@@ -93,6 +97,8 @@ export class WorkerMetrics {
         [{ labels: {}, value: rt.config.queryTimeoutS }], 'max'),
       new SnapshotMetric('quill_query_memory_budget_bytes', 'How much a worker\'s heap may grow while one analysis or query runs (QUILL_QUERY_MEMORY_MB).', 'gauge', () =>
         [{ labels: {}, value: rt.config.queryMemoryMb * 1024 * 1024 }], 'max'),
+      new SnapshotMetric('quill_memory_bytes', 'Memory of each worker by component: its JavaScript heap (used and reserved), memory outside the heap held by its objects (buffers), and estimates of what the hot-persons cache, the open column blocks, the column cache and the part queue hold within it.', 'gauge', () =>
+        this.memorySamples()),
       new SnapshotMetric('quill_worker_start_timestamp_seconds', 'When each worker thread started (a replaced thread shows a new time).', 'gauge', () =>
         [{ labels: { worker: rt.index }, value: this.startedAt }]),
     ];
@@ -129,6 +135,22 @@ export class WorkerMetrics {
 
   /** Every shard's counters, read once per scrape. */
   private scraped: ShardStats[] | null = null;
+  private memorySamples(): Sample[] {
+    const heap = getHeapStatistics();
+    const shards = this.shardStats();
+    const worker = this.rt.index;
+    const components: Record<string, number> = {
+      heap_used: heap.used_heap_size,
+      heap_total: heap.total_heap_size,
+      external: (heap as { external_memory?: number }).external_memory ?? 0,
+      hot_persons: this.rt.ingest.hotPersons.approxBytes,
+      open_blocks: shards.reduce((n, s) => n + s.scan.openBytes, 0),
+      column_cache: this.rt.columnCache.heldBytes,
+      part_queue: shards.reduce((n, s) => n + s.queuedParts, 0) * QUEUED_PART_BYTES,
+    };
+    return Object.entries(components).map(([component, value]) => ({ labels: { component, worker }, value }));
+  }
+
   private shardStats(): ShardStats[] {
     this.scraped ??= [...this.rt.ingest.shards.values()].map((s) => s.stats());
     return this.scraped;

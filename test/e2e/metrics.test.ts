@@ -96,6 +96,16 @@ t.test('the exposition parses, and counters move with traffic', async (t) => {
   t.equal(delta('quill_insight_query_duration_seconds_count', { query: 'insights.trend' }), 1);
   t.ok(delta('quill_ingest_log_fsync_seconds_count') >= 1, 'fdatasyncs are counted');
   t.equal(delta('quill_http_requests_total', { route: '/metrics', method: 'GET', status: '200' }), 1, 'the previous scrape is counted');
+  // Memory by component and worker: the heap, and within it what the caches and the open blocks hold.
+  for (const worker of ['0', '1']) {
+    t.ok(value(after.families, 'quill_memory_bytes', { component: 'heap_used', worker }) > 1e6, `worker ${worker}: its heap`);
+    for (const component of ['heap_total', 'external', 'hot_persons', 'open_blocks', 'column_cache', 'part_queue']) {
+      t.ok(value(after.families, 'quill_memory_bytes', { component, worker }) >= 0, `worker ${worker}: ${component}`);
+    }
+  }
+  const sum = (component: string) => value(after.families, 'quill_memory_bytes', { component, worker: '0' }) + value(after.families, 'quill_memory_bytes', { component, worker: '1' });
+  t.ok(sum('open_blocks') > 0, 'the events applied sit in open blocks');
+  t.ok(sum('hot_persons') > 0, 'their persons in the hot-persons cache');
 
   // QUILL_ACCESS_LOG=1: one JSON line per request, the path without its query.
   const requests = await eventually('access log lines', () => {

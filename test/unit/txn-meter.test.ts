@@ -27,19 +27,21 @@ t.test('a transaction that keeps growing is reported while it is open', async (t
   const seen: [string, number, number][] = [];
   onLargeTransaction((label, _id, callbacks, seconds) => seen.push([label, callbacks, Math.round(seconds)]));
   const m = new TxnMeter('persons');
-  for (let i = 0; i < 130; i++) m.note(9, 0.001);
-  m.note(9, 1);
+  const nine = {};
+  for (let i = 0; i < 130; i++) m.note(nine, 9, 0.001);
+  m.note(nine, 9, 1);
   t.same(seen, [['persons', 64, 0], ['persons', 128, 0], ['persons', 131, 1]], 'at 64 and 128 callbacks, and past 1 s');
-  m.note(10, 0.001);
+  m.note({}, 10, 0.001);
   t.equal(seen.length, 3, 'a new transaction starts quiet');
 });
 
 t.test('the meter folds a transaction when the next one begins', async (t) => {
   const m = new TxnMeter();
-  m.note(7, 0.002);
-  m.note(7, 0.003);
+  const seven = {};
+  m.note(seven, 7, 0.002);
+  m.note(seven, 7, 0.003);
   t.equal(m.summary.callbackSum, 0, 'an open transaction is not counted yet');
-  m.note(8, 2);
+  m.note({}, 8, 2);
   t.equal(m.summary.maxCallbacks, 2);
   t.equal(m.summary.callbackCounts[1], 1, 'in the bucket of 2');
   m.close();
@@ -76,5 +78,23 @@ t.test('the write lane bounds the callbacks of one transaction, however many are
   });
   t.equal(nested, 'outer');
   t.equal(table.get('nested'), 2, 'the nested write committed with its transaction');
+  await env.close();
+});
+
+t.test('transactions that write nothing still count one by one', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'txn-empty-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const env = openEnv(join(dir, 'meta.mdb'));
+  const table = openTable<number, string>(env, 'x');
+  await atomically(env, () => table.put('warm', 0));
+  const meter = txnMeters.get('meta')!;
+  meter.close();
+  const before = meter.summary.callbackSum;
+  const transactions = meter.summary.callbackCounts.reduce((a, b) => a + b, 0);
+  // LMDB gives a transaction that wrote nothing no new id: counted by id, these 20 would look like one of 20.
+  for (let i = 0; i < 20; i++) await atomically(env, () => table.get('warm'));
+  meter.close();
+  t.equal(meter.summary.callbackSum - before, 20);
+  t.equal(meter.summary.callbackCounts.reduce((a, b) => a + b, 0) - transactions, 20, 'twenty transactions of one callback');
   await env.close();
 });

@@ -93,6 +93,15 @@ export class BlockBuilder {
     return this.n;
   }
 
+  /** About what this open block holds in memory: its fixed columns and every dictionary column (/metrics). */
+  approxBytes(): number {
+    let bytes = this.ts.byteLength + this.personIds.byteLength + this.personCreated.byteLength;
+    for (const columns of [this.dicts, this.eventProps, this.personProps]) {
+      for (const d of columns.values()) bytes += d.codes.byteLength + d.dictionary.approxBytes();
+    }
+    return bytes;
+  }
+
   add(e: ScanEvent): void {
     if (this.n === this.capacity) this.grow();
     const row = this.n++;

@@ -14,6 +14,11 @@ export class ColumnCache {
 
   constructor(private readonly budgetBytes: number) {}
 
+  /** Bytes of the columns held now (at most the budget). */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
   get(key: string): Column | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;

@@ -132,7 +132,7 @@ export class ScanStore {
   }
 
   /** Size of the layout of every project: sealed blocks (events, bytes of their columns) and open events. */
-  stats(): { sealedBlocks: number; sealedEvents: number; sealedBytes: number; openEvents: number } {
+  stats(): { sealedBlocks: number; sealedEvents: number; sealedBytes: number; openEvents: number; openBytes: number } {
     let sealedBlocks = 0;
     let sealedEvents = 0;
     let sealedBytes = 0;
@@ -142,8 +142,12 @@ export class ScanStore {
       sealedBytes += value.bytes ?? 0;
     }
     let openEvents = 0;
-    for (const b of this.open.values()) openEvents += b.size;
-    return { sealedBlocks, sealedEvents, sealedBytes, openEvents };
+    let openBytes = 0;
+    for (const b of this.open.values()) {
+      openEvents += b.size;
+      openBytes += b.approxBytes();
+    }
+    return { sealedBlocks, sealedEvents, sealedBytes, openEvents, openBytes };
   }
 
   /** Events in the layout for a project (sealed and open), for tests and stats. */

@@ -21,11 +21,17 @@ interface Entry {
 
 /** Entries kept per worker thread; the least recently used go first. */
 const MAX_ENTRIES = 200_000;
+const SAMPLE_EVERY = 64;
+/** An entry's key string, map slot and row object headers, in bytes; the row's content is counted from its JSON. */
+const ENTRY_BYTES = 160;
 
 export class HotPersons {
   private readonly entries = new Map<string, Entry>();
   hits = 0;
   misses = 0;
+  /** Bytes an entry holds, estimated from a sample of the rows put (every SAMPLE_EVERY-th), for /metrics. */
+  private bytesPerEntry = 0;
+  private puts = 0;
 
   constructor(private readonly shared: SharedState) {}
 
@@ -55,6 +61,10 @@ export class HotPersons {
    * already, so the entry records the moved value). Keyed by every distinct id of the row.
    */
   put(row: PersonRow): void {
+    if (this.puts++ % SAMPLE_EVERY === 0) {
+      const bytes = ENTRY_BYTES + 2 * JSON.stringify(row).length;
+      this.bytesPerEntry = this.bytesPerEntry === 0 ? bytes : 0.9 * this.bytesPerEntry + 0.1 * bytes;
+    }
     const version = this.shared.personApplyVersion(row.team, row.id);
     for (const d of row.distinct_ids) {
       const key = HotPersons.key(row.team, d);
@@ -76,5 +86,10 @@ export class HotPersons {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** About what the cache holds in memory (a row kept under several distinct ids counts for each). */
+  get approxBytes(): number {
+    return Math.round(this.entries.size * this.bytesPerEntry);
   }
 }

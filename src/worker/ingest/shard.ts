@@ -423,7 +423,7 @@ export class Shard {
     const lagMs = this.queue.length > 0 ? Math.round(performance.now() - this.queue[0]!.queuedAt) : 0;
     const shared = this.ctx.shared;
     return {
-      shard: this.id, backlog: shared.behind(this.id), lagMs, waitingRequests: shared.waitingFor(this.id), ...this.totals,
+      shard: this.id, backlog: shared.behind(this.id), lagMs, waitingRequests: shared.waitingFor(this.id), queuedParts: this.queue.length, ...this.totals,
       deadLetters: this.deadLetters.stats(), unreleasedRecords: this.source.pending, log: this.source.logStats,
       scan: this.events.columns.stats(), retention: { ...this.retention },
     };
