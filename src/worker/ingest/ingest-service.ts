@@ -47,7 +47,7 @@ export class IngestService {
 
   constructor(private readonly rt: WorkerRuntime, readonly persons: PersonStore) {
     this.publisher = new PartPublisher(rt.shared, rt.config.backlogHigh);
-    this.hotPersons = new HotPersons(rt.shared);
+    this.hotPersons = new HotPersons(rt.shared, rt.config.hotPersonsMb * 1024 * 1024);
   }
 
   /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */

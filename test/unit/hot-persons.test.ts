@@ -1,0 +1,27 @@
+/** The apply's hot-persons cache (src/worker/ingest/hot-persons.ts): bounded by an estimate of its bytes. */
+import t from 'tap';
+import { createSharedState, SharedState } from '../../src/protocol/shared-state.js';
+import { HotPersons } from '../../src/worker/ingest/hot-persons.js';
+
+const row = (id: number) => ({
+  id, team: 1, uuid: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`, created_at: '2026-11-27T00:00:00.000Z',
+  is_identified: false, version: 0, distinct_ids: [`visitor-${id}`],
+  properties: Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`property_${k}`, `a value of some length ${k}`])),
+});
+
+t.test('the cache keeps what fits its byte budget, the most recent first', async (t) => {
+  const budget = 1024 * 1024;
+  const cache = new HotPersons(new SharedState(createSharedState()), budget);
+  for (let i = 1; i <= 20_000; i++) cache.put(row(i));
+  t.ok(cache.approxBytes <= budget, `within the budget (${cache.approxBytes} bytes estimated)`);
+  t.ok(cache.size > 100 && cache.size < 20_000, `some persons kept, not all (${cache.size})`);
+  t.ok(cache.get(1, 'visitor-20000'), 'the last one is there');
+  t.notOk(cache.get(1, 'visitor-1'), 'the first one went');
+});
+
+t.test('without a budget it keeps up to its entry bound', async (t) => {
+  const cache = new HotPersons(new SharedState(createSharedState()));
+  for (let i = 1; i <= 5_000; i++) cache.put(row(i));
+  t.equal(cache.size, 5_000);
+  t.ok(cache.approxBytes > 5_000 * 500, 'and estimates what they hold');
+});
