@@ -260,6 +260,8 @@ function parseAnswer(bytes: Buffer, method: string, closed: boolean): RawRespons
   const rest = bytes.subarray(split + 4);
   const length = headers['content-length'];
   if (method === 'HEAD' || status === 204 || status === 304) return { status, headers, body: Buffer.alloc(0) };
+  // A Server-Sent Events stream (GET /flags/stream with a valid key) stays open by design: its head is the answer.
+  if (status === 200 && (headers['content-type'] ?? '').startsWith('text/event-stream')) return { status, headers, body: rest };
   if (length !== undefined) return rest.length >= Number(length) ? { status, headers, body: rest.subarray(0, Number(length)) } : null;
   return closed ? { status, headers, body: rest } : null;
 }
