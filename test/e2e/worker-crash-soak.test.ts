@@ -16,6 +16,7 @@ import { allEvents, event, personOf, sendBatch } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
 const ROUNDS = Number(process.env.QUILL_WORKER_CRASH_ROUNDS ?? 10);
+const MAX_BACKLOG = 300_000;
 // QUILL_SOAK_REPORT_DIR: when a crash is not acted on within 10 s, Node's diagnostic report of the server (every
 // thread's JavaScript stack) is written there, to find what a stalled worker is doing.
 const REPORT_DIR = process.env.QUILL_SOAK_REPORT_DIR;
@@ -56,9 +57,22 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
   const merges: [anon: string, user: string][] = [];
   const flags: string[] = [];
   let running = true;
+  // The senders hold back while more than MAX_BACKLOG events wait to be applied: unbounded, they outran the apply
+  // (11M events acknowledged by round 275), and each replacement's recovery grew with the backlog until one took
+  // over a minute. Held at a few hundred thousand, the apply stays busy and every round's recovery comparable.
+  let backlogged = false;
+  const backlogWatch = (async () => {
+    while (running) {
+      const stats = await server.api.get('/_stats').catch(() => null);
+      const shards = stats?.status === 200 && Array.isArray(stats.body?.shards) ? (stats.body.shards as { backlog?: number }[]) : null;
+      if (shards) backlogged = shards.reduce((n, s) => n + (s.backlog ?? 0), 0) > MAX_BACKLOG;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
   // Two senders keep both shards' apply loops and commit syncs busy while threads die.
   const senders = Array.from({ length: 2 }, async (_, s) => {
     for (let i = 0; running; i++) {
+      while (backlogged && running) await new Promise((r) => setTimeout(r, 50));
       const batch = Array.from({ length: 50 }, (_, k) => event(`crash-soak-${s}-${k % 13}`, 'soak', { i, k }));
       const status = await sendBatch(server.q.base, batch).then((res) => res.status, () => 0);
       if (status === 200) for (const e of batch) {
@@ -97,7 +111,7 @@ t.test(`${ROUNDS} worker crashes under load`, async (t) => {
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
-  const writers = [...senders, identifies, flagWriter];
+  const writers = [...senders, identifies, flagWriter, backlogWatch];
   const deaths = (w: number) => server.q.output().split(`worker ${w} died`).length - 1;
   const reopenings = (w: number) => server.q.output().split(`"component":"worker ${w}","msg":"replacement thread: reopening shards"`).length - 1;
   const recoveries = (w: number) => server.q.output().split(`"component":"worker ${w}","msg":"replacement thread: recovered`).length - 1;
