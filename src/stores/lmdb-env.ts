@@ -53,19 +53,13 @@ export function openIndex<K extends import('lmdb').Key = import('lmdb').Key>(env
  * Like every write callback it goes through the environment's lane, which bounds what one transaction carries.
  */
 export function atomically<T>(env: Env, fn: () => T): Promise<T> {
-  const meter = meterOf(env);
-  return inLane(env, () => {
+  return inLane(env, metered(env, () => {
     const box = {} as { result: T };
-    const started = performance.now();
-    try {
-      env.transactionSync(() => {
-        box.result = fn();
-      });
-    } finally {
-      meter.note(runningTxn(env), env.getWriteTxnId(), (performance.now() - started) / 1000);
-    }
+    env.transactionSync(() => {
+      box.result = fn();
+    });
     return box;
-  }).then((box) => box.result);
+  })).then((box) => box.result);
 }
 
 /**
@@ -73,15 +67,20 @@ export function atomically<T>(env: Env, fn: () => T): Promise<T> {
  * roll-back: for writes of one put or of derived data. `fn` must be synchronous.
  */
 export function transact<T>(env: Env, fn: () => T): Promise<T> {
+  return inLane(env, metered(env, fn));
+}
+
+/** `callback` with its time noted in the environment's transaction meter (src/stores/txn-meter.ts). */
+function metered<T>(env: Env, callback: () => T): () => T {
   const meter = meterOf(env);
-  return inLane(env, () => {
+  return () => {
     const started = performance.now();
     try {
-      return fn();
+      return callback();
     } finally {
       meter.note(runningTxn(env), env.getWriteTxnId(), (performance.now() - started) / 1000);
     }
-  });
+  };
 }
 
 /**
