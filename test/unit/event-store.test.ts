@@ -84,6 +84,10 @@ t.test('events stored in blocks read back in order, by uuid, counted and removed
   check('between bounds (exclusive)', { after: mid, before: mid + DAY }, () => true, events.length);
   check('by name, oldest first', { event: 'signup', ascending: true, after: mid }, (e) => e.event === 'signup', 500);
   check('by distinct ids', { distinctIds: ['d5', 'd77'] }, (e) => e.distinctId === 'd5' || e.distinctId === 'd77', events.length);
+  // More than a few ids take the other lookup (a Set over the dictionary), with ids absent from the store among them.
+  const many = Array.from({ length: 40 }, (_, i) => `d${i * 7}`).concat(['nobody', 'd-none']);
+  check('by many distinct ids', { distinctIds: many }, (e) => many.includes(e.distinctId), events.length);
+  t.same(take(store.scan(TEAM, { distinctIds: ['nobody'] }), 1), [], 'an unknown distinct id matches nothing');
   t.same(take(store.scan(TEAM, { event: 'nope' }), 1), [], 'an unknown name matches nothing');
   t.same(take(store.scan(TEAM, { distinctIds: [] }), 1), [], 'no distinct ids match nothing');
 

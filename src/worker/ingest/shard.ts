@@ -34,6 +34,7 @@ import { EventStore, STATE_KEYS } from '../../stores/events/event-store.js';
 import { DeadLetterStore, reasonOf, type DeadLetter } from '../../stores/events/dead-letter-store.js';
 import { atomically, transact } from '../../stores/lmdb-env.js';
 import { ChunkSizer } from './chunk-sizer.js';
+import { CHUNK_EVENTS, Lag, catchingUp, chunkLimit } from './chunk-limit.js';
 import { isStorageFailureText } from '../../stores/storage-failure.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
@@ -147,68 +148,6 @@ function reachedBy(chunk: readonly Part[]): Record<string, number> {
 const APPLIED_FROM_KEY = STATE_KEYS.appliedFrom;
 
 
-/**
- * Events applied per chunk: large enough to amortise transactions, small enough to hold the persons lock briefly.
- * Measured with `npm run bench:million`: 2,000 applied 14.4k events/s, 10,000 16.3k/s but doubled the ack p99
- * (the chunk's person updates run synchronously on the worker's event loop). While requests are arriving, chunks
- * are smaller: each blocks this worker's requests for its whole length (~50 µs per event). Measured with wrk c8 on
- * /capture/: 250 gave a p99 of 15-18 ms, 60 gave 9-12 ms, at the same rate; 100 keeps most of that gain with
- * fewer commits.
- */
-const CHUNK_EVENTS = 2000;
-const CHUNK_EVENTS_BUSY = 100;
-/**
- * While flag evaluations or other requests besides ingestion arrive (ApplyPacer.interactive), chunks are sized by
- * time rather than count: such a request waits for the transaction callback running when it arrives, so a chunk's
- * callbacks aim at INTERACTIVE_TARGET_S each (ChunkSizer), between 25 events (under a saturating ingestion on 2
- * cores a chunk's person processing measured 10-100 ms for 100 events: `npm run bench`, isolation case) and 400.
- * A fixed 25 events made the apply wait on two commits per 25 events: with flags asked 200 times a second, a
- * worker was 71 % idle while its backlog drained at 7.4-8.8k events/s; sized for 4 ms it drained 11.1-12.4k
- * (`QUILL_BENCH_PRELOAD=300000 QUILL_BENCH_EVENTS=100000 QUILL_BENCH_FLAG_RPS=200 npm run bench:apply`, 5 pairs).
- * Only while the CPUs have room (not ApplyPacer.contended): under a saturating ingestion the larger chunks took CPU
- * from the acknowledgements and the flags (isolation case: /batch/ 157k instead of 173-192k events/s, flags p50
- * 6.6 instead of 5.3 ms), so there the chunks stay at 25.
- */
-const INTERACTIVE_TARGET_S = 0.004;
-const CHUNK_EVENTS_INTERACTIVE = 25;
-const CHUNK_EVENTS_INTERACTIVE_MAX = 400;
-/**
- * Chunks while requests are rare (ApplyPacer.quiet) and a deep backlog waits (catching up after a burst or a
- * restart). Most of a chunk's persons commit is spent waiting for the previous commit's fdatasync: lmdb-js keeps
- * the shared persons write lock through that wait once a transaction dirtied more than 500 pages, which a chunk of
- * new visitors does (each dirties a page of the distinct-id and the person-uuid tables, keyed at random), so every
- * worker's apply queues behind one sync per chunk. A larger chunk syncs once for more events, and the pages it
- * dirties are shared by more of them. Measured with `npm run bench:apply` (300,000 events, distinct ids from a
- * million, 2 workers): see bench/README.md. The cost is a longer pause of the worker's requests while a chunk's
- * persons are processed, which is why it is taken only when requests are rare and the backlog is deep.
- */
-const CHUNK_EVENTS_CATCH_UP = 8000;
-const CATCH_UP_BACKLOG = 2 * CHUNK_EVENTS_CATCH_UP;
-/**
- * The time bound of a transaction callback when no request waits (catch-up and full chunks): the catch-up chunk of
- * 8,000 events took up to 0.21 s a callback on a fresh store (`npm run bench:apply`, 300,000 events, distinct ids
- * from a million) and 0.52 s on a store of 3 million, so the bound binds as the store grows, where a larger
- * chunk's fewer commits no longer pay for its longer pauses. With at most 8 callbacks a transaction (write-lane.ts)
- * a transaction's callbacks stay within 2 s.
- */
-const CALLBACK_TARGET_S = 0.25;
-const SIZED_CHUNK_MIN = 500;
-
-/**
- * Events per chunk: a few milliseconds' worth while flag or API requests arrive, small while any requests arrive
- * (a chunk blocks them), large when catching up on a deep backlog, and never past the callback time bound.
- */
-function chunkLimit(pacer: ApplyPacer, backlog: number, sizer: ChunkSizer): number {
-  if (pacer.interactive) {
-    return pacer.contended ? CHUNK_EVENTS_INTERACTIVE : sizer.events(INTERACTIVE_TARGET_S, CHUNK_EVENTS_INTERACTIVE, CHUNK_EVENTS_INTERACTIVE_MAX);
-  }
-  if (pacer.busy) return CHUNK_EVENTS_BUSY;
-  return sizer.events(CALLBACK_TARGET_S, SIZED_CHUNK_MIN, catchingUp(pacer, backlog) ? CHUNK_EVENTS_CATCH_UP : CHUNK_EVENTS);
-}
-
-function catchingUp(pacer: ApplyPacer, backlog: number): boolean {
-  return !pacer.busy && backlog >= CATCH_UP_BACKLOG && pacer.quiet;
-}
 /*
  * The backlog bound (ApplyContext.backlogHigh, 4 million events by default): the events wait in the ingest logs
  * (about 0.5 KB each on disk), so it bounds the disk a sustained overload may take and the replay after a crash.
@@ -243,6 +182,8 @@ export class Shard {
   private backlog = 0;
   /** Whether the backlog is over its bound (new parts wait), for logging the crossings once each. */
   private overBacklog = false;
+  /** Whether the backlog is an overload rather than a lag the apply can catch up with (keepingUp). */
+  private readonly lag = new Lag();
   private running = false;
   /** Caps chunks by their measured cost (chunk-sizer.ts); the longest callback of the chunk being applied. */
   private readonly sizer = new ChunkSizer();
@@ -514,13 +455,14 @@ export class Shard {
           continue;
         }
         const pacer = this.ctx.pacer;
-        let limit = chunkLimit(pacer, this.backlog, this.sizer);
+        const behind = this.keepingUp();
+        let limit = chunkLimit(pacer, this.backlog, this.sizer, behind);
         if (catchingUp(pacer, this.backlog)) {
           // Requests that queued while the last chunk blocked this thread are noted only when their frame is
           // dispatched: let the event loop deliver what is waiting before committing to a long chunk.
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (this.paused) continue;
-          limit = chunkLimit(pacer, this.backlog, this.sizer);
+          limit = chunkLimit(pacer, this.backlog, this.sizer, behind);
         }
         let n = 0;
         let take = 0;
@@ -542,7 +484,7 @@ export class Shard {
         this.backlog -= n;
         this.publishBacklog();
         this.resolveWaiters();
-        if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing) {
+        if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing && !this.keepingUp()) {
           const now = performance.now();
           const wait = pacer.pauseAfter(now - started, now - this.queue[0]!.queuedAt);
           if (wait > 0) await this.pause(wait);
@@ -552,6 +494,12 @@ export class Shard {
       this.running = false;
     }
     if (this.queue.length > 0 && !this.closing) this.kick();
+  }
+
+  /** Whether the apply fell behind a load it can keep up with (chunk-limit.ts). */
+  private keepingUp(): boolean {
+    const oldest = this.queue[0];
+    return this.lag.behind(this.backlog, oldest === undefined ? null : performance.now() - oldest.queuedAt);
   }
 
   private resolveWaiters(): void {
