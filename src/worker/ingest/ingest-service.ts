@@ -193,10 +193,13 @@ export class IngestService {
     for (const [reason, n] of counts) this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + n);
   }
 
-  /** Waits until every event acknowledged so far, on every shard of every worker, is applied. */
+  /**
+   * Waits until every event acknowledged so far, on every shard of every worker, is applied. An analysis waits
+   * without holding its place in the query gate (QueryGate.outside).
+   */
   async appliedEverywhere(timeoutMs = 10_000): Promise<void> {
     const all = this.rt.peers.all({ kind: 'applied' });
-    await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    await this.rt.queries.outside(Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs).unref())]));
   }
 
   /** Waits until this worker's shards have applied what they queued (and held, unless `heldToo` is false). */
