@@ -182,7 +182,7 @@ export class Shard {
   private backlog = 0;
   /** Whether the backlog is over its bound (new parts wait), for logging the crossings once each. */
   private overBacklog = false;
-  /** Whether the backlog is an overload rather than a lag the apply can catch up with (keepingUp). */
+  /** Whether the backlog is an overload rather than a lag the apply can catch up with (behind). */
   private readonly lag = new Lag();
   private running = false;
   /** Caps chunks by their measured cost (chunk-sizer.ts); the longest callback of the chunk being applied. */
@@ -455,7 +455,7 @@ export class Shard {
           continue;
         }
         const pacer = this.ctx.pacer;
-        const behind = this.keepingUp();
+        const behind = this.behind();
         let limit = chunkLimit(pacer, this.backlog, this.sizer, behind);
         if (catchingUp(pacer, this.backlog)) {
           // Requests that queued while the last chunk blocked this thread are noted only when their frame is
@@ -484,7 +484,7 @@ export class Shard {
         this.backlog -= n;
         this.publishBacklog();
         this.resolveWaiters();
-        if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing && !this.keepingUp()) {
+        if (this.queue.length > 0 && this.barriers.length === 0 && !this.closing && !this.behind()) {
           const now = performance.now();
           const wait = pacer.pauseAfter(now - started, now - this.queue[0]!.queuedAt);
           if (wait > 0) await this.pause(wait);
@@ -497,7 +497,7 @@ export class Shard {
   }
 
   /** Whether the apply fell behind a load it can keep up with (chunk-limit.ts). */
-  private keepingUp(): boolean {
+  private behind(): boolean {
     const oldest = this.queue[0];
     return this.lag.behind(this.backlog, oldest === undefined ? null : performance.now() - oldest.queuedAt);
   }
