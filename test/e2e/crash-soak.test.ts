@@ -85,7 +85,8 @@ async function drained(q: QuillProcess): Promise<void> {
 
 t.test(`${ROUNDS} kill -9 rounds under mixed load (seed ${SEED})`, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'quill-soak-'));
-  t.teardown(() => removeDir(dataDir));
+  // A failed soak keeps its data directory: what a start-up that died left behind is the evidence.
+  t.teardown(() => (t.passing() ? removeDir(dataDir) : console.error(`crash soak failed; data directory kept: ${dataDir}`)));
   const r = new Random(SEED);
   const ack: Acknowledged = { uuids: [], merges: [], flags: [] };
   let killsWithWork = 0;

@@ -66,9 +66,9 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
       }
     };
     proc.stdout!.on('data', onData);
-    proc.once('exit', (code) => {
+    proc.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`Quill exited with ${code} before listening:\n${out}`));
+      reject(new Error(`Quill exited with ${code ?? `signal ${signal}`} before listening:\n${out}`));
     });
   });
   let stopping = false;
