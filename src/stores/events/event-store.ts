@@ -386,7 +386,7 @@ class Selection {
     const idCol = ids ? block.dict(COL.distinctId) : null;
     if (ids) {
       if (!idCol) return null;
-      idHit = idCol.values.length > 0 ? selectedCodes(idCol.values, ids) : null;
+      idHit = selectedCodes(idCol.values, ids);
       if (!idHit) return null;
     }
     return new Selection(times, names, nameCode, idCol, idHit);
@@ -507,7 +507,6 @@ function comesBefore(ascending: boolean, ta: number, ua: string, tb: number, ub:
   return ascending ? ua < ub : ua > ub;
 }
 
-/** The code of `value` in a dictionary column, 0 when absent. */
 /**
  * The dictionary codes (1-based) of `values` that are in `ids`, as a hit table; null when none is. A few ids (a
  * `distinct_id` filter, one person's ids) are looked up with `indexOf`, V8's native scan, which compares most
@@ -536,6 +535,7 @@ function selectedCodes(values: readonly unknown[], ids: ReadonlySet<string>): Ui
 }
 const FEW_IDS = 16;
 
+/** The code of `value` in a dictionary column, 0 when absent. */
 function codeOf(col: DictColumn | null, value: string): number {
   return col ? col.values.indexOf(value) + 1 : 0;
 }
