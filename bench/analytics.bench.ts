@@ -137,7 +137,7 @@ for (const c of trendsCases(from, to)) {
   }));
 }
 
-// Actions (issue 20): a trend over a three-step action (a URL regex, an autocapture text match, a plain event)
+// Actions: a trend over a three-step action (a URL regex, an autocapture text match, a plain event)
 // next to the same trend over a single event name, each compared with DuckDB's SQL for the same events.
 const created = await fetch(`${quill.base}/api/projects/@current/actions/`, {
   method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: BENCH_ACTION.name, steps: BENCH_ACTION.steps }),
@@ -220,7 +220,7 @@ for (const c of hogqlCases(from, to)) {
   }));
 }
 
-// The query API's insight kinds against the legacy endpoints asking the same question (issue 19: within 10 %):
+// The query API's insight kinds against the legacy endpoints asking the same question (they should be within 10 % of each other):
 // rounds alternate between the two doors so a busy machine slows both alike; the answers must be the same.
 const range = { date_from: from, date_to: to };
 const pageviews = { kind: 'EventsNode', event: '$pageview' };

@@ -1,5 +1,5 @@
 /**
- * Flag change propagation: a PATCH answers only after every worker has reloaded the flag (README, "Flags"), so
+ * Flag change propagation: a PATCH answers only after every worker has reloaded the flag (src/README.md, "Flags"), so
  * its latency *is* the propagation time. Measured over alternating rollouts (0% / 100%); right after each PATCH
  * returns, a burst of concurrent `/flags/` requests (spread over the workers) must all see the new value.
  */

@@ -1,5 +1,5 @@
 /**
- * Sustained ingestion (issue: apply as fast as acknowledged): `/batch/` at full rate for QUILL_BENCH_SUSTAINED_SECONDS
+ * Sustained ingestion: `/batch/` at full rate for QUILL_BENCH_SUSTAINED_SECONDS
  * (default 20) with traffic like a real site's — distinct ids drawn from a million, so most events come from new
  * visitors and create persons; one in eight sets person properties — then the drain. Reports events acknowledged /
  * (load time + drain time), the acknowledged rate alone, the server's anonymous memory (RssAnon, not LMDB's mapped

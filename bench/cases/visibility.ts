@@ -1,5 +1,5 @@
 /**
- * Time to visible (issue: sustained ingestion, item 5): while `/batch/` runs at half the node's sustained capacity
+ * Time to visible: while `/batch/` runs at half the node's sustained capacity
  * (the sustained case's end-to-end rate when it ran in this invocation, else QUILL_BENCH_VISIBLE_EVENTS_S), probes
  * capture one event each for a new distinct id with `$set: {visible_probe: n}` and time, from the acknowledgement:
  *  - `flags`: until `/flags/` evaluates a flag on that person property to true (polled every 10 ms);

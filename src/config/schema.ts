@@ -38,7 +38,7 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Static<typeof ConfigSchema>;
 
-/** Environment variable for each config field, in one place so the loader and the README agree. */
+/** Environment variable for each config field, in one place so the loader and config/README.md agree. */
 export const ENV_NAMES: Record<keyof Config, string> = {
   host: 'QUILL_HOST',
   port: 'QUILL_PORT',

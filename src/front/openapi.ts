@@ -6,7 +6,7 @@
  *
  * Pure: the front builds the document once at start-up and serves it at `GET /api/schema/` (PostHog's path).
  * Deterministic: paths and component names are sorted, methods in OpenAPI's order, so the same table gives the
- * same bytes. What it covers and what it leaves out is said in `info.description` below and in the README.
+ * same bytes. What it covers and what it leaves out is said in `info.description` below and in src/front/README.md.
  */
 import type { TSchema } from 'typebox';
 import { SESSION_COOKIE } from '../domain/cookies.js';

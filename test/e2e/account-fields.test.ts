@@ -1,4 +1,4 @@
-// Account fields (issue 18, defect 8): PostHog's lengths and e-mail format, answered with DRF-style 400s, and
+// Account fields: PostHog's lengths and e-mail format, answered with DRF-style 400s, and
 // nothing stored when refused.
 import t from 'tap';
 import { quillForFile } from '../helpers/quill.js';

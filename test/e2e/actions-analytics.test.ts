@@ -1,4 +1,4 @@
-// Actions inside the analyses, over HTTP (issue 20), on a small hand-built dataset whose every number is known (the
+// Actions inside the analyses, over HTTP, on a small hand-built dataset whose every number is known (the
 // autocapture events carry elements_chain strings captured from posthog-js in Chromium): each matching mode of a
 // step (url contains / exact / regex with their edge cases and case sensitivity, text and href in three modes,
 // selectors, tag names, properties), steps OR'd, no steps; then actions as entities of trends (every math,

@@ -1,4 +1,4 @@
-// The actions API over HTTP (issue 20): create, retrieve, list (live actions, search, CSV), PATCH/PUT, the soft
+// The actions API over HTTP: create, retrieve, list (live actions, search, CSV), PATCH/PUT, the soft
 // delete and the refused hard delete, name uniqueness among live actions, step validation with field paths, the
 // activity log, scopes, project isolation, and actions as rows of the event definitions list.
 import t from 'tap';

@@ -1,5 +1,5 @@
 /**
- * Actions against DuckDB on the same events (issue 20): a generated dataset (bench/lib/analytics-dataset.ts, with
+ * Actions against DuckDB on the same events: a generated dataset (bench/lib/analytics-dataset.ts, with
  * autocapture chains and identify merges across shards) goes in through /batch/ and into DuckDB; every action of
  * bench/lib/action-cases.ts is created through the API, and trends over it (counts, distinct persons, weekly
  * actives, a property sum, a breakdown), a funnel of two actions and a retention between two actions are compared

@@ -1,4 +1,4 @@
-// Bounded write transactions (issue 30, item 1): while a shard catches up on a backlog of new visitors, a burst of
+// Bounded write transactions: while a shard catches up on a backlog of new visitors, a burst of
 // person writes from the API lands on the same persons environment. lmdb-js on its own runs every callback queued
 // while a commit is in progress in the next transaction, so the burst and the catch-up grew one transaction to
 // dozens of callbacks; through the write lane (src/stores/write-lane.ts) none carries more than the bound, and

@@ -1,4 +1,4 @@
-// Crash soak (issue 18): SIGKILL at a random moment under mixed load — batches, single captures, identify merges
+// Crash soak: SIGKILL at a random moment under mixed load — batches, single captures, identify merges
 // and flag creations — round after round on one data directory; then one last start must hold every acknowledged
 // event exactly once, every acknowledged merge (both distinct ids on one person), and every flag whose creation was
 // answered 201, served by /flags/. `npm test` runs a few rounds; `npm run soak` runs QUILL_SOAK_ROUNDS (default

@@ -1,4 +1,4 @@
-// Lost first key (issue 18, defect 9): `npm run quill -- create-key` mints a key for an existing user of an
+// Lost first key: `npm run quill -- create-key` mints a key for an existing user of an
 // existing data directory, with the server stopped or running (a running server learns it on first use).
 import t from 'tap';
 import { spawn } from 'node:child_process';

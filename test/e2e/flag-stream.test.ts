@@ -1,4 +1,4 @@
-// Flag changes pushed (issue 35): GET /flags/stream as Server-Sent Events. A raw client checks the events (the
+// Flag changes pushed: GET /flags/stream as Server-Sent Events. A raw client checks the events (the
 // version on connect equals the definitions' ETag, a PATCH arrives with its key, Last-Event-ID resumes with exactly
 // the missed events, errors are PostHog's 401 bodies, the browser stream only says "changed"); then the real
 // posthog-node SDK, evaluating locally, reloads its definitions on each event and the time from a PATCH's answer
@@ -152,7 +152,7 @@ t.test('posthog-node with local evaluation follows the stream', async (t) => {
   const enabled = async () => sdk.isFeatureEnabled(key, 'user-1', { onlyEvaluateLocally: true });
   t.equal(await enabled(), false);
 
-  // The recipe of the README: reload the definitions on every event (one reload at a time, another if events
+  // The recipe of src/front/README.md: reload the definitions on every event (one reload at a time, another if events
   // arrived meanwhile), then see whether the waiting check is satisfied.
   let waiter: { want: boolean; seen: (at: number) => void } | null = null;
   let reloading = false;

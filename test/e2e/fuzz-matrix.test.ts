@@ -1,4 +1,4 @@
-// The standing fuzz matrix (issue 18): every route of the route table, and the paths outside it, get a seeded
+// The standing fuzz matrix: every route of the route table, and the paths outside it, get a seeded
 // corpus of malformed bodies, queries, headers, path segments and encodings (test/helpers/fuzz.ts), while valid
 // capture requests run beside them. Pass: no 5xx but a 503, every error body in the `{type, code, detail, attr}`
 // shape, the process never exits (nor leans on its last-resort exception handler), `/_health` answers afterwards,

@@ -1,4 +1,4 @@
-// No request can end the process (issue 18, defect 1): a JSON body nested ~2,000 levels deep made msgpackr
+// No request can end the process: a JSON body nested ~2,000 levels deep made msgpackr
 // overflow the stack while the front packed the tick's batch for a worker, an exception outside every request's
 // try/catch, and the process exited. Every JSON body and JSON query parameter is now bounded in depth
 // (src/domain/json-depth.ts): deeper is a 400 with the error body, and requests beside it are served.

@@ -275,6 +275,6 @@ t.test('the SQL corpus against DuckDB, in America/New_York', async (tt) => {
   tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });
 
-t.test('the corpus is the size the issue asks for', async (tt) => {
+t.test('the corpus holds at least 100 queries', async (tt) => {
   tt.ok(UTC_CASES.length + NEW_YORK_CASES.length >= 100, `${UTC_CASES.length + NEW_YORK_CASES.length} queries`);
 });

@@ -1,4 +1,4 @@
-// No request may hold a worker (issue 29). Stored hostile values (50 KB and 1 MB runs of `a` that end in `!`) meet
+// No request may hold a worker. Stored hostile values (50 KB and 1 MB runs of `a` that end in `!`) meet
 // patterns that make a backtracking engine take exponential or polynomial time, in every field that takes a pattern:
 // insight property filters (event and person), the events list, cohorts, actions (URL regex and URL contains),
 // paths (cleaning rules, groupings), HogQL (`match`, `=~`, `extract`, `replaceRegexpAll`, LIKE and ILIKE with

@@ -75,7 +75,7 @@ t.test('kill -9 while batches are in flight loses no acknowledged event and dupl
   }
   const q = await startQuill({ dataDir });
   t.teardown(() => q.stop());
-  // The restart replays every log; a read waits for that apply only up to its bound (10 s, README "Reads after
+  // The restart replays every log; a read waits for that apply only up to its bound (10 s, src/README.md "Reads after
   // writes"), which a loaded machine can exceed with tens of thousands of events: wait until nothing is behind.
   await eventually('the replayed events to be applied', async () => {
     const res = await new Client(q.base).get('/_stats');

@@ -1,4 +1,4 @@
-// Invalid events no longer vanish (issue 18, defect 3): a request none of whose events can be stored gets a 400
+// Invalid events no longer vanish: a request none of whose events can be stored gets a 400
 // naming the field, as PostHog's Rust capture answers; a request with some valid events stores them, answers 200
 // and counts each dropped one by reason in /_stats `dropped`. An empty batch is still a 200.
 import { gzipSync } from 'node:zlib';

@@ -1,4 +1,4 @@
-// Disk use stays bounded over a long run (README: "a log record is released once every shard owning one of its
+// Disk use stays bounded over a long run (src/README.md: "a log record is released once every shard owning one of its
 // events has applied and flushed it"). With 256 KiB log segments (QUILL_LOG_SEGMENT_MB) and rounds of traffic many
 // times larger, the ingest logs grow during each round and shrink back to their one active segment once
 // everything is applied, round after round; every event is stored.

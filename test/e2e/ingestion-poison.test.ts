@@ -1,4 +1,4 @@
-// Acknowledged events are never lost because of a poison event (issue 18, defect 2). Two ways an event could
+// Acknowledged events are never lost because of a poison event. Two ways an event could
 // poison the apply loop: nested so deep that storing it overflows the stack (now dropped and counted before the
 // 200), and anything else that makes applying it throw (here a `$create_alias` whose alias is too long for an
 // LMDB key). Before, the chunk's retry found every event of the chunk in a "seen" set filled before the failed

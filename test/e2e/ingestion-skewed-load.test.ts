@@ -1,4 +1,4 @@
-// A skewed load (issue 17 item 3): one distinct id sends most events, so one shard (one worker) owns nearly all of
+// A skewed load: one distinct id sends most events, so one shard (one worker) owns nearly all of
 // them. Every acknowledged event must be applied once, and each sender's events of that distinct id in the order
 // it sent them — across the large chunks the apply takes while catching up on a deep backlog (built here with the
 // apply paused) and the small ones it takes while requests keep arriving.

@@ -1,4 +1,4 @@
-// Isolation matrix (issue 18): every private route of the route table, generated from it (a new route is covered
+// Isolation matrix: every private route of the route table, generated from it (a new route is covered
 // without touching this file, or fails here until its parameters have a fixture), is called with
 //   (a) a key of another organization,
 //   (b) a key of the same organization confined (scoped_teams) to another project,

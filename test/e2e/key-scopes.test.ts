@@ -1,4 +1,4 @@
-// Personal API key scopes (issue 18, defect 4): stored as asked, enforced per route, and a key never mints or
+// Personal API key scopes: stored as asked, enforced per route, and a key never mints or
 // manages a key with more rights than its own.
 import t from 'tap';
 import { Client, quillForFile } from '../helpers/quill.js';

@@ -1,4 +1,4 @@
-// Unbounded lists (issue 18, defect 5): `GET /events/?limit=1000000000` built a 386 MB answer. Every list caps its
+// Unbounded lists: `GET /events/?limit=1000000000` built a 386 MB answer. Every list caps its
 // page (events and persons at 1,000 rows, CSV at 10,000), a page of large events also stops at a byte budget, and
 // clients reach the rest through `next` (CSV: a `Link` header).
 import t from 'tap';

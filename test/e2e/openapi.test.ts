@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 description (issue 35): GET /api/schema/ serves what src/front/openapi.ts generates from the route
+// The OpenAPI 3.1 description: GET /api/schema/ serves what src/front/openapi.ts generates from the route
 // table; the document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator); it describes every route of the
 // table and nothing else; and real answers of a running server — successes and errors — have a status the document
 // lists for their operation and a body that validates against the schema it documents there (TypeBox's JSON Schema

@@ -1,4 +1,4 @@
-// CORS (issue 18, defect 6): the private API grants cross-origin reads (with credentials) only to the console's
+// CORS: the private API grants cross-origin reads (with credentials) only to the console's
 // origins (the server's own and QUILL_CONSOLE_ORIGIN); capture and flag endpoints stay open to every origin.
 import t from 'tap';
 import { PERSONAL_KEY, PROJECT_KEY, quillForFile } from '../helpers/quill.js';

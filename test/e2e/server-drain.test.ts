@@ -1,4 +1,4 @@
-// SIGTERM with traffic: what the README promises ("drains in-flight requests, flushes and closes the stores, and
+// SIGTERM with traffic: what config/README.md promises ("drains in-flight requests, flushes and closes the stores, and
 // exits 0"). Requests the server had started handling when the signal arrived (proved by the interim
 // `100 Continue` it sends once it has parsed a request head) finish with 200, whether their body was still
 // streaming or their ingestion was still running, and their events are stored (checked after a restart on the

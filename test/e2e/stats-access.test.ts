@@ -1,4 +1,4 @@
-// GET /_stats (issue 18, defect 7): organization owners and the operator key only; an owner sees the node-wide
+// GET /_stats: organization owners and the operator key only; an owner sees the node-wide
 // counters and their own organization's projects, never another organization's.
 import t from 'tap';
 import { Client, quillForFile } from '../helpers/quill.js';

@@ -1,4 +1,4 @@
-// The watchdog (issue 30, item 4): a worker held in synchronous work on purpose (POST /_fault/block, fault
+// The watchdog: a worker held in synchronous work on purpose (POST /_fault/block, fault
 // injection only) stops beating; past QUILL_WATCHDOG_S the front reports it stalled in /_health, the logs and
 // /metrics, and sends new flag and API requests to the other worker until it beats again.
 import t from 'tap';

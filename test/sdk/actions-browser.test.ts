@@ -1,4 +1,4 @@
-// Actions on real autocapture (issue 20): the published posthog-js bundle in headless Chromium clicks a button, a
+// Actions on real autocapture: the published posthog-js bundle in headless Chromium clicks a button, a
 // link, a button in a form, a span inside a button and a link whose text holds quotes; Quill stores the
 // `elements_chain` strings posthog-js built, and actions match them by text and href (exact, contains, regex),
 // selector (tags, classes, ids, attributes, `>` and descendant) and tag name — counted by a trend.

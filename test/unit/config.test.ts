@@ -2,7 +2,7 @@
 import t from 'tap';
 import { loadConfig } from '../../src/config/load-config.js';
 
-t.test('defaults: the README bounds, and every test-only switch off', async (t) => {
+t.test('defaults: the documented bounds, and every test-only switch off', async (t) => {
   const config = loadConfig({});
   t.match(config, { backlogHigh: 4_000_000, logSegmentMb: 64, durabilityTrace: false, faultInjection: false, logLevel: 'info' });
   t.ok(Object.isFrozen(config));

@@ -11,7 +11,7 @@
  * use, and PostHog's flag engine (Rust `regex`) has the same syntax for the patterns it runs in linear time.
  *
  * Chosen by measurement (bench/regex.bench.ts keeps the comparison with V8's RegExp; the others were measured once,
- * figures in the README): V8's own linear engine (`--enable-experimental-regexp-engine`) refuses `i` and `u` and was
+ * figures in src/domain/patterns/README.md): V8's own linear engine (`--enable-experimental-regexp-engine`) refuses `i` and `u` and was
  * slower than re2js; re2-wasm aborted the process once its 16 MB heap filled (compiled patterns are never freed);
  * the native `re2` binding has no prebuilt binary reachable here, compiles from source at install (47 s) and costs
  * ~600 ns a match crossing into C++.
@@ -20,7 +20,7 @@
  * documented difference from RE2); Rust's `regex` (flags) does not. `(?s)`, `(?-s)`, `(?i)`, `(?m)` and `(?U)`
  * work as in RE2 in both.
  *
- * What differs from JavaScript syntax (documented in the README): no back-references (`\1`), no look-around
+ * What differs from JavaScript syntax (documented in src/domain/patterns/README.md): no back-references (`\1`), no look-around
  * (`(?=`, `(?!`, `(?<=`, `(?<!`), repetition counts at most 1000, `\d \w \s \b` are ASCII, inline flags `(?i)`
  * anywhere, `(?P<name>…)` groups, POSIX classes `[[:alpha:]]`, `\pL`, `\Q…\E`, `\A`, `\z`. A pattern RE2 does
  * not accept is invalid: validation refuses it where patterns are stored (flags, actions, cohorts), and a filter

@@ -1,6 +1,6 @@
 /**
  * Per-shard durable ingest log: append-only segments of CRC-framed records, acknowledged after fdatasync with group
- * commit. See ingest-log.ts for the durability invariants and README-level notes.
+ * commit. See ingest-log.ts for the durability invariants.
  */
 export {
   IngestLog,

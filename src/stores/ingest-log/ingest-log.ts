@@ -31,7 +31,7 @@ export interface IngestLogOptions {
    * How many group commits may be syncing at once. Default 2. Why: an append that arrives while a sync is in flight
    * used to wait for that sync to end and then for its own (1.5 syncs on average); with a second sync started at
    * once it waits for one. fdatasyncs of one file overlap on this kind of disk: 2 in flight completed 1.5-1.7x as
-   * many syncs per second as 1, at about the same latency (scratch measurement, see the ingest-log README).
+   * many syncs per second as 1, at about the same latency (measured by `node dist/bench/ingest-log.bench.js`).
    */
   maxSyncsInFlight?: number;
   /** Where recovery messages go (bytes dropped from a torn tail). Default console.warn. */
@@ -285,7 +285,7 @@ export class IngestLog {
   /**
    * Appends one record. Resolves with the position just after it once it is durable; rejects with the file-system
    * error (ENOSPC, EIO, ...) if its group could not be written or synced. A rejected record was rolled back and will
-   * not be acknowledged later, although after a crash it may still reappear in replay (see README caveats).
+   * not be acknowledged later, although after a crash it may still reappear in replay (src/README.md, "Ingestion and durability").
    * The payload is copied synchronously, so the caller may reuse its buffer immediately.
    */
   append(payload: Uint8Array): Promise<LogPosition> {

@@ -11,7 +11,7 @@
  * speed and acknowledgements slowed to match (and the backlog bound in shard.ts stops admissions before the disk
  * fills); a burst is absorbed. A read-your-writes wait (the API) never pauses.
  *
- * Measured with `npm run bench` (/batch/, 32 connections, 2 workers): see the README's Performance section.
+ * Measured with `npm run bench` (/batch/, 32 connections, 2 workers): see bench/README.md.
  */
 import { cpus } from 'node:os';
 

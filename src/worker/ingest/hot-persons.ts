@@ -1,6 +1,6 @@
 /**
  * The persons an apply loop saw recently, by distinct id, so that the next events of a visitor do not read the
- * distinct-id mapping and decode the person row from LMDB again (issue: cheaper person processing).
+ * distinct-id mapping and decode the person row from LMDB again.
  *
  * Exactness: every write of a person row bumps its slot's apply counter inside the writing transaction
  * (src/protocol/shared-state.ts), and the apply loops read persons only inside write transactions, which LMDB runs

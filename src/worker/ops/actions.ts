@@ -1,5 +1,5 @@
 /**
- * The actions API (issue 20): list (live actions, `search`, CSV), create, retrieve, PATCH/PUT (including the soft
+ * The actions API: list (live actions, `search`, CSV), create, retrieve, PATCH/PUT (including the soft
  * delete), the refused hard delete, and the activity log. A name is unique among the project's live actions.
  * Steps are validated and normalised by src/domain/actions/steps.ts, so every stored action compiles.
  *
