@@ -92,12 +92,16 @@ interface Outcome {
   headers?: Record<string, string>;
   /** No body (204, 304). */
   empty?: true;
+  /** Also answers `text/csv` with `format=csv`. */
+  alsoCsv?: true;
 }
 
 const STRING = { type: 'string' } as const;
 const ANY_OBJECT = { type: 'object' } as const;
 const ok = (schema?: Outcome['schema'], description = 'OK'): Outcome => ({ description, ...(schema ? { schema } : {}) });
 const created = (schema?: Outcome['schema']): Outcome => ({ description: 'Created', ...(schema ? { schema } : {}) });
+/** A list that answers CSV too (`format=csv`, at most 10,000 rows, the next page in a `Link` header). */
+const withCsv = (outcome: Outcome): Outcome => ({ ...outcome, alsoCsv: true });
 const ETAG_HEADERS = { ETag: 'Strong validator of the definitions; send it back in If-None-Match' };
 const DEFINITIONS: Record<string, Outcome> = {
   200: { description: 'The definitions', schema: R.LocalEvaluation, headers: ETAG_HEADERS },
@@ -145,8 +149,62 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'cohorts.add_persons': { 200: ok(R.Success) },
   'cohorts.remove_person': { 200: ok(R.Success) },
   'persons.split': { 201: created(R.Success) },
+  'persons.list': { 200: withCsv(ok(R.PersonPage)) },
+  'persons.create': { 201: created(R.Person) },
+  'persons.retrieve': { 200: ok(R.Person) },
+  'persons.update': { 200: ok(R.Person) },
+  'events.list': { 200: withCsv(ok(R.EventPage)) },
+  'events.retrieve': { 200: ok(R.Event) },
+  'event_definitions.list': { 200: ok(R.EventDefinitionPage) },
+  'event_definitions.retrieve': { 200: ok(R.EventDefinition) },
+  'event_definitions.update': { 200: ok(R.EventDefinition) },
+  'cohorts.list': { 200: ok(R.CohortPage) },
+  'cohorts.create': { 201: created(R.Cohort) },
+  'cohorts.retrieve': { 200: ok(R.Cohort) },
+  'cohorts.update': { 200: ok(R.Cohort) },
+  'actions.list': { 200: withCsv(ok(R.ActionList)) },
+  'actions.create': { 201: created(R.Action) },
+  'actions.retrieve': { 200: ok(R.Action) },
+  'actions.update': { 200: ok(R.Action) },
+  'experiments.list': { 200: ok(R.ExperimentPage) },
+  'experiments.create': { 201: created(R.Experiment) },
+  'experiments.retrieve': { 200: ok(R.Experiment) },
+  'experiments.update': { 200: ok(R.Experiment) },
+  'insights.list': { 200: ok(R.InsightPage) },
+  'insights.create': { 201: created(R.Insight) },
+  'insights.retrieve': { 200: ok(R.Insight) },
+  'insights.update': { 200: ok(R.Insight) },
+  'insights.trend': { 200: ok(R.InsightAnswer) },
+  'insights.funnel': { 200: ok(R.InsightAnswer) },
+  'insights.retention': { 200: ok(R.InsightAnswer) },
+  'insights.path': { 200: ok(R.InsightAnswer) },
+  'dashboards.list': { 200: ok(R.DashboardPage) },
+  'dashboards.create': { 201: created(R.Dashboard) },
+  'dashboards.retrieve': { 200: ok(R.Dashboard) },
+  'dashboards.update': { 200: ok(R.Dashboard) },
+  'personal_keys.list': { 200: ok(R.PersonalApiKeyList) },
+  'personal_keys.create': { 201: created(R.PersonalApiKey) },
+  'personal_keys.current': { 200: ok(R.PersonalApiKey) },
+  'personal_keys.retrieve': { 200: ok(R.PersonalApiKey) },
+  'users.me': { 200: ok(R.User) },
+  'users.update': { 200: ok(R.User) },
+  'flags.activity': { 200: ok(R.ActivityPage) },
+  'flags.all_activity': { 200: ok(R.ActivityPage) },
+  'persons.activity': { 200: ok(R.ActivityPage) },
+  'persons.all_activity': { 200: ok(R.ActivityPage) },
+  'actions.activity': { 200: ok(R.ActivityPage) },
+  'actions.all_activity': { 200: ok(R.ActivityPage) },
+  'persons.trends': { 200: ok(R.ActorsAnswer) },
+  'persons.stickiness': { 200: ok(R.ActorsAnswer) },
+  'persons.lifecycle': { 200: ok(R.ActorsAnswer) },
+  'persons.funnel': { 200: ok(R.ActorsAnswer) },
+  'persons.path': { 200: ok(R.ActorsAnswer) },
+  'persons.correlation': { 200: ok(R.ActorsAnswer) },
+  'members.list': { 200: ok(R.MemberPage) },
+  'organizations.retrieve': { 200: ok(R.Organization) },
+  'organizations.update': { 200: ok(R.Organization) },
   'query.run': {
-    200: ok(ANY_OBJECT, 'The answer (`results`, `is_cached`, `last_refresh`, …)'),
+    200: ok(R.QueryAnswer, 'The answer (`results`, `is_cached`, `last_refresh`, …)'),
     202: ok(ANY_OBJECT, 'Started (refresh=async): `query_status`; poll GET query/{id}/'),
   },
 };
@@ -407,10 +465,11 @@ function responseJson(outcome: Outcome, components: SchemaComponents): JsonObjec
   }
   // Without a schema: a JSON body whose shape this description leaves open.
   if (!outcome.empty) out.content = { [outcome.contentType ?? 'application/json']: outcome.schema ? { schema: components.use(outcome.schema as TSchema) } : {} };
+  if (outcome.alsoCsv) (out.content as JsonObject)['text/csv'] = { schema: STRING };
   return out;
 }
 
-const PAGES = new Set<TSchema>([R.FeatureFlagPage, R.ProjectPage]);
+const PAGES = new Set<TSchema>([R.FeatureFlagPage, R.ProjectPage, R.PersonPage, R.EventDefinitionPage, R.CohortPage, R.ExperimentPage, R.InsightPage, R.DashboardPage]);
 
 export function openApiDocument(routes: readonly RouteDef[], info: DescriptionInfo): JsonObject {
   const components = new SchemaComponents();
@@ -465,8 +524,9 @@ export function openApiDocument(routes: readonly RouteDef[], info: DescriptionIn
         'Every path also answers with a trailing slash (PostHog\'s form). Public routes read the project API key ' +
         '(ProjectApiKey); private routes take a personal API key with the scope listed on each operation, or the ' +
         "console's session cookie. Errors have PostHog's body `{type, code, detail, attr}`. Not described: query " +
-        'parameters of lists and analyses beyond paging (PostHog\'s legacy filter parameters), most response bodies ' +
-        'of the management API (documented where Quill has a fixed shape), and the CSV answers of `format=csv`.',
+        'parameters of lists and analyses beyond paging (PostHog\'s legacy filter parameters), and the shape of a ' +
+        'few answers (roles, role access, experiment results, correlation, property values and timelines), which ' +
+        'are documented as JSON objects.',
     },
     tags: [...new Set(routes.map((r) => tagOf(r.op)))].sort().map((name) => ({ name })),
     paths: pathsJson,

@@ -258,3 +258,241 @@ export const SignedIn = Type.Object({
 export const Success = Type.Object({
   success: Type.Literal(true),
 }, { additionalProperties: false, $id: 'Success' });
+
+// ---- Persons, events and definitions --------------------------------------------------------------------------
+
+/** src/worker/ops/persons/person-view.ts `viewOf`. */
+export const Person = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  name: Type.String({ description: 'The email property, else the first distinct id' }),
+  distinct_ids: Type.Array(Type.String()),
+  properties: OpenObject(),
+  created_at: Type.String({ format: 'date-time' }),
+  is_identified: Type.Boolean(),
+}, { additionalProperties: true, $id: 'Person' });
+
+export const PersonPage = Page(Person, 'PersonPage');
+
+/** An event of the events API (src/worker/ops/events): the person as it is now. */
+export const Event = Type.Object({
+  id: Type.String({ description: "The event's uuid" }),
+  distinct_id: Type.String(),
+  properties: OpenObject(),
+  event: Type.String(),
+  timestamp: Type.String({ format: 'date-time' }),
+  person: Nullable(Type.Object({
+    is_identified: Type.Boolean(),
+    distinct_ids: Type.Array(Type.String()),
+    properties: OpenObject(),
+  }, { additionalProperties: true })),
+  elements: Type.Array(OpenObject()),
+  elements_chain: Type.String(),
+}, { additionalProperties: true, $id: 'Event' });
+
+/** The events list pages by time: `next` asks for the events before the last one shown. */
+export const EventPage = Type.Object({
+  next: Nullable(Type.String({ description: 'The absolute URL of the next page' })),
+  results: Type.Array(Event),
+}, { additionalProperties: true, $id: 'EventPage' });
+
+export const EventDefinition = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  owner: Nullable(Type.Unknown()),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  volume_30_day: Nullable(Type.Integer()),
+  created_at: Nullable(Type.String({ format: 'date-time' })),
+  last_seen_at: Nullable(Type.String({ format: 'date-time' })),
+  verified: Type.Boolean(),
+  is_action: Type.Boolean(),
+  action_id: Nullable(Type.Integer()),
+  post_to_chat: Type.Boolean(),
+}, { additionalProperties: true, $id: 'EventDefinition' });
+
+export const EventDefinitionPage = Page(EventDefinition, 'EventDefinitionPage');
+
+export const Cohort = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  filters: OpenObject('properties: an OR of AND groups of property filters'),
+  groups: Type.Array(Type.Unknown()),
+  is_static: Type.Boolean(),
+  deleted: Type.Boolean(),
+  is_calculating: Type.Boolean(),
+  created_by: Nullable(UserRef),
+  created_at: Type.String({ format: 'date-time' }),
+  count: Nullable(Type.Integer()),
+  version: Nullable(Type.Integer()),
+}, { additionalProperties: true, $id: 'Cohort' });
+
+export const CohortPage = Page(Cohort, 'CohortPage');
+
+export const Action = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  steps: Type.Array(OpenObject('event, url and url_matching, text, href, selector, tag_name, properties')),
+  created_at: Type.String({ format: 'date-time' }),
+  created_by: Nullable(UserRef),
+  deleted: Type.Boolean(),
+  team_id: Type.Integer(),
+}, { additionalProperties: true, $id: 'Action' });
+
+/** PostHog's actions list: every live action, no paging. */
+export const ActionList = Type.Object({
+  results: Type.Array(Action),
+}, { additionalProperties: true, $id: 'ActionList' });
+
+// ---- Experiments, insights and dashboards ----------------------------------------------------------------------
+
+export const Experiment = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  start_date: Nullable(Type.String({ format: 'date-time' })),
+  end_date: Nullable(Type.String({ format: 'date-time' })),
+  feature_flag_key: Type.String(),
+  feature_flag: Nullable(OpenObject('The flag (id, key, filters, active, …)')),
+  parameters: OpenObject('feature_flag_variants, minimum_detectable_effect, recommended_sample_size'),
+  metrics: Type.Array(OpenObject()),
+  metrics_secondary: Type.Array(OpenObject()),
+  exposure_criteria: OpenObject(),
+  stats_config: OpenObject('method: bayesian or frequentist'),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('running'), Type.Literal('stopped')]),
+  conclusion: Nullable(Type.String()),
+  archived: Type.Boolean(),
+  deleted: Type.Boolean(),
+  created_by: Nullable(UserRef),
+  created_at: Type.String({ format: 'date-time' }),
+}, { additionalProperties: true, $id: 'Experiment' });
+
+export const ExperimentPage = Page(Experiment, 'ExperimentPage');
+
+export const Insight = Type.Object({
+  id: Type.Integer(),
+  short_id: Type.String(),
+  name: Nullable(Type.String()),
+  description: Type.String(),
+  filters: OpenObject('The legacy form of the question'),
+  query: Nullable(OpenObject('The question as a query (InsightVizNode, …)')),
+  created_at: Type.String({ format: 'date-time' }),
+  created_by: Nullable(UserRef),
+  last_modified_at: Type.String({ format: 'date-time' }),
+  deleted: Type.Boolean(),
+  saved: Type.Boolean(),
+  dashboards: Type.Array(Type.Integer()),
+  result: Type.Unknown({ description: 'The cached answer (retrieve computes it when stale)' }),
+  is_cached: Type.Boolean(),
+  last_refresh: Nullable(Type.String({ format: 'date-time' })),
+}, { additionalProperties: true, $id: 'Insight' });
+
+export const InsightPage = Page(Insight, 'InsightPage');
+
+export const Dashboard = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  pinned: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  created_by: Nullable(UserRef),
+  deleted: Type.Boolean(),
+  tags: Type.Array(Type.String()),
+  tiles: Type.Optional(Type.Array(OpenObject('An insight with its layouts and color'), { description: 'On retrieve' })),
+}, { additionalProperties: true, $id: 'Dashboard' });
+
+export const DashboardPage = Page(Dashboard, 'DashboardPage');
+
+// ---- Queries ------------------------------------------------------------------------------------------------
+
+/** A legacy insight endpoint's answer (`insights/trend/`, …): the rows of the chart in `result`. */
+export const InsightAnswer = Type.Object({
+  result: Type.Array(Type.Unknown()),
+  is_cached: Type.Optional(Type.Boolean()),
+  last_refresh: Type.Optional(Nullable(Type.String())),
+  timezone: Type.Optional(Type.String()),
+}, { additionalProperties: true, $id: 'InsightAnswer' });
+
+/** `POST query/` with a HogQLQuery (PostHog's HogQLQueryResponse); other kinds answer their own `results`. */
+export const QueryAnswer = Type.Object({
+  results: Type.Unknown({ description: 'Rows (HogQLQuery, EventsQuery, ActorsQuery) or the insight kind\'s series' }),
+  columns: Type.Optional(Type.Array(Type.Unknown())),
+  types: Type.Optional(Type.Array(Type.Unknown())),
+  hasMore: Type.Optional(Nullable(Type.Boolean())),
+  is_cached: Type.Boolean(),
+  last_refresh: Nullable(Type.String()),
+}, { additionalProperties: true, $id: 'QueryAnswer' });
+
+// ---- Keys, users and organizations ----------------------------------------------------------------------------
+
+export const PersonalApiKey = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  label: Type.String(),
+  mask_value: Type.String({ description: 'The first and last characters: the key itself is shown once, at creation (`value`)' }),
+  value: Type.Optional(Type.String({ description: 'Only in the answer to its creation' })),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Nullable(Type.String({ format: 'date-time' })),
+  user_id: Type.Integer(),
+  scopes: Type.Array(Type.String()),
+  scoped_teams: Type.Array(Type.Integer()),
+  scoped_organizations: Type.Array(Type.String()),
+}, { additionalProperties: true, $id: 'PersonalApiKey' });
+
+export const PersonalApiKeyList = Type.Array(PersonalApiKey, { $id: 'PersonalApiKeyList' });
+
+export const Organization = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  numeric_id: Type.Integer(),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  membership_level: Type.Integer({ description: '1 member, 8 admin, 15 owner' }),
+}, { additionalProperties: true, $id: 'Organization' });
+
+export const User = Type.Object({
+  ...UserRef.properties,
+  is_staff: Type.Boolean(),
+  organization: Nullable(Organization),
+  organizations: Type.Array(Organization),
+  team: Nullable(Project),
+  has_password: Type.Boolean(),
+}, { additionalProperties: true, $id: 'User' });
+
+// ---- Activity, persons behind a number, members ------------------------------------------------------------------
+
+export const ActivityEntry = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  user: Nullable(OpenObject('first_name, email')),
+  activity: Type.String({ description: 'created, updated, deleted, …' }),
+  scope: Type.String({ description: 'FeatureFlag, Person, Action, …' }),
+  item_id: Nullable(Type.String()),
+  detail: OpenObject('changes (field, before, after), name, …'),
+  created_at: Type.String({ format: 'date-time' }),
+}, { additionalProperties: true, $id: 'ActivityEntry' });
+
+export const ActivityPage = Type.Object({
+  results: Type.Array(ActivityEntry),
+  next: Nullable(Type.String()),
+  previous: Nullable(Type.String()),
+  total_count: Type.Integer(),
+}, { additionalProperties: true, $id: 'ActivityPage' });
+
+/** The persons behind one point of an analysis (`persons/trends/`, `persons/funnel/`, …): PostHog's actors answer. */
+export const ActorsAnswer = Type.Object({
+  results: Type.Array(Type.Object({
+    people: Type.Array(OpenObject('A person: id, uuid, name, distinct_ids, properties, created_at, …')),
+    count: Type.Integer(),
+  }, { additionalProperties: true })),
+  next: Nullable(Type.String({ description: 'The absolute URL of the next page' })),
+}, { additionalProperties: true, $id: 'ActorsAnswer' });
+
+export const Member = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  user: UserRef,
+  level: Type.Integer({ description: '1 member, 8 admin, 15 owner' }),
+  joined_at: Type.String({ format: 'date-time' }),
+}, { additionalProperties: true, $id: 'Member' });
+
+export const MemberPage = Page(Member, 'MemberPage');

@@ -119,10 +119,25 @@ t.test('real answers have a documented status and match the documented schema', 
   t.equal(flag.status, 201);
   const narrow = await api.post('/api/personal_api_keys/', { label: 'cohorts only', scopes: ['cohort:read'] });
   t.equal(narrow.status, 201);
-  const definitions = await api.get(`/flags/definitions?token=${PROJECT_KEY}`);
   const throwaway = await api.post('/api/personal_api_keys/', { label: 'to delete', scopes: ['cohort:read'] });
 
   const identify = { token: PROJECT_KEY, distinct_id: 'documented-user', person_properties: { plan: 'pro' } };
+  // One of each management resource, and a stored event, for the samples of their answers.
+  const sent = await api.post('/batch/', { api_key: PROJECT_KEY, batch: [{ event: 'signed_up', distinct_id: 'documented-user', properties: { $set: { email: 'd@example.com' } } }] });
+  t.equal(sent.status, 200);
+  const stored = await api.get('/api/projects/@current/events/?event=signed_up');
+  const eventId = stored.body.results[0].id as string;
+  const person = await api.get('/api/projects/@current/persons/?distinct_id=documented-user');
+  const personId = person.body.results[0].id as number;
+  const cohort = await api.post('/api/projects/@current/cohorts/', { name: 'documented', groups: [{ properties: [{ key: 'email', value: 'd@example.com', type: 'person' }] }] });
+  const action = await api.post('/api/projects/@current/actions/', { name: 'documented', steps: [{ event: 'signed_up' }] });
+  const experiment = await api.post('/api/projects/@current/experiments/', { name: 'documented', feature_flag_key: 'documented-experiment' });
+  const insight = await api.post('/api/projects/@current/insights/', { name: 'documented', filters: { insight: 'TRENDS', events: [{ id: 'signed_up' }] } });
+  const dashboard = await api.post('/api/projects/@current/dashboards/', { name: 'documented' });
+  for (const [name, res] of Object.entries({ cohort, action, experiment, insight, dashboard })) t.equal(res.status, 201, `${name} created`);
+  // The experiment created a flag: the definitions' ETag to send back is the one after it.
+  const current = await api.get(`/flags/definitions?token=${PROJECT_KEY}`);
+  const funnel = encodeURIComponent(JSON.stringify([{ id: 'signed_up', order: 0 }, { id: 'signed_up', order: 1 }]));
   const samples: Sample[] = [
     { label: 'capture', method: 'POST', route: '/capture', url: '/capture/', body: { api_key: PROJECT_KEY, event: 'e', distinct_id: 'u' } },
     { label: 'batch', method: 'POST', route: '/batch', url: '/batch/', body: { api_key: PROJECT_KEY, batch: [{ event: 'e', distinct_id: 'u' }] } },
@@ -139,7 +154,7 @@ t.test('real answers have a documented status and match the documented schema', 
     { label: 'remote config', method: 'GET', route: '/array/:token/config', url: `/array/${PROJECT_KEY}/config` },
     { label: 'remote config, unknown key', method: 'GET', route: '/array/:token/config', url: '/array/phc_nope/config' },
     { label: 'definitions', method: 'GET', route: '/flags/definitions', url: `/flags/definitions?token=${PROJECT_KEY}` },
-    { label: 'definitions, not modified', method: 'GET', route: '/flags/definitions', url: `/flags/definitions?token=${PROJECT_KEY}`, headers: { 'if-none-match': definitions.headers.get('etag') ?? '' } },
+    { label: 'definitions, not modified', method: 'GET', route: '/flags/definitions', url: `/flags/definitions?token=${PROJECT_KEY}`, headers: { 'if-none-match': current.headers.get('etag') ?? '' } },
     { label: 'legacy definitions', method: 'GET', route: '/api/feature_flag/local_evaluation', url: `/api/feature_flag/local_evaluation?token=${PROJECT_KEY}&send_cohorts` },
     { label: 'project definitions', method: 'GET', route: `${FF}/local_evaluation`, url: '/api/projects/@current/feature_flags/local_evaluation/' },
     { label: 'flag list', method: 'GET', route: FF, url: '/api/projects/@current/feature_flags/?limit=1' },
@@ -162,6 +177,36 @@ t.test('real answers have a documented status and match the documented schema', 
     { label: 'key delete', method: 'DELETE', route: '/api/personal_api_keys/:id', url: `/api/personal_api_keys/${throwaway.body.id}/` },
     { label: 'key create', method: 'POST', route: '/api/personal_api_keys', url: '/api/personal_api_keys/', body: { label: 'sampled', scopes: ['cohort:read'] } },
     { label: 'persons', method: 'GET', route: `${P}/persons`, url: '/api/projects/@current/persons/' },
+    { label: 'persons as CSV', method: 'GET', route: `${P}/persons`, url: '/api/projects/@current/persons/?format=csv' },
+    { label: 'person', method: 'GET', route: `${P}/persons/:id`, url: `/api/projects/@current/persons/${personId}/` },
+    { label: 'events', method: 'GET', route: `${P}/events`, url: '/api/projects/@current/events/' },
+    { label: 'event', method: 'GET', route: `${P}/events/:id`, url: `/api/projects/@current/events/${eventId}/` },
+    { label: 'event definitions', method: 'GET', route: `${P}/event_definitions`, url: '/api/projects/@current/event_definitions/' },
+    { label: 'cohort create', method: 'POST', route: `${P}/cohorts`, url: '/api/projects/@current/cohorts/', body: { name: 'sampled', groups: [{ properties: [] }] } },
+    { label: 'cohorts', method: 'GET', route: `${P}/cohorts`, url: '/api/projects/@current/cohorts/' },
+    { label: 'cohort', method: 'GET', route: `${P}/cohorts/:id`, url: `/api/projects/@current/cohorts/${cohort.body.id}/` },
+    { label: 'actions', method: 'GET', route: `${P}/actions`, url: '/api/projects/@current/actions/' },
+    { label: 'action', method: 'GET', route: `${P}/actions/:id`, url: `/api/projects/@current/actions/${action.body.id}/` },
+    { label: 'experiments', method: 'GET', route: `${P}/experiments`, url: '/api/projects/@current/experiments/' },
+    { label: 'experiment update', method: 'PATCH', route: `${P}/experiments/:id`, url: `/api/projects/@current/experiments/${experiment.body.id}/`, body: { description: 'sampled' } },
+    { label: 'insights', method: 'GET', route: `${P}/insights`, url: '/api/projects/@current/insights/' },
+    { label: 'insight', method: 'GET', route: `${P}/insights/:id`, url: `/api/projects/@current/insights/${insight.body.id}/` },
+    { label: 'dashboards', method: 'GET', route: `${P}/dashboards`, url: '/api/projects/@current/dashboards/' },
+    { label: 'dashboard', method: 'GET', route: `${P}/dashboards/:id`, url: `/api/projects/@current/dashboards/${dashboard.body.id}/` },
+    { label: 'funnel', method: 'GET', route: `${P}/insights/funnel`, url: `/api/projects/@current/insights/funnel/?events=${funnel}` },
+    { label: 'retention', method: 'GET', route: `${P}/insights/retention`, url: '/api/projects/@current/insights/retention/' },
+    { label: 'paths', method: 'GET', route: `${P}/insights/path`, url: '/api/projects/@current/insights/path/' },
+    { label: 'HogQL', method: 'POST', route: `${P}/query`, url: '/api/projects/@current/query/', body: { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event' } } },
+    { label: 'flag activity', method: 'GET', route: `${FF}/:id/activity`, url: `/api/projects/@current/feature_flags/${flag.body.id}/activity/` },
+    { label: 'persons activity', method: 'GET', route: `${P}/persons/activity`, url: '/api/projects/@current/persons/activity/' },
+    { label: 'persons of a trend point', method: 'GET', route: `${P}/persons/trends`, url: `/api/projects/@current/persons/trends/?events=${encodeURIComponent('[{"id":"signed_up"}]')}&entity_id=signed_up&entity_type=events` },
+    { label: 'persons of a funnel step', method: 'GET', route: `${P}/persons/funnel`, url: `/api/projects/@current/persons/funnel/?events=${funnel}&funnel_step=1` },
+    { label: 'persons of a stickiness point', method: 'GET', route: `${P}/persons/stickiness`, url: `/api/projects/@current/persons/stickiness/?events=${encodeURIComponent('[{"id":"signed_up"}]')}&stickiness_days=1&entity_id=signed_up&entity_type=events` },
+    { label: 'members', method: 'GET', route: '/api/organizations/:organization_id/members', url: '/api/organizations/@current/members/' },
+    { label: 'keys', method: 'GET', route: '/api/personal_api_keys', url: '/api/personal_api_keys/' },
+    { label: 'this key', method: 'GET', route: '/api/personal_api_keys/@current', url: '/api/personal_api_keys/@current/' },
+    { label: 'me', method: 'GET', route: '/api/users/@me', url: '/api/users/@me/' },
+    { label: 'organization', method: 'GET', route: '/api/organizations/:organization_id', url: '/api/organizations/@current/' },
     { label: 'trend', method: 'GET', route: `${P}/insights/trend`, url: '/api/projects/@current/insights/trend/?events=[{"id":"e"}]' },
     { label: 'schema', method: 'GET', route: '/api/schema', url: '/api/schema/?format=json' },
   ];
@@ -181,16 +226,19 @@ t.test('real answers have a documented status and match the documented schema', 
       continue;
     }
     checked.add(String(res.status));
-    const media = documented.content ? Object.keys(documented.content)[0]! : null;
-    if (media === null) {
+    const contentType = res.headers.get('content-type') ?? '';
+    const medias = documented.content ? Object.keys(documented.content) : [];
+    if (medias.length === 0) {
       t.equal(res.text, '', `${s.label}: no body, as documented`);
       continue;
     }
-    t.equal(res.headers.get('content-type'), media, `${s.label}: ${media}`);
-    const schema = documented.content[media].schema;
+    // A documented media type, exactly or with parameters (`text/csv; charset=utf-8`).
+    const media = medias.find((m) => contentType === m || contentType.startsWith(`${m};`));
+    if (!t.ok(media, `${s.label}: ${contentType} is documented (${medias.join(', ')})`)) continue;
+    const schema = documented.content[media!].schema;
     if (schema === undefined) continue; // a JSON body whose shape the document leaves open
     t.ok(Object.keys(schema).length > 0 && !JSON.stringify(schema).includes('"$ref"'), `${s.label}: the schema is resolved`);
-    const valid = Check(schema, res.body);
+    const valid = Check(schema, media!.includes('json') ? res.body : res.text);
     t.ok(valid, `${s.label}: the ${res.status} body matches the documented schema`);
     if (!valid) t.comment(`${JSON.stringify(res.body).slice(0, 600)}\nerrors: ${JSON.stringify(Compile(schema).Errors(res.body)[1].slice(0, 3))}`);
   }
