@@ -5,7 +5,7 @@
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
 // QUILL_BENCH_REPEAT (measured rounds per case, median reported; default 1),
-// QUILL_BENCH_ONLY (comma list of batch, sustained, visibility, capture, dispatch, isolation, flags, events, propagation: run only those cases),
+// QUILL_BENCH_ONLY (comma list of batch, sustained, visibility, capture, dispatch, isolation, streams, flags, events, propagation: run only those cases),
 // QUILL_BENCH_SUSTAINED_SECONDS (the sustained ingestion load, default 20), QUILL_BENCH_VISIBLE_EVENTS_S (the
 // sustained capacity the time-to-visible case halves when the sustained case did not run; default 10,000),
 // QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory), QUILL_BENCH_BASELINE=0 (skip the hello-world baseline).
@@ -20,6 +20,7 @@ import { runFlags } from './cases/flags.js';
 import { runIsolation } from './cases/isolation.js';
 import { runPropagation } from './cases/propagation.js';
 import { runSustained } from './cases/sustained.js';
+import { runStreams } from './cases/streams.js';
 import { runVisibility } from './cases/visibility.js';
 import { AppliedProbe } from './lib/applied.js';
 import { BenchContext, type CaseResult, type Settings } from './lib/context.js';
@@ -81,6 +82,7 @@ try {
   if (selected('dispatch')) for (const c of await runDispatch(ctx)) report(c);
   // Before the flags case, which soft-deletes 45 of the 50 flags.
   if (selected('isolation')) report(await runIsolation(ctx));
+  if (selected('streams')) for (const c of await runStreams(ctx)) report(c);
   if (selected('flags')) for (const c of (await runFlags(ctx)).results) report(c);
   if (selected('events')) report(await runEventsList(ctx));
   if (selected('propagation')) report(await runPropagation(ctx));

@@ -21,6 +21,9 @@
  * A `Last-Event-ID` still in the project's ring (the last RING_SIZE changes) gets exactly the events after it.
  * Heartbeat: the comment `: ping` every HEARTBEAT_MS. A client that stops reading is dropped (it reconnects and
  * resumes with its Last-Event-ID) once MAX_BUFFERED_BYTES wait for it or it stayed blocked for SLOW_DROP_MS.
+ * A change or a heartbeat reaches the streams in slices of SLICE_MS of the front's time (`SlicedSender`): one write
+ * is a system call, so 10,000 streams cost the front tens of milliseconds, which in one piece would hold every
+ * `/flags/` request the front is parsing meanwhile.
  */
 import type { SharedState } from '../protocol/shared-state.js';
 
@@ -31,6 +34,8 @@ export const RING_SIZE = 256;
 export const IDLE_FEED_MS = 10 * 60_000;
 const MAX_BUFFERED_BYTES = 64 * 1024;
 const SLOW_DROP_MS = 30_000;
+/** Front time one slice of a fan-out may take before requests get their turn. */
+export const SLICE_MS = 2;
 
 export const SSE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -190,7 +195,8 @@ class Feed {
     const id = this.idFor(event.seq);
     const serverFrame = frame(id, 'change', { version: event.version, keys: event.keys });
     const browserFrame = frame(id, 'changed', {});
-    for (const stream of this.streams) stream.send(stream.kind === 'server' ? serverFrame : browserFrame, now);
+    // The streams open now: one that joins during the fan-out had this change in its opening chunk.
+    this.owner.sender.push([...this.streams], (stream) => stream.send(stream.kind === 'server' ? serverFrame : browserFrame, now));
   }
 
   /** What a client connecting now is sent first, given the `Last-Event-ID` it sent ('' if none). */
@@ -230,9 +236,48 @@ class Feed {
   }
 }
 
+/**
+ * Runs an action on many streams in slices of at most SLICE_MS, with a turn of the event loop between slices, in
+ * the order the fan-outs were pushed (so every stream gets its events in order). The first slice runs at once.
+ */
+export class SlicedSender<T> {
+  private readonly queue: { targets: T[]; next: number; act: (target: T) => void }[] = [];
+  private scheduled = false;
+
+  push(targets: T[], act: (target: T) => void): void {
+    if (targets.length === 0) return;
+    this.queue.push({ targets, next: 0, act });
+    if (!this.scheduled) this.run();
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private readonly run = (): void => {
+    this.scheduled = false;
+    const until = performance.now() + SLICE_MS;
+    let done = 0;
+    while (this.queue.length > 0) {
+      const job = this.queue[0]!;
+      while (job.next < job.targets.length) {
+        job.act(job.targets[job.next++]!);
+        // Reading the clock costs more than a write's bookkeeping: look every 32 streams.
+        if (++done % 32 === 0 && performance.now() >= until) {
+          this.scheduled = true;
+          setImmediate(this.run);
+          return;
+        }
+      }
+      this.queue.shift();
+    }
+  };
+}
+
 export class FlagStreams {
   /** Tells this run's event ids from another's (the sequences restart with the front). */
   readonly epoch = Date.now().toString(36);
+  readonly sender = new SlicedSender<Stream>();
   private readonly feeds = new Map<number, Feed>();
   private open = 0;
   private poller: NodeJS.Timeout | null = null;
@@ -292,7 +337,7 @@ export class FlagStreams {
 
   beat(now: number): void {
     for (const [id, feed] of this.feeds) {
-      for (const stream of feed.streams) stream.ping(now);
+      this.sender.push([...feed.streams], (stream) => stream.ping(now));
       if (feed.streams.size === 0 && feed.connecting === 0 && now - feed.idleSince > IDLE_FEED_MS) this.feeds.delete(id);
     }
   }

@@ -2,7 +2,7 @@
 // and fake sinks. What the e2e test cannot reach cheaply: the ring's bound, heartbeats, slow clients dropped, and
 // that nothing is polled or fetched while no stream is open.
 import t from 'tap';
-import { FlagStreams, RING_SIZE, type FlagState, type StreamSink } from '../../src/front/flag-streams.js';
+import { FlagStreams, RING_SIZE, SlicedSender, type FlagState, type StreamSink } from '../../src/front/flag-streams.js';
 import type { SharedState } from '../../src/protocol/shared-state.js';
 
 function fixture() {
@@ -145,4 +145,21 @@ t.test('heartbeats, and slow clients are dropped', async (t) => {
   }
   t.equal(flood.ended, true, 'too much waiting for it: dropped');
   t.equal(streams.openStreams, 0);
+});
+
+t.test('a fan-out to many streams is sliced, and every stream gets its events in order', async (t) => {
+  const sender = new SlicedSender<{ got: number[] }>();
+  const targets = Array.from({ length: 2000 }, () => ({ got: [] as number[] }));
+  // Each write costs ~5 µs here (a system call in the server): 2,000 of them are ~10 ms, several slices.
+  const slowly = (n: number) => (target: { got: number[] }) => {
+    const until = performance.now() + 0.005;
+    while (performance.now() < until);
+    target.got.push(n);
+  };
+  sender.push(targets, slowly(1));
+  sender.push(targets, slowly(2));
+  const atOnce = targets.filter((x) => x.got.length > 0).length;
+  t.ok(atOnce > 0 && atOnce < targets.length, `the first slice reached ${atOnce} of ${targets.length} streams, then gave the loop a turn`);
+  while (sender.pending > 0) await new Promise((r) => setImmediate(r));
+  t.ok(targets.every((x) => x.got.length === 2 && x.got[0] === 1 && x.got[1] === 2), 'every stream got both, in order');
 });
