@@ -336,4 +336,29 @@ function browserSuite(): void {
     t.match(stored2.find((e) => e.event === 'queued before unload').properties, { n: 7, $lib: 'web' });
     t.same([...explicit.errors, ...batched.errors], [], 'no uncaught errors on the pages');
   });
+  t.test('the flag stream recipe: a PATCH reaches posthog-js through EventSource and reloadFeatureFlags()', async (t) => {
+    const { page, errors } = await openPage(t, '/index.html');
+    // The recipe of src/front/README.md, as a page would run it.
+    await page.evaluate(({ host, token }) => {
+      const flagChanges = new EventSource(`${host}/flags/stream?token=${token}`);
+      flagChanges.addEventListener('changed', () => window.posthog.reloadFeatureFlags());
+      (window as any).__flagChanges = flagChanges;
+    }, { host: q.base, token: PROJECT_KEY });
+    await page.waitForFunction(() => (window as any).__flagChanges.readyState === 1);
+
+    const created = await api.post(FF, { key: 'browser-live', filters: { groups: [{ properties: [], rollout_percentage: 0 }] } });
+    t.equal(created.status, 201);
+    await page.waitForFunction(() => window.posthog.getFeatureFlag('browser-live') === false);
+    t.pass('a new flag reached the page without a reload of the page');
+    for (const [rollout, expected] of [[100, true], [0, false], [100, true]] as const) {
+      const patched = await api.patch(`${FF}${created.body.id}/`, { filters: { groups: [{ properties: [], rollout_percentage: rollout }] } });
+      t.equal(patched.status, 200);
+      const started = Date.now();
+      await page.waitForFunction((want) => window.posthog.getFeatureFlag('browser-live') === want, expected, { timeout: 10_000 });
+      t.pass(`rollout ${rollout}%: posthog-js answers ${expected} ${Date.now() - started} ms after the PATCH answered`);
+    }
+    await page.evaluate(() => (window as any).__flagChanges.close());
+    await api.patch(`${FF}${created.body.id}/`, { deleted: true });
+    t.same(errors, [], 'no uncaught errors on the page');
+  });
 }
