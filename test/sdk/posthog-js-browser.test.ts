@@ -2,7 +2,7 @@
 // origin, talking to Quill on another. Covers remote config (JSON and preloaded config.js), /flags/ with
 // onFeatureFlags, $pageview, capture with gzip bodies, autocapture of a nested button, identify merging the
 // anonymous person, reset, sendBeacon on page unload, and the HTML snippet loading array.js (and its extensions)
-// from Quill. Assertions read what Quill stored.
+// from Quill, and the flag-stream recipe (EventSource + reloadFeatureFlags). Assertions read what Quill stored.
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
