@@ -194,6 +194,8 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'persons.all_activity': { 200: ok(R.ActivityPage) },
   'actions.activity': { 200: ok(R.ActivityPage) },
   'actions.all_activity': { 200: ok(R.ActivityPage) },
+  'experiments.activity': { 200: ok(R.ActivityPage) },
+  'experiments.all_activity': { 200: ok(R.ActivityPage) },
   'persons.trends': { 200: ok(R.ActorsAnswer) },
   'persons.stickiness': { 200: ok(R.ActorsAnswer) },
   'persons.lifecycle': { 200: ok(R.ActorsAnswer) },

@@ -196,12 +196,14 @@ const SPECS: RouteSpec[] = [
 
   // Experiments
   api('GET', EXPERIMENTS, 'experiments.list', 'experiment'),
+  api('GET', `${EXPERIMENTS}/activity`, 'experiments.all_activity', 'experiment'),
   api('POST', EXPERIMENTS, 'experiments.create', 'experiment', 'json', S.ExperimentWrite),
   api('GET', `${EXPERIMENTS}/:id`, 'experiments.retrieve', 'experiment'),
   api('PATCH', `${EXPERIMENTS}/:id`, 'experiments.update', 'experiment', 'json', S.ExperimentWrite),
   api('PUT', `${EXPERIMENTS}/:id`, 'experiments.update', 'experiment', 'json', S.ExperimentWrite),
   api('DELETE', `${EXPERIMENTS}/:id`, 'experiments.delete', 'experiment'),
   api('GET', `${EXPERIMENTS}/:id/results`, 'experiments.results', 'experiment'),
+  api('GET', `${EXPERIMENTS}/:id/activity`, 'experiments.activity', 'experiment'),
   // Cohorts
   api('GET', COHORTS, 'cohorts.list', 'cohort'),
   api('POST', COHORTS, 'cohorts.create', 'cohort', 'json', S.CohortWrite),

@@ -1,8 +1,9 @@
 // The experiments API over HTTP: create (with a new flag or an existing multivariate one), validation errors,
-// list / retrieve / PATCH / soft delete, the refused hard delete, the `experiment` key scope, the flag's
-// `experiment_set`; and results end to end: posthog-node evaluates the experiment's flag for 200 users and sends
-// its `$feature_flag_called` events, conversions follow at a seeded rate per variant, and the results count
-// exactly what was sent, carry the statistics, and pass the sample-ratio check; a skewed split is flagged.
+// list / retrieve / PATCH / soft delete, the refused hard delete, the `experiment` key scope, the activity log,
+// edit permissions through the flag, the flag's `experiment_set`; and results end to end: posthog-node evaluates
+// the experiment's flag for 200 users and sends its `$feature_flag_called` events, conversions follow at a seeded
+// rate per variant, and the results count exactly what was sent, carry the statistics, and pass the sample-ratio
+// check; a skewed split is flagged.
 import t from 'tap';
 import { PostHog } from 'posthog-node';
 import { PROJECT_KEY, quillForFile } from '../helpers/quill.js';
@@ -238,10 +239,24 @@ t.test('results end to end: posthog-node exposures, seeded conversions, statisti
   t.equal(count.baseline.sum, sent.control.purchases, 'math total counts events');
   t.equal(count.variant_results[0].sum, sent.test.purchases);
 
+  // Results come through the analyses' cache: the same answer again without a scan, until refresh=true, a change
+  // of the experiment, or a new event of the project.
+  // Each worker thread keeps its own cache, and requests go to either: within three more asks one is a hit.
+  t.equal(r.is_cached, false, 'the first answer was computed');
+  const asks = [];
+  for (let i = 0; i < 3; i++) asks.push((await server.api.get(`${url}results/`)).body);
+  const hit = asks.find((a) => a.is_cached === true);
+  t.ok(hit, `asked again: from the cache (${asks.map((a) => a.is_cached).join(', ')})`);
+  t.same(hit?.metrics, r.metrics, 'the same answer');
+  t.equal((await server.api.get(`${url}results/?refresh=true`)).body.is_cached, false, 'refresh=true recomputes');
+  await batch([{ event: 'unrelated', distinct_id: 'cache-buster', properties: {} }]);
+  t.equal((await server.api.get(`${url}results/`)).body.is_cached, false, 'a newly applied event of the project makes it stale');
+
   // The same data, frequentist.
   t.equal((await server.api.patch(url, { stats_config: { method: 'frequentist' } })).status, 200);
   const freq = await server.api.get(`${url}results/`);
   t.equal(freq.body.stats_method, 'frequentist');
+  t.equal(freq.body.is_cached, false, 'a change of the experiment makes it stale');
   t.match(freq.body.metrics[0].variant_results[0], { key: 'test', p_value: Number, confidence_interval: Array, significant: Boolean });
   t.ok(freq.body.metrics[0].variant_results[0].p_value < 0.05, `p = ${freq.body.metrics[0].variant_results[0].p_value}`);
   t.equal(freq.body.metrics[0].sequential, null, 'no planned sample size: no sequential intervals');
@@ -399,4 +414,37 @@ t.test('results with CUPED (stats_config.cuped.lookback_days): pre-exposure cova
   t.equal(plain.body.metrics[0].cuped, null);
   t.equal(plain.body.metrics[0].baseline.sum, expected.control.y);
   t.notOk('covariate' in plain.body.metrics[0].baseline);
+});
+
+t.test('activity log, and edits only by users who may change the flag', async (t) => {
+  const created = await server.api.post(EXP, { name: 'Logged', feature_flag_key: 'logged-exp' });
+  t.equal(created.status, 201);
+  const id = created.body.id;
+  t.equal((await server.api.patch(`${EXP}${id}/`, { description: 'why', start_date: '2026-11-01T00:00:00Z' })).status, 200);
+  t.equal((await server.api.patch(`${EXP}${id}/`, { description: 'why' })).status, 200, 'a PATCH that changes nothing');
+  const log = await server.api.get(`${EXP}${id}/activity/`);
+  t.equal(log.status, 200);
+  t.same(log.body.results.map((e: any) => e.activity), ['updated', 'created'], 'newest first; no entry for a PATCH that changed nothing');
+  t.match(log.body.results[0], { scope: 'Experiment', item_id: String(id), user: { email: 'admin@quill.local' }, detail: { name: 'Logged' } });
+  t.same(log.body.results[0].detail.changes.map((c: any) => c.field).sort(), ['description', 'start_date']);
+  t.match(log.body.results[0].detail.changes.find((c: any) => c.field === 'description'), { type: 'Experiment', action: 'changed', before: '', after: 'why' });
+  t.ok((await server.api.get(`${EXP}activity/`)).body.results.some((e: any) => e.item_id === String(id)), 'the project-wide experiments log has it');
+  t.equal((await server.api.get(`${EXP}987654/activity/`)).status, 404);
+
+  // Role access as flags have it: with the organization on "view only", a member cannot change the experiment.
+  const member = await server.api.post('/api/organizations/@current/members/', { email: 'analyst@example.com', first_name: 'Ana' });
+  t.equal(member.status, 201);
+  const ana = server.api.withKey(member.body.personal_api_key);
+  t.equal((await ana.patch(`${EXP}${id}/`, { description: 'by ana' })).status, 200, 'default "can always edit"');
+  t.equal((await server.api.patch('/api/organizations/@current/', { feature_flags_access_level: 21 })).status, 200);
+  try {
+    const denied = await ana.patch(`${EXP}${id}/`, { description: 'again' });
+    t.equal(denied.status, 403);
+    t.same(denied.body, { type: 'authentication_error', code: 'permission_denied', detail: "You don't have edit permissions for this experiment's feature flag.", attr: null });
+    t.equal((await ana.post(EXP, { name: 'Hijack', feature_flag_key: 'logged-exp' })).status, 403, 'nor start another experiment on that flag');
+    t.equal((await ana.get(`${EXP}${id}/`)).status, 200, 'reading stays open');
+    t.equal((await server.api.patch(`${EXP}${id}/`, { description: 'by the admin' })).status, 200, 'an admin still may');
+  } finally {
+    await server.api.patch('/api/organizations/@current/', { feature_flags_access_level: 37 });
+  }
 });

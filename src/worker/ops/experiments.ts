@@ -15,8 +15,9 @@ import { replicate } from '../replication.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
-import { logActivity } from './activity-log.js';
-import { answering } from './insights.js';
+import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { canEditFlag } from './flag-permissions.js';
+import { answering, cached } from './insights.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
 
 const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -251,7 +252,11 @@ export const createExperiment: OpHandler = async (item, rt) => {
   const now = nowIso();
   const experiment = await rt.meta.write(() => {
     let flag = rt.meta.flagsOf(projectId).find((f) => f.key === key && !f.deleted);
-    if (flag) checkExperimentFlag(flag);
+    if (flag) {
+      checkExperimentFlag(flag);
+      // An experiment takes over its flag's rollout: only a user who may change the flag may run one on it.
+      if (!canEditFlag(rt.meta, user, flag)) throw Errors.permissionDenied("You don't have edit permissions for this experiment's feature flag.");
+    }
     else {
       // A soft-deleted flag holding the key gives it up, as the flags API does.
       for (const old of rt.meta.flagsOf(projectId)) if (old.key === key) rt.meta.flags.remove([projectId, old.id]);
@@ -276,22 +281,33 @@ export const createExperiment: OpHandler = async (item, rt) => {
       stats_config: statsConfig, archived: body.archived === true, deleted: false, created_by: user.id, created_at: now, updated_at: now,
     };
     rt.meta.experiments.put([projectId, record.id], record);
+    logActivity(rt.meta, {
+      project_id: projectId, user_id: user.id, activity: 'created', scope: 'Experiment', item_id: String(record.id),
+      detail: { changes: null, merge: null, trigger: null, name: record.name, short_id: null, type: null },
+    });
     return record;
   });
   await replicate(rt, { projectId });
   return json(201, serializeExperiment(rt.meta, experiment));
 };
 
+/** The fields whose changes the activity log records. */
+const LOGGED_FIELDS = ['name', 'description', 'parameters', 'metrics', 'metrics_secondary', 'exposure_criteria', 'stats_config',
+  'start_date', 'end_date', 'conclusion', 'conclusion_comment', 'archived', 'deleted'] as const;
+
 export const updateExperiment: OpHandler = async (item, rt) => {
   const projectId = projectIdOf(item);
   const id = intParam(item, 'id');
   const body = bodyOf(item);
+  const user = userOf(rt.meta, principalOf(item).userId);
   if (body.feature_flag_key !== undefined) {
     const before = experimentOf(rt.meta, projectId, id);
     if (body.feature_flag_key !== before.feature_flag_key) throw invalid('feature_flag_key', "Can't update the feature flag of an experiment.");
   }
   const experiment = await rt.meta.write(() => {
     const before = experimentOf(rt.meta, projectId, id);
+    const flag = rt.meta.flags.get([projectId, before.feature_flag_id]);
+    if (flag && !canEditFlag(rt.meta, user, flag)) throw Errors.permissionDenied("You don't have edit permissions for this experiment's feature flag.");
     const next: Experiment = { ...before };
     if (body.name !== undefined) next.name = text(body.name, 'name', true);
     if (body.description !== undefined) next.description = text(body.description, 'description', false);
@@ -307,14 +323,31 @@ export const updateExperiment: OpHandler = async (item, rt) => {
     if (body.archived !== undefined) next.archived = Boolean(body.archived);
     if (body.deleted !== undefined) next.deleted = Boolean(body.deleted);
     if (next.start_date !== null && next.end_date !== null && next.end_date < next.start_date) throw invalid('end_date', 'The end date must be after the start date.');
+    const changes = changesBetween('Experiment', before as unknown as Record<string, unknown>, next as unknown as Record<string, unknown>, LOGGED_FIELDS);
+    if (changes.length === 0) return before;
     next.updated_at = nowIso();
     rt.meta.experiments.put([projectId, id], next);
+    logActivity(rt.meta, {
+      project_id: projectId, user_id: user.id, activity: !before.deleted && next.deleted ? 'deleted' : 'updated', scope: 'Experiment',
+      item_id: String(id), detail: { changes, merge: null, trigger: null, name: next.name, short_id: null, type: null },
+    });
     return next;
   });
   // The flag's experiment_set changes with a (un)delete.
   if (body.deleted !== undefined) await replicate(rt, { projectId });
   return json(200, serializeExperiment(rt.meta, experiment));
 };
+
+export const experimentActivity: OpHandler = (item, rt) => {
+  const projectId = projectIdOf(item);
+  const id = intParam(item, 'id');
+  experimentOf(rt.meta, projectId, id);
+  const entries = activityOf(rt.meta, projectId, (e) => e.scope === 'Experiment' && e.item_id === String(id));
+  return json(200, activityPage(rt.meta, entries, item.meta));
+};
+
+export const allExperimentsActivity: OpHandler = (item, rt) =>
+  json(200, activityPage(rt.meta, activityOf(rt.meta, projectIdOf(item), (e) => e.scope === 'Experiment'), item.meta));
 
 /** Hard delete is not allowed, as for flags and cohorts: PATCH `deleted: true` soft-deletes. */
 export const deleteExperiment: OpHandler = (item, rt) => {
@@ -438,7 +471,12 @@ export const experimentResults: OpHandler = async (item, rt) => {
   const projectId = projectIdOf(item);
   const experiment = experimentOf(rt.meta, projectId, intParam(item, 'id'));
   const scope = await resultsScopeOf(rt, projectId, experiment, Date.now());
-  return answering(async () => {
+  // Through the worker's result cache, like every analysis: fresh until an event of the project is applied, the
+  // experiment or its flag changes, or the hour turns (an open experiment's window ends now); `refresh=true` recomputes.
+  const flag = rt.meta.flags.get([projectId, experiment.feature_flag_id]);
+  const key = JSON.stringify(['experiment_results', experiment.id, experiment.updated_at, flag?.version ?? null, Math.floor(scope.now / 3_600_000)]);
+  const refresh = ['true', '1', 'force_blocking'].includes(String(item.meta.query.refresh ?? '').toLowerCase());
+  return answering(async () => json(200, await cached(rt, projectId, key, refresh, async () => {
     // Every metric's scan finds the same exposures (the same rule over the same window): the first one's are kept;
     // without a metric, the exposure scan runs alone.
     let exposures: ExperimentData | null = null;
@@ -461,7 +499,7 @@ export const experimentResults: OpHandler = async (item, rt) => {
     } catch (e) {
       if (!(e instanceof ExperimentInputError)) throw e;
     }
-    return json(200, {
+    return {
       experiment_id: experiment.id,
       feature_flag_key: experiment.feature_flag_key,
       status: statusOf(experiment),
@@ -472,7 +510,6 @@ export const experimentResults: OpHandler = async (item, rt) => {
       srm,
       metrics: primary,
       metrics_secondary: secondary,
-      last_refresh: new Date(scope.now).toISOString(),
-    });
-  });
+    };
+  })));
 };

@@ -70,6 +70,8 @@ export const OPS: Record<string, OpHandler> = {
   'experiments.update': experiments.updateExperiment,
   'experiments.delete': experiments.deleteExperiment,
   'experiments.results': experiments.experimentResults,
+  'experiments.activity': experiments.experimentActivity,
+  'experiments.all_activity': experiments.allExperimentsActivity,
   'insights.list': savedInsights.listInsights,
   'insights.create': savedInsights.createInsight,
   'insights.retrieve': savedInsights.retrieveInsight,
