@@ -1,6 +1,7 @@
 // The console in a real browser: Debian's Chromium driven by playwright-core against the real server. Signs in
 // through the form (a wrong password refused first), renders every page with no console errors (screenshots in
-// test-artifacts/console/), creates a flag through the form and reads it back through posthog-node's /flags/,
+// test-artifacts/console/), creates a flag through the form and reads it back through posthog-node's /flags/, runs
+// an experiment made in the form (start, exposures over time, the lift interval, the SRM warning, conclude),
 // watches an event captured by posthog-node arrive on the live page and on its person's page, reads a trends chart
 // of a known dataset from the page (points, values, the persons of a point), saves it to the dashboard, and shows
 // that the browser's own cookie cannot write without the CSRF token.
@@ -172,6 +173,57 @@ function suite(): void {
     const stored = await api.get('/api/projects/@current/feature_flags/?search=console-made');
     t.equal(stored.body.results[0].active, false, 'the list toggle switched it off');
     t.notOk(await sdk.getFeatureFlag('console-made', 'acme-user', { personProperties: { email: 'jo@acme.io' } }), 'inactive now: not served as enabled');
+    t.same(take(), []);
+  });
+
+  t.test('an experiment made in the form starts, shows its exposures over time, the lift interval and the SRM warning, and is concluded', async (t) => {
+    await page.goto(url(`/project/${projectId}/experiments`));
+    await page.getByRole('button', { name: 'New experiment' }).click();
+    await page.waitForSelector('[data-testid=experiment-form]');
+    await page.fill('input[name=name]', 'Checkout test');
+    await page.fill('input[name=feature_flag_key]', 'console-checkout');
+    await page.fill('input[name=metric_events]', 'purchase');
+    await page.click('[data-testid=experiment-form] button[type=submit]');
+    await page.waitForURL(/\/experiments\/\d+$/);
+    const id = Number(/\/experiments\/(\d+)$/.exec(page.url())![1]);
+    const stored = await api.get(`/api/projects/@current/experiments/${id}/`);
+    t.match(stored.body, { name: 'Checkout test', feature_flag_key: 'console-checkout', status: 'draft', metrics: [{ metric_type: 'funnel', series: [{ event: 'purchase' }] }] });
+    t.match(await page.textContent('[data-testid=experiment-status]'), /draft/);
+
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=experiment-status]')?.textContent?.includes('running'));
+    const started = (await api.get(`/api/projects/@current/experiments/${id}/`)).body.start_date;
+    t.ok(started, 'Start set start_date');
+
+    // 200 exposed to control and 100 to test (a 50/50 flag: a sample-ratio mismatch), a third of test converting;
+    // all within the second after the start, and asked for once that second is over (the window ends now).
+    const now = Date.parse(started) + 1;
+    const batch = [];
+    for (let i = 0; i < 300; i++) {
+      const variant = i < 200 ? 'control' : 'test';
+      const at = new Date(now + i).toISOString();
+      batch.push(event(`exp-user-${i}`, '$feature_flag_called', { $feature_flag: 'console-checkout', $feature_flag_response: variant }, { timestamp: at }));
+      if (i % 10 === 0 || (variant === 'test' && i % 3 === 0)) batch.push(event(`exp-user-${i}`, 'purchase', {}, { timestamp: new Date(now + 400 + i).toISOString() }));
+    }
+    t.equal((await sendBatch(q.base, batch)).status, 200);
+    await new Promise((r) => setTimeout(r, Math.max(0, now + 1500 - Date.now())));
+    await page.reload();
+    await page.waitForSelector('[data-testid=experiment-results] [data-testid=experiment-metric]');
+    t.match(await page.textContent('[data-testid=exposures-chart] figcaption'), /control: 200.*test: 100/, 'cumulative exposures per variant');
+    t.ok(await page.isVisible('[data-testid=srm-warning]'), 'the skewed split is flagged');
+    const interval = page.locator('[data-testid=lift-interval]');
+    t.equal(await interval.count(), 1, 'one interval: test against control');
+    t.match(await interval.getAttribute('aria-label'), /^lift between -?\d+\.\d% and -?\d+\.\d%$/);
+    await shot('experiment-running');
+
+    await page.getByLabel('conclusion', { exact: true }).selectOption('won');
+    await page.getByLabel('conclusion comment').fill('test converts better');
+    await page.getByRole('button', { name: 'Conclude' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=experiment-status]')?.textContent?.includes('concluded: won'));
+    t.match((await api.get(`/api/projects/@current/experiments/${id}/`)).body, { status: 'stopped', conclusion: 'won', conclusion_comment: 'test converts better', end_date: String });
+    await page.goto(url(`/project/${projectId}/experiments`));
+    await page.waitForSelector('[data-testid=experiment-list]');
+    t.match(await page.textContent('[data-testid=experiment-list]'), /Checkout test.*console-checkout.*stopped/s);
     t.same(take(), []);
   });
 

@@ -224,6 +224,12 @@ t.test('results end to end: posthog-node exposures, seeded conversions, statisti
   const r = res.body;
   t.same(r.exposures, { control: users('control').length, test: users('test').length }, 'exposures per variant = users per variant');
   t.equal(r.stats_method, 'bayesian');
+  const perDay = r.exposures_timeline;
+  t.ok(perDay.days.length >= 1 && perDay.days.every((d: string) => !Number.isNaN(Date.parse(d))), `${perDay.days.length} days in the exposures timeline`);
+  for (const key of ['control', 'test']) {
+    t.equal(perDay.counts[key].length, perDay.days.length);
+    t.equal(perDay.counts[key].reduce((a: number, b: number) => a + b, 0), r.exposures[key], `${key}: first exposures per day add up to its exposures`);
+  }
   t.equal(r.srm.flagged, false, `an even split is not flagged (p = ${r.srm.p_value})`);
 
   const [f, m] = r.metrics;

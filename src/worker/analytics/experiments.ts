@@ -23,6 +23,14 @@ import { reduceEverywhere, registerReducer, type Matcher, type PersonEvents, typ
 
 /** Mask bits are 32: variants plus funnel steps must fit. */
 export const MAX_MATCHERS = 32;
+const DAY_MS = 86_400_000;
+/** The exposures per day cover at most this many days (a longer window counts its later days in the last one). */
+export const MAX_TIMELINE_DAYS = 3_660;
+
+/** Days in the window [from, to] (ms, inclusive), for the exposures per day. */
+export function timelineDays(from: number, to: number): number {
+  return Math.min(MAX_TIMELINE_DAYS, Math.max(1, Math.floor((to - from) / DAY_MS) + 1));
+}
 
 export interface ExposureSpec {
   /** null: `$feature_flag_called` for the flag, the variant in `$feature_flag_response`. */
@@ -51,6 +59,8 @@ export interface VariantData {
 
 export interface ExperimentData {
   variants: VariantData[];
+  /** First exposures per variant and day of the window (day k = [from + k days, from + k + 1 days)). */
+  exposuresByDay: number[][];
   /** Persons whose exposure events named several variants and were left out (`exclude`). */
   excluded_multiple_variants: number;
 }
@@ -65,6 +75,8 @@ interface Params {
   start: number;
   /** CUPED: the covariate is the metric's value over this many ms before each person's exposure; 0 = none. */
   lookbackMs: number;
+  /** Days of the window, for the exposures per day. */
+  days: number;
 }
 
 interface Partial {
@@ -76,6 +88,7 @@ interface Partial {
   sumX: number[];
   sumX2: number[];
   sumXY: number[];
+  daily: number[][];
 }
 
 function experimentReducer(raw: unknown): SequenceReducer<Partial> {
@@ -88,6 +101,7 @@ function experimentReducer(raw: unknown): SequenceReducer<Partial> {
       exposures: new Array<number>(V).fill(0), sum: new Array<number>(V).fill(0), sumSq: new Array<number>(V).fill(0),
       steps: Array.from({ length: V }, () => new Array<number>(p.steps).fill(0)), excluded: 0,
       sumX: new Array<number>(V).fill(0), sumX2: new Array<number>(V).fill(0), sumXY: new Array<number>(V).fill(0),
+      daily: Array.from({ length: V }, () => new Array<number>(p.days).fill(0)),
     }),
     add(into, e: PersonEvents) {
       let first = -1;
@@ -107,6 +121,7 @@ function experimentReducer(raw: unknown): SequenceReducer<Partial> {
       const v = 31 - Math.clz32(firstBits & -firstBits);
       into.exposures[v]!++;
       const since = e.ts[first]!;
+      into.daily[v]![Math.min(p.days - 1, Math.floor((since - p.start) / DAY_MS))]!++;
       if (p.metric === 'mean') {
         const bit = 1 << V;
         // The person's value over [from, to) of their events: count, sum or mean of the property.
@@ -154,6 +169,7 @@ function experimentReducer(raw: unknown): SequenceReducer<Partial> {
         into.sumX[v]! += other.sumX[v]!;
         into.sumX2[v]! += other.sumX2[v]!;
         into.sumXY[v]! += other.sumXY[v]!;
+        for (let d = 0; d < p.days; d++) into.daily[v]![d]! += other.daily[v]![d]!;
       }
       into.excluded += other.excluded;
     },
@@ -199,6 +215,7 @@ export async function experimentData(
   const params: Params = {
     variants: variants.length, metric: metric?.type ?? 'none', math: metric?.type === 'mean' ? metric.math : 'total',
     steps, firstSeen: exposure.multipleVariantHandling === 'first_seen', start: from, lookbackMs: lookback,
+    days: timelineDays(from, to),
   };
   const r = await reduceEverywhere<Partial>(rt, spec, ctx.scan, { kind: 'experiment', params });
   return {
@@ -207,6 +224,7 @@ export async function experimentData(
       ...(metric?.type === 'funnel' ? { step_counts: r.steps[v]! } : {}),
       ...(lookback > 0 ? { covariate: { sum: r.sumX[v]!, sum_squares: r.sumX2[v]!, sum_product: r.sumXY[v]! } } : {}),
     })),
+    exposuresByDay: r.daily,
     excluded_multiple_variants: r.excluded,
   };
 }

@@ -506,6 +506,11 @@ export const experimentResults: OpHandler = async (item, rt) => {
       date_range: { date_from: new Date(scope.from).toISOString(), date_to: new Date(scope.to).toISOString() },
       stats_method: scope.method,
       exposures: Object.fromEntries(counts.map((c) => [c.key, c.exposures])),
+      // First exposures per day of the window (UTC days from start_date), per variant: the console draws them.
+      exposures_timeline: {
+        days: exposures.exposuresByDay[0]?.map((_, d) => new Date(scope.from + d * 86_400_000).toISOString()) ?? [],
+        counts: Object.fromEntries(scope.keys.map((k, v) => [k, exposures!.exposuresByDay[v] ?? []])),
+      },
       excluded_multiple_variants: exposures.excluded_multiple_variants,
       srm,
       metrics: primary,
