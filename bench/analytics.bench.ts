@@ -5,7 +5,8 @@
 // stickiness, funnels, paths, and SQL (a HogQLQuery count-by-day and DAU against DuckDB's same SQL); the query API's
 // insight kinds against the legacy endpoints for the same questions (times and answers). Actions: a
 // trend over a three-step action (URL regex, autocapture text, plain event) beside the same trend over one event
-// name, both against DuckDB. Also reported: the load (acknowledged and end-to-end events/s), the scan layout (bytes
+// name, both against DuckDB. An experiment's results over the dataset beside a trend of the same event (Quill
+// alone; bench/lib/experiment-case.ts). Also reported: the load (acknowledged and end-to-end events/s), the scan layout (bytes
 // per event, the time a restart takes to open them) and Quill's memory while
 // answering. One JSON document on stdout (and in bench/results/analytics-latest.json), progress on stderr.
 //
@@ -21,6 +22,7 @@ import { commit, machine } from './lib/machine.js';
 import { PERSONAL_KEY, PROJECT_KEY, RESULTS_DIR } from './lib/paths.js';
 import { memoryMb, round1, round2 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
+import { experimentBesideTrend } from './lib/experiment-case.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { hogqlCases, hogqlValues } from './lib/hogql-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
@@ -289,6 +291,9 @@ for (const [name, load] of loads) {
   isolation.push(entry);
 }
 
+// Last, since it adds events DuckDB does not have: an experiment over the dataset beside the same metric as a trend.
+const experiment = await experimentBesideTrend(quill.base, opts, REPEATS, log);
+
 // A restart on the loaded data directory: until the server answers (open blocks read back, logs replayed).
 await quill.stop();
 const restartStarted = performance.now();
@@ -312,6 +317,7 @@ const report = {
   hogql: sqlAnswers,
   query_kinds_against_legacy: queryKinds,
   isolation,
+  experiment,
   all_answers_equal: !failed,
 };
 const text = JSON.stringify(report, null, 2);
