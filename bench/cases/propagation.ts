@@ -5,15 +5,12 @@
  */
 import type { BenchContext, CaseResult } from '../lib/context.js';
 import { PERSON_DISTINCT_ID } from '../lib/flag-fixtures.js';
-import { round2 } from '../lib/proc-stats.js';
+import { percentile, round2 } from '../lib/proc-stats.js';
 
 const KEY = 'bench-propagation';
 const CHANGES = 20;
 const BURST = 64;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 export async function runPropagation(ctx: BenchContext): Promise<CaseResult> {
   const FF = '/api/projects/@current/feature_flags/';

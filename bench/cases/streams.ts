@@ -9,7 +9,7 @@
  * streams and the front's memory for them; and the flags load with the streams and changes beside the same load
  * on the same server without them (the flags floor: 10k req/s, p99 25 ms).
  */
-import { round2 } from '../lib/proc-stats.js';
+import { percentile, round2 } from '../lib/proc-stats.js';
 import type { BenchContext, CaseResult } from '../lib/context.js';
 import { PERSON_DISTINCT_ID } from '../lib/flag-fixtures.js';
 import { PERSONAL_KEY, PROJECT_KEY } from '../lib/paths.js';
@@ -22,9 +22,6 @@ const CHANGE_EVERY_MS = 500;
 const PROBE_KEY = 'bench-stream-probe';
 const FF = '/api/projects/@current/feature_flags/';
 
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 export async function runStreams(ctx: BenchContext): Promise<CaseResult[]> {
   const total = Number(process.env.QUILL_BENCH_STREAMS ?? 10_000);

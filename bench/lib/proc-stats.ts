@@ -190,3 +190,8 @@ export function round1(n: number): number {
 export function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
+
+/** The value at percentile `p` (0-100) of ascending `sorted` values (nearest rank, rounding down); NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

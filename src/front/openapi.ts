@@ -365,6 +365,54 @@ class ParameterComponents {
   }
 }
 
+const JSON_TEXT = (what: string) => `${what}, as JSON text (URL-encoded)`;
+const PROPERTY_FILTERS = query('properties', JSON_TEXT('PostHog property filters: a list of {key, value, operator, type}, or an AND/OR group'));
+
+/** Filters of the lists, as the handlers read them (src/worker/ops). */
+const LIST_FILTERS: Record<string, JsonObject[]> = {
+  'flags.list': [query('search', 'Part of the key or name'), query('active', 'true or false')],
+  'persons.list': [
+    query('search', 'Part of an e-mail, name or distinct id'), query('distinct_id', 'The person with this distinct id'),
+    query('email', 'The persons with this email property'), query('uuid', 'The person with this uuid'),
+    query('cohort', 'A cohort id: its members only'), PROPERTY_FILTERS, query('format', 'csv: the rows as CSV'),
+  ],
+  'events.list': [
+    query('event', 'One event name'), query('distinct_id', 'One distinct id'), query('person_id', 'The events of one person (id or uuid)'),
+    query('after', 'Events at or after this time (ISO 8601, or relative such as -24h)'), query('before', 'Events before this time'),
+    PROPERTY_FILTERS, query('orderBy', JSON_TEXT('["timestamp"] (ascending) or ["-timestamp"] (newest first, the default)')),
+    query('select', JSON_TEXT('Columns to answer instead of events (a documented subset of HogQL expressions)')),
+    query('where', JSON_TEXT('Conditions on the selected columns')), query('format', 'csv: the rows as CSV'),
+  ],
+  'event_definitions.list': [
+    query('search', 'Part of the name'),
+    query('event_type', 'event (default), event_custom, event_posthog, action_event or all', { type: 'string', enum: ['event', 'event_custom', 'event_posthog', 'action_event', 'all'] }),
+  ],
+  'actions.list': [query('search', 'Part of the name'), query('format', 'csv: the rows as CSV')],
+  'experiments.list': [
+    query('search', 'Part of the name'), query('archived', 'true or false'),
+    query('status', 'draft, running, stopped or all', { type: 'string', enum: ['draft', 'running', 'stopped', 'all'] }),
+  ],
+};
+
+/** The legacy insight endpoints and the persons behind a point: they read the filter parameters below (GET). */
+const FILTERED_ANALYSES: ReadonlySet<string> = new Set([
+  'insights.trend', 'insights.retention', 'insights.funnel', 'insights.path', 'insights.correlation',
+  'persons.trends', 'persons.funnel', 'persons.path', 'persons.retention', 'persons.lifecycle', 'persons.stickiness', 'persons.correlation',
+]);
+
+/** PostHog's legacy filter parameters, which every insight endpoint and the persons behind a point read. */
+const ANALYSIS_FILTERS: JsonObject[] = [
+  query('events', JSON_TEXT('Series of events: [{id, math, math_property, properties, order, …}]')),
+  query('actions', JSON_TEXT('Series of actions: [{id, type: "actions", math, …}]')),
+  query('date_from', 'Start: a date, an ISO time or relative (-7d, -1mStart, all)'), query('date_to', 'End, the same forms (default now)'),
+  query('interval', 'hour, day, week or month', { type: 'string', enum: ['hour', 'day', 'week', 'month'] }),
+  PROPERTY_FILTERS, query('filter_test_accounts', "true applies the project's test-account filters"),
+  query('breakdown', 'A property to break the series down by (or a cohort id list)'), query('breakdown_type', 'event, person, group or cohort'),
+  query('insight', 'TRENDS, LIFECYCLE, STICKINESS, FUNNELS, RETENTION or PATHS where the endpoint serves several'),
+  query('display', 'How the answer is shaped, e.g. ActionsLineGraph, ActionsLineGraphCumulative, BoldNumber, ActionsTable'),
+  query('refresh', 'true: compute again instead of answering from the cache'),
+];
+
 function parametersOf(route: RouteDef, paged: boolean): JsonObject[] {
   const params: JsonObject[] = [];
   for (const match of route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
@@ -388,6 +436,8 @@ function parametersOf(route: RouteDef, paged: boolean): JsonObject[] {
     params.push(query('limit', 'Page size (at most 1,000)', { type: 'integer', minimum: 1 }));
     params.push(query('offset', 'Rows to skip', { type: 'integer', minimum: 0 }));
   }
+  params.push(...(LIST_FILTERS[route.op] ?? []));
+  if (FILTERED_ANALYSES.has(route.op) && route.method === 'GET') params.push(...ANALYSIS_FILTERS);
   if (isAnalysis(route.op)) params.push(query('timeout', 'Seconds: lowers the time budget for this request (never above QUILL_QUERY_TIMEOUT_S)', { type: 'number', exclusiveMinimum: 0 }));
   if (route.body === 'raw' && route.method !== 'GET' && route.op !== 'fault') {
     params.push({ name: 'Content-Encoding', in: 'header', required: false, description: 'gzip or deflate when the body is compressed', schema: STRING });
@@ -525,10 +575,10 @@ export function openApiDocument(routes: readonly RouteDef[], info: DescriptionIn
         'management API its SDKs and console use. This description is generated from the route table at start-up. ' +
         'Every path also answers with a trailing slash (PostHog\'s form). Public routes read the project API key ' +
         '(ProjectApiKey); private routes take a personal API key with the scope listed on each operation, or the ' +
-        "console's session cookie. Errors have PostHog's body `{type, code, detail, attr}`. Not described: query " +
-        'parameters of lists and analyses beyond paging (PostHog\'s legacy filter parameters), and the shape of a ' +
-        'few answers (roles, role access, experiment results, correlation, property values and timelines), which ' +
-        'are documented as JSON objects.',
+        "console's session cookie. Errors have PostHog's body `{type, code, detail, attr}`. Lists document their " +
+        'filters and the insight endpoints PostHog\'s common legacy filter parameters (each kind reads more of ' +
+        'them: funnel_window_days, retention_type, path_type, …). The shape of a few answers (roles, role access, ' +
+        'experiment results, correlation, property values and timelines) is documented as a JSON object.',
     },
     tags: [...new Set(routes.map((r) => tagOf(r.op)))].sort().map((name) => ({ name })),
     paths: pathsJson,

@@ -51,11 +51,11 @@ export const Errors = {
   invalidPersonalApiKey: () =>
     new ApiError(401, 'authentication_error', 'invalid_personal_api_key', 'Invalid Personal API key.'),
   invalidApiKey: () =>
-    new ApiError(401, 'authentication_error', 'invalid_api_key', 'Project API key invalid. You can find your project API key in PostHog project settings.'),
+    new ApiError(401, 'authentication_error', 'invalid_api_key', 'Project API key invalid. You can find your project API key in the Quill console under Settings (/console/), or in what Quill printed at its first start.'),
   missingApiKey: () =>
-    new ApiError(401, 'authentication_error', 'missing_api_key', 'API key not provided. You can find your project API key in PostHog project settings.'),
+    new ApiError(401, 'authentication_error', 'missing_api_key', 'API key not provided. You can find your project API key in the Quill console under Settings (/console/), or in what Quill printed at its first start.'),
   noApiKey: () =>
-    new ApiError(401, 'authentication_error', 'no_api_key', 'No API key provided. You can find your project API key in PostHog project settings.'),
+    new ApiError(401, 'authentication_error', 'no_api_key', 'No API key provided. You can find your project API key in the Quill console under Settings (/console/), or in what Quill printed at its first start.'),
 
   /** A console session cookie that is unknown, signed out or expired. */
   sessionExpired: () => new ApiError(401, 'authentication_error', 'not_authenticated', 'Your session has expired or you signed out. Sign in again.'),

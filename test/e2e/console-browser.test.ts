@@ -1,7 +1,8 @@
 // The console in a real browser: Debian's Chromium driven by playwright-core against the real server. Signs in
 // through the form (a wrong password refused first), renders every page with no console errors (screenshots in
 // test-artifacts/console/), creates a flag through the form and reads it back through posthog-node's /flags/, runs
-// an experiment made in the form (start, exposures over time, the lift interval, the SRM warning, conclude),
+// an experiment made in the form (start, exposures over time, the lift interval, the SRM warning, conclude), copies
+// the project key from the settings page and makes, uses and revokes a scoped personal key,
 // watches an event captured by posthog-node arrive on the live page and on its person's page, reads a trends chart
 // of a known dataset from the page (points, values, the persons of a point), saves it to the dashboard, and shows
 // that the browser's own cookie cannot write without the CSRF token.
@@ -129,7 +130,8 @@ function suite(): void {
       ['paths', `/project/${projectId}/insights/paths`, '[data-testid=paths-page]'],
       ['dashboard', `/project/${projectId}/dashboard`, '[data-testid=dashboard-page]'],
       ['health', `/project/${projectId}/health`, '[data-testid=health-rate][data-rendered=true]'],
-      ['account', '/account', '[data-testid=account-page]'],
+      ['settings', `/project/${projectId}/settings`, '[data-testid=settings-form]'],
+      ['account', '/account', '[data-testid=account-page] [data-testid=key-list]'],
     ];
     for (const [name, path, ready] of pages) {
       await page.goto(url(path));
@@ -224,6 +226,51 @@ function suite(): void {
     await page.goto(url(`/project/${projectId}/experiments`));
     await page.waitForSelector('[data-testid=experiment-list]');
     t.match(await page.textContent('[data-testid=experiment-list]'), /Checkout test.*console-checkout.*stopped/s);
+    t.same(take(), []);
+  });
+
+  t.test('settings: the project key is copied and accepted by /flags/; a scoped personal key is made, works, and is refused once revoked', async (t) => {
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: q.base });
+    await page.goto(url(`/project/${projectId}/settings`));
+    await page.waitForSelector('[data-testid=settings-form]');
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    t.equal(copied, PROJECT_KEY, 'the clipboard holds the project API key');
+    const flags = await fetch(`${q.base}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: copied, distinct_id: 'settings-visitor' }) });
+    t.equal(flags.status, 200, '/flags/ accepts the copied key');
+    await flags.arrayBuffer();
+
+    await page.selectOption('select[name=timezone]', 'Europe/Paris');
+    // Ten years: the known dataset (2024) stays.
+    await page.fill('input[name=event_retention_days]', '3650');
+    await page.click('[data-testid=settings-form] button[type=submit]');
+    await page.waitForSelector('[data-testid=settings-form] [role=status]');
+    t.match((await api.get('/api/projects/@current/')).body, { timezone: 'Europe/Paris', event_retention_days: 3650 }, 'saved through PATCH /api/projects/:id/');
+    // Put the project back: the other tests read dates in UTC.
+    t.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC', event_retention_days: null })).status, 200);
+    t.match(await page.textContent('[data-testid=member-list]'), /admin@quill\.local/);
+
+    await page.goto(url('/account'));
+    await page.waitForSelector('[data-testid=personal-keys]');
+    await page.fill('input[name=key_label]', 'console key');
+    await page.fill('input[name=key_scopes]', 'feature_flag:raed');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    t.match(await page.textContent('[data-testid=personal-keys] [role=alert]'), /Invalid scope: feature_flag:raed/, 'a mistyped scope is named before any request');
+    await page.fill('input[name=key_scopes]', 'feature_flag:read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.textContent('[data-testid=new-key] code');
+    t.match(shown, /^phx_/, 'the new key is shown once');
+    const scoped = api.withKey(shown!);
+    t.equal((await scoped.get('/api/projects/@current/feature_flags/')).status, 200, 'it reads flags');
+    t.equal((await scoped.get('/api/projects/@current/persons/')).status, 403, 'and nothing its scopes do not name');
+    await page.waitForFunction(() => /console key.*feature_flag:read/s.test(document.querySelector('[data-testid=key-list]')?.textContent ?? ''));
+    t.pass('the list shows the new key with its scope');
+
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'revoke console key' }).click();
+    await page.waitForFunction(() => !document.querySelector('[data-testid=key-list]')?.textContent?.includes('console key'));
+    t.equal((await scoped.get('/api/projects/@current/feature_flags/')).status, 401, 'refused once revoked');
     t.same(take(), []);
   });
 

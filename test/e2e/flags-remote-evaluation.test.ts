@@ -115,7 +115,7 @@ t.test('errors', async (t) => {
   t.match(noKey.body, { type: 'authentication_error', code: 'no_api_key' });
   const badKey = await post('/flags/?v=2', { token: 'phc_wrong', distinct_id: 'x' });
   t.equal(badKey.status, 401);
-  t.same(badKey.body, { type: 'authentication_error', code: 'invalid_api_key', detail: 'Project API key invalid. You can find your project API key in PostHog project settings.', attr: null });
+  t.same(badKey.body, { type: 'authentication_error', code: 'invalid_api_key', detail: 'Project API key invalid. You can find your project API key in the Quill console under Settings (/console/), or in what Quill printed at its first start.', attr: null });
   const malformed = await post('/decide/', '{"token":', { 'content-type': 'application/json' });
   t.equal(malformed.status, 400);
   t.match(malformed.body, { type: 'validation_error', code: 'malformed_data' });

@@ -73,7 +73,7 @@ t.test('token places', async (t) => {
 t.test('error answers and skipped events', async (t) => {
   const bad = await raw('/capture/', JSON.stringify({ api_key: 'phc_nope', event: 'x', distinct_id: 'y' }));
   t.equal(bad.status, 401);
-  t.same(await bad.json(), { type: 'authentication_error', code: 'invalid_api_key', detail: 'Project API key invalid. You can find your project API key in PostHog project settings.', attr: null });
+  t.same(await bad.json(), { type: 'authentication_error', code: 'invalid_api_key', detail: 'Project API key invalid. You can find your project API key in the Quill console under Settings (/console/), or in what Quill printed at its first start.', attr: null });
   const missing = await raw('/batch/', JSON.stringify({ batch: [{ event: 'x', distinct_id: 'y' }] }));
   t.equal(missing.status, 401);
   t.match(await missing.json(), { type: 'authentication_error', code: 'missing_api_key', attr: null });

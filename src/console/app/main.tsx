@@ -19,6 +19,7 @@ import { CohortsPage, CohortPage } from './pages/cohorts';
 import { DefinitionsPage } from './pages/definitions';
 import { InsightsPage } from './pages/insights';
 import { AccountPage } from './pages/account';
+import { SettingsPage } from './pages/settings';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 
@@ -117,6 +118,7 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/insights/:kind`}>{(a: { kind: string }) => <InsightsPage {...p} kind={a.kind} />}</Route>
         <Route path={`${base}/dashboard`}>{() => <DashboardPage {...p} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
+        <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
         <Route>{() => <Redirect to={`${base}/events`} replace />}</Route>
       </Switch>
     </Layout>

@@ -15,7 +15,7 @@ import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userRefById } from './accounts.js';
-import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { changesBetween, logActivity, scopeActivityPage } from './activity-log.js';
 import { answering } from './insights.js';
 import { answer } from './persons/person-view.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
@@ -184,12 +184,10 @@ export const actionActivity: OpHandler = (item, rt) => {
   const id = intParam(item, 'id');
   rt.meta.env.resetReadTxn();
   actionOf(rt.meta, team, id);
-  const entries = activityOf(rt.meta, team, (e) => e.scope === 'Action' && e.item_id === String(id));
-  return json(200, activityPage(rt.meta, entries, item.meta));
+  return json(200, scopeActivityPage(rt.meta, team, 'Action', id, item.meta));
 };
 
 export const allActionsActivity: OpHandler = (item, rt) => {
-  const team = projectIdOf(item);
   rt.meta.env.resetReadTxn();
-  return json(200, activityPage(rt.meta, activityOf(rt.meta, team, (e) => e.scope === 'Action'), item.meta));
+  return json(200, scopeActivityPage(rt.meta, projectIdOf(item), 'Action', null, item.meta));
 };

@@ -72,3 +72,9 @@ export function activityPage(meta: MetaStore, entries: ActivityEntry[], req: Req
     total_count: entries.length,
   };
 }
+
+/** The activity page of one scope (`FeatureFlag`, `Action`, `Experiment`…): of one item, or of all (`itemId` null). */
+export function scopeActivityPage(meta: MetaStore, projectId: number, scope: string, itemId: number | null, req: RequestMeta): object {
+  const item = itemId === null ? null : String(itemId);
+  return activityPage(meta, activityOf(meta, projectId, (e) => e.scope === scope && (item === null || e.item_id === item)), req);
+}

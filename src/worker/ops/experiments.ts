@@ -15,7 +15,7 @@ import { replicate } from '../replication.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
-import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { changesBetween, logActivity, scopeActivityPage } from './activity-log.js';
 import { canEditFlag } from './flag-permissions.js';
 import { answering, cached } from './insights.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
@@ -342,12 +342,11 @@ export const experimentActivity: OpHandler = (item, rt) => {
   const projectId = projectIdOf(item);
   const id = intParam(item, 'id');
   experimentOf(rt.meta, projectId, id);
-  const entries = activityOf(rt.meta, projectId, (e) => e.scope === 'Experiment' && e.item_id === String(id));
-  return json(200, activityPage(rt.meta, entries, item.meta));
+  return json(200, scopeActivityPage(rt.meta, projectId, 'Experiment', id, item.meta));
 };
 
 export const allExperimentsActivity: OpHandler = (item, rt) =>
-  json(200, activityPage(rt.meta, activityOf(rt.meta, projectIdOf(item), (e) => e.scope === 'Experiment'), item.meta));
+  json(200, scopeActivityPage(rt.meta, projectIdOf(item), 'Experiment', null, item.meta));
 
 /** Hard delete is not allowed, as for flags and cohorts: PATCH `deleted: true` soft-deletes. */
 export const deleteExperiment: OpHandler = (item, rt) => {

@@ -12,7 +12,7 @@ import { replicate } from '../replication.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
-import { activityOf, activityPage, changesBetween, logActivity } from './activity-log.js';
+import { changesBetween, logActivity, scopeActivityPage } from './activity-log.js';
 import { experimentSetOf } from './experiments.js';
 import { canEditFlag } from './flag-permissions.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
@@ -251,12 +251,8 @@ export const flagActivity: OpHandler = (item, rt) => {
   const projectId = projectIdOf(item);
   const id = intParam(item, 'id');
   flagOf(rt.meta, projectId, id);
-  const entries = activityOf(rt.meta, projectId, (e) => e.scope === 'FeatureFlag' && e.item_id === String(id));
-  return json(200, activityPage(rt.meta, entries, item.meta));
+  return json(200, scopeActivityPage(rt.meta, projectId, 'FeatureFlag', id, item.meta));
 };
 
-export const allFlagsActivity: OpHandler = (item, rt) => {
-  const projectId = projectIdOf(item);
-  const entries = activityOf(rt.meta, projectId, (e) => e.scope === 'FeatureFlag');
-  return json(200, activityPage(rt.meta, entries, item.meta));
-};
+export const allFlagsActivity: OpHandler = (item, rt) =>
+  json(200, scopeActivityPage(rt.meta, projectIdOf(item), 'FeatureFlag', null, item.meta));

@@ -13,6 +13,7 @@ export const NAV: [string, string][] = [
   ['insights', 'Insights'],
   ['dashboard', 'Dashboard'],
   ['health', 'Health'],
+  ['settings', 'Settings'],
 ];
 
 export function Layout(props: { projectId: number; children: ComponentChildren }) {
