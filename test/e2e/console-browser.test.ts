@@ -1,6 +1,7 @@
 // The console in a real browser: Debian's Chromium driven by playwright-core against the real server. Signs in
 // through the form (a wrong password refused first), renders every page with no console errors (screenshots in
-// test-artifacts/console/), creates a flag through the form and reads it back through posthog-node's /flags/, runs
+// test-artifacts/console/), creates a flag through the form (Match by lists only the project's group types) and
+// reads it back through posthog-node's /flags/ (the list's active switch asks first), runs
 // an experiment made in the form (start, exposures over time, the lift interval, the SRM warning, conclude), copies
 // the project key from the settings page and makes, uses and revokes a scoped personal key,
 // watches an event captured by posthog-node arrive on the live page and on its person's page, reads a trends chart
@@ -12,6 +13,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
 import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
 
@@ -143,8 +145,16 @@ function suite(): void {
   });
 
   t.test('a flag created through the form is served by /flags/ to posthog-node', async (t) => {
-    await page.goto(url(`/project/${projectId}/flags/new`));
+    const definitionsLoaded = () => page.waitForResponse((r) => r.url().includes('/feature_flags/local_evaluation/'));
+    await Promise.all([definitionsLoaded(), page.goto(url(`/project/${projectId}/flags/new`))]);
     await page.waitForSelector('[data-testid=flag-form]');
+    t.equal(await page.getByLabel('aggregation').count(), 0, 'no "Match by" while the project has no group types');
+    // An event with $groups gives the project a group type: the form offers it by name.
+    t.equal((await sendBatch(q.base, [event('group-member', 'joined', { $groups: { company: 'acme' } })])).status, 200);
+    await eventually('the group type company', async () => Object.values((await api.get('/api/projects/@current/feature_flags/local_evaluation/')).body.group_type_mapping).includes('company'));
+    await Promise.all([definitionsLoaded(), page.goto(url(`/project/${projectId}/flags/new`))]);
+    await page.waitForSelector('[aria-label=aggregation] option:text("company")', { state: 'attached' });
+    t.same(await page.locator('[aria-label=aggregation] option').allTextContents(), ['Users', 'company'], '"Match by" lists the project\'s group types');
     await page.fill('input[name=key]', 'console-made');
     await page.fill('input[name=name]', 'Made in the console');
     const condition = page.locator('[data-testid=condition]').first();
@@ -170,8 +180,15 @@ function suite(): void {
     t.same(await sdk.getFeatureFlagPayload('console-made', 'acme-user', undefined, { personProperties: { email: 'jo@acme.io' } }), { color: 'green' });
 
     await page.goto(url(`/project/${projectId}/flags`));
+    t.match(await page.textContent('[data-flag=console-made]'), /100% of users matching 1 condition/, 'the list says what the release is');
     const toggle = page.getByLabel('active console-made');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/feature_flags/')), toggle.uncheck()]);
+    // A live flag is switched only after a confirmation: dismissed, nothing changes.
+    page.once('dialog', (d) => void d.dismiss());
+    await toggle.click();
+    t.equal(await toggle.isChecked(), true, 'dismissed: still on');
+    t.equal((await api.get('/api/projects/@current/feature_flags/?search=console-made')).body.results[0].active, true);
+    page.once('dialog', (d) => void d.accept());
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/feature_flags/')), toggle.click()]);
     const stored = await api.get('/api/projects/@current/feature_flags/?search=console-made');
     t.equal(stored.body.results[0].active, false, 'the list toggle switched it off');
     t.notOk(await sdk.getFeatureFlag('console-made', 'acme-user', { personProperties: { email: 'jo@acme.io' } }), 'inactive now: not served as enabled');
@@ -388,7 +405,9 @@ function suite(): void {
     await page.waitForSelector('[data-testid=point-person]');
     t.same(await page.locator('[data-testid=point-person]').allTextContents(), ['probe-0@example.com'], 'who converted');
     await shot('funnel-persons', false);
-    await page.getByLabel('Close').click();
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[role=dialog]', { state: 'detached' });
+    t.pass('Escape closes the dialog');
     await page.getByLabel('insight name').fill('Sign-up funnel');
     await page.getByRole('button', { name: 'Save insight' }).click();
     await page.waitForURL(/\/insights\/saved\/\d+$/);

@@ -1,6 +1,6 @@
 /** Small building blocks shared by the pages. */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { valueText } from '../lib/format';
 
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren; testId?: string }) {
@@ -25,6 +25,12 @@ export function Loading({ when }: { when: boolean }) {
 }
 
 export function Modal(props: { title: string; onClose(): void; children: ComponentChildren }) {
+  // Escape closes the dialog, as everywhere else.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && props.onClose();
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [props.onClose]);
   return (
     <div class="modal-backdrop" onClick={(e) => e.target === e.currentTarget && props.onClose()}>
       <div class="modal" role="dialog" aria-label={props.title}>

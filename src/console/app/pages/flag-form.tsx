@@ -1,5 +1,5 @@
 /**
- * Create or edit a flag: key, description, release conditions (property, cohort and flag-dependency filters with a
+ * Create or edit a flag: key, name, release conditions (property, cohort and flag-dependency filters with a
  * rollout percentage and an optional variant override, each with its blast radius), multivariate variants,
  * payloads, group aggregation, a holdout, experience continuity; its activity history; soft delete. The filters
  * are checked in the page by the very validator the API runs (src/domain/flags/validate.ts), then by the API.
@@ -79,6 +79,9 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
   const loaded = useGet<Flag>(isNew ? null : `${base}/${flagId}/`);
   const cohorts = useGet<Paginated<{ id: number; name: string }>>(`/api/projects/${projectId}/cohorts/?limit=500`);
   const flags = useGet<Paginated<Flag>>(`${base}/?limit=500`);
+  // The project's group types (index → name) are in its local-evaluation definitions: "Match by" offers only those.
+  const definitions = useGet<{ group_type_mapping: Record<string, string> }>(`${base}/local_evaluation/`);
+  const groupTypes = Object.entries(definitions.data?.group_type_mapping ?? {}).sort(([a], [b]) => Number(a) - Number(b));
   const [tab, setTab] = useState<(typeof TABS)[number]>('Overview');
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [error, setError] = useState<string | null>(null);
@@ -136,18 +139,23 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
         <form class="flag-form" data-testid="flag-form" onSubmit={save}>
           <div class="grid2">
             <Field label="Key"><input name="key" required value={draft.key} onInput={(e) => set({ key: e.currentTarget.value })} /></Field>
-            <Field label="Description"><input name="name" value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} /></Field>
+            <Field label="Name" hint="What the flag is for (PostHog's UI calls it the description)."><input name="name" value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} /></Field>
           </div>
           <div class="checks">
             <label><input type="checkbox" name="active" checked={draft.active} onChange={(e) => set({ active: e.currentTarget.checked })} /> Enabled</label>
             <label><input type="checkbox" checked={draft.ensure_experience_continuity} onChange={(e) => set({ ensure_experience_continuity: e.currentTarget.checked })} /> Persist across authentication steps</label>
           </div>
-          <Field label="Match by" hint="Group flags roll out by group (e.g. company) instead of by person.">
-            <select aria-label="aggregation" value={draft.aggregation} onChange={(e) => set({ aggregation: e.currentTarget.value })}>
-              <option value="">Users</option>
-              {[0, 1, 2, 3, 4].map((i) => <option key={i} value={String(i)}>Group type {i}</option>)}
-            </select>
-          </Field>
+          {(groupTypes.length > 0 || draft.aggregation !== '') && (
+            <Field label="Match by" hint="Group flags roll out by group (e.g. company) instead of by person.">
+              <select aria-label="aggregation" value={draft.aggregation} onChange={(e) => set({ aggregation: e.currentTarget.value })}>
+                <option value="">Users</option>
+                {groupTypes.map(([index, name]) => <option key={index} value={index}>{name}</option>)}
+                {draft.aggregation !== '' && !groupTypes.some(([index]) => index === draft.aggregation) && (
+                  <option value={draft.aggregation}>Group type {draft.aggregation}</option>
+                )}
+              </select>
+            </Field>
+          )}
 
           <h2>Release conditions</h2>
           {draft.groups.map((g, i) => (
@@ -169,7 +177,7 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
                   </Field>
                 )}
                 <BlastRadius projectId={projectId} condition={g} aggregation={draft.aggregation} />
-                <button type="button" class="ghost danger" onClick={() => set({ groups: draft.groups.filter((_, j) => j !== i) })}>Remove condition</button>
+                <button type="button" class="ghost danger" onClick={() => set({ groups: draft.groups.filter((_, j) => j !== i) })}>Remove condition set</button>
               </div>
             </fieldset>
           ))}
@@ -219,7 +227,7 @@ function BlastRadius(props: { projectId: number; condition: Condition; aggregati
   const [answer, setAnswer] = useState<string | null>(null);
   return (
     <span class="blast">
-      <button type="button" class="ghost" onClick={async () => {
+      <button type="button" onClick={async () => {
         try {
           const r = await api.post<{ users_affected: number; total_users: number }>(`/api/projects/${props.projectId}/feature_flags/user_blast_radius/`, {
             condition: { properties: completeFilters(props.condition.properties), rollout_percentage: props.condition.rollout_percentage },
@@ -229,7 +237,7 @@ function BlastRadius(props: { projectId: number; condition: Condition; aggregati
         } catch (err) {
           setAnswer((err as Error).message);
         }
-      }}>Blast radius</button>
+      }}>Estimate blast radius</button>
       {answer && <span class="muted" data-testid="blast-radius"> {answer}</span>}
     </span>
   );

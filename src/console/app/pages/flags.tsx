@@ -34,7 +34,7 @@ export function FlagsPage({ projectId }: { projectId: number }) {
       {list.data && (
         <>
           <table class="list" data-testid="flag-list">
-            <thead><tr><th>Key</th><th>Description</th><th>Rollout</th><th>Updated</th><th>Active</th></tr></thead>
+            <thead><tr><th>Key</th><th>Name</th><th>Release</th><th>Updated</th><th>Active</th></tr></thead>
             <tbody>
               {list.data.results.map((f) => (
                 <tr key={f.id} data-flag={f.key}>
@@ -46,6 +46,11 @@ export function FlagsPage({ projectId }: { projectId: number }) {
                     <label class="switch">
                       <input type="checkbox" aria-label={`active ${f.key}`} checked={toggled[f.id] ?? f.active} onChange={async (e) => {
                         const active = e.currentTarget.checked;
+                        // A live flag changes for every user at once: ask first.
+                        if (!confirm(`${active ? 'Enable' : 'Disable'} ${f.key}? Every SDK gets the change at once.`)) {
+                          e.currentTarget.checked = !active;
+                          return;
+                        }
                         setError(null);
                         // Shown switched at once; undone if the API refuses.
                         setToggled((t) => ({ ...t, [f.id]: active }));
@@ -74,8 +79,11 @@ export function FlagsPage({ projectId }: { projectId: number }) {
 function summary(f: Flag): string {
   const groups = (f.filters?.groups ?? []) as { rollout_percentage?: number | null; properties?: unknown[] }[];
   const variants = f.filters?.multivariate?.variants?.length;
-  const conditions = groups.length === 1 && !(groups[0]!.properties ?? []).length
-    ? `${groups[0]!.rollout_percentage ?? 100}% of ${f.filters?.aggregation_group_type_index != null ? 'groups' : 'users'}`
-    : `${groups.length} condition${groups.length === 1 ? '' : 's'}`;
-  return variants ? `${conditions}, ${variants} variants` : conditions;
+  const who = f.filters?.aggregation_group_type_index != null ? 'groups' : 'users';
+  const one = (g: { rollout_percentage?: number | null; properties?: unknown[] }) => {
+    const n = (g.properties ?? []).length;
+    return `${g.rollout_percentage ?? 100}% of ${n === 0 ? who : `${who} matching ${n} condition${n === 1 ? '' : 's'}`}`;
+  };
+  const release = groups.length === 0 ? 'no release conditions' : groups.length === 1 ? one(groups[0]!) : `${groups.length} condition sets`;
+  return variants ? `${release}, ${variants} variants` : release;
 }
