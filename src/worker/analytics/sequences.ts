@@ -119,20 +119,30 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
       const valueCol = spec.valueColumn === null || pathItems ? null : block.dict(spec.valueColumn);
       const valueOf = valueCol ? valueCol.values.map((v) => (v === null ? -1 : idOf(valueIds, out.values, propertyText(v)))) : null;
       const nameOf = spec.names && names ? names.values.map((v) => idOf(nameIds, out.names, v as string)) : null;
+      // The matchers an event's name can satisfy, per dictionary code, so that a row of another event is skipped
+      // with one table read (most rows of a block are events no matcher names).
+      let anyEvent = 0;
+      const byCode = new Uint32Array((names?.values.length ?? 0) + 1);
+      let filtered = 0;
+      for (let m = 0; m < codes.length; m++) {
+        if (codes[m] === -1) continue;
+        if (codes[m] === 0) anyEvent |= 1 << m;
+        else byCode[codes[m]!]! |= 1 << m;
+        if (masks[m]) filtered |= 1 << m;
+      }
       grow(out, out.n + n);
       for (let i = 0; i < n; i++) {
+        let mask = nameCodes ? anyEvent | byCode[nameCodes[i]!]! : anyEvent;
+        if (mask === 0 && !spec.allEvents) continue;
         const t = ts[i]!;
         if (t < spec.from || t > spec.to) continue;
         if (global !== null && global[i] === 0) continue;
         const pid = persons[i]!;
         if (pid === 0) continue;
-        let mask = 0;
-        for (let m = 0; m < codes.length; m++) {
-          const code = codes[m]!;
-          if (code === -1 || (code !== 0 && nameCodes![i] !== code)) continue;
-          const f = masks[m];
-          if (f !== null && f !== undefined && f[i] === 0) continue;
-          mask |= 1 << m;
+        // Then each candidate matcher's own filter.
+        for (let bits = mask & filtered; bits !== 0; bits &= bits - 1) {
+          const m = 31 - Math.clz32(bits & -bits);
+          if (masks[m]![i] === 0) mask &= ~(1 << m);
         }
         if (mask === 0 && !spec.allEvents) continue;
         const k = out.n++;
@@ -202,33 +212,47 @@ function forgetStale(): void {
   for (const [id, c] of collected) if (now - c.at > FORGET_AFTER_MS) collected.delete(id);
 }
 
-/** A person's events in time order, as the reducers read them. */
+/**
+ * A person's events in time order, as the reducers read them: the first `n` entries of each array. The arrays are
+ * scratch space reused for the next person, so a reducer copies what it keeps.
+ */
 export interface PersonEvents {
   pid: number;
   n: number;
   ts: Float64Array;
   mask: Uint32Array;
-  /** Breakdown value text per event ('' = none). */
-  value: (number | -1)[];
+  /** Index into `values` per event (-1 = none). */
+  value: Int32Array;
   values: readonly string[];
   name: Int32Array;
   names: readonly string[];
 }
 
+/** Persons handed to `each` between two looks at the clock. */
+const PERSONS_PER_CLOCK_LOOK = 64;
+
 /**
  * Calls `each` with every person's events (time order) whose person `want` accepts; yields while it runs. Persons
- * are grouped by a counting sort on their ids (dense integers); a person's few events are then sorted by time.
+ * are grouped by a counting sort on their ids (dense integers); a person's few events are then sorted by time and
+ * copied into scratch arrays sized for the person with the most events (no allocation per person).
  */
 export async function forEachPerson(e: Events, want: (pid: number) => boolean, each: (p: PersonEvents) => void): Promise<void> {
   let maxPid = 0;
   for (let i = 0; i < e.n; i++) if (e.pid[i]! > maxPid) maxPid = e.pid[i]!;
   const starts = new Uint32Array(maxPid + 2);
   for (let i = 0; i < e.n; i++) starts[e.pid[i]! + 1]!++;
+  let most = 0;
+  for (let p = 1; p < starts.length; p++) if (starts[p]! > most) most = starts[p]!;
   for (let p = 1; p < starts.length; p++) starts[p]! += starts[p - 1]!;
   const order = new Uint32Array(e.n);
   const fill = starts.slice(0, maxPid + 1);
   for (let i = 0; i < e.n; i++) order[fill[e.pid[i]!]!++] = i;
+  const person: PersonEvents = {
+    pid: 0, n: 0, ts: new Float64Array(most), mask: new Uint32Array(most), value: new Int32Array(most), values: e.values,
+    name: new Int32Array(most), names: e.names,
+  };
   const slicer = new Slicer();
+  let handed = 0;
   for (let pid = 1; pid <= maxPid; pid++) {
     const from = starts[pid]!;
     const n = starts[pid + 1]! - from;
@@ -244,19 +268,17 @@ export async function forEachPerson(e: Events, want: (pid: number) => boolean, e
       }
       order[j + 1] = row;
     }
-    const ts = new Float64Array(n);
-    const mask = new Uint32Array(n);
-    const name = new Int32Array(n);
-    const value: number[] = new Array<number>(n);
     for (let k = 0; k < n; k++) {
       const row = order[from + k]!;
-      ts[k] = e.ts[row]!;
-      mask[k] = e.mask[row]!;
-      name[k] = e.name[row]!;
-      value[k] = e.value[row]!;
+      person.ts[k] = e.ts[row]!;
+      person.mask[k] = e.mask[row]!;
+      person.name[k] = e.name[row]!;
+      person.value[k] = e.value[row]!;
     }
-    each({ pid, n, ts, mask, value, values: e.values, name, names: e.names });
-    await slicer.pace();
+    person.pid = pid;
+    person.n = n;
+    each(person);
+    if (++handed % PERSONS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
   }
 }
 
