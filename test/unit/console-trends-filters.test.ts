@@ -39,9 +39,10 @@ t.test('lifecycle and stickiness: their insight, no breakdown or comparison; a l
   t.equal(trendsStateOf({ insight: 'FUNNELS' }).insight, 'TRENDS', 'another kind is not read as one of these');
 });
 
-t.test('series labels carry the breakdown value and the compare label', async (t) => {
+t.test('series labels: the breakdown group once, "none" for the group without a value, and the compare label', async (t) => {
   const base = { label: '$pageview', data: [], labels: [], days: [] };
   t.equal(seriesLabel(base), '$pageview');
-  t.equal(seriesLabel({ ...base, breakdown_value: 'Chrome', compare_label: 'previous' }), '$pageview · Chrome · previous');
-  t.equal(seriesLabel({ ...base, breakdown_value: '' }), '$pageview');
+  t.equal(seriesLabel({ ...base, label: '$pageview - Chrome', breakdown_value: 'Chrome', compare_label: 'previous' }), '$pageview - Chrome · previous', 'the value is not repeated');
+  t.equal(seriesLabel({ ...base, label: '$pageview - ', breakdown_value: '' }), '$pageview - none');
+  t.equal(seriesLabel({ ...base, label: '$pageview - Paying', breakdown_value: 7 }), '$pageview - Paying', 'a cohort: its name, not its id');
 });

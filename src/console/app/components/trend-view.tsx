@@ -20,7 +20,7 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
       {!props.compact && (
         <div class="scroll-x">
           <table class="list values" data-testid="trend-table">
-            <thead><tr><th>Series</th>{labels.map((l, i) => <th key={i}>{l}</th>)}<th>Total</th></tr></thead>
+            <thead><tr><th>Series</th>{labels.map((l, i) => <th key={i}>{l}</th>)}<th title="The sum of the row's values, as PostHog's table shows it: for unique users, a person active in several intervals counts once in each">Total (sum)</th></tr></thead>
             <tbody>
               {props.result.map((r, s) => (
                 <tr key={s} data-testid="trend-row">

@@ -92,9 +92,13 @@ export interface TrendResult {
   persons_urls?: { url: string }[];
 }
 
+/**
+ * A series' name as the page shows it: the answer's label already names a breakdown's group, as PostHog's does
+ * (`$pageview - Chrome`, `$pageview - Paying customers` for a cohort), so only the group without a value gets a
+ * word (`none`), and a compared period its name.
+ */
 export function seriesLabel(r: TrendResult): string {
-  const parts = [r.label];
-  if (r.breakdown_value !== undefined && r.breakdown_value !== null && r.breakdown_value !== '') parts.push(String(r.breakdown_value));
-  if (r.compare_label) parts.push(r.compare_label);
-  return parts.join(' · ');
+  const empty = r.breakdown_value === null || r.breakdown_value === '';
+  const label = empty && r.label.endsWith(' - ') ? `${r.label}none` : r.label;
+  return r.compare_label ? `${label} · ${r.compare_label}` : label;
 }

@@ -58,7 +58,7 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
           )}
           {kind === 'TRENDS' && (
             <>
-              <Field label="Breakdown by">
+              <Field label="Breakdown by" hint={state.breakdownType === 'person' ? 'A person property is read as it was at each event (as PostHog does), so one person can appear under several values.' : undefined}>
                 <span class="row tight">
                   <select aria-label="breakdown type" value={state.breakdownType} onChange={(e) => set({ breakdownType: e.currentTarget.value as 'event' | 'person' })}>
                     <option value="event">event property</option>
