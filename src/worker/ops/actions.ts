@@ -15,7 +15,7 @@ import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userRefById } from './accounts.js';
-import { changesBetween, logActivity, scopeActivityPage } from './activity-log.js';
+import { activityEndpoints, changesBetween, logActivity } from './activity-log.js';
 import { answering } from './insights.js';
 import { answer } from './persons/person-view.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
@@ -179,15 +179,6 @@ export const deleteAction: OpHandler = (item, rt) => {
     'Hard delete of an action is not allowed. Use PATCH with {"deleted": true} to delete it.');
 };
 
-export const actionActivity: OpHandler = (item, rt) => {
-  const team = projectIdOf(item);
-  const id = intParam(item, 'id');
-  rt.meta.env.resetReadTxn();
-  actionOf(rt.meta, team, id);
-  return json(200, scopeActivityPage(rt.meta, team, 'Action', id, item.meta));
-};
-
-export const allActionsActivity: OpHandler = (item, rt) => {
-  rt.meta.env.resetReadTxn();
-  return json(200, scopeActivityPage(rt.meta, projectIdOf(item), 'Action', null, item.meta));
-};
+const actionActivityEndpoints = activityEndpoints('Action', (rt, team, id) => actionOf(rt.meta, team, id));
+export const actionActivity = actionActivityEndpoints.item;
+export const allActionsActivity = actionActivityEndpoints.all;

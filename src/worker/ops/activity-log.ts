@@ -8,7 +8,9 @@ import type { ActivityChange, ActivityEntry } from '../../domain/model.js';
 import type { RequestMeta } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
 import { MAX_LIMIT, urlWith } from '../pagination.js';
-import { nowIso } from './types.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { json } from '../reply.js';
+import { intParam, nowIso, projectIdOf, type OpHandler } from './types.js';
 
 /** Canonical JSON (sorted keys) so that key order never counts as a change. */
 function canonical(v: unknown): string {
@@ -73,8 +75,25 @@ export function activityPage(meta: MetaStore, entries: ActivityEntry[], req: Req
   };
 }
 
-/** The activity page of one scope (`FeatureFlag`, `Action`, `Experiment`…): of one item, or of all (`itemId` null). */
-export function scopeActivityPage(meta: MetaStore, projectId: number, scope: string, itemId: number | null, req: RequestMeta): object {
-  const item = itemId === null ? null : String(itemId);
-  return activityPage(meta, activityOf(meta, projectId, (e) => e.scope === scope && (item === null || e.item_id === item)), req);
+/**
+ * The two activity endpoints of a scope (`FeatureFlag`, `Action`, `Experiment`…): `item` answers one item's log
+ * once `exists` found the item (it throws the 404), `all` every item's of the project. Both read the newest
+ * committed state (a write on another worker is seen at once).
+ */
+export function activityEndpoints(scope: string, exists: (rt: WorkerRuntime, projectId: number, id: number) => void): { item: OpHandler; all: OpHandler } {
+  const page = (rt: WorkerRuntime, projectId: number, itemId: number | null, req: RequestMeta) => {
+    rt.meta.env.resetReadTxn();
+    const wanted = itemId === null ? null : String(itemId);
+    return activityPage(rt.meta, activityOf(rt.meta, projectId, (e) => e.scope === scope && (wanted === null || e.item_id === wanted)), req);
+  };
+  return {
+    item: (item, rt) => {
+      const projectId = projectIdOf(item);
+      const id = intParam(item, 'id');
+      rt.meta.env.resetReadTxn();
+      exists(rt, projectId, id);
+      return json(200, page(rt, projectId, id, item.meta));
+    },
+    all: (item, rt) => json(200, page(rt, projectIdOf(item), null, item.meta)),
+  };
 }

@@ -15,7 +15,7 @@ import { replicate } from '../replication.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
-import { changesBetween, logActivity, scopeActivityPage } from './activity-log.js';
+import { activityEndpoints, changesBetween, logActivity } from './activity-log.js';
 import { canEditFlag } from './flag-permissions.js';
 import { answering, cached } from './insights.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
@@ -338,15 +338,9 @@ export const updateExperiment: OpHandler = async (item, rt) => {
   return json(200, serializeExperiment(rt.meta, experiment));
 };
 
-export const experimentActivity: OpHandler = (item, rt) => {
-  const projectId = projectIdOf(item);
-  const id = intParam(item, 'id');
-  experimentOf(rt.meta, projectId, id);
-  return json(200, scopeActivityPage(rt.meta, projectId, 'Experiment', id, item.meta));
-};
-
-export const allExperimentsActivity: OpHandler = (item, rt) =>
-  json(200, scopeActivityPage(rt.meta, projectIdOf(item), 'Experiment', null, item.meta));
+const experimentActivityEndpoints = activityEndpoints('Experiment', (rt, projectId, id) => experimentOf(rt.meta, projectId, id));
+export const experimentActivity = experimentActivityEndpoints.item;
+export const allExperimentsActivity = experimentActivityEndpoints.all;
 
 /** Hard delete is not allowed, as for flags and cohorts: PATCH `deleted: true` soft-deletes. */
 export const deleteExperiment: OpHandler = (item, rt) => {
@@ -396,6 +390,8 @@ interface ResultsScope {
   planned: number | undefined;
   /** `stats_config.cuped.lookback_days` in ms (Quill's option; mean metrics), 0 without. */
   cupedLookbackMs: number;
+  /** The flag's version: its split decides the answer too (the results cache key). */
+  flagVersion: number;
 }
 
 /**
@@ -416,6 +412,7 @@ export async function resultsScopeOf(rt: WorkerRuntime, projectId: number, exper
   return {
     experiment, keys, from, to, now,
     split: variants.map((v) => ({ key: v.key, rollout_percentage: v.rollout_percentage })),
+    flagVersion: flag!.version,
     method: experiment.stats_config.method === 'frequentist' ? 'frequentist' : 'bayesian',
     exposure: exposureSpecOf(experiment.exposure_criteria),
     planned: typeof experiment.parameters.recommended_sample_size === 'number' && experiment.parameters.recommended_sample_size > 0
@@ -472,8 +469,7 @@ export const experimentResults: OpHandler = async (item, rt) => {
   const scope = await resultsScopeOf(rt, projectId, experiment, Date.now());
   // Through the worker's result cache, like every analysis: fresh until an event of the project is applied, the
   // experiment or its flag changes, or the hour turns (an open experiment's window ends now); `refresh=true` recomputes.
-  const flag = rt.meta.flags.get([projectId, experiment.feature_flag_id]);
-  const key = JSON.stringify(['experiment_results', experiment.id, experiment.updated_at, flag?.version ?? null, Math.floor(scope.now / 3_600_000)]);
+  const key = JSON.stringify(['experiment_results', experiment.id, experiment.updated_at, scope.flagVersion, Math.floor(scope.now / 3_600_000)]);
   const refresh = ['true', '1', 'force_blocking'].includes(String(item.meta.query.refresh ?? '').toLowerCase());
   return answering(async () => json(200, await cached(rt, projectId, key, refresh, async () => {
     // Every metric's scan finds the same exposures (the same rule over the same window): the first one's are kept;

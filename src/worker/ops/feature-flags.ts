@@ -12,7 +12,7 @@ import { replicate } from '../replication.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { userOf, userRefById } from './accounts.js';
-import { changesBetween, logActivity, scopeActivityPage } from './activity-log.js';
+import { activityEndpoints, changesBetween, logActivity } from './activity-log.js';
 import { experimentSetOf } from './experiments.js';
 import { canEditFlag } from './flag-permissions.js';
 import { bodyOf, intParam, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
@@ -247,12 +247,6 @@ export const remoteConfigPayload: OpHandler = (item, rt) => {
   return json(200, payloads?.true || null);
 };
 
-export const flagActivity: OpHandler = (item, rt) => {
-  const projectId = projectIdOf(item);
-  const id = intParam(item, 'id');
-  flagOf(rt.meta, projectId, id);
-  return json(200, scopeActivityPage(rt.meta, projectId, 'FeatureFlag', id, item.meta));
-};
-
-export const allFlagsActivity: OpHandler = (item, rt) =>
-  json(200, scopeActivityPage(rt.meta, projectIdOf(item), 'FeatureFlag', null, item.meta));
+const flagActivityEndpoints = activityEndpoints('FeatureFlag', (rt, projectId, id) => flagOf(rt.meta, projectId, id));
+export const flagActivity = flagActivityEndpoints.item;
+export const allFlagsActivity = flagActivityEndpoints.all;
