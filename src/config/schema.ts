@@ -34,6 +34,13 @@ export const ConfigSchema = Type.Object({
   crashBackoff: Type.Boolean({ description: 'QUILL_CRASH_BACKOFF: a worker that died 3 times within a minute is replaced after a growing delay (1 s … 30 s); 0 replaces it at once (the worker-crash soak, which is a crash loop on purpose)' }),
   watchdogS: Type.Number({ description: 'QUILL_WATCHDOG_S: a worker whose event loop has not turned for this long is reported stalled and gets no new flag or API requests while another worker is healthy', exclusiveMinimum: 0 }),
   queryQueue: Type.Integer({ description: 'QUILL_QUERY_QUEUE: analyses and queries waiting per worker beyond which requests get 429', minimum: 0 }),
+  clickhouseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_CLICKHOUSE_URL: export every event, person and group to this ClickHouse server (http:// or https://; off when unset)' }),
+  clickhouseUser: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_CLICKHOUSE_USER: ClickHouse user (the server\'s default when unset)' }),
+  clickhousePassword: Type.Union([Type.String(), Type.Null()], { description: 'QUILL_CLICKHOUSE_PASSWORD: password of that user' }),
+  clickhouseDatabase: Type.String({ description: 'QUILL_CLICKHOUSE_DATABASE: database of the exported tables (created if missing)', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+  clickhouseCluster: Type.Union([Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Null()], { description: 'QUILL_CLICKHOUSE_CLUSTER: a cluster name: sharded, replicated tables with Distributed tables over them, as PostHog creates them' }),
+  clickhouseLagPolicy: Type.Union([Type.Literal('fall_behind'), Type.Literal('backpressure')], { description: 'QUILL_CLICKHOUSE_LAG_POLICY: past QUILL_CLICKHOUSE_MAX_LAG events not yet exported by a shard, fall_behind keeps ingesting; backpressure answers new requests to that shard 503 with Retry-After' }),
+  clickhouseMaxLag: Type.Integer({ description: 'QUILL_CLICKHOUSE_MAX_LAG: events of one shard not yet exported beyond which the lag policy acts', minimum: 1 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -69,4 +76,11 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   queryQueue: 'QUILL_QUERY_QUEUE',
   watchdogS: 'QUILL_WATCHDOG_S',
   crashBackoff: 'QUILL_CRASH_BACKOFF',
+  clickhouseUrl: 'QUILL_CLICKHOUSE_URL',
+  clickhouseUser: 'QUILL_CLICKHOUSE_USER',
+  clickhousePassword: 'QUILL_CLICKHOUSE_PASSWORD',
+  clickhouseDatabase: 'QUILL_CLICKHOUSE_DATABASE',
+  clickhouseCluster: 'QUILL_CLICKHOUSE_CLUSTER',
+  clickhouseLagPolicy: 'QUILL_CLICKHOUSE_LAG_POLICY',
+  clickhouseMaxLag: 'QUILL_CLICKHOUSE_MAX_LAG',
 };

@@ -91,6 +91,8 @@ export const Errors = {
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
   shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
   /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
+  exportBehind: (retryAfterS: number) =>
+    new ApiError(503, 'server_error', 'export_behind', `Quill's export to ClickHouse is behind; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
   overloaded: (retryAfterS: number) =>
     new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
 } as const;

@@ -102,6 +102,21 @@ export class WorkerMetrics {
       new SnapshotMetric('quill_worker_start_timestamp_seconds', 'When each worker thread started (a replaced thread shows a new time).', 'gauge', () =>
         [{ labels: { worker: rt.index }, value: this.startedAt }]),
     ];
+    if (rt.export) {
+      const exporters = () => rt.export!.shardStats();
+      const perExporter = (read: (s: ReturnType<typeof exporters>[number]) => number) => (): Sample[] =>
+        exporters().map((s) => ({ labels: { shard: s.shard }, value: read(s) }));
+      metrics.push(
+        new SnapshotMetric('quill_export_events_total', 'Events exported to ClickHouse since start, by the shard whose ingest log held them.', 'counter', perExporter((s) => s.rows)),
+        new SnapshotMetric('quill_export_lag_events', 'Events logged by a shard and not yet in ClickHouse (since start).', 'gauge', perExporter((s) => s.lagEvents)),
+        new SnapshotMetric('quill_export_lag_seconds', 'How long the oldest event logged by a shard and not yet in ClickHouse has waited.', 'gauge', perExporter((s) => s.lagSeconds)),
+        new SnapshotMetric('quill_export_failures_total', 'Failed export attempts (each retried with the same batch), by shard.', 'counter', perExporter((s) => s.failures)),
+      );
+      if (rt.index === 0) {
+        metrics.push(new SnapshotMetric('quill_export_person_changes_lag', 'Person and group changes not yet exported to ClickHouse.', 'gauge', () =>
+          [{ labels: {}, value: rt.export!.personStats()?.lagChanges ?? 0 }], 'first'));
+      }
+    }
     if (rt.index === 0) {
       // Process-wide figures, reported once (by worker 0) so that merging workers does not add them up.
       metrics.push(

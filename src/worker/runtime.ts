@@ -19,6 +19,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { PersonCreatedAt } from './analytics/person-created-at.js';
 import { WorkerMetrics } from './metrics.js';
 import { RetentionJob } from './retention.js';
+import { ExportService } from './export/export-service.js';
 
 export type PeerHandler = (rt: WorkerRuntime, msg: PeerMessage, from: number) => Promise<unknown>;
 
@@ -45,6 +46,8 @@ export class WorkerRuntime {
   readonly metrics: WorkerMetrics;
   /** How many analyses run at once here (src/worker/query-gate.ts). */
   readonly queries: QueryGate;
+  /** The ClickHouse export (src/worker/export/), when QUILL_CLICKHOUSE_URL is set. */
+  readonly export: ExportService | null;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -59,10 +62,13 @@ export class WorkerRuntime {
     this.meta = new MetaStore(config.dataDir);
     this.cache = new ProjectCache(this.meta);
     this.persons = new PersonStore(config.dataDir, (teamsAndIds) => shared.personsChanged(teamsAndIds), (team, id) => shared.personWriting(team, id));
+    // Before any write: the export must see every person change from the first one on.
+    if (config.clickhouseUrl !== null) this.persons.exportChanges();
     this.personCache = new PersonCache(this.persons, shared);
     this.personCreatedAt = new PersonCreatedAt(this.persons, shared);
     this.ingest = new IngestService(this, this.persons);
     this.retention = new RetentionJob(this);
+    this.export = config.clickhouseUrl !== null ? new ExportService(this) : null;
     this.queries = new QueryGate(config.queryConcurrency, config.queryQueue);
     this.metrics = new WorkerMetrics(this);
     onLargeTransaction((env, txnId, callbacks, seconds) =>
@@ -107,6 +113,7 @@ export class WorkerRuntime {
    */
   async close(opts: { fatal?: boolean } = {}): Promise<void> {
     await this.retention.close();
+    await this.export?.close();
     await this.ingest.close(opts);
     this.pacer.close();
     this.peers.close();

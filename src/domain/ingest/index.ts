@@ -37,3 +37,4 @@ export { isUuid, PERSON_UUID_NAMESPACE, personUuid, uuidv5, uuidv7 } from './uui
 export { isIllegalDistinctId } from './illegal-ids.js';
 export { applyPersonUpdates, deepEqual, personProfileMode, personUpdatesOf } from './person-properties.js';
 export { elementsChainFromElements, elementsChainFromRecords, parseElementsChain } from './elements-chain.js';
+export { addGroupIndexes } from './group-properties.js';

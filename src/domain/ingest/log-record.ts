@@ -37,17 +37,18 @@ export function recordUuid(event: NormalizedEvent | null, raw: unknown): RecordU
 }
 
 /**
- * The project and the events of a record, normalised exactly as when it was acknowledged. With `keep`, only the
+ * The project and the events of a record, normalised exactly as when it was acknowledged, and when it was received
+ * (NaN for records of the first format). With `keep`, only the
  * events whose distinct id it accepts (a shard takes its own): the others are not normalised at all.
  */
 export function decodeLogRecord(
   payload: Uint8Array,
   keep?: (team: number, distinctId: string) => boolean,
-): { team: number; events: NormalizedEvent[] } {
+): { team: number; events: NormalizedEvent[]; receivedAt: number } {
   const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (bytes.toString('latin1', 0, HEADER_PREFIX.length) !== HEADER_PREFIX) {
     const { t, e } = JSON.parse(bytes.toString('utf8')) as { t: number; e: NormalizedEvent[] };
-    return { team: t, events: keep ? e.filter((event) => keep(t, event.distinct_id)) : e };
+    return { team: t, events: keep ? e.filter((event) => keep(t, event.distinct_id)) : e, receivedAt: NaN };
   }
   const newline = bytes.indexOf(NEWLINE);
   const header = JSON.parse(bytes.toString('utf8', 0, newline)) as { t: number; c: NormalizeContext; u: RecordUuid[] };
@@ -63,5 +64,5 @@ export function decodeLogRecord(
     if (uuid !== 0) outcome.event.uuid = uuid;
     events.push(outcome.event);
   }
-  return { team: header.t, events };
+  return { team: header.t, events, receivedAt: header.c.now };
 }

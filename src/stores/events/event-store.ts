@@ -76,7 +76,13 @@ const DAY_MS = 86_400_000;
  * src/worker/ingest/source-log.ts) and, per source shard, how far this shard has applied its log
  * (src/worker/ingest/shard.ts).
  */
-export const STATE_KEYS = { logCheckpoint: 'log_checkpoint', appliedFrom: 'applied_from' } as const;
+export const STATE_KEYS = {
+  logCheckpoint: 'log_checkpoint',
+  appliedFrom: 'applied_from',
+  /** The ClickHouse export of this shard's log: exported up to here, and the batch being exported (src/worker/export/). */
+  exportCheckpoint: 'export_checkpoint',
+  exportPending: 'export_pending',
+} as const;
 
 function dayOf(ts: number): number {
   return Math.floor(ts / DAY_MS);

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { PERSONS_ENV } from '../data-dir/paths.js';
-import { all, atomically, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { all, atomically, openIndex, openJsonTable, openTable, openEnv, transact, type Env, type Table } from '../lmdb-env.js';
 
 export interface PersonRow {
   id: number;
@@ -33,6 +33,18 @@ export interface GroupRow {
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
+/**
+ * What one persons write transaction changed, for the ClickHouse export (src/worker/export/person-exporter.ts):
+ * persons written (team, id pairs, flattened), persons removed with what the exporter needs to mark them deleted
+ * (their row is gone), and groups written. Entries are keyed by a sequence number allocated in the transaction, so
+ * their order is the commit order.
+ */
+export interface PersonChanges {
+  p: number[];
+  r: { team: number; uuid: string; d: string[] }[];
+  g: [number, number, string][];
+}
+
 export class PersonStore {
   readonly env: Env;
   readonly persons: Table<PersonRow, [number, number]>;
@@ -49,6 +61,9 @@ export class PersonStore {
   readonly staticCohortsByPerson: Table<null, [number, number, number]>;
   readonly staticCohortPeople: Table<null, [number, number, number]>;
   private readonly sequences: Table<number, string>;
+  /** Changes since the export's checkpoint (only written once `exportChanges()` turned it on). */
+  readonly changeLog: Table<PersonChanges, number>;
+  private logChanges = false;
 
   constructor(
     dataDir: string,
@@ -66,10 +81,50 @@ export class PersonStore {
     this.staticCohortsByPerson = openIndex(this.env, 'static_cohorts_by_person');
     this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
     this.sequences = openTable(this.env, 'sequences');
+    this.changeLog = openTable(this.env, 'export_changes');
+  }
+
+  /** From now on every write transaction also records what it changed (`changeLog`), for the ClickHouse export. */
+  exportChanges(): void {
+    this.logChanges = true;
+  }
+
+  /** The sequence number of the newest change entry (0: none yet). */
+  lastChange(): number {
+    return this.sequences.get('export') ?? 0;
+  }
+
+  /** The export's progress in the change log: exported through `done`; `pending`, the end of a batch being exported. */
+  changeExport(): { done: number; pending: number | undefined } {
+    return { done: this.sequences.get('export_done') ?? 0, pending: this.sequences.get('export_pending') };
+  }
+
+  /** Entries after `after`, in order, at most through `through`. */
+  changesIn(after: number, through: number): { seq: number; changes: PersonChanges }[] {
+    return all(this.changeLog.getRange({ start: after + 1, end: through + 1 }).map(({ key, value }) => ({ seq: key, changes: value })));
+  }
+
+  /** Stores the end of the batch about to be exported (durable before its insert: a retry redoes the same batch). */
+  async markChangesPending(through: number): Promise<void> {
+    await transact(this.env, () => this.sequences.put('export_pending', through));
+    await this.env.flushed;
+  }
+
+  /** The batch through `through` is in ClickHouse: moves the checkpoint and forgets its entries. */
+  async markChangesExported(through: number): Promise<void> {
+    const done = this.changeExport().done;
+    await transact(this.env, () => {
+      this.sequences.put('export_done', through);
+      this.sequences.remove('export_pending');
+      for (const key of this.changeLog.getKeys({ start: done + 1, end: through + 1 })) this.changeLog.remove(key);
+    });
+    await this.env.flushed;
   }
 
   /** Person rows written in the transaction callback now running (see `write`). */
   private touched: number[] | null = null;
+  private removed: PersonChanges['r'] = [];
+  private groupsWritten: PersonChanges['g'] = [];
 
   /**
    * Atomic read-modify-write across all persons tables (see the class comment). Once it has committed, the ids
@@ -81,8 +136,16 @@ export class PersonStore {
     // All or nothing (see `atomically`): an event that throws halfway through a chunk leaves no half-made person.
     return atomically(this.env, () => {
       this.touched = touched = [];
+      this.removed = [];
+      this.groupsWritten = [];
       try {
-        return fn();
+        const result = fn();
+        if (this.logChanges && (touched.length > 0 || this.groupsWritten.length > 0)) {
+          const seq = this.lastChange() + 1;
+          this.sequences.put('export', seq);
+          this.changeLog.put(seq, { p: touched, r: this.removed, g: this.groupsWritten });
+        }
+        return result;
       } finally {
         this.touched = null;
       }
@@ -193,10 +256,11 @@ export class PersonStore {
   removePerson(row: PersonRow): void {
     this.persons.remove([row.team, row.id]);
     this.changed(row.team, row.id);
+    // Distinct ids still pointing here go with it (a merge re-points them first, and their new person is written).
+    const gone = row.distinct_ids.filter((d) => this.distinctIds.get([row.team, d]) === row.id);
+    if (this.logChanges) this.removed.push({ team: row.team, uuid: row.uuid, d: gone });
     this.uuids.remove([row.team, row.uuid]);
-    for (const d of row.distinct_ids) {
-      if (this.distinctIds.get([row.team, d]) === row.id) this.distinctIds.remove([row.team, d]);
-    }
+    for (const d of gone) this.distinctIds.remove([row.team, d]);
   }
 
   /**
@@ -207,6 +271,12 @@ export class PersonStore {
     this.removePerson(row);
     for (const flagKey of Object.keys(this.hashKeysOf(row.team, row.id))) this.hashKeyOverrides.remove([row.team, row.id, flagKey]);
     for (const cohortId of this.staticCohortIdsOf(row.team, row.id)) this.removeFromStaticCohort(row.team, cohortId, row.id);
+  }
+
+  /** Stores a group row. Only inside `write`. */
+  putGroup(row: GroupRow): void {
+    this.groups.put([row.team, row.type_index, row.key], row);
+    if (this.logChanges) this.groupsWritten.push([row.team, row.type_index, row.key]);
   }
 
   group(team: number, typeIndex: number, key: string): GroupRow | undefined {

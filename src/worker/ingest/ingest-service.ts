@@ -88,6 +88,10 @@ export class IngestService {
     this.refuseOverBound(team, events);
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
+    if (this.rt.export?.overLag(shard.id)) {
+      this.refusedRequests++;
+      throw Errors.exportBehind(5);
+    }
     const end = await shard.log(record, events.length);
     await this.route(shard, end, record.length, team, events);
     this.rt.durabilityTrace?.ack(shardLogDir(this.rt.config.dataDir, shard.id), end);
@@ -171,7 +175,7 @@ export class IngestService {
    */
   private async route(source: Shard, end: LogPosition, bytes: number, team: number, events: NormalizedEvent[]): Promise<void> {
     const owners = this.byOwner(team, events);
-    source.source.track(end, [...owners.keys()]);
+    source.source.track(end, [...owners.keys()], events.length);
     const at = positionNumber(end);
     const parts: OwnedPart[] = [];
     for (const [owner, count] of owners) parts.push({ owner, part: { source: source.id, end: at, bytes, events: count } });
@@ -233,6 +237,7 @@ export class IngestService {
       holdParts: rt.shared.started,
       stopApplyMs: rt.config.stopApplySeconds * 1000,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
+      exporting: rt.config.clickhouseUrl !== null,
       ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };
   }
@@ -316,6 +321,7 @@ export const appliedHandler: PeerHandler = async (rt) => {
 export const statsHandler: PeerHandler = async (rt) => ({
   shards: [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh })),
   dropped: Object.fromEntries(rt.ingest.dropped),
+  ...(rt.export ? { export: { shards: rt.export.shardStats(), persons: rt.export.personStats() } } : {}),
   eventLoop: { worker: rt.index, ...loopDelaySinceLastRead() },
 });
 

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  applyPersonUpdates, isIllegalDistinctId, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
+  addGroupIndexes, applyPersonUpdates, isIllegalDistinctId, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
 } from '../../domain/ingest/index.js';
 import { mergeProperties } from '../../domain/merge-properties.js';
 import type { GroupTypes } from '../../domain/model.js';
@@ -59,7 +59,7 @@ export class PersonProcessor {
   /** Returns the event's person, or null when the event must be dropped (§2.9). Mutates `ev.properties`. */
   process(ev: NormalizedEvent): PersonOutcome | null {
     const props = ev.properties;
-    this.applyGroups(props);
+    addGroupIndexes(props, this.groupTypes);
     const mode = personProfileMode(ev);
     if (mode === 'drop_event') return null;
     if (mode === 'skip_person') {
@@ -214,16 +214,6 @@ export class PersonProcessor {
     }
   }
 
-  /** `$groups: {company: "acme"}` → `$group_0: "acme"` (indexes come from the project's group types). */
-  private applyGroups(props: Record<string, unknown>): void {
-    const groups = props.$groups;
-    if (!groups || typeof groups !== 'object' || Array.isArray(groups)) return;
-    for (const [type, key] of Object.entries(groups as Record<string, unknown>)) {
-      const index = this.groupTypes[type];
-      if (index !== undefined && key !== null && key !== undefined) props[`$group_${index}`] = String(key);
-    }
-  }
-
   /** §2.8: upsert the group; `$group_set` merges into its properties in ingestion order. */
   private identifyGroup(props: Record<string, unknown>, timestamp: string): void {
     const type = props.$group_type;
@@ -236,7 +226,7 @@ export class PersonProcessor {
     const set = props.$group_set && typeof props.$group_set === 'object' ? (props.$group_set as Record<string, unknown>) : {};
     const properties = mergeProperties(existing?.properties ?? {}, set);
     const created_at = existing && existing.created_at < timestamp ? existing.created_at : timestamp;
-    this.store.groups.put([this.team, index, groupKey], { team: this.team, type_index: index, key: groupKey, properties, created_at });
+    this.store.putGroup({ team: this.team, type_index: index, key: groupKey, properties, created_at });
   }
 }
 

@@ -85,6 +85,8 @@ export interface ApplyContext {
   stopApplyMs: number;
   /** Size of an ingest log segment file (config logSegmentMb). */
   segmentBytes: number;
+  /** The ClickHouse export is on: a log keeps its records until they are exported too (src/worker/export/). */
+  exporting: boolean;
   /** The log's file operations when a test traces them (src/worker/ingest/durability-trace.ts); else the real ones. */
   logIo?: LogIo;
 }
@@ -264,7 +266,7 @@ export class Shard {
     const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}),
       warn: (m) => ctx.log.warn({ event: 'log_recovery', shard: id }, m),
     });
-    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m)), ctx);
+    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m), ctx.exporting), ctx);
   }
 
   /**

@@ -11,7 +11,7 @@ import type { SharedState } from '../../protocol/shared-state.js';
 import type { Env, Table } from '../../stores/lmdb-env.js';
 import { transact } from '../../stores/lmdb-env.js';
 import { STATE_KEYS } from '../../stores/events/event-store.js';
-import { IngestLog, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
+import { comparePositions, IngestLog, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 
 const CHECKPOINT_KEY = STATE_KEYS.logCheckpoint;
 /** How often the checkpoint may be stored (a replay after a crash then repeats at most this much more). */
@@ -30,6 +30,15 @@ export class SourceLog {
   private head = 0;
   private advancing: Promise<void> | null = null;
   private lastAdvance = 0;
+  /**
+   * With the ClickHouse export on, how far its exporter has exported this log (null: nothing yet): segments are
+   * released only once both the apply and the export passed them. Undefined: no export.
+   */
+  private exported: LogPosition | null | undefined = undefined;
+  /** With the export on: records logged since start and not yet exported (end, events, when), for its lag. */
+  private readonly unexported: { end: number; events: number; at: number }[] = [];
+  private unexportedHead = 0;
+  private unexportedEvents = 0;
 
   constructor(
     readonly shard: number,
@@ -38,8 +47,10 @@ export class SourceLog {
     private readonly state: Table<unknown, string>,
     private readonly shared: SharedState,
     private readonly onError: (msg: string) => void,
+    exporting = false,
   ) {
     this.checkpoint = (state.get(CHECKPOINT_KEY) as LogPosition | undefined) ?? null;
+    if (exporting) this.exported = (state.get(STATE_KEYS.exportCheckpoint) as LogPosition | undefined) ?? null;
   }
 
   /** Appends one record; resolves with its end once it is fdatasync'ed (rejects on a write/sync error). */
@@ -47,14 +58,59 @@ export class SourceLog {
     return this.log.append(payload);
   }
 
-  /** Remembers which shards own events of a logged record, until all of them applied it. */
-  track(end: LogPosition, owners: number[]): void {
-    this.outstanding.push({ end, endNumber: positionNumber(end), owners });
+  /** Remembers which shards own events of a logged record, until all of them applied it (and exported it). */
+  track(end: LogPosition, owners: number[], events: number): void {
+    const endNumber = positionNumber(end);
+    this.outstanding.push({ end, endNumber, owners });
+    if (this.exported !== undefined) {
+      this.unexported.push({ end: endNumber, events, at: Date.now() });
+      this.unexportedEvents += events;
+    }
+  }
+
+  /**
+   * Events logged here and not yet exported, and how long the oldest has waited (seconds). Counts the records
+   * logged or replayed since start: after a restart, those the apply had applied before it are not counted.
+   */
+  exportLag(): { events: number; seconds: number } {
+    const oldest = this.unexported[this.unexportedHead];
+    return { events: this.unexportedEvents, seconds: oldest ? (Date.now() - oldest.at) / 1000 : 0 };
   }
 
   /** Records logged after the checkpoint, in order (start-up). */
   replay(): AsyncIterable<{ payload: Uint8Array; end: LogPosition }> {
     return this.log.replay(this.checkpoint);
+  }
+
+  /** Where every owner has applied (and flushed) this log up to: the export reads records up to here. */
+  get applied(): LogPosition | null {
+    return this.checkpoint;
+  }
+
+  /** Records after `from` (null: from the oldest segment kept), up to the durable end when called. */
+  recordsAfter(from: LogPosition | null): AsyncIterable<{ payload: Uint8Array; end: LogPosition }> {
+    return this.log.replay(from);
+  }
+
+  /** The export has exported up to `upTo`; releases what both it and the apply have passed. */
+  exportedUpTo(upTo: LogPosition | null): Promise<void> {
+    this.exported = upTo;
+    const through = upTo === null ? -1 : positionNumber(upTo);
+    while (this.unexportedHead < this.unexported.length && this.unexported[this.unexportedHead]!.end <= through) {
+      this.unexportedEvents -= this.unexported[this.unexportedHead++]!.events;
+    }
+    if (this.unexportedHead > 1024 && this.unexportedHead * 2 > this.unexported.length) {
+      this.unexported.splice(0, this.unexportedHead);
+      this.unexportedHead = 0;
+    }
+    const bound = this.releasable(this.checkpoint);
+    return bound ? this.log.releaseUpTo(bound) : Promise.resolve();
+  }
+
+  private releasable(applied: LogPosition | null): LogPosition | null {
+    if (this.exported === undefined || applied === null) return applied;
+    if (this.exported === null) return null;
+    return comparePositions(this.exported, applied) < 0 ? this.exported : applied;
   }
 
   /** Records logged and not yet applied by all their owners. */
@@ -101,7 +157,8 @@ export class SourceLog {
       await transact(this.env, () => this.state.put(CHECKPOINT_KEY, end));
       await this.env.flushed;
       this.checkpoint = end;
-      await this.log.releaseUpTo(end);
+      const bound = this.releasable(end);
+      if (bound) await this.log.releaseUpTo(bound);
     } catch (error) {
       this.onError(`shard ${this.shard}: moving the log checkpoint failed: ${(error as Error)?.message ?? error}`);
     }

@@ -20,6 +20,7 @@ import { LEVEL_OWNER, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
 import type { Principal } from '../../protocol/worker-messages.js';
 import { principalOf } from './types.js';
+import type { PersonExportStats, ShardExportStats } from '../export/export-service.js';
 
 /** Organizations (and their project ids) the caller may see: their own, or all of them for the operator. */
 function visibleOrganizations(rt: WorkerRuntime, organizationId: number | null): { id: number; name: string; projects: number[] }[] {
@@ -46,6 +47,7 @@ interface ShardStats {
 
 interface WorkerStats {
   shards: ShardStats[];
+  export?: { shards: ShardExportStats[]; persons: PersonExportStats | null };
   dropped: Record<string, number>;
   eventLoop: LoopDelay & { worker: number };
 }
@@ -77,6 +79,10 @@ export const ingestionStats: OpHandler = async (item, rt) => {
     shards: perWorker.flatMap((w) => w.shards),
     dropped: droppedOf(perWorker),
     event_loop: perWorker.map((w) => w.eventLoop),
+    // The ClickHouse export, when on: per shard what it exported and its lag, and the person changes' exporter.
+    ...(rt.export
+      ? { export: { shards: perWorker.flatMap((w) => w.export?.shards ?? []), persons: perWorker.map((w) => w.export?.persons).find((p) => p) ?? null } }
+      : {}),
     ...(principal.operator ? { organizations } : { organization: organizations[0] ?? null }),
   });
 };

@@ -1,0 +1,103 @@
+/**
+ * ClickHouse's HTTP interface in front of chdb (ClickHouse in-process), for tests and benchmarks of the ClickHouse
+ * export: Quill talks to it with the official client over HTTP exactly as it would to a server, and the test can
+ * kill it (ClickHouse unavailable) and start it again on the same data directory.
+ *
+ *   node dist/bench/lib/clickhouse-shim.js <data dir> [port]     prints `listening <port>` once it serves
+ *
+ * Only what `@clickhouse/client` sends: the query in the `query` parameter or the body (an INSERT's rows follow the
+ * query in the body), settings as URL parameters, `database`, `GET /ping`. Errors answer 500 with ClickHouse's text
+ * and `X-ClickHouse-Exception-Code`, as a server does. One chdb session per process (chdb allows one engine).
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+
+interface ChdbSession {
+  query(sql: string, format?: string): string;
+  queryAsync?(sql: string, opts?: { format?: string }): Promise<{ bytes(): Buffer }>;
+  cleanup?(): void;
+}
+
+const require = createRequire(import.meta.url);
+const { Session } = require('chdb') as { Session: new (path: string) => ChdbSession };
+
+/** URL parameters of the client that are not ClickHouse settings (or that have no meaning in-process). */
+const NOT_SETTINGS = new Set([
+  'query', 'database', 'query_id', 'session_id', 'session_timeout', 'session_check', 'default_format', 'user', 'password',
+  'wait_end_of_query', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms', 'enable_http_compression',
+  'http_zlib_compression_level', 'role',
+]);
+const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** The statements one HTTP request stands for: settings, the database, then the query (with an INSERT's rows). */
+export function sqlOf(url: URL, body: string): { sql: string; format: string | undefined } {
+  const params = url.searchParams;
+  const inUrl = params.get('query');
+  const query = inUrl === null ? body : body.length > 0 ? `${inUrl}\n${body}` : inUrl;
+  const prefix: string[] = [];
+  for (const [name, value] of params) {
+    if (NOT_SETTINGS.has(name) || name.startsWith('param_')) continue;
+    if (!SETTING_NAME.test(name)) throw new Error(`Code: 115. DB::Exception: Unknown setting ${name}. (UNKNOWN_SETTING)`);
+    prefix.push(`SET ${name} = ${/^-?\d+(\.\d+)?$/.test(value) ? value : quote(value)}`);
+  }
+  const database = params.get('database');
+  if (database) prefix.push(`USE ${database.replace(/[^A-Za-z0-9_]/g, '')}`);
+  return { sql: [...prefix, query].join(';\n'), format: params.get('default_format') ?? undefined };
+}
+
+function main(): void {
+  const [dir, portText] = process.argv.slice(2);
+  if (!dir) throw new Error('usage: clickhouse-shim <data dir> [port]');
+  const session = new Session(dir);
+  // One query at a time, in arrival order: chdb's session is not meant for concurrent statements.
+  let chain: Promise<unknown> = Promise.resolve();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/ping') {
+      res.end('Ok.\n');
+      return;
+    }
+    void readBody(req).then((body) => {
+      chain = chain.then(() => {
+        try {
+          const { sql, format } = sqlOf(url, body);
+          const out = session.query(sql, format ?? 'TabSeparated');
+          res.setHeader('X-ClickHouse-Summary', '{}');
+          res.end(out ?? '');
+        } catch (error) {
+          const text = String((error as Error)?.message ?? error);
+          const code = /Code: (\d+)/.exec(text)?.[1] ?? '1000';
+          res.statusCode = 500;
+          res.setHeader('X-ClickHouse-Exception-Code', code);
+          res.end(text.startsWith('Code:') ? text : `Code: ${code}. DB::Exception: ${text}`);
+        }
+      });
+    });
+  });
+  server.listen(Number(portText ?? 0), '127.0.0.1', () => {
+    const address = server.address();
+    process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : portText}\n`);
+  });
+  const stop = (): void => {
+    server.close();
+    session.cleanup?.();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) main();

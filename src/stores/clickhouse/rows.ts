@@ -1,0 +1,151 @@
+/**
+ * Quill's events, persons, distinct ids and groups as rows of PostHog's ClickHouse tables (src/stores/clickhouse/
+ * schema.ts), in JSONEachRow form. Pure: the exporters (src/worker/export/) read the stores and call these.
+ *
+ * Times are written as `YYYY-MM-DD hh:mm:ss.ffffff` in UTC, which every DateTime64 column parses without settings.
+ */
+import { addGroupIndexes, personProfileMode, personUuid, type NormalizedEvent } from '../../domain/ingest/index.js';
+import type { GroupTypes } from '../../domain/model.js';
+import type { GroupRow, PersonRow } from '../persons/person-store.js';
+
+/** The person an event belongs to when it is exported (null: its distinct id has none; captured without a profile). */
+export interface EventPerson {
+  uuid: string;
+  properties: Record<string, unknown>;
+  created_at: string;
+}
+
+const ZERO_TIME = '1970-01-01 00:00:00.000000';
+
+/** An ISO time or epoch milliseconds as ClickHouse's DateTime64 text, UTC. */
+export function chTime(time: string | number): string {
+  const ms = typeof time === 'number' ? time : Date.parse(time);
+  if (!Number.isFinite(ms)) return ZERO_TIME;
+  return `${new Date(ms).toISOString().slice(0, 23).replace('T', ' ')}000`;
+}
+
+/** Seconds precision, for `_timestamp DateTime`. */
+export function chSeconds(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * The event as the apply stored it (src/worker/ingest/person-processor.ts), or null when the apply drops it: a
+ * person-only event sent with `$process_person_profile: false`. `$groups` gives `$group_N`; without a person
+ * profile the person operations go; with one, the flag itself goes.
+ */
+export function storedForm(ev: NormalizedEvent, groupTypes: GroupTypes): { event: NormalizedEvent; personless: boolean } | null {
+  const mode = personProfileMode(ev);
+  if (mode === 'drop_event') return null;
+  const properties = { ...ev.properties };
+  addGroupIndexes(properties, groupTypes);
+  if (mode === 'skip_person') {
+    delete properties.$set;
+    delete properties.$set_once;
+    delete properties.$unset;
+  } else delete properties.$process_person_profile;
+  return { event: { ...ev, properties }, personless: mode === 'skip_person' };
+}
+
+export interface EventRow {
+  uuid: string;
+  event: string;
+  properties: string;
+  timestamp: string;
+  team_id: number;
+  distinct_id: string;
+  elements_chain: string;
+  created_at: string;
+  person_id: string;
+  person_created_at: string;
+  person_properties: string;
+  person_mode: 'full' | 'propertyless';
+  _timestamp: string;
+  _offset: number;
+}
+
+/**
+ * One event. `receivedAt`: when Quill received it (PostHog's `created_at`); `offset`: the ingest-log position of
+ * its record (`_offset`); `exportedAt`: `_timestamp`.
+ */
+export function eventRow(team: number, ev: NormalizedEvent, personless: boolean, person: EventPerson | null, receivedAt: number, offset: number, exportedAt: number): EventRow {
+  return {
+    uuid: ev.uuid,
+    event: ev.event,
+    properties: JSON.stringify(ev.properties),
+    timestamp: chTime(ev.timestamp),
+    team_id: team,
+    distinct_id: ev.distinct_id,
+    elements_chain: ev.elements_chain,
+    created_at: chTime(Number.isFinite(receivedAt) ? receivedAt : exportedAt),
+    person_id: person ? person.uuid : personUuid(team, ev.distinct_id),
+    person_created_at: person ? chTime(person.created_at) : ZERO_TIME,
+    person_properties: person ? JSON.stringify(person.properties) : '{}',
+    person_mode: personless ? 'propertyless' : 'full',
+    _timestamp: chSeconds(exportedAt),
+    _offset: offset,
+  };
+}
+
+export interface PersonTableRow {
+  id: string;
+  created_at: string;
+  team_id: number;
+  properties: string;
+  is_identified: number;
+  is_deleted: number;
+  version: number;
+  _timestamp: string;
+  _offset: number;
+}
+
+/** A person as it is now; `version` is the change that exports it (rising per person: `argMax`/`FINAL` take the last). */
+export function personRow(row: PersonRow, version: number, exportedAt: number): PersonTableRow {
+  return {
+    id: row.uuid, created_at: chTime(row.created_at), team_id: row.team, properties: JSON.stringify(row.properties),
+    is_identified: row.is_identified ? 1 : 0, is_deleted: 0, version, _timestamp: chSeconds(exportedAt), _offset: version,
+  };
+}
+
+/** A person that no longer exists (merged into another, or deleted). */
+export function deletedPersonRow(team: number, uuid: string, version: number, exportedAt: number): PersonTableRow {
+  return {
+    id: uuid, created_at: ZERO_TIME, team_id: team, properties: '{}', is_identified: 0, is_deleted: 1, version,
+    _timestamp: chSeconds(exportedAt), _offset: version,
+  };
+}
+
+export interface DistinctIdRow {
+  team_id: number;
+  distinct_id: string;
+  person_id: string;
+  is_deleted: number;
+  version: number;
+  _timestamp: string;
+  _offset: number;
+  _partition: number;
+}
+
+export function distinctIdRow(team: number, distinctId: string, personUuid: string, deleted: boolean, version: number, exportedAt: number): DistinctIdRow {
+  return {
+    team_id: team, distinct_id: distinctId, person_id: personUuid, is_deleted: deleted ? 1 : 0, version,
+    _timestamp: chSeconds(exportedAt), _offset: version, _partition: 0,
+  };
+}
+
+export interface GroupTableRow {
+  group_type_index: number;
+  group_key: string;
+  created_at: string;
+  team_id: number;
+  group_properties: string;
+  _timestamp: string;
+  _offset: number;
+}
+
+export function groupRow(row: GroupRow, version: number, exportedAt: number): GroupTableRow {
+  return {
+    group_type_index: row.type_index, group_key: row.key, created_at: chTime(row.created_at), team_id: row.team,
+    group_properties: JSON.stringify(row.properties), _timestamp: chSeconds(exportedAt), _offset: version,
+  };
+}

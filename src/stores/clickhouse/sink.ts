@@ -1,0 +1,102 @@
+/**
+ * The connection to the user's ClickHouse, through the official client (`@clickhouse/client`), loaded only when
+ * `QUILL_CLICKHOUSE_URL` is set. Two jobs: create PostHog's tables once (src/stores/clickhouse/schema.ts, recorded in
+ * `quill_schema_version`), and insert one batch so that a retry of the same batch is a no-op: every insert is
+ * synchronous (`async_insert = 0`) and carries the batch's `insert_deduplication_token`.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { SCHEMA_VERSION, schemaStatements, type SchemaTarget } from './schema.js';
+
+export interface SinkConfig extends SchemaTarget {
+  url: string;
+  user: string | null;
+  password: string | null;
+}
+
+/** A request that ClickHouse did not answer in this long is failed and retried (the batch is the same). */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export class ClickHouseSink {
+  private schemaReady: Promise<void> | null = null;
+
+  private constructor(private readonly client: ClickHouseClient, readonly target: SchemaTarget) {}
+
+  static async open(config: SinkConfig): Promise<ClickHouseSink> {
+    const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
+    const client = createClient({
+      url: config.url,
+      ...(config.user !== null ? { username: config.user } : {}),
+      ...(config.password !== null ? { password: config.password } : {}),
+      request_timeout: REQUEST_TIMEOUT_MS,
+      // Quill logs export failures itself (with the shard and the batch), once per state change.
+      log: { level: ClickHouseLogLevel.OFF },
+      max_open_connections: 4,
+    });
+    return new ClickHouseSink(client, { database: config.database, cluster: config.cluster });
+  }
+
+  /** Creates the database and tables unless `quill_schema_version` says they are there; retried by the caller. */
+  ensureSchema(): Promise<void> {
+    this.schemaReady ??= this.createSchema().catch((error: unknown) => {
+      this.schemaReady = null;
+      throw error;
+    });
+    return this.schemaReady;
+  }
+
+  private async createSchema(): Promise<void> {
+    if ((await this.schemaVersion()) >= SCHEMA_VERSION) return;
+    for (const statement of schemaStatements(this.target)) await this.client.command({ query: statement });
+    await this.client.insert({
+      table: `${this.target.database}.quill_schema_version`, format: 'JSONEachRow',
+      values: [{ version: SCHEMA_VERSION, applied_at: Math.floor(Date.now() / 1000) }],
+      clickhouse_settings: { insert_deduplication_token: `quill-schema-${SCHEMA_VERSION}`, async_insert: 0 },
+    });
+  }
+
+  private async schemaVersion(): Promise<number> {
+    try {
+      const result = await this.client.query({ query: `SELECT max(version) AS v FROM ${this.target.database}.quill_schema_version`, format: 'JSONEachRow' });
+      const rows = (await result.json()) as { v: number | string }[];
+      return Number(rows[0]?.v ?? 0);
+    } catch {
+      return 0; // no database or table yet
+    }
+  }
+
+  /**
+   * Inserts `rows` into `table` (of the configured database) with `token` as the deduplication token: ClickHouse
+   * drops a block whose token it has seen within the table's window, so a batch retried after a failure or a crash
+   * (whether or not the first attempt landed) is stored once.
+   */
+  async insert(table: string, rows: readonly object[], token: string): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.insert({
+      table: `${this.target.database}.${table}`,
+      values: rows as object[],
+      format: 'JSONEachRow',
+      clickhouse_settings: {
+        insert_deduplication_token: token,
+        insert_deduplicate: 1,
+        async_insert: 0,
+        // A Distributed table forwards the insert (and its token) to the shards before answering.
+        ...(this.target.cluster ? { distributed_foreground_insert: 1 } : {}),
+      },
+    });
+  }
+
+  /** A statement with no result (retention and person deletion mirrors). */
+  async command(query: string): Promise<void> {
+    await this.client.command({ query });
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/** The message of a failure for logs and stats: ClickHouse's own text when it answered, else the network error. */
+export function failureText(error: unknown): string {
+  const text = String((error as Error)?.message ?? error);
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

@@ -1,0 +1,148 @@
+/**
+ * Exports the events of one shard's ingest log to ClickHouse's `events` table, exactly once in effect.
+ *
+ * It follows the log behind the apply (only records every owner has applied and flushed, so the person columns are
+ * the applied ones) from its own checkpoint, stored with the shard's events. A batch is a fixed range of records:
+ * the range is stored *before* the insert, the insert carries a deduplication token made of the range, and the
+ * checkpoint moves past it only once ClickHouse has accepted it. A crash or a ClickHouse failure at any point
+ * redoes the same range with the same token, which ClickHouse drops if the first attempt had landed. The log keeps
+ * its segments until both the apply and the export have passed them (src/worker/ingest/source-log.ts).
+ *
+ * Person columns are read from the persons store when the batch is built: the person the distinct id belongs to
+ * then (after any merge that was applied before), its properties and creation time.
+ */
+import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { comparePositions, formatPosition, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
+import { STATE_KEYS } from '../../stores/events/event-store.js';
+import { transact } from '../../stores/lmdb-env.js';
+import type { PersonStore } from '../../stores/persons/person-store.js';
+import { eventRow, storedForm, type EventPerson, type EventRow } from '../../stores/clickhouse/rows.js';
+import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
+import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
+import type { Shard } from '../ingest/shard.js';
+import type { GroupTypes } from '../../domain/model.js';
+
+/** A batch goes out once it has this many events, or once its oldest record waited BATCH_WAIT_MS. */
+const BATCH_MIN_EVENTS = 1_000;
+const BATCH_WAIT_MS = 1_000;
+/** No batch carries more (one insert, one deduplication token). */
+const BATCH_MAX_EVENTS = 20_000;
+
+/** A range of the log: the records after `from` (null: the log's first) up to and including the one ending at `to`. */
+export interface LogRange {
+  from: LogPosition | null;
+  to: LogPosition;
+}
+
+/** A record of the log, decoded. */
+interface Logged {
+  end: LogPosition;
+  team: number;
+  events: NormalizedEvent[];
+  receivedAt: number;
+}
+
+function decoded(payload: Uint8Array, end: LogPosition): Logged {
+  return { end, ...decodeLogRecord(payload) };
+}
+
+/** The token of a range: the same range always gets the same one. */
+export function eventsToken(shard: number, range: LogRange): string {
+  return `quill-events-${shard}-${range.from ? formatPosition(range.from) : 'start'}-${formatPosition(range.to)}`;
+}
+
+export class EventExporter {
+  private checkpoint: LogPosition | null;
+
+  constructor(
+    private readonly shard: Shard,
+    private readonly persons: PersonStore,
+    private readonly sink: ClickHouseSink,
+    /** The project's group types (the apply created any an event names before storing it). */
+    private readonly groupTypes: (team: number) => GroupTypes,
+  ) {
+    this.checkpoint = (shard.events.state.get(STATE_KEYS.exportCheckpoint) as LogPosition | undefined) ?? null;
+  }
+
+  get exportedUpTo(): LogPosition | null {
+    return this.checkpoint;
+  }
+
+  /** Exports one batch: the stored one if a previous attempt did not finish, else a new one. Null: nothing to do yet. */
+  async step(): Promise<number | null> {
+    await this.sink.ensureSchema();
+    const state = this.shard.events.state;
+    const stored = state.get(STATE_KEYS.exportPending) as LogRange | undefined;
+    let batch: { range: LogRange; records: Logged[] } | null;
+    if (stored) batch = { range: stored, records: await this.read(stored) };
+    else {
+      batch = await this.cut();
+      if (!batch) return null;
+      const range = batch.range;
+      // Durable before the insert: after a crash the same range (and token) is redone, not a longer one.
+      await transact(this.shard.events.env, () => state.put(STATE_KEYS.exportPending, range));
+      await this.shard.events.env.flushed;
+    }
+    const rows = this.rowsOf(batch.records);
+    await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range));
+    const to = batch.range.to;
+    await transact(this.shard.events.env, () => {
+      state.put(STATE_KEYS.exportCheckpoint, to);
+      state.remove(STATE_KEYS.exportPending);
+    });
+    await this.shard.events.env.flushed;
+    this.checkpoint = to;
+    await this.shard.source.exportedUpTo(to);
+    return rows.length;
+  }
+
+  /** The next batch: records after the checkpoint that every owner has applied, or null if too few wait for too short. */
+  private async cut(): Promise<{ range: LogRange; records: Logged[] } | null> {
+    const applied = this.shard.source.applied;
+    if (applied === null || (this.checkpoint !== null && comparePositions(this.checkpoint, applied) >= 0)) return null;
+    const records: Logged[] = [];
+    let events = 0;
+    for await (const { payload, end } of this.shard.source.recordsAfter(this.checkpoint)) {
+      if (comparePositions(end, applied) > 0) break;
+      const record = decoded(payload, end);
+      records.push(record);
+      events += record.events.length;
+      if (events >= BATCH_MAX_EVENTS) break;
+    }
+    if (records.length === 0) return null;
+    const waited = Date.now() - records[0]!.receivedAt;
+    // (A record of the first format has no receive time: it goes out at once.)
+    if (events < BATCH_MIN_EVENTS && waited < BATCH_WAIT_MS) return null;
+    return { range: { from: this.checkpoint, to: records[records.length - 1]!.end }, records };
+  }
+
+  /** The records of a stored range (the log keeps them: nothing after the export's checkpoint is released). */
+  private async read(range: LogRange): Promise<Logged[]> {
+    const records: Logged[] = [];
+    for await (const { payload, end } of this.shard.source.recordsAfter(range.from)) {
+      const order = comparePositions(end, range.to);
+      if (order > 0) break;
+      records.push(decoded(payload, end));
+      if (order === 0) return records;
+    }
+    throw new Error(`shard ${this.shard.id}: the log no longer holds the export batch ending at ${formatPosition(range.to)}`);
+  }
+
+  private rowsOf(records: readonly Logged[]): EventRow[] {
+    this.persons.env.resetReadTxn();
+    const now = Date.now();
+    const rows: EventRow[] = [];
+    for (const { end, team, events, receivedAt } of records) {
+      const offset = positionNumber(end);
+      const groupTypes = this.groupTypes(team);
+      for (const ev of events) {
+        const stored = storedForm(ev, groupTypes);
+        if (!stored) continue;
+        const row = this.persons.personByDistinctId(team, ev.distinct_id);
+        const person: EventPerson | null = row ? { uuid: row.uuid, properties: row.properties, created_at: row.created_at } : null;
+        rows.push(eventRow(team, stored.event, stored.personless, person, receivedAt, offset, now));
+      }
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Exports person changes to ClickHouse's `person`, `person_distinct_id2` and `groups` tables, exactly once in effect.
+ *
+ * Every persons write transaction records what it changed in the persons environment's change log, under a
+ * sequence number allocated in the transaction (src/stores/persons/person-store.ts): so the log's order is the
+ * commit order, and nothing is exported that was rolled back. One exporter (on worker 0) follows it like the event
+ * exporters follow the ingest logs: a batch is a fixed range of entries, stored before its insert, inserted with a
+ * token made of the range, and forgotten once ClickHouse has it.
+ *
+ * A row carries the state at export time and the sequence number of the change that exports it as `version`, so
+ * versions rise per person and per distinct id in commit order and `argMax(…, version)` / `FINAL` give Quill's
+ * current answer: a merge re-points distinct ids to the kept person (exported with a higher version than the old
+ * mapping) and marks the merged-away person deleted; a deleted person's distinct ids are marked deleted.
+ */
+import type { PersonChanges, PersonStore } from '../../stores/persons/person-store.js';
+import {
+  deletedPersonRow, distinctIdRow, groupRow, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
+} from '../../stores/clickhouse/rows.js';
+import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
+import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
+
+/** A batch ends after the entry that brings it to this many persons and groups. */
+const BATCH_MAX_ITEMS = 20_000;
+
+export function changesToken(table: string, after: number, through: number): string {
+  return `quill-${table}-${after}-${through}`;
+}
+
+interface Rows {
+  persons: PersonTableRow[];
+  distinctIds: DistinctIdRow[];
+  groups: GroupTableRow[];
+}
+
+/** The rows of a range of change entries: each person, distinct id and group once, at its newest change's version. */
+export function rowsOfChanges(store: PersonStore, entries: readonly { seq: number; changes: PersonChanges }[], now: number): Rows {
+  const persons = new Map<string, number>(); // "team:id" -> newest seq
+  const removed = new Map<string, { team: number; uuid: string; d: string[]; seq: number }>();
+  const groups = new Map<string, { key: [number, number, string]; seq: number }>();
+  for (const { seq, changes } of entries) {
+    for (let i = 0; i < changes.p.length; i += 2) persons.set(`${changes.p[i]}:${changes.p[i + 1]}`, seq);
+    for (const r of changes.r) removed.set(`${r.team}:${r.uuid}`, { ...r, seq });
+    for (const g of changes.g) groups.set(g.join('\u0000'), { key: g, seq });
+  }
+  const out: Rows = { persons: [], distinctIds: [], groups: [] };
+  for (const r of removed.values()) {
+    out.persons.push(deletedPersonRow(r.team, r.uuid, r.seq, now));
+    for (const d of r.d) out.distinctIds.push(distinctIdRow(r.team, d, r.uuid, true, r.seq, now));
+  }
+  for (const [key, seq] of persons) {
+    const [team, id] = key.split(':').map(Number) as [number, number];
+    const row = store.person(team, id);
+    if (!row) continue; // removed: exported above
+    out.persons.push(personRow(row, seq, now));
+    for (const d of row.distinct_ids) {
+      // A distinct id that moved to another person since goes out with that person.
+      if (store.personIdOf(team, d) === id) out.distinctIds.push(distinctIdRow(team, d, row.uuid, false, seq, now));
+    }
+  }
+  for (const { key, seq } of groups.values()) {
+    const row = store.group(key[0], key[1], key[2]);
+    if (row) out.groups.push(groupRow(row, seq, now));
+  }
+  return out;
+}
+
+export class PersonExporter {
+  constructor(
+    private readonly store: PersonStore,
+    private readonly sink: ClickHouseSink,
+  ) {}
+
+  /** Entries written and not yet exported. */
+  lag(): number {
+    return this.store.lastChange() - this.store.changeExport().done;
+  }
+
+  async step(): Promise<number | null> {
+    await this.sink.ensureSchema();
+    this.store.env.resetReadTxn();
+    const { done, pending } = this.store.changeExport();
+    let through = pending;
+    let entries: { seq: number; changes: PersonChanges }[];
+    if (through !== undefined) entries = this.store.changesIn(done, through);
+    else {
+      const last = this.store.lastChange();
+      if (last <= done) return null;
+      entries = [];
+      let items = 0;
+      for (const entry of this.store.changesIn(done, last)) {
+        entries.push(entry);
+        items += entry.changes.p.length / 2 + entry.changes.r.length + entry.changes.g.length;
+        if (items >= BATCH_MAX_ITEMS) break;
+      }
+      through = entries[entries.length - 1]!.seq;
+      await this.store.markChangesPending(through);
+    }
+    const rows = rowsOfChanges(this.store, entries, Date.now());
+    await this.sink.insert(EXPORT_TABLES.person, rows.persons, changesToken(EXPORT_TABLES.person, done, through));
+    await this.sink.insert(EXPORT_TABLES.distinctIds, rows.distinctIds, changesToken(EXPORT_TABLES.distinctIds, done, through));
+    await this.sink.insert(EXPORT_TABLES.groups, rows.groups, changesToken(EXPORT_TABLES.groups, done, through));
+    await this.store.markChangesExported(through);
+    return rows.persons.length + rows.distinctIds.length + rows.groups.length;
+  }
+}
