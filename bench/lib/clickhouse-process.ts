@@ -17,6 +17,11 @@ export class ClickHouseProcess {
 
   constructor(readonly dataDir: string) {}
 
+  /** The process id while it runs (0 otherwise). */
+  get pid(): number {
+    return this.proc?.pid ?? 0;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
