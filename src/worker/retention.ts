@@ -85,6 +85,14 @@ export class RetentionJob {
     // Another thread may have just changed a project's retention: read the metadata as of now.
     this.rt.meta.env.resetReadTxn();
     const projects = all(this.rt.meta.projects.getRange().map((e) => e.value)).filter((p) => (p.event_retention_days ?? 0) > 0);
+    // The ClickHouse export applies each project's retention there too (once per pass, from worker 0: every pass of
+    // every worker has the same cutoffs within a few minutes).
+    if (this.rt.persons.exporting && this.rt.index === 0 && projects.length > 0) {
+      const at = Date.now();
+      await this.rt.persons.write(() => {
+        for (const p of projects) this.rt.persons.mirrorDeletion({ kind: 'retention', team: p.id, before: at - p.event_retention_days! * DAY_MS, at });
+      });
+    }
     for (const shard of shards) {
       let deleted = 0;
       for (const project of projects) {

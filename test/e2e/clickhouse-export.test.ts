@@ -134,6 +134,36 @@ t.test('a mixed load: events, persons, merges across shards, groups and person-l
   t.ok(stats.body.export.shards.every((s: { error: string | null }) => s.error === null), 'none failing');
 });
 
+t.test('deletions are repeated in ClickHouse: a person with its events, and data retention', async (t) => {
+  const ch = await withClickHouse(t);
+  const q = await startQuill({ env: exportEnv(ch) });
+  t.teardown(async () => {
+    await q.stop();
+    removeDir(q.dataDir);
+  });
+  const api = new Client(q.base);
+  const day = 86_400_000;
+  const now = Date.now();
+  const batch = [
+    ...Array.from({ length: 20 }, (_, i) => event('leaver', 'visit', { i })),
+    ...Array.from({ length: 20 }, (_, i) => event('stayer', 'visit', { i })),
+    ...Array.from({ length: 30 }, (_, i) => event(`old-${i}`, 'ancient', {}, { timestamp: new Date(now - (40 + i) * day).toISOString() })),
+    ...Array.from({ length: 10 }, (_, i) => event(`new-${i}`, 'recent', {}, { timestamp: new Date(now - i * day).toISOString() })),
+  ];
+  t.equal((await sendBatch(q.base, batch)).status, 200);
+  await eventsArrive(ch, batch.length);
+
+  const leaver = await personOf(api, 'leaver');
+  t.equal((await api.delete(`/api/projects/@current/persons/${leaver.uuid}/?delete_events=true`)).status, 204);
+  await eventually("the person's events deleted in ClickHouse", async () => (await count(ch, "SELECT count() AS n FROM events WHERE distinct_id = 'leaver'")) === 0, WAIT);
+  t.equal(await count(ch, "SELECT count() AS n FROM events WHERE distinct_id = 'stayer'"), 20, "another person's events stay");
+
+  t.equal((await api.patch('/api/projects/@current/', { event_retention_days: 30 })).status, 200);
+  await eventually('events past the retention deleted in ClickHouse', async () => (await count(ch, "SELECT count() AS n FROM events WHERE event = 'ancient'")) === 0, WAIT);
+  t.equal(await count(ch, "SELECT count() AS n FROM events WHERE event = 'recent'"), 10, 'events within the retention stay');
+  t.equal(await count(ch, 'SELECT count() AS n FROM events'), 30, 'nothing else was deleted');
+});
+
 t.test('ClickHouse unavailable: ingestion goes on, the lag shows, everything arrives once it is back', async (t) => {
   const ch = await withClickHouse(t);
   const metricsToken = 'export-metrics-token-0123';

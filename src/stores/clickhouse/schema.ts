@@ -142,3 +142,25 @@ ORDER BY version`);
 
 /** The tables the exporter inserts into (on a cluster: events through the Distributed table). */
 export const EXPORT_TABLES = { events: 'events', person: 'person', distinctIds: 'person_distinct_id2', groups: 'groups' } as const;
+
+/** A string literal of ClickHouse SQL. */
+export function sqlString(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** Events to delete, as Quill deleted them (src/stores/persons/person-store.ts, MirroredDeletion). */
+export type EventDeletion =
+  | { kind: 'person_events'; team: number; distinctIds: string[] }
+  | { kind: 'retention'; team: number; before: number };
+
+/**
+ * The statement deleting those events (a mutation, as PostHog deletes persons' events: `ALTER TABLE … DELETE`; on a
+ * cluster on every shard's `sharded_events`).
+ */
+export function deletionStatement(t: SchemaTarget, deletion: EventDeletion): string {
+  const table = t.cluster ? `${t.database}.sharded_events${onCluster(t)}` : `${t.database}.events`;
+  const where = deletion.kind === 'person_events'
+    ? `distinct_id IN (${deletion.distinctIds.map(sqlString).join(', ')})`
+    : `timestamp < toDateTime64(${sqlString(new Date(deletion.before).toISOString().slice(0, 23).replace('T', ' '))}, 3, 'UTC')`;
+  return `ALTER TABLE ${table} DELETE WHERE team_id = ${Math.trunc(deletion.team)} AND ${where}`;
+}

@@ -5,7 +5,7 @@
  * synchronous (`async_insert = 0`) and carries the batch's `insert_deduplication_token`.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { SCHEMA_VERSION, schemaStatements, type SchemaTarget } from './schema.js';
+import { deletionStatement, SCHEMA_VERSION, schemaStatements, type EventDeletion, type SchemaTarget } from './schema.js';
 
 export interface SinkConfig extends SchemaTarget {
   url: string;
@@ -85,9 +85,9 @@ export class ClickHouseSink {
     });
   }
 
-  /** A statement with no result (retention and person deletion mirrors). */
-  async command(query: string): Promise<void> {
-    await this.client.command({ query });
+  /** Deletes events as Quill deleted them; waits for the mutation (on every replica). Repeating it is harmless. */
+  async deleteEvents(deletion: EventDeletion): Promise<void> {
+    await this.client.command({ query: deletionStatement(this.target, deletion), clickhouse_settings: { mutations_sync: this.target.cluster ? '2' : '1' } });
   }
 
   close(): Promise<void> {

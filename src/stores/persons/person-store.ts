@@ -43,7 +43,14 @@ export interface PersonChanges {
   p: number[];
   r: { team: number; uuid: string; d: string[] }[];
   g: [number, number, string][];
+  /** Deletions of events to repeat in ClickHouse (person deletion with its events, data retention). */
+  m?: MirroredDeletion[];
 }
+
+/** Events Quill deleted, to delete in ClickHouse too; `at`: when (events logged before then are exported first). */
+export type MirroredDeletion =
+  | { kind: 'person_events'; team: number; distinctIds: string[]; at: number }
+  | { kind: 'retention'; team: number; before: number; at: number };
 
 export class PersonStore {
   readonly env: Env;
@@ -125,6 +132,7 @@ export class PersonStore {
   private touched: number[] | null = null;
   private removed: PersonChanges['r'] = [];
   private groupsWritten: PersonChanges['g'] = [];
+  private deletions: MirroredDeletion[] = [];
 
   /**
    * Atomic read-modify-write across all persons tables (see the class comment). Once it has committed, the ids
@@ -138,12 +146,13 @@ export class PersonStore {
       this.touched = touched = [];
       this.removed = [];
       this.groupsWritten = [];
+      this.deletions = [];
       try {
         const result = fn();
-        if (this.logChanges && (touched.length > 0 || this.groupsWritten.length > 0)) {
+        if (this.logChanges && (touched.length > 0 || this.groupsWritten.length > 0 || this.deletions.length > 0)) {
           const seq = this.lastChange() + 1;
           this.sequences.put('export', seq);
-          this.changeLog.put(seq, { p: touched, r: this.removed, g: this.groupsWritten });
+          this.changeLog.put(seq, { p: touched, r: this.removed, g: this.groupsWritten, ...(this.deletions.length > 0 ? { m: this.deletions } : {}) });
         }
         return result;
       } finally {
@@ -271,6 +280,16 @@ export class PersonStore {
     this.removePerson(row);
     for (const flagKey of Object.keys(this.hashKeysOf(row.team, row.id))) this.hashKeyOverrides.remove([row.team, row.id, flagKey]);
     for (const cohortId of this.staticCohortIdsOf(row.team, row.id)) this.removeFromStaticCohort(row.team, cohortId, row.id);
+  }
+
+  /** With the export on, records a deletion of events for ClickHouse (nothing otherwise). Only inside `write`. */
+  mirrorDeletion(deletion: MirroredDeletion): void {
+    if (this.logChanges) this.deletions.push(deletion);
+  }
+
+  /** Whether person changes are recorded for the ClickHouse export. */
+  get exporting(): boolean {
+    return this.logChanges;
   }
 
   /** Stores a group row. Only inside `write`. */

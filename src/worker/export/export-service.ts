@@ -7,11 +7,16 @@
 import type { Config } from '../../config/schema.js';
 import { formatPosition } from '../../stores/ingest-log/index.js';
 import { ClickHouseSink } from '../../stores/clickhouse/sink.js';
-import type { WorkerRuntime } from '../runtime.js';
+import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
 import { EventExporter } from './event-exporter.js';
 import { ExportLoop, type ExportLoopStats } from './export-loop.js';
 import { PersonExporter } from './person-exporter.js';
+
+export const EXPORT_OLDEST = 'export.oldest';
+
+/** Peer message: the oldest unexported event of this worker (for deletions, which wait until it is past them). */
+export const exportOldestHandler: PeerHandler = async (rt) => rt.export?.oldestUnexported() ?? null;
 
 export interface ShardExportStats extends ExportLoopStats {
   shard: number;
@@ -44,11 +49,26 @@ export class ExportService {
       loop.start();
     }
     if (this.rt.index === 0) {
-      const exporter = new PersonExporter(this.rt.persons, this.sink);
+      const exporter = new PersonExporter(this.rt.persons, this.sink, (at) => this.exportedEverywhereUntil(at));
       const loop = new ExportLoop('persons', this.rt.log, () => exporter.step());
       this.persons = { exporter, loop };
       loop.start();
     }
+  }
+
+  /** The log time of the oldest event of this worker's shards not yet exported (null: none waits). */
+  oldestUnexported(): number | null {
+    let oldest: number | null = null;
+    for (const { shard } of this.shardLoops.values()) {
+      const since = shard.source.oldestUnexported();
+      if (since !== null && (oldest === null || since < oldest)) oldest = since;
+    }
+    return oldest;
+  }
+
+  private async exportedEverywhereUntil(at: number): Promise<boolean> {
+    const oldest = await this.rt.peers.all<number | null>({ kind: EXPORT_OLDEST });
+    return oldest.every((o) => o === null || o > at);
   }
 
   /** Whether new requests logged on this shard must be refused: the lag policy is back-pressure and it is over the bound. */

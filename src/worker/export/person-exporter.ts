@@ -12,7 +12,7 @@
  * current answer: a merge re-points distinct ids to the kept person (exported with a higher version than the old
  * mapping) and marks the merged-away person deleted; a deleted person's distinct ids are marked deleted.
  */
-import type { PersonChanges, PersonStore } from '../../stores/persons/person-store.js';
+import type { MirroredDeletion, PersonChanges, PersonStore } from '../../stores/persons/person-store.js';
 import {
   deletedPersonRow, distinctIdRow, groupRow, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
 } from '../../stores/clickhouse/rows.js';
@@ -30,6 +30,8 @@ interface Rows {
   persons: PersonTableRow[];
   distinctIds: DistinctIdRow[];
   groups: GroupTableRow[];
+  /** Deletions of events to repeat in ClickHouse, each once, in order. */
+  deletions: MirroredDeletion[];
 }
 
 /** The rows of a range of change entries: each person, distinct id and group once, at its newest change's version. */
@@ -42,7 +44,14 @@ export function rowsOfChanges(store: PersonStore, entries: readonly { seq: numbe
     for (const r of changes.r) removed.set(`${r.team}:${r.uuid}`, { ...r, seq });
     for (const g of changes.g) groups.set(g.join('\u0000'), { key: g, seq });
   }
-  const out: Rows = { persons: [], distinctIds: [], groups: [] };
+  const deletions = new Map<string, MirroredDeletion>();
+  for (const { changes } of entries) {
+    for (const d of changes.m ?? []) {
+      const { at: _at, ...what } = d;
+      deletions.set(JSON.stringify(what), d);
+    }
+  }
+  const out: Rows = { persons: [], distinctIds: [], groups: [], deletions: [...deletions.values()] };
   for (const r of removed.values()) {
     out.persons.push(deletedPersonRow(r.team, r.uuid, r.seq, now));
     for (const d of r.d) out.distinctIds.push(distinctIdRow(r.team, d, r.uuid, true, r.seq, now));
@@ -68,6 +77,8 @@ export class PersonExporter {
   constructor(
     private readonly store: PersonStore,
     private readonly sink: ClickHouseSink,
+    /** Whether every event logged before `at` (on every shard) is in ClickHouse. */
+    private readonly exportedUntil: (at: number) => Promise<boolean>,
   ) {}
 
   /** Entries written and not yet exported. */
@@ -96,9 +107,14 @@ export class PersonExporter {
       await this.store.markChangesPending(through);
     }
     const rows = rowsOfChanges(this.store, entries, Date.now());
+    // A deletion waits until the events it deletes are in ClickHouse (the event exporters follow the logs a moment
+    // behind): deleted before they arrive, they would stay there.
+    const latest = Math.max(0, ...rows.deletions.map((d) => d.at));
+    if (latest > 0 && !(await this.exportedUntil(latest))) return null;
     await this.sink.insert(EXPORT_TABLES.person, rows.persons, changesToken(EXPORT_TABLES.person, done, through));
     await this.sink.insert(EXPORT_TABLES.distinctIds, rows.distinctIds, changesToken(EXPORT_TABLES.distinctIds, done, through));
     await this.sink.insert(EXPORT_TABLES.groups, rows.groups, changesToken(EXPORT_TABLES.groups, done, through));
+    for (const deletion of rows.deletions) await this.sink.deleteEvents(deletion);
     await this.store.markChangesExported(through);
     return rows.persons.length + rows.distinctIds.length + rows.groups.length;
   }

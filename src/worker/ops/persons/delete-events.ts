@@ -26,6 +26,8 @@ export async function deleteEventsOf(rt: WorkerRuntime, team: number, distinctId
   if (distinctIds.length === 0) return 0;
   const msg: DeletePersonEvents = { kind: DELETE_PERSON_EVENTS, team, distinctIds };
   const counts = await rt.peers.all<number>(msg);
+  // The ClickHouse export deletes them there too, after every event logged until now was exported.
+  if (rt.persons.exporting) await rt.persons.write(() => rt.persons.mirrorDeletion({ kind: 'person_events', team, distinctIds, at: Date.now() }));
   return counts.reduce((a, b) => a + b, 0);
 }
 
