@@ -226,6 +226,61 @@ t.test('back-pressure policy: past the lag bound, new requests get 503 with Retr
   t.equal(await count(ch, 'SELECT count() AS n FROM events'), acknowledged + 1, 'every acknowledged event once');
 });
 
+t.test('backfill: a directory loaded before the export was configured, while new events keep coming', async (t) => {
+  const ch = await withClickHouse(t);
+  const dataDir = mkdtempSync(join(tmpdir(), 'quill-test-'));
+  t.teardown(() => removeDir(dataDir));
+  const sent = new Set<string>();
+  const first = await startQuill({ dataDir });
+  const api1 = new Client(first.base);
+  for (let b = 0; b < 30; b++) {
+    const batch = Array.from({ length: 200 }, (_, i) => event(`old-${(b * 200 + i) % 700}`, 'before export', { b }));
+    if (b % 10 === 0) batch.push(event(`user-${b}`, '$identify', { $anon_distinct_id: `old-${b}`, $set: { email: `user-${b}@example.com` } }));
+    if (b === 5) batch.push(event('admin', '$groupidentify', { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } }));
+    t.equal((await sendBatch(first.base, batch)).status, 200);
+    for (const e of batch) sent.add(e.uuid);
+  }
+  const stored = await api1.get('/api/projects/@current/events/?limit=1&event=before%20export');
+  t.equal(stored.body.results.length, 1, 'the first load is being stored');
+  // Killed: some of it is applied, the rest waits in the ingest logs, so the apply is still at work when the
+  // export starts below and takes its starting point.
+  await first.stop('SIGKILL');
+
+  // Export on; events keep arriving from the first moment.
+  const q = await startQuill({ dataDir, env: exportEnv(ch) });
+  t.teardown(async () => {
+    await q.stop();
+  });
+  const api = new Client(q.base);
+  for (let b = 0; b < 10; b++) {
+    const batch = Array.from({ length: 100 }, (_, i) => event(`old-${(b * 100 + i) % 700}`, 'after export', { b }));
+    t.equal((await sendBatch(q.base, batch)).status, 200);
+    for (const e of batch) sent.add(e.uuid);
+  }
+  await eventually('every event in ClickHouse', async () => (await count(ch, 'SELECT count() AS n FROM events')) >= sent.size, { timeoutMs: 120_000, intervalMs: 500 });
+  await new Promise((r) => setTimeout(r, 1_500));
+  const rows = await ch.query<{ uuid: string; n: string }>('SELECT toString(uuid) AS uuid, count() AS n FROM events GROUP BY uuid', 'posthog');
+  t.equal(rows.filter((r) => Number(r.n) > 1).length, 0, 'no event twice without FINAL: the backfill and the log exporters did not overlap');
+  t.same(new Set(rows.map((r) => r.uuid)), sent, 'every event stored before and acknowledged after');
+
+  const stats = await eventually('the backfill done in /_stats', async () => {
+    const shards = (await api.get('/_stats')).body.export.shards as { backfill: { blocks: number; events: number; done: boolean } }[];
+    return shards.every((s) => s.backfill?.done) ? shards : null;
+  }, WAIT);
+  t.ok(stats.reduce((n, s) => n + s.backfill.events, 0) >= 6_000, 'the backfill exported the stored events');
+  t.ok(stats.some((s) => s.backfill.blocks > 0), 'from their blocks');
+
+  // Persons and groups stored before are there too.
+  const person = await personOf(api, 'user-10');
+  const resolved = await eventually('persons backfilled', async () => {
+    const r = await ch.query<{ person_id: string }>(`SELECT toString(argMax(person_id, version)) AS person_id FROM person_distinct_id2 WHERE distinct_id IN ('old-10', 'user-10') GROUP BY distinct_id`, 'posthog');
+    return r.length === 2 ? r : null;
+  }, WAIT);
+  t.ok(resolved.every((r) => r.person_id === person.uuid), "both ids of a merged person resolve to Quill's person");
+  t.equal(await count(ch, `SELECT count() AS n FROM person FINAL WHERE is_deleted = 0`), (await api.get('/api/projects/@current/persons/?limit=1000')).body.results.length, "every one of Quill's persons");
+  t.equal(await count(ch, `SELECT count() AS n FROM groups WHERE group_key = 'acme'`), 1, 'the group');
+});
+
 t.test('kill -9 of Quill during the export, several rounds: each acknowledged uuid exactly once', async (t) => {
   const ch = await withClickHouse(t);
   const dataDir = mkdtempSync(join(tmpdir(), 'quill-test-'));

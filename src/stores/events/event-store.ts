@@ -82,6 +82,9 @@ export const STATE_KEYS = {
   /** The ClickHouse export of this shard's log: exported up to here, and the batch being exported (src/worker/export/). */
   exportCheckpoint: 'export_checkpoint',
   exportPending: 'export_pending',
+  /** The backfill of this shard's stored events (its starting point and progress), and the log export's filter. */
+  exportBackfill: 'export_backfill',
+  exportFilter: 'export_filter',
 } as const;
 
 function dayOf(ts: number): number {
@@ -302,6 +305,12 @@ export class EventStore {
 }
 
 /** Reads whole events out of a block's columns. */
+/** The events of rows [from, to) of a block, in row order. */
+export function* eventsOfBlock(team: number, block: BlockView, from = 0, to = block.n): Generator<StoredEvent> {
+  const rows = new BlockRows(team, block);
+  for (let row = from; row < to; row++) yield rows.event(row);
+}
+
 class BlockRows {
   private readonly times: Float64Array;
   private readonly uuids: DictColumn;

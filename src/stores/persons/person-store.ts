@@ -47,6 +47,12 @@ export interface PersonChanges {
   m?: MirroredDeletion[];
 }
 
+/** Where the backfill of persons and groups is: the last key exported of a table (null: none yet). */
+export interface BackfillCursor {
+  table: 'persons' | 'groups';
+  key: (number | string)[] | null;
+}
+
 /** Events Quill deleted, to delete in ClickHouse too; `at`: when (events logged before then are exported first). */
 export type MirroredDeletion =
   | { kind: 'person_events'; team: number; distinctIds: string[]; at: number }
@@ -70,6 +76,8 @@ export class PersonStore {
   private readonly sequences: Table<number, string>;
   /** Changes since the export's checkpoint (only written once `exportChanges()` turned it on). */
   readonly changeLog: Table<PersonChanges, number>;
+  /** The export's backfill progress. */
+  private readonly exportState: Table<unknown, string>;
   private logChanges = false;
 
   constructor(
@@ -89,6 +97,7 @@ export class PersonStore {
     this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
     this.sequences = openTable(this.env, 'sequences');
     this.changeLog = openTable(this.env, 'export_changes');
+    this.exportState = openTable(this.env, 'export_state');
   }
 
   /** From now on every write transaction also records what it changed (`changeLog`), for the ClickHouse export. */
@@ -104,6 +113,30 @@ export class PersonStore {
   /** The export's progress in the change log: exported through `done`; `pending`, the end of a batch being exported. */
   changeExport(): { done: number; pending: number | undefined } {
     return { done: this.sequences.get('export_done') ?? 0, pending: this.sequences.get('export_pending') };
+  }
+
+  /** The backfill of persons and groups stored before the export was on: where it is (null: done). */
+  personBackfillCursor(): BackfillCursor | null {
+    const cursor = this.exportState.get('backfill') as BackfillCursor | 'done' | undefined;
+    return cursor === 'done' ? null : cursor ?? { table: 'persons', key: null };
+  }
+
+  /** Stores the backfill's progress (null: done). */
+  async setPersonBackfillCursor(cursor: BackfillCursor | null): Promise<void> {
+    await transact(this.env, () => this.exportState.put('backfill', cursor ?? 'done'));
+    await this.env.flushed;
+  }
+
+  /** Up to `limit` persons after `after` ([team, id]; null: from the first), in key order. */
+  personsAfter(after: (number | string)[] | null, limit: number): PersonRow[] {
+    const start = after ? [after[0] as number, (after[1] as number) + 1] : [0, 0];
+    return all(this.persons.getRange({ start: start as [number, number], limit }).map((e) => e.value));
+  }
+
+  /** Up to `limit` groups after `after` ([team, type index, key]; null: from the first), in key order. */
+  groupsAfter(after: (number | string)[] | null, limit: number): GroupRow[] {
+    const rows = all(this.groups.getRange({ ...(after ? { start: after as [number, number, string] } : {}), limit: limit + 1 }).map((e) => e.value));
+    return after ? rows.filter((g) => !(g.team === after[0] && g.type_index === after[1] && g.key === after[2])).slice(0, limit) : rows.slice(0, limit);
   }
 
   /** Entries after `after`, in order, at most through `through`. */

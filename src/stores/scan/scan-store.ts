@@ -110,6 +110,28 @@ export class ScanStore {
     this.openRecords.put([team, this.nextSeq++], packBlock(builder.size - from, minTs, maxTs, columns));
   }
 
+  /**
+   * Seals every project's open block now, whatever its size, so that every event stored so far is in a sealed
+   * block (the ClickHouse backfill's starting point). Only inside a write transaction.
+   */
+  sealOpenBlocks(): void {
+    for (const [team, builder] of this.open) {
+      if (builder.size > 0) this.seal(team, builder);
+      this.open.delete(team);
+    }
+  }
+
+  /** Every sealed block, as [project, seq], in key order. */
+  sealedBlockKeys(): [number, number][] {
+    return Array.from(this.meta.getKeys() as Iterable<MetaKey>, (key) => [key[0], key[1]]);
+  }
+
+  /** A sealed block, or null if it no longer exists (dropped by retention or rewritten by a deletion). */
+  sealedBlock(team: number, seq: number): BlockView | null {
+    const meta = this.meta.get([team, seq]) as BlockMeta | undefined;
+    return meta ? new StoredBlock(this, seq, team, meta) : null;
+  }
+
   /** Drops the open blocks in memory and reads them back from their durable records (after a failed write). */
   reloadOpen(): void {
     this.open.clear();

@@ -21,6 +21,7 @@ import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
 import type { GroupTypes } from '../../domain/model.js';
+import { filterFor, inBackfill } from './backfill.js';
 
 /** A batch goes out once it has this many events, or once its oldest record waited BATCH_WAIT_MS. */
 const BATCH_MIN_EVENTS = 1_000;
@@ -53,6 +54,9 @@ export function eventsToken(shard: number, range: LogRange): string {
 
 export class EventExporter {
   private checkpoint: LogPosition | null;
+  /** The events the backfill exports instead (src/worker/export/backfill.ts); undefined until known. */
+  private filter: Record<string, number> | null | undefined;
+  private filterEnd = -1;
 
   constructor(
     private readonly shard: Shard,
@@ -60,8 +64,28 @@ export class EventExporter {
     private readonly sink: ClickHouseSink,
     /** The project's group types (the apply created any an event names before storing it). */
     private readonly groupTypes: (team: number) => GroupTypes,
+    private readonly shardCount: number,
+    /** Every shard's backfill starting point (asked of every worker), for the filter of a first start. */
+    private readonly startingPoints: () => Promise<Record<string, Record<string, number>>[]>,
   ) {
     this.checkpoint = (shard.events.state.get(STATE_KEYS.exportCheckpoint) as LogPosition | undefined) ?? null;
+    const filter = shard.events.state.get(STATE_KEYS.exportFilter) as Record<string, number> | undefined;
+    // An exporter that has exported before without a filter (none stored) needs none.
+    this.setFilter(filter ?? (this.checkpoint !== null ? null : undefined));
+  }
+
+  private setFilter(filter: Record<string, number> | null | undefined): void {
+    this.filter = filter;
+    this.filterEnd = filter ? Math.max(-1, ...Object.values(filter)) : -1;
+  }
+
+  /** On a first start: which events of this log the owners' backfills hold, stored before anything is exported. */
+  private async ensureFilter(): Promise<void> {
+    if (this.filter !== undefined) return;
+    const filter = filterFor(this.shard.id, await this.startingPoints());
+    await transact(this.shard.events.env, () => this.shard.events.state.put(STATE_KEYS.exportFilter, filter));
+    await this.shard.events.env.flushed;
+    this.setFilter(filter);
   }
 
   get exportedUpTo(): LogPosition | null {
@@ -70,6 +94,7 @@ export class EventExporter {
 
   /** Exports one batch: the stored one if a previous attempt did not finish, else a new one. Null: nothing to do yet. */
   async step(): Promise<number | null> {
+    await this.ensureFilter();
     await this.sink.ensureSchema();
     const state = this.shard.events.state;
     const stored = state.get(STATE_KEYS.exportPending) as LogRange | undefined;
@@ -135,7 +160,9 @@ export class EventExporter {
     for (const { end, team, events, receivedAt } of records) {
       const offset = positionNumber(end);
       const groupTypes = this.groupTypes(team);
+      const filtered = offset <= this.filterEnd;
       for (const ev of events) {
+        if (filtered && inBackfill(this.filter!, team, ev.distinct_id, offset, this.shardCount)) continue;
         const stored = storedForm(ev, groupTypes);
         if (!stored) continue;
         const row = this.persons.personByDistinctId(team, ev.distinct_id);

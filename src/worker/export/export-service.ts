@@ -6,14 +6,27 @@
  */
 import type { Config } from '../../config/schema.js';
 import { formatPosition } from '../../stores/ingest-log/index.js';
+import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
+import { BackfillExporter, takeStartingPoint, type BackfillState } from './backfill.js';
 import { EventExporter } from './event-exporter.js';
 import { ExportLoop, type ExportLoopStats } from './export-loop.js';
 import { PersonExporter } from './person-exporter.js';
 
 export const EXPORT_OLDEST = 'export.oldest';
+export const EXPORT_STARTING_POINTS = 'export.starting_points';
+
+/** Peer message: this worker's shards' backfill starting points (a log exporter's first start needs every shard's). */
+export const exportStartingPointsHandler: PeerHandler = async (rt) => {
+  if (!rt.export) throw new Error('the ClickHouse export is not configured on this worker');
+  return rt.export.startingPoints();
+};
+
+function takenPoint(shard: Shard): BackfillState | undefined {
+  return shard.events.state.get(STATE_KEYS.exportBackfill) as BackfillState | undefined;
+}
 
 /** Peer message: the oldest unexported event of this worker (for deletions, which wait until it is past them). */
 export const exportOldestHandler: PeerHandler = async (rt) => rt.export?.oldestUnexported() ?? null;
@@ -24,6 +37,8 @@ export interface ShardExportStats extends ExportLoopStats {
   lagEvents: number;
   lagSeconds: number;
   exportedUpTo: string | null;
+  /** The backfill of what the shard stored before the export was configured. */
+  backfill: { blocks: number; blocksDone: number; events: number; skippedBlocks: number; done: boolean; failures: number; error: string | null } | null;
 }
 
 export interface PersonExportStats extends ExportLoopStats {
@@ -33,7 +48,10 @@ export interface PersonExportStats extends ExportLoopStats {
 
 export class ExportService {
   private sink: ClickHouseSink | null = null;
-  private readonly shardLoops = new Map<number, { exporter: EventExporter; loop: ExportLoop; shard: Shard }>();
+  private readonly shardLoops = new Map<number, { exporter: EventExporter; loop: ExportLoop; shard: Shard; backfill: BackfillExporter; backfillLoop: ExportLoop }>();
+  private markPointsTaken!: () => void;
+  /** Resolves once this worker's shards have their backfill starting points (other workers' log exporters ask). */
+  private readonly pointsTaken = new Promise<void>((resolve) => (this.markPointsTaken = resolve));
   private persons: { exporter: PersonExporter; loop: ExportLoop } | null = null;
 
   constructor(private readonly rt: WorkerRuntime) {}
@@ -42,11 +60,33 @@ export class ExportService {
   async start(): Promise<void> {
     const config = this.rt.config;
     this.sink = await ClickHouseSink.open(sinkConfig(config));
-    for (const shard of this.rt.ingest.shards.values()) {
-      const exporter = new EventExporter(shard, this.rt.persons, this.sink, (team) => this.rt.cache.groupTypes(team));
+    const shards = [...this.rt.ingest.shards.values()];
+    for (const shard of shards) {
+      const point = await takeStartingPoint(shard);
+      if (point.block < point.blocks.length) {
+        this.rt.log.info({ event: 'export_backfill', shard: shard.id, blocks: point.blocks.length - point.block },
+          `shard ${shard.id}: exporting its ${point.blocks.length - point.block} stored blocks of events to ClickHouse (backfill)`);
+      }
+    }
+    this.markPointsTaken();
+    for (const shard of shards) {
+      const exporter = new EventExporter(shard, this.rt.persons, this.sink, (team) => this.rt.cache.groupTypes(team), this.rt.ingest.shardCount,
+        () => this.rt.peers.all<Record<string, Record<string, number>>>({ kind: EXPORT_STARTING_POINTS }));
       const loop = new ExportLoop(`events of shard ${shard.id}`, this.rt.log, () => exporter.step());
-      this.shardLoops.set(shard.id, { exporter, loop, shard });
+      const backfill = new BackfillExporter(shard, this.rt.persons, this.sink);
+      const backfillLoop = new ExportLoop(`backfill of shard ${shard.id}`, this.rt.log, async () => {
+        const wasDone = backfill.done;
+        const rows = await backfill.step();
+        if (!wasDone && backfill.done) {
+          const p = backfill.progress()!;
+          this.rt.log.info({ event: 'export_backfill_done', shard: shard.id, events: p.events, skipped_blocks: p.skippedBlocks },
+            `shard ${shard.id}: backfill done, ${p.events} events exported`);
+        }
+        return rows;
+      });
+      this.shardLoops.set(shard.id, { exporter, loop, shard, backfill, backfillLoop });
       loop.start();
+      backfillLoop.start();
     }
     if (this.rt.index === 0) {
       const exporter = new PersonExporter(this.rt.persons, this.sink, (at) => this.exportedEverywhereUntil(at));
@@ -78,11 +118,25 @@ export class ExportService {
     return entry !== undefined && entry.shard.source.exportLag().events > this.rt.config.clickhouseMaxLag;
   }
 
+  /** Per own shard, how far it had applied each source log when its backfill started. */
+  async startingPoints(): Promise<Record<string, Record<string, number>>> {
+    await this.pointsTaken;
+    const out: Record<string, Record<string, number>> = {};
+    for (const shard of this.rt.ingest.shards.values()) out[shard.id] = (takenPoint(shard)?.appliedFrom ?? {});
+    return out;
+  }
+
   shardStats(): ShardExportStats[] {
-    return [...this.shardLoops.values()].map(({ exporter, loop, shard }) => {
+    return [...this.shardLoops.values()].map(({ exporter, loop, shard, backfill, backfillLoop }) => {
       const lag = shard.source.exportLag();
       const upTo = exporter.exportedUpTo;
-      return { shard: shard.id, ...loop.stats, lagEvents: lag.events, lagSeconds: lag.seconds, exportedUpTo: upTo ? formatPosition(upTo) : null };
+      const p = backfill.progress();
+      return {
+        shard: shard.id, ...loop.stats, lagEvents: lag.events, lagSeconds: lag.seconds, exportedUpTo: upTo ? formatPosition(upTo) : null,
+        backfill: p
+          ? { blocks: p.blocks.length, blocksDone: p.block, events: p.events, skippedBlocks: p.skippedBlocks, done: p.block >= p.blocks.length, failures: backfillLoop.stats.failures, error: backfillLoop.stats.error }
+          : null,
+      };
     });
   }
 
@@ -91,7 +145,7 @@ export class ExportService {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.shardLoops.values()].map(({ loop }) => loop.stop()));
+    await Promise.all([...this.shardLoops.values()].flatMap(({ loop, backfillLoop }) => [loop.stop(), backfillLoop.stop()]));
     await this.persons?.loop.stop();
     await this.sink?.close();
   }

@@ -73,6 +73,9 @@ export function rowsOfChanges(store: PersonStore, entries: readonly { seq: numbe
   return out;
 }
 
+/** Persons or groups per insert of the backfill. */
+const BACKFILL_PAGE = 2_000;
+
 export class PersonExporter {
   constructor(
     private readonly store: PersonStore,
@@ -80,6 +83,38 @@ export class PersonExporter {
     /** Whether every event logged before `at` (on every shard) is in ClickHouse. */
     private readonly exportedUntil: (at: number) => Promise<boolean>,
   ) {}
+
+  /**
+   * One page of the backfill: persons (and their distinct ids), then groups, stored before the export was on (on a
+   * fresh node, none). They go out at version 0 (groups at `_timestamp` 0), under every change's: a person changed
+   * meanwhile is also in the change log, and its newer row wins whichever lands first.
+   */
+  private async backfillStep(): Promise<number> {
+    const cursor = this.store.personBackfillCursor()!;
+    if (cursor.table === 'persons') {
+      const persons = this.store.personsAfter(cursor.key, BACKFILL_PAGE);
+      if (persons.length === 0) {
+        await this.store.setPersonBackfillCursor({ table: 'groups', key: null });
+        return 0;
+      }
+      const token = `quill-backfill-persons-${cursor.key ? cursor.key.join('-') : 'start'}`;
+      await this.sink.insert(EXPORT_TABLES.person, persons.map((p) => personRow(p, 0, 0)), token);
+      const distinctIds = persons.flatMap((p) => p.distinct_ids.filter((d) => this.store.personIdOf(p.team, d) === p.id).map((d) => distinctIdRow(p.team, d, p.uuid, false, 0, 0)));
+      await this.sink.insert(EXPORT_TABLES.distinctIds, distinctIds, token);
+      const last = persons[persons.length - 1]!;
+      await this.store.setPersonBackfillCursor({ table: 'persons', key: [last.team, last.id] });
+      return persons.length + distinctIds.length;
+    }
+    const groups = this.store.groupsAfter(cursor.key, BACKFILL_PAGE);
+    if (groups.length === 0) {
+      await this.store.setPersonBackfillCursor(null);
+      return 0;
+    }
+    await this.sink.insert(EXPORT_TABLES.groups, groups.map((g) => groupRow(g, 0, 0)), `quill-backfill-groups-${cursor.key ? cursor.key.join('-') : 'start'}`);
+    const last = groups[groups.length - 1]!;
+    await this.store.setPersonBackfillCursor({ table: 'groups', key: [last.team, last.type_index, last.key] });
+    return groups.length;
+  }
 
   /** Entries written and not yet exported. */
   lag(): number {
@@ -89,6 +124,7 @@ export class PersonExporter {
   async step(): Promise<number | null> {
     await this.sink.ensureSchema();
     this.store.env.resetReadTxn();
+    if (this.store.personBackfillCursor() !== null) return this.backfillStep();
     const { done, pending } = this.store.changeExport();
     let through = pending;
     let entries: { seq: number; changes: PersonChanges }[];
@@ -119,3 +155,4 @@ export class PersonExporter {
     return rows.persons.length + rows.distinctIds.length + rows.groups.length;
   }
 }
+
