@@ -19,14 +19,26 @@ const ZERO_TIME = '1970-01-01 00:00:00.000000';
 
 /** An ISO time or epoch milliseconds as ClickHouse's DateTime64 text, UTC. */
 export function chTime(time: string | number): string {
+  // Quill's own times (normalised timestamps, created_at) are all `toISOString()` text: rearranged, not parsed.
+  if (typeof time === 'string' && time.length === 24 && time.charCodeAt(10) === 84 /* T */ && time.charCodeAt(23) === 90 /* Z */) {
+    return `${time.slice(0, 10)} ${time.slice(11, 23)}000`;
+  }
   const ms = typeof time === 'number' ? time : Date.parse(time);
   if (!Number.isFinite(ms)) return ZERO_TIME;
   return `${new Date(ms).toISOString().slice(0, 23).replace('T', ' ')}000`;
 }
 
-/** Seconds precision, for `_timestamp DateTime`. */
+let lastSecond = Number.NaN;
+let lastSecondText = '';
+
+/** Seconds precision, for `_timestamp DateTime` (the rows of a batch share their export time: formatted once). */
 export function chSeconds(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  }
+  return lastSecondText;
 }
 
 /**
