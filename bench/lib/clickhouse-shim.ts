@@ -80,6 +80,7 @@ function main(): void {
         } catch (error) {
           const text = String((error as Error)?.message ?? error);
           const code = /Code: (\d+)/.exec(text)?.[1] ?? '1000';
+          process.stderr.write(`error ${code}: ${text.slice(0, 300)}\n`);
           res.statusCode = 500;
           res.setHeader('X-ClickHouse-Exception-Code', code);
           res.end(text.startsWith('Code:') ? text : `Code: ${code}. DB::Exception: ${text}`);

@@ -16,7 +16,8 @@ async function withClickHouse(t: Tap.Test): Promise<ClickHouseProcess> {
   const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
   await ch.start();
   t.teardown(async () => {
-    if (process.env.QUILL_TEST_DUMP) console.error(ch.output);
+    // A failure is explained by what ClickHouse said, too (its errors, or that it died).
+    if (process.env.QUILL_TEST_DUMP || !t.passing()) console.error(`ClickHouse shim output:\n${ch.output}`);
     await ch.stop();
     removeDir(ch.dataDir);
   });
