@@ -111,6 +111,9 @@ export class WorkerMetrics {
         new SnapshotMetric('quill_export_lag_events', 'Events logged by a shard and not yet in ClickHouse (since start).', 'gauge', perExporter((s) => s.lagEvents)),
         new SnapshotMetric('quill_export_lag_seconds', 'How long the oldest event logged by a shard and not yet in ClickHouse has waited.', 'gauge', perExporter((s) => s.lagSeconds)),
         new SnapshotMetric('quill_export_failures_total', 'Failed export attempts (each retried with the same batch), by shard.', 'counter', perExporter((s) => s.failures)),
+        new SnapshotMetric('quill_export_backfill_remaining_blocks', 'Stored blocks of events a shard has still to export (the backfill of what it held before the export was configured).', 'gauge',
+          perExporter((s) => (s.backfill ? s.backfill.blocks - s.backfill.blocksDone : 0))),
+        new SnapshotMetric('quill_export_backfill_events_total', 'Stored events the backfill has exported, by shard.', 'counter', perExporter((s) => s.backfill?.events ?? 0)),
       );
       if (rt.index === 0) {
         metrics.push(new SnapshotMetric('quill_export_person_changes_lag', 'Person and group changes not yet exported to ClickHouse.', 'gauge', () =>

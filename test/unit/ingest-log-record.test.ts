@@ -40,6 +40,7 @@ t.test('a record gives back exactly the events that were acknowledged', async (t
   t.equal(events.length, 5, 'two events skipped at receive');
   const back = decodeLogRecord(record);
   t.equal(back.team, 7);
+  t.equal(back.receivedAt, ctx.now, 'and when it was received');
   t.same(back.events, events, 'same events, same uuids, same times and properties');
   t.equal(back.events[0]!.uuid, CLIENT.toLowerCase());
   t.not(back.events[1]!.uuid, back.events[2]!.uuid);
@@ -60,5 +61,6 @@ t.test('/engage/ single objects and bodies with NaN tokens', async (t) => {
 t.test('records of the first format (normalised events) still read', async (t) => {
   const e: NormalizedEvent[] = [{ uuid: CLIENT.toLowerCase(), event: 'old', distinct_id: 'o', properties: { a: 1 }, timestamp: '2026-01-01T00:00:00.000Z', elements_chain: '' } as NormalizedEvent];
   const back = decodeLogRecord(Buffer.from(JSON.stringify({ t: 9, e })));
-  t.same(back, { team: 9, events: e });
+  t.same({ team: back.team, events: back.events }, { team: 9, events: e });
+  t.ok(Number.isNaN(back.receivedAt), 'they carry no receive time');
 });

@@ -21,9 +21,12 @@ import { eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
+import { Slicer } from '../analytics/slices.js';
 
-/** Events per insert of the backfill (a part of a block: bounds the worker's time per step). */
+/** Events per insert of the backfill (a part of a block). */
 const PART_ROWS = 4_096;
+/** Rows built between two looks at the clock (the work yields every few milliseconds). */
+const ROWS_PER_CLOCK_LOOK = 64;
 
 export interface BackfillState {
   /** Per source shard (positionNumber): the events this shard applied from its log up to there are in `blocks`. */
@@ -113,7 +116,7 @@ export class BackfillExporter {
       next.skippedBlocks++;
     } else {
       const to = Math.min(block.n, p.row + PART_ROWS);
-      rows = this.rowsOf(team, block, p.row, to);
+      rows = await this.rowsOf(team, block, p.row, to);
       await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}`);
       if (to >= block.n) {
         next.block++;
@@ -126,16 +129,18 @@ export class BackfillExporter {
     return rows.length;
   }
 
-  private rowsOf(team: number, block: Parameters<typeof eventsOfBlock>[1], from: number, to: number): EventRow[] {
+  private async rowsOf(team: number, block: Parameters<typeof eventsOfBlock>[1], from: number, to: number): Promise<EventRow[]> {
     this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
+    const slicer = new Slicer();
     // Stored properties are the apply's: `$group_N` and the person-profile flag are as the log exporter sends them.
     for (const e of eventsOfBlock(team, block, from, to)) {
       const person = this.persons.personByDistinctId(team, e.distinct_id);
       const personless = e.properties.$process_person_profile === false;
       rows.push(eventRow(team, { uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, properties: e.properties, timestamp: e.timestamp, elements_chain: e.elements_chain },
         personless, person ? { uuid: person.uuid, properties: person.properties, created_at: person.created_at } : null, e.ts, 0, now));
+      if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     }
     return rows;
   }

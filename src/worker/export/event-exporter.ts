@@ -22,12 +22,15 @@ import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
 import type { GroupTypes } from '../../domain/model.js';
 import { filterFor, inBackfill } from './backfill.js';
+import { Slicer } from '../analytics/slices.js';
 
 /** A batch goes out once it has this many events, or once its oldest record waited BATCH_WAIT_MS. */
 const BATCH_MIN_EVENTS = 1_000;
 const BATCH_WAIT_MS = 1_000;
-/** No batch carries more (one insert, one deduplication token). */
-const BATCH_MAX_EVENTS = 20_000;
+/** No batch carries more (one insert, one deduplication token; its rows are built and sent in one go). */
+const BATCH_MAX_EVENTS = 5_000;
+/** Rows built between two looks at the clock (the work yields every few milliseconds: flags and acks wait on it). */
+const ROWS_PER_CLOCK_LOOK = 64;
 
 /** A range of the log: the records after `from` (null: the log's first) up to and including the one ending at `to`. */
 export interface LogRange {
@@ -108,7 +111,7 @@ export class EventExporter {
       await transact(this.shard.events.env, () => state.put(STATE_KEYS.exportPending, range));
       await this.shard.events.env.flushed;
     }
-    const rows = this.rowsOf(batch.records);
+    const rows = await this.rowsOf(batch.records);
     await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range));
     const to = batch.range.to;
     await transact(this.shard.events.env, () => {
@@ -127,8 +130,10 @@ export class EventExporter {
     if (applied === null || (this.checkpoint !== null && comparePositions(this.checkpoint, applied) >= 0)) return null;
     const records: Logged[] = [];
     let events = 0;
+    const slicer = new Slicer();
     for await (const { payload, end } of this.shard.source.recordsAfter(this.checkpoint)) {
       if (comparePositions(end, applied) > 0) break;
+      await slicer.pace();
       const record = decoded(payload, end);
       records.push(record);
       events += record.events.length;
@@ -144,19 +149,22 @@ export class EventExporter {
   /** The records of a stored range (the log keeps them: nothing after the export's checkpoint is released). */
   private async read(range: LogRange): Promise<Logged[]> {
     const records: Logged[] = [];
+    const slicer = new Slicer();
     for await (const { payload, end } of this.shard.source.recordsAfter(range.from)) {
       const order = comparePositions(end, range.to);
       if (order > 0) break;
+      await slicer.pace();
       records.push(decoded(payload, end));
       if (order === 0) return records;
     }
     throw new Error(`shard ${this.shard.id}: the log no longer holds the export batch ending at ${formatPosition(range.to)}`);
   }
 
-  private rowsOf(records: readonly Logged[]): EventRow[] {
+  private async rowsOf(records: readonly Logged[]): Promise<EventRow[]> {
     this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
+    const slicer = new Slicer();
     for (const { end, team, events, receivedAt } of records) {
       const offset = positionNumber(end);
       const groupTypes = this.groupTypes(team);
@@ -168,6 +176,7 @@ export class EventExporter {
         const row = this.persons.personByDistinctId(team, ev.distinct_id);
         const person: EventPerson | null = row ? { uuid: row.uuid, properties: row.properties, created_at: row.created_at } : null;
         rows.push(eventRow(team, stored.event, stored.personless, person, receivedAt, offset, now));
+        if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
       }
     }
     return rows;

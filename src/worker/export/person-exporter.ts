@@ -17,10 +17,13 @@ import {
   deletedPersonRow, distinctIdRow, groupRow, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
 } from '../../stores/clickhouse/rows.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
+import { Slicer } from '../analytics/slices.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 
 /** A batch ends after the entry that brings it to this many persons and groups. */
-const BATCH_MAX_ITEMS = 20_000;
+const BATCH_MAX_ITEMS = 5_000;
+/** Persons read between two looks at the clock (the work yields every few milliseconds). */
+const PERSONS_PER_CLOCK_LOOK = 32;
 
 export function changesToken(table: string, after: number, through: number): string {
   return `quill-${table}-${after}-${through}`;
@@ -35,7 +38,9 @@ interface Rows {
 }
 
 /** The rows of a range of change entries: each person, distinct id and group once, at its newest change's version. */
-export function rowsOfChanges(store: PersonStore, entries: readonly { seq: number; changes: PersonChanges }[], now: number): Rows {
+export async function rowsOfChanges(store: PersonStore, entries: readonly { seq: number; changes: PersonChanges }[], now: number): Promise<Rows> {
+  const slicer = new Slicer();
+  let read = 0;
   const persons = new Map<string, number>(); // "team:id" -> newest seq
   const removed = new Map<string, { team: number; uuid: string; d: string[]; seq: number }>();
   const groups = new Map<string, { key: [number, number, string]; seq: number }>();
@@ -58,6 +63,7 @@ export function rowsOfChanges(store: PersonStore, entries: readonly { seq: numbe
   }
   for (const [key, seq] of persons) {
     const [team, id] = key.split(':').map(Number) as [number, number];
+    if (++read % PERSONS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     const row = store.person(team, id);
     if (!row) continue; // removed: exported above
     out.persons.push(personRow(row, seq, now));
@@ -142,7 +148,7 @@ export class PersonExporter {
       through = entries[entries.length - 1]!.seq;
       await this.store.markChangesPending(through);
     }
-    const rows = rowsOfChanges(this.store, entries, Date.now());
+    const rows = await rowsOfChanges(this.store, entries, Date.now());
     // A deletion waits until the events it deletes are in ClickHouse (the event exporters follow the logs a moment
     // behind): deleted before they arrive, they would stay there.
     const latest = Math.max(0, ...rows.deletions.map((d) => d.at));
