@@ -65,12 +65,18 @@ function main(): void {
   // One query at a time, in arrival order: chdb's session is not meant for concurrent statements.
   let chain: Promise<unknown> = Promise.resolve();
   const server = createServer((req, res) => {
+    res.on('error', () => {}); // the client is gone; nothing to tell it
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/ping') {
       res.end('Ok.\n');
       return;
     }
-    void readBody(req).then((body) => {
+    // A client that goes away mid-request (Quill killed during an insert) must not take the server down with it.
+    readBody(req).catch(() => null).then((body) => {
+      if (body === null) {
+        res.destroy();
+        return;
+      }
       chain = chain.then(() => {
         try {
           const { sql, format } = sqlOf(url, body);

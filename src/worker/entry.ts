@@ -98,7 +98,7 @@ export function createWorkerEntry(data: WorkerData) {
   }
   let initialised: Promise<void> | null = null;
   function initialise(): Promise<void> {
-    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => rt.export?.start());
+    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => void rt.export?.start());
     return initialised;
   }
   // A thread started after start-up replaces one that died: nothing will send it `open` and `recover`, so it runs them itself.

@@ -55,6 +55,8 @@ t.test('event rows', async (t) => {
   t.equal(prow.created_at, '2026-11-28 00:00:00.000000', 'no receive time (old record format): the export time');
   t.equal(storedForm({ ...ev, event: '$identify', properties: { $process_person_profile: false } }, {}), null, 'a person event without a profile is dropped, as by the apply');
   t.equal(chTime('not a time'), '1970-01-01 00:00:00.000000');
+  t.equal(chTime('+275760-09-13T00:00:00.000Z'), '2299-12-31 23:59:59.999000', "clamped to DateTime64's range");
+  t.equal(chTime(Date.UTC(1200, 0, 1)), '1900-01-01 00:00:00.000000');
 });
 
 t.test('person and distinct id rows carry the change that exported them as version', async (t) => {

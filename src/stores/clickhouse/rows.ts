@@ -25,8 +25,13 @@ export function chTime(time: string | number): string {
   }
   const ms = typeof time === 'number' ? time : Date.parse(time);
   if (!Number.isFinite(ms)) return ZERO_TIME;
-  return `${new Date(ms).toISOString().slice(0, 23).replace('T', ' ')}000`;
+  // DateTime64's range; past it (a six-digit year) the text would not parse, and the batch would never go in.
+  const clamped = Math.min(Math.max(ms, MIN_TIME), MAX_TIME);
+  return `${new Date(clamped).toISOString().slice(0, 23).replace('T', ' ')}000`;
 }
+
+const MIN_TIME = Date.UTC(1900, 0, 1);
+const MAX_TIME = Date.UTC(2299, 11, 31, 23, 59, 59, 999);
 
 let lastSecond = Number.NaN;
 let lastSecondText = '';

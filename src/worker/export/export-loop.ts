@@ -8,6 +8,11 @@ import { failureText } from '../../stores/clickhouse/sink.js';
 const IDLE_MS = 200;
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 10_000;
+/**
+ * How long a stop waits for the step in flight (an insert may wait up to the client's request timeout). A step
+ * abandoned there is redone at the next start: its range is stored and the checkpoint moves only after the insert.
+ */
+const STOP_WAIT_MS = 2_000;
 
 export interface ExportLoopStats {
   batches: number;
@@ -41,7 +46,7 @@ export class ExportLoop {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    await this.done;
+    await Promise.race([this.done, new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
   }
 
   private async run(): Promise<void> {

@@ -7,7 +7,7 @@
 import type { Config } from '../../config/schema.js';
 import { formatPosition } from '../../stores/ingest-log/index.js';
 import { STATE_KEYS } from '../../stores/events/event-store.js';
-import { ClickHouseSink } from '../../stores/clickhouse/sink.js';
+import { ClickHouseSink, failureText } from '../../stores/clickhouse/sink.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
 import { BackfillExporter, takeStartingPoint, type BackfillState } from './backfill.js';
@@ -53,13 +53,29 @@ export class ExportService {
   /** Resolves once this worker's shards have their backfill starting points (other workers' log exporters ask). */
   private readonly pointsTaken = new Promise<void>((resolve) => (this.markPointsTaken = resolve));
   private persons: { exporter: PersonExporter; loop: ExportLoop } | null = null;
+  private closed = false;
 
   constructor(private readonly rt: WorkerRuntime) {}
 
-  /** Starts the exporters once this worker's shards are open and recovered. */
+  /**
+   * Starts the exporters once this worker's shards are open and recovered. Never fails the worker's start: a
+   * failure here (the client library missing, a write error taking the starting points) is logged and retried.
+   */
   async start(): Promise<void> {
+    for (let attempt = 0; !this.closed; attempt++) {
+      try {
+        await this.startOnce();
+        return;
+      } catch (error) {
+        this.rt.log.error({ event: 'export_start_failed', error: failureText(error) }, `the ClickHouse export could not start: ${failureText(error)}`);
+        await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)).unref());
+      }
+    }
+  }
+
+  private async startOnce(): Promise<void> {
     const config = this.rt.config;
-    this.sink = await ClickHouseSink.open(sinkConfig(config));
+    this.sink ??= await ClickHouseSink.open(sinkConfig(config));
     const shards = [...this.rt.ingest.shards.values()];
     for (const shard of shards) {
       const point = await takeStartingPoint(shard);
@@ -145,6 +161,7 @@ export class ExportService {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.shardLoops.values()].flatMap(({ loop, backfillLoop }) => [loop.stop(), backfillLoop.stop()]));
     await this.persons?.loop.stop();
     await this.sink?.close();
