@@ -9,7 +9,8 @@
  */
 import { join } from 'node:path';
 import { PERSONS_ENV } from '../data-dir/paths.js';
-import { all, atomically, openIndex, openJsonTable, openTable, openEnv, transact, type Env, type Table } from '../lmdb-env.js';
+import { all, atomically, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
+import { PersonChangeLog, type MirroredDeletion, type PersonChanges } from './change-log.js';
 
 export interface PersonRow {
   id: number;
@@ -33,31 +34,6 @@ export interface GroupRow {
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
-/**
- * What one persons write transaction changed, for the ClickHouse export (src/worker/export/person-exporter.ts):
- * persons written (team, id pairs, flattened), persons removed with what the exporter needs to mark them deleted
- * (their row is gone), and groups written. Entries are keyed by a sequence number allocated in the transaction, so
- * their order is the commit order.
- */
-export interface PersonChanges {
-  p: number[];
-  r: { team: number; uuid: string; d: string[] }[];
-  g: [number, number, string][];
-  /** Deletions of events to repeat in ClickHouse (person deletion with its events, data retention). */
-  m?: MirroredDeletion[];
-}
-
-/** Where the backfill of persons and groups is: the last key exported of a table (null: none yet). */
-export interface BackfillCursor {
-  table: 'persons' | 'groups';
-  key: (number | string)[] | null;
-}
-
-/** Events Quill deleted, to delete in ClickHouse too; `at`: when (events logged before then are exported first). */
-export type MirroredDeletion =
-  | { kind: 'person_events'; team: number; distinctIds: string[]; at: number }
-  | { kind: 'retention'; team: number; before: number; at: number };
-
 export class PersonStore {
   readonly env: Env;
   readonly persons: Table<PersonRow, [number, number]>;
@@ -74,10 +50,8 @@ export class PersonStore {
   readonly staticCohortsByPerson: Table<null, [number, number, number]>;
   readonly staticCohortPeople: Table<null, [number, number, number]>;
   private readonly sequences: Table<number, string>;
-  /** Changes since the export's checkpoint (only written once `exportChanges()` turned it on). */
-  readonly changeLog: Table<PersonChanges, number>;
-  /** The export's backfill progress. */
-  private readonly exportState: Table<unknown, string>;
+  /** What each write transaction changed, for the ClickHouse export (written once `exportChanges()` turned it on). */
+  readonly changes: PersonChangeLog;
   private logChanges = false;
 
   constructor(
@@ -96,35 +70,12 @@ export class PersonStore {
     this.staticCohortsByPerson = openIndex(this.env, 'static_cohorts_by_person');
     this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
     this.sequences = openTable(this.env, 'sequences');
-    this.changeLog = openTable(this.env, 'export_changes');
-    this.exportState = openTable(this.env, 'export_state');
+    this.changes = new PersonChangeLog(this.env);
   }
 
   /** From now on every write transaction also records what it changed (`changeLog`), for the ClickHouse export. */
   exportChanges(): void {
     this.logChanges = true;
-  }
-
-  /** The sequence number of the newest change entry (0: none yet). */
-  lastChange(): number {
-    return this.sequences.get('export') ?? 0;
-  }
-
-  /** The export's progress in the change log: exported through `done`; `pending`, the end of a batch being exported. */
-  changeExport(): { done: number; pending: number | undefined } {
-    return { done: this.sequences.get('export_done') ?? 0, pending: this.sequences.get('export_pending') };
-  }
-
-  /** The backfill of persons and groups stored before the export was on: where it is (null: done). */
-  personBackfillCursor(): BackfillCursor | null {
-    const cursor = this.exportState.get('backfill') as BackfillCursor | 'done' | undefined;
-    return cursor === 'done' ? null : cursor ?? { table: 'persons', key: null };
-  }
-
-  /** Stores the backfill's progress (null: done). */
-  async setPersonBackfillCursor(cursor: BackfillCursor | null): Promise<void> {
-    await transact(this.env, () => this.exportState.put('backfill', cursor ?? 'done'));
-    await this.env.flushed;
   }
 
   /** Up to `limit` persons after `after` ([team, id]; null: from the first), in key order. */
@@ -137,28 +88,6 @@ export class PersonStore {
   groupsAfter(after: (number | string)[] | null, limit: number): GroupRow[] {
     const rows = all(this.groups.getRange({ ...(after ? { start: after as [number, number, string] } : {}), limit: limit + 1 }).map((e) => e.value));
     return after ? rows.filter((g) => !(g.team === after[0] && g.type_index === after[1] && g.key === after[2])).slice(0, limit) : rows.slice(0, limit);
-  }
-
-  /** Entries after `after`, in order, at most through `through`. */
-  changesIn(after: number, through: number): { seq: number; changes: PersonChanges }[] {
-    return all(this.changeLog.getRange({ start: after + 1, end: through + 1 }).map(({ key, value }) => ({ seq: key, changes: value })));
-  }
-
-  /** Stores the end of the batch about to be exported (durable before its insert: a retry redoes the same batch). */
-  async markChangesPending(through: number): Promise<void> {
-    await transact(this.env, () => this.sequences.put('export_pending', through));
-    await this.env.flushed;
-  }
-
-  /** The batch through `through` is in ClickHouse: moves the checkpoint and forgets its entries. */
-  async markChangesExported(through: number): Promise<void> {
-    const done = this.changeExport().done;
-    await transact(this.env, () => {
-      this.sequences.put('export_done', through);
-      this.sequences.remove('export_pending');
-      for (const key of this.changeLog.getKeys({ start: done + 1, end: through + 1 })) this.changeLog.remove(key);
-    });
-    await this.env.flushed;
   }
 
   /** Person rows written in the transaction callback now running (see `write`). */
@@ -183,9 +112,7 @@ export class PersonStore {
       try {
         const result = fn();
         if (this.logChanges && (touched.length > 0 || this.groupsWritten.length > 0 || this.deletions.length > 0)) {
-          const seq = this.lastChange() + 1;
-          this.sequences.put('export', seq);
-          this.changeLog.put(seq, { p: touched, r: this.removed, g: this.groupsWritten, ...(this.deletions.length > 0 ? { m: this.deletions } : {}) });
+          this.changes.record({ p: touched, r: this.removed, g: this.groupsWritten, ...(this.deletions.length > 0 ? { m: this.deletions } : {}) });
         }
         return result;
       } finally {

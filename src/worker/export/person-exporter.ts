@@ -12,7 +12,8 @@
  * current answer: a merge re-points distinct ids to the kept person (exported with a higher version than the old
  * mapping) and marks the merged-away person deleted; a deleted person's distinct ids are marked deleted.
  */
-import type { MirroredDeletion, PersonChanges, PersonStore } from '../../stores/persons/person-store.js';
+import type { MirroredDeletion, PersonChanges } from '../../stores/persons/change-log.js';
+import type { PersonStore } from '../../stores/persons/person-store.js';
 import {
   deletedPersonRow, distinctIdRow, groupRow, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
 } from '../../stores/clickhouse/rows.js';
@@ -22,6 +23,8 @@ import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 
 /** A batch ends after the entry that brings it to this many persons and groups. */
 const BATCH_MAX_ITEMS = 5_000;
+/** …and at most this many entries (each a persons transaction). */
+const BATCH_MAX_ENTRIES = 1_000;
 /** Persons read between two looks at the clock (the work yields every few milliseconds). */
 const PERSONS_PER_CLOCK_LOOK = 32;
 
@@ -96,11 +99,11 @@ export class PersonExporter {
    * meanwhile is also in the change log, and its newer row wins whichever lands first.
    */
   private async backfillStep(): Promise<number> {
-    const cursor = this.store.personBackfillCursor()!;
+    const cursor = this.store.changes.backfillCursor()!;
     if (cursor.table === 'persons') {
       const persons = this.store.personsAfter(cursor.key, BACKFILL_PAGE);
       if (persons.length === 0) {
-        await this.store.setPersonBackfillCursor({ table: 'groups', key: null });
+        await this.store.changes.setBackfillCursor({ table: 'groups', key: null });
         return 0;
       }
       const token = `quill-backfill-persons-${cursor.key ? cursor.key.join('-') : 'start'}`;
@@ -108,45 +111,45 @@ export class PersonExporter {
       const distinctIds = persons.flatMap((p) => p.distinct_ids.filter((d) => this.store.personIdOf(p.team, d) === p.id).map((d) => distinctIdRow(p.team, d, p.uuid, false, 0, 0)));
       await this.sink.insert(EXPORT_TABLES.distinctIds, distinctIds, token);
       const last = persons[persons.length - 1]!;
-      await this.store.setPersonBackfillCursor({ table: 'persons', key: [last.team, last.id] });
+      await this.store.changes.setBackfillCursor({ table: 'persons', key: [last.team, last.id] });
       return persons.length + distinctIds.length;
     }
     const groups = this.store.groupsAfter(cursor.key, BACKFILL_PAGE);
     if (groups.length === 0) {
-      await this.store.setPersonBackfillCursor(null);
+      await this.store.changes.setBackfillCursor(null);
       return 0;
     }
     await this.sink.insert(EXPORT_TABLES.groups, groups.map((g) => groupRow(g, 0, 0)), `quill-backfill-groups-${cursor.key ? cursor.key.join('-') : 'start'}`);
     const last = groups[groups.length - 1]!;
-    await this.store.setPersonBackfillCursor({ table: 'groups', key: [last.team, last.type_index, last.key] });
+    await this.store.changes.setBackfillCursor({ table: 'groups', key: [last.team, last.type_index, last.key] });
     return groups.length;
   }
 
   /** Entries written and not yet exported. */
   lag(): number {
-    return this.store.lastChange() - this.store.changeExport().done;
+    return this.store.changes.last() - this.store.changes.progress().done;
   }
 
   async step(): Promise<number | null> {
     await this.sink.ensureSchema();
     this.store.env.resetReadTxn();
-    if (this.store.personBackfillCursor() !== null) return this.backfillStep();
-    const { done, pending } = this.store.changeExport();
+    if (this.store.changes.backfillCursor() !== null) return this.backfillStep();
+    const { done, pending } = this.store.changes.progress();
     let through = pending;
     let entries: { seq: number; changes: PersonChanges }[];
-    if (through !== undefined) entries = this.store.changesIn(done, through);
+    if (through !== undefined) entries = this.store.changes.entriesIn(done, through);
     else {
-      const last = this.store.lastChange();
+      const last = this.store.changes.last();
       if (last <= done) return null;
       entries = [];
       let items = 0;
-      for (const entry of this.store.changesIn(done, last)) {
+      for (const entry of this.store.changes.entriesIn(done, last, BATCH_MAX_ENTRIES)) {
         entries.push(entry);
         items += entry.changes.p.length / 2 + entry.changes.r.length + entry.changes.g.length;
         if (items >= BATCH_MAX_ITEMS) break;
       }
       through = entries[entries.length - 1]!.seq;
-      await this.store.markChangesPending(through);
+      await this.store.changes.markPending(through);
     }
     const rows = await rowsOfChanges(this.store, entries, Date.now());
     // A deletion waits until the events it deletes are in ClickHouse (the event exporters follow the logs a moment
@@ -157,7 +160,7 @@ export class PersonExporter {
     await this.sink.insert(EXPORT_TABLES.distinctIds, rows.distinctIds, changesToken(EXPORT_TABLES.distinctIds, done, through));
     await this.sink.insert(EXPORT_TABLES.groups, rows.groups, changesToken(EXPORT_TABLES.groups, done, through));
     for (const deletion of rows.deletions) await this.sink.deleteEvents(deletion);
-    await this.store.markChangesExported(through);
+    await this.store.changes.markExported(through);
     return rows.persons.length + rows.distinctIds.length + rows.groups.length;
   }
 }

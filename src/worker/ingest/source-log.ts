@@ -68,15 +68,15 @@ export class SourceLog {
     }
   }
 
-  /**
-   * Events logged here and not yet exported, and how long the oldest has waited (seconds). Counts the records
-   * logged or replayed since start: after a restart, those the apply had applied before it are not counted.
-   */
   /** When the oldest record not yet exported was logged (ms; null when none waits). */
   oldestUnexported(): number | null {
     return this.unexported[this.unexportedHead]?.at ?? null;
   }
 
+  /**
+   * Events logged here and not yet exported, and how long the oldest has waited (seconds). Counts the records
+   * logged or replayed since start: after a restart, those the apply had applied before it are not counted.
+   */
   exportLag(): { events: number; seconds: number } {
     const oldest = this.unexported[this.unexportedHead];
     return { events: this.unexportedEvents, seconds: oldest ? (Date.now() - oldest.at) / 1000 : 0 };
