@@ -6,14 +6,16 @@
 // against the apply rate, the largest lag seen, and the CPU Quill and ClickHouse spent per exported event. One JSON
 // document on stdout, also written to bench/results/export-<commit>.json.
 //
-// QUILL_BENCH_SUSTAINED_SECONDS (default 10 here), QUILL_BENCH_PAIRS.
+// QUILL_BENCH_SUSTAINED_SECONDS (default 10 here), QUILL_BENCH_PAIRS. QUILL_BENCH_EXPORT_SINK=discard exports to a
+// stand-in that keeps nothing (bench/lib/discard-clickhouse.ts) instead of chdb: what the export costs Quill alone,
+// as when ClickHouse has a machine of its own.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBaseline } from './cases/baseline.js';
 import { runSustained } from './cases/sustained.js';
 import { AppliedProbe } from './lib/applied.js';
-import { ClickHouseProcess } from './lib/clickhouse-process.js';
+import { ClickHouseProcess, DISCARD } from './lib/clickhouse-process.js';
 import { BenchContext, type Settings } from './lib/context.js';
 import { LoadGenerator } from './lib/load.js';
 import { commit, machine } from './lib/machine.js';
@@ -25,6 +27,7 @@ import { startQuill } from './lib/server-process.js';
 process.env.QUILL_BENCH_SUSTAINED_SECONDS ??= '10';
 const PAIRS = Math.max(1, Number(process.env.QUILL_BENCH_PAIRS ?? 1));
 const EXPORT_TIMEOUT_MS = 15 * 60_000;
+const SINK = process.env.QUILL_BENCH_EXPORT_SINK === 'discard' ? 'discard' : 'chdb';
 
 const t0 = performance.now();
 const log = (msg: string) => process.stderr.write(`[export ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
@@ -42,7 +45,7 @@ async function exportStats(base: string): Promise<ExportStats> {
 }
 
 async function run(gen: LoadGenerator, baseline: Awaited<ReturnType<typeof runBaseline>>, exporting: boolean) {
-  const ch = exporting ? new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-bench-ch-'))) : null;
+  const ch = exporting ? new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-bench-ch-')), SINK === 'discard' ? DISCARD : undefined) : null;
   await ch?.start();
   const quill = await startQuill({ env: ch ? { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog' } : {} });
   try {
@@ -70,8 +73,9 @@ async function run(gen: LoadGenerator, baseline: Awaited<ReturnType<typeof runBa
     clearInterval(sampler!);
     const quillCpuEnd = serverCpuSeconds(quill.pid);
     const exported = stats.shards.reduce((a, s) => a + s.rows, 0);
-    const [row] = await ch.query<{ n: string }>('SELECT count() AS n FROM events', 'posthog');
-    const inClickHouse = Number(row?.n ?? 0);
+    const inClickHouse = SINK === 'discard'
+      ? Number(((await (await fetch(`${ch.url}/_rows`)).json()) as Record<string, number>)['posthog.events'] ?? 0)
+      : Number((await ch.query<{ n: string }>('SELECT count() AS n FROM events', 'posthog'))[0]?.n ?? 0);
     const exportS = (exportEnd - started) / 1000;
     return {
       export: 'on',
@@ -119,12 +123,14 @@ const doc = {
   machine: machine(),
   commit: hash,
   commit_dirty: dirty,
-  clickhouse: 'chdb 3.4.0 (ClickHouse 26.7) behind bench/lib/clickhouse-shim.ts, same machine',
+  clickhouse: SINK === 'discard'
+    ? 'a stand-in that reads and discards every insert (bench/lib/discard-clickhouse.ts): the export\'s cost to Quill alone'
+    : 'chdb 3.4.0 (ClickHouse 26.7) behind bench/lib/clickhouse-shim.ts, same machine',
   baseline,
   sustained_seconds: Number(process.env.QUILL_BENCH_SUSTAINED_SECONDS),
   runs,
   on_over_off: { acknowledged: ratio('events_s'), end_to_end: ratio('end_to_end_events_s') },
 };
 const out = JSON.stringify(doc, null, 2);
-writeFileSync(join(RESULTS_DIR, `export-${hash.slice(0, 7)}.json`), `${out}\n`);
+writeFileSync(join(RESULTS_DIR, `export-${SINK === 'discard' ? 'discard-' : ''}${hash.slice(0, 7)}.json`), `${out}\n`);
 process.stdout.write(`${out}\n`);

@@ -6,8 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-// The built shim: beside this file in dist/, or in dist/ when a test imports this file from its source.
-const SHIM = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? './clickhouse-shim.js' : '../../dist/bench/lib/clickhouse-shim.js', import.meta.url));
+/** A built script of bench/lib: beside this file in dist/, or in dist/ when a test imports this file from its source. */
+const built = (name: string) => fileURLToPath(new URL(import.meta.url.includes('/dist/') ? `./${name}` : `../../dist/bench/lib/${name}`, import.meta.url));
+const SHIM = built('clickhouse-shim.js');
+/** A stand-in that keeps nothing (bench/lib/discard-clickhouse.ts): the export's cost to Quill alone. */
+export const DISCARD = built('discard-clickhouse.js');
 
 export class ClickHouseProcess {
   private proc: ChildProcess | null = null;
@@ -15,7 +18,7 @@ export class ClickHouseProcess {
   /** What the shim printed (its errors, if it died). */
   output = '';
 
-  constructor(readonly dataDir: string) {}
+  constructor(readonly dataDir: string, private readonly script = SHIM) {}
 
   /** The process id while it runs (0 otherwise). */
   get pid(): number {
@@ -28,7 +31,7 @@ export class ClickHouseProcess {
 
   /** Starts it (on the port it had before, if it ran). */
   async start(): Promise<void> {
-    const proc = spawn(process.execPath, [SHIM, this.dataDir, String(this.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [this.script, this.dataDir, String(this.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = proc;
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => (this.output += d));
