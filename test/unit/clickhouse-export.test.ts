@@ -2,7 +2,7 @@
 // statements, and the batch tokens that make retries idempotent.
 import t from 'tap';
 import { personUuid } from '../../src/domain/ingest/index.js';
-import { chTime, eventRow, storedForm, personRow, distinctIdRow } from '../../src/stores/clickhouse/rows.js';
+import { chTime, eventPerson, eventRow, storedForm, personRow, distinctIdRow } from '../../src/stores/clickhouse/rows.js';
 import { deletionStatement, schemaStatements, sqlString } from '../../src/stores/clickhouse/schema.js';
 import { eventsToken } from '../../src/worker/export/event-exporter.js';
 import { changesToken } from '../../src/worker/export/person-exporter.js';
@@ -37,11 +37,12 @@ t.test('event rows', async (t) => {
   const stored = storedForm(ev, { company: 2 })!;
   t.same(stored.event.properties, { price: 5, $set: { a: 1 }, $groups: { company: 'acme' }, $group_2: 'acme' }, 'as the apply stores it');
   t.same(ev.properties.$process_person_profile, true, 'the event itself is left alone');
-  const row = eventRow(1, stored.event, false, { uuid: 'p-uuid', properties: { a: 1 }, created_at: '2026-01-01T00:00:00.000Z' }, Date.parse('2026-11-28T01:02:04Z'), 4294967396, Date.parse('2026-11-28T01:02:05Z'));
+  const row = eventRow(1, stored.event, false, eventPerson({ uuid: 'p-uuid', properties: { a: 1 }, created_at: '2026-01-01T00:00:00.000Z' }), Date.parse('2026-11-28T01:02:04Z'), 4294967396, Date.parse('2026-11-28T01:02:05Z'));
   t.equal(row.timestamp, '2026-11-28 01:02:03.456000');
   t.equal(row.created_at, '2026-11-28 01:02:04.000000', 'created_at: when Quill received it');
   t.equal(row.person_id, 'p-uuid');
   t.equal(row.person_properties, '{"a":1}');
+  t.equal(row.person_created_at, '2026-01-01 00:00:00.000000');
   t.equal(row.person_mode, 'full');
   t.equal(row._offset, 4294967396);
   t.equal(row._timestamp, '2026-11-28 01:02:05');

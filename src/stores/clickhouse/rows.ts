@@ -11,8 +11,14 @@ import type { GroupRow, PersonRow } from '../persons/person-store.js';
 /** The person an event belongs to when it is exported (null: its distinct id has none; captured without a profile). */
 export interface EventPerson {
   uuid: string;
-  properties: Record<string, unknown>;
-  created_at: string;
+  /** Its properties as JSON text, and its creation time as ClickHouse text: made once for all its events of a batch. */
+  propertiesJson: string;
+  createdAt: string;
+}
+
+/** An EventPerson from a person row. */
+export function eventPerson(row: { uuid: string; properties: Record<string, unknown>; created_at: string }): EventPerson {
+  return { uuid: row.uuid, propertiesJson: JSON.stringify(row.properties), createdAt: chTime(row.created_at) };
 }
 
 const ZERO_TIME = '1970-01-01 00:00:00.000000';
@@ -54,14 +60,21 @@ export function chSeconds(ms: number): string {
 export function storedForm(ev: NormalizedEvent, groupTypes: GroupTypes): { event: NormalizedEvent; personless: boolean } | null {
   const mode = personProfileMode(ev);
   if (mode === 'drop_event') return null;
-  const properties = { ...ev.properties };
+  // A copy: the event may be the caller's. (The exporters' events are decoded for them: they pass ownership.)
+  return storedFormInPlace({ ...ev, properties: { ...ev.properties } }, groupTypes, mode);
+}
+
+/** storedForm of an event the caller gives up: its properties are changed where they are. */
+export function storedFormInPlace(ev: NormalizedEvent, groupTypes: GroupTypes, mode = personProfileMode(ev)): { event: NormalizedEvent; personless: boolean } | null {
+  if (mode === 'drop_event') return null;
+  const properties = ev.properties;
   addGroupIndexes(properties, groupTypes);
   if (mode === 'skip_person') {
     delete properties.$set;
     delete properties.$set_once;
     delete properties.$unset;
   } else delete properties.$process_person_profile;
-  return { event: { ...ev, properties }, personless: mode === 'skip_person' };
+  return { event: ev, personless: mode === 'skip_person' };
 }
 
 export interface EventRow {
@@ -96,8 +109,8 @@ export function eventRow(team: number, ev: NormalizedEvent, personless: boolean,
     elements_chain: ev.elements_chain,
     created_at: chTime(Number.isFinite(receivedAt) ? receivedAt : exportedAt),
     person_id: person ? person.uuid : personUuid(team, ev.distinct_id),
-    person_created_at: person ? chTime(person.created_at) : ZERO_TIME,
-    person_properties: person ? JSON.stringify(person.properties) : '{}',
+    person_created_at: person ? person.createdAt : ZERO_TIME,
+    person_properties: person ? person.propertiesJson : '{}',
     person_mode: personless ? 'propertyless' : 'full',
     _timestamp: chSeconds(exportedAt),
     _offset: offset,

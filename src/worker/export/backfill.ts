@@ -17,7 +17,7 @@ import { shardOf } from '../../domain/shard-of.js';
 import { eventsOfBlock, STATE_KEYS } from '../../stores/events/event-store.js';
 import { transact } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventPerson, eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
@@ -139,7 +139,7 @@ export class BackfillExporter {
       const person = this.persons.personByDistinctId(team, e.distinct_id);
       const personless = e.properties.$process_person_profile === false;
       rows.push(eventRow(team, { uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, properties: e.properties, timestamp: e.timestamp, elements_chain: e.elements_chain },
-        personless, person ? { uuid: person.uuid, properties: person.properties, created_at: person.created_at } : null, e.ts, 0, now));
+        personless, person ? eventPerson(person) : null, e.ts, 0, now));
       if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     }
     return rows;

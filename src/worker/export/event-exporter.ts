@@ -16,7 +16,7 @@ import { comparePositions, formatPosition, positionNumber, type LogPosition } fr
 import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { transact } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { eventRow, storedForm, type EventPerson, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventPerson, eventRow, storedFormInPlace, type EventPerson, type EventRow } from '../../stores/clickhouse/rows.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
@@ -160,21 +160,33 @@ export class EventExporter {
     throw new Error(`shard ${this.shard.id}: the log no longer holds the export batch ending at ${formatPosition(range.to)}`);
   }
 
+  private personOf(people: Map<string, EventPerson | null>, team: number, distinctId: string): EventPerson | null {
+    const key = `${team}:${distinctId}`;
+    let person = people.get(key);
+    if (person === undefined) {
+      const row = this.persons.personByDistinctId(team, distinctId);
+      person = row ? eventPerson(row) : null;
+      people.set(key, person);
+    }
+    return person;
+  }
+
   private async rowsOf(records: readonly Logged[]): Promise<EventRow[]> {
     this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
     const slicer = new Slicer();
+    // A visitor's events of one batch share one read of the person and one JSON of its properties.
+    const people = new Map<string, EventPerson | null>();
     for (const { end, team, events, receivedAt } of records) {
       const offset = positionNumber(end);
       const groupTypes = this.groupTypes(team);
       const filtered = offset <= this.filterEnd;
       for (const ev of events) {
         if (filtered && inBackfill(this.filter!, team, ev.distinct_id, offset, this.shardCount)) continue;
-        const stored = storedForm(ev, groupTypes);
+        const stored = storedFormInPlace(ev, groupTypes);
         if (!stored) continue;
-        const row = this.persons.personByDistinctId(team, ev.distinct_id);
-        const person: EventPerson | null = row ? { uuid: row.uuid, properties: row.properties, created_at: row.created_at } : null;
+        const person = this.personOf(people, team, ev.distinct_id);
         rows.push(eventRow(team, stored.event, stored.personless, person, receivedAt, offset, now));
         if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
       }
