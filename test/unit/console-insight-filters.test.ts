@@ -26,7 +26,8 @@ t.test('retention filter, and entities given as objects or JSON text', async (t)
   t.same(retentionStateOf(f), state);
   t.equal(retentionStateOf({ target_entity: '{"id":"x","type":"events"}' }).target, 'x');
   t.equal(retentionStateOf({ target_entity: 'not json' }).target, '$pageview');
-  t.same(retentionStateOf({ period: 'Year' }), { target: '$pageview', returning: '$pageview', period: 'Day', intervals: 8, dateTo: '', firstTime: false });
+  t.same(retentionStateOf({ period: 'Year' }), { target: '$pageview', returning: '$pageview', period: 'Week', intervals: 8, dateTo: '', firstTime: false }, 'weeks unless told otherwise, as in PostHog');
+  t.equal(retentionStateOf({ period: 'Day' }).period, 'Day');
 });
 
 t.test('paths filter: event types, anchors, step limit', async (t) => {

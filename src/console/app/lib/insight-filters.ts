@@ -59,7 +59,8 @@ function entityId(entity: unknown): string {
 
 export function retentionStateOf(f: Record<string, any>): RetentionState {
   return {
-    target: entityId(f.target_entity), returning: entityId(f.returning_entity), period: ['Hour', 'Week', 'Month'].includes(f.period) ? f.period : 'Day',
+    // Week unless told otherwise, as PostHog's retention starts.
+    target: entityId(f.target_entity), returning: entityId(f.returning_entity), period: ['Hour', 'Day', 'Month'].includes(f.period) ? f.period : 'Week',
     intervals: Number(f.total_intervals) > 0 ? Number(f.total_intervals) : 8, dateTo: typeof f.date_to === 'string' ? f.date_to : '',
     firstTime: f.retention_type === 'retention_first_time',
   };
