@@ -21,10 +21,10 @@ import { eventPerson, eventRow, type EventRow } from '../../stores/clickhouse/ro
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
-import { Slicer } from '../analytics/slices.js';
+import { BackgroundSlicer, type Foreground } from './background.js';
 
-/** Events per insert of the backfill (a part of a block). */
-const PART_ROWS = 4_096;
+/** Events per insert of the backfill (a part of a block: its rows are encoded in one go by the client). */
+const PART_ROWS = 1_024;
 /** Rows built between two looks at the clock (the work yields every few milliseconds). */
 const ROWS_PER_CLOCK_LOOK = 64;
 
@@ -90,6 +90,7 @@ export class BackfillExporter {
     private readonly shard: Shard,
     private readonly persons: PersonStore,
     private readonly sink: ClickHouseSink,
+    private readonly foreground: Foreground,
   ) {}
 
   progress(): BackfillState | undefined {
@@ -117,7 +118,7 @@ export class BackfillExporter {
     } else {
       const to = Math.min(block.n, p.row + PART_ROWS);
       rows = await this.rowsOf(team, block, p.row, to);
-      await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}`);
+      await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}-${to}`);
       if (to >= block.n) {
         next.block++;
         next.row = 0;
@@ -133,7 +134,7 @@ export class BackfillExporter {
     this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
-    const slicer = new Slicer();
+    const slicer = new BackgroundSlicer(this.foreground);
     // Stored properties are the apply's: `$group_N` and the person-profile flag are as the log exporter sends them.
     for (const e of eventsOfBlock(team, block, from, to)) {
       const person = this.persons.personByDistinctId(team, e.distinct_id);

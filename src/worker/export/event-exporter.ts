@@ -22,13 +22,15 @@ import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
 import type { GroupTypes } from '../../domain/model.js';
 import { filterFor, inBackfill } from './backfill.js';
-import { Slicer } from '../analytics/slices.js';
+import { BackgroundSlicer, foregroundBusy, type Foreground } from './background.js';
 
 /** A batch goes out once it has this many events, or once its oldest record waited BATCH_WAIT_MS. */
 const BATCH_MIN_EVENTS = 1_000;
 const BATCH_WAIT_MS = 1_000;
 /** No batch carries more (one insert, one deduplication token; its rows are built and sent in one go). */
 const BATCH_MAX_EVENTS = 5_000;
+/** …and this many while requests are being served (src/worker/export/background.ts). */
+const BATCH_MAX_EVENTS_BUSY = 1_000;
 /** Rows built between two looks at the clock (the work yields every few milliseconds: flags and acks wait on it). */
 const ROWS_PER_CLOCK_LOOK = 64;
 
@@ -70,6 +72,7 @@ export class EventExporter {
     private readonly shardCount: number,
     /** Every shard's backfill starting point (asked of every worker), for the filter of a first start. */
     private readonly startingPoints: () => Promise<Record<string, Record<string, number>>[]>,
+    private readonly foreground: Foreground,
   ) {
     this.checkpoint = (shard.events.state.get(STATE_KEYS.exportCheckpoint) as LogPosition | undefined) ?? null;
     const filter = shard.events.state.get(STATE_KEYS.exportFilter) as Record<string, number> | undefined;
@@ -130,14 +133,15 @@ export class EventExporter {
     if (applied === null || (this.checkpoint !== null && comparePositions(this.checkpoint, applied) >= 0)) return null;
     const records: Logged[] = [];
     let events = 0;
-    const slicer = new Slicer();
+    const max = foregroundBusy(this.foreground) ? BATCH_MAX_EVENTS_BUSY : BATCH_MAX_EVENTS;
+    const slicer = new BackgroundSlicer(this.foreground);
     for await (const { payload, end } of this.shard.source.recordsAfter(this.checkpoint)) {
       if (comparePositions(end, applied) > 0) break;
       await slicer.pace();
       const record = decoded(payload, end);
       records.push(record);
       events += record.events.length;
-      if (events >= BATCH_MAX_EVENTS) break;
+      if (events >= max) break;
     }
     if (records.length === 0) return null;
     const waited = Date.now() - records[0]!.receivedAt;
@@ -149,7 +153,7 @@ export class EventExporter {
   /** The records of a stored range (the log keeps them: nothing after the export's checkpoint is released). */
   private async read(range: LogRange): Promise<Logged[]> {
     const records: Logged[] = [];
-    const slicer = new Slicer();
+    const slicer = new BackgroundSlicer(this.foreground);
     for await (const { payload, end } of this.shard.source.recordsAfter(range.from)) {
       const order = comparePositions(end, range.to);
       if (order > 0) break;
@@ -175,7 +179,7 @@ export class EventExporter {
     this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
-    const slicer = new Slicer();
+    const slicer = new BackgroundSlicer(this.foreground);
     // A visitor's events of one batch share one read of the person and one JSON of its properties.
     const people = new Map<string, EventPerson | null>();
     for (const { end, team, events, receivedAt } of records) {

@@ -87,9 +87,9 @@ export class ExportService {
     this.markPointsTaken();
     for (const shard of shards) {
       const exporter = new EventExporter(shard, this.rt.persons, this.sink, (team) => this.rt.cache.groupTypes(team), this.rt.ingest.shardCount,
-        () => this.rt.peers.all<Record<string, Record<string, number>>>({ kind: EXPORT_STARTING_POINTS }));
+        () => this.rt.peers.all<Record<string, Record<string, number>>>({ kind: EXPORT_STARTING_POINTS }), this.rt.pacer);
       const loop = new ExportLoop(`events of shard ${shard.id}`, this.rt.log, () => exporter.step());
-      const backfill = new BackfillExporter(shard, this.rt.persons, this.sink);
+      const backfill = new BackfillExporter(shard, this.rt.persons, this.sink, this.rt.pacer);
       const backfillLoop = new ExportLoop(`backfill of shard ${shard.id}`, this.rt.log, async () => {
         const wasDone = backfill.done;
         const rows = await backfill.step();
@@ -105,7 +105,7 @@ export class ExportService {
       backfillLoop.start();
     }
     if (this.rt.index === 0) {
-      const exporter = new PersonExporter(this.rt.persons, this.sink, (at) => this.exportedEverywhereUntil(at));
+      const exporter = new PersonExporter(this.rt.persons, this.sink, (at) => this.exportedEverywhereUntil(at), this.rt.pacer);
       const loop = new ExportLoop('persons', this.rt.log, () => exporter.step());
       this.persons = { exporter, loop };
       loop.start();

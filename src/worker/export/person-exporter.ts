@@ -18,11 +18,13 @@ import {
   deletedPersonRow, distinctIdRow, groupRow, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
 } from '../../stores/clickhouse/rows.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
-import { Slicer } from '../analytics/slices.js';
+import { BackgroundSlicer, foregroundBusy, type Foreground } from './background.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 
 /** A batch ends after the entry that brings it to this many persons and groups. */
 const BATCH_MAX_ITEMS = 5_000;
+/** …and this many while requests are being served (src/worker/export/background.ts). */
+const BATCH_MAX_ITEMS_BUSY = 1_000;
 /** …and at most this many entries (each a persons transaction). */
 const BATCH_MAX_ENTRIES = 1_000;
 /** Persons read between two looks at the clock (the work yields every few milliseconds). */
@@ -41,8 +43,7 @@ interface Rows {
 }
 
 /** The rows of a range of change entries: each person, distinct id and group once, at its newest change's version. */
-export async function rowsOfChanges(store: PersonStore, entries: readonly { seq: number; changes: PersonChanges }[], now: number): Promise<Rows> {
-  const slicer = new Slicer();
+export async function rowsOfChanges(store: PersonStore, entries: readonly { seq: number; changes: PersonChanges }[], now: number, slicer: BackgroundSlicer): Promise<Rows> {
   let read = 0;
   const persons = new Map<string, number>(); // "team:id" -> newest seq
   const removed = new Map<string, { team: number; uuid: string; d: string[]; seq: number }>();
@@ -83,7 +84,7 @@ export async function rowsOfChanges(store: PersonStore, entries: readonly { seq:
 }
 
 /** Persons or groups per insert of the backfill. */
-const BACKFILL_PAGE = 2_000;
+const BACKFILL_PAGE = 1_000;
 
 export class PersonExporter {
   constructor(
@@ -91,6 +92,7 @@ export class PersonExporter {
     private readonly sink: ClickHouseSink,
     /** Whether every event logged before `at` (on every shard) is in ClickHouse. */
     private readonly exportedUntil: (at: number) => Promise<boolean>,
+    private readonly foreground: Foreground,
   ) {}
 
   /**
@@ -143,15 +145,16 @@ export class PersonExporter {
       if (last <= done) return null;
       entries = [];
       let items = 0;
+      const max = foregroundBusy(this.foreground) ? BATCH_MAX_ITEMS_BUSY : BATCH_MAX_ITEMS;
       for (const entry of this.store.changes.entriesIn(done, last, BATCH_MAX_ENTRIES)) {
         entries.push(entry);
         items += entry.changes.p.length / 2 + entry.changes.r.length + entry.changes.g.length;
-        if (items >= BATCH_MAX_ITEMS) break;
+        if (items >= max) break;
       }
       through = entries[entries.length - 1]!.seq;
       await this.store.changes.markPending(through);
     }
-    const rows = await rowsOfChanges(this.store, entries, Date.now());
+    const rows = await rowsOfChanges(this.store, entries, Date.now(), new BackgroundSlicer(this.foreground));
     // A deletion waits until the events it deletes are in ClickHouse (the event exporters follow the logs a moment
     // behind): deleted before they arrive, they would stay there.
     const latest = Math.max(0, ...rows.deletions.map((d) => d.at));

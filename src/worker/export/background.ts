@@ -1,0 +1,43 @@
+/**
+ * The export is the least urgent work of a worker: its lag costs nothing but freshness in ClickHouse, while flag
+ * answers, acknowledgements and the apply are owed within milliseconds. So its work runs in slices of SLICE_MS, and
+ * while flag or API requests arrive or the CPUs are saturated (the apply pacer's view of the thread,
+ * src/worker/ingest/apply-pacer.ts) it pauses after each slice so that it takes at most SHARE_WHEN_BUSY of the
+ * thread, and cuts smaller batches (their rows are encoded in one go by the client). Measured with the flags case
+ * right after a saturating load (bench/README.md, the export bench).
+ */
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+
+/** What the export asks of the thread's traffic (the apply pacer has both). */
+export interface Foreground {
+  readonly interactive: boolean;
+  readonly contended: boolean;
+}
+
+const SLICE_MS = 2;
+const SHARE_WHEN_BUSY = 0.2;
+
+/** Whether the export should give way now. */
+export function foregroundBusy(f: Foreground): boolean {
+  return f.interactive || f.contended;
+}
+
+export class BackgroundSlicer {
+  private start = performance.now();
+
+  constructor(private readonly foreground: Foreground) {}
+
+  /** Whether this slice has run its time (cheap; a loop asks it before awaiting `pace`). */
+  due(): boolean {
+    return performance.now() - this.start >= SLICE_MS;
+  }
+
+  /** Yields once the slice has run its time, and then pauses long enough to keep its share while others wait. */
+  async pace(): Promise<void> {
+    const ran = performance.now() - this.start;
+    if (ran < SLICE_MS) return;
+    await yieldToLoop();
+    if (foregroundBusy(this.foreground)) await sleep(ran * (1 / SHARE_WHEN_BUSY - 1));
+    this.start = performance.now();
+  }
+}
