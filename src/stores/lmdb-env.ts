@@ -70,6 +70,13 @@ export function transact<T>(env: Env, fn: () => T): Promise<T> {
   return inLane(env, metered(env, fn));
 }
 
+/** `transact`, resolving once the commit is on disk (`env.flushed`): for progress that a restart must find. */
+export async function transactDurably<T>(env: Env, fn: () => T): Promise<T> {
+  const result = await transact(env, fn);
+  await env.flushed;
+  return result;
+}
+
 /** `callback` with its time noted in the environment's transaction meter (src/stores/txn-meter.ts). */
 function metered<T>(env: Env, callback: () => T): () => T {
   const meter = meterOf(env);

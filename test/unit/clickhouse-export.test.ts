@@ -36,7 +36,7 @@ t.test('event rows', async (t) => {
   };
   const stored = storedForm(ev, { company: 2 })!;
   t.same(stored.event.properties, { price: 5, $set: { a: 1 }, $groups: { company: 'acme' }, $group_2: 'acme' }, 'as the apply stores it');
-  t.same(ev.properties.$process_person_profile, true, 'the event itself is left alone');
+  t.equal(stored.event, ev, 'the event itself, changed where it is');
   const row = eventRow(1, stored.event, false, eventPerson({ uuid: 'p-uuid', properties: { a: 1 }, created_at: '2026-01-01T00:00:00.000Z' }), Date.parse('2026-11-28T01:02:04Z'), 4294967396, Date.parse('2026-11-28T01:02:05Z'));
   t.equal(row.timestamp, '2026-11-28 01:02:03.456000');
   t.equal(row.created_at, '2026-11-28 01:02:04.000000', 'created_at: when Quill received it');

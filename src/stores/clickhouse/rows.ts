@@ -55,17 +55,11 @@ export function chSeconds(ms: number): string {
 /**
  * The event as the apply stored it (src/worker/ingest/person-processor.ts), or null when the apply drops it: a
  * person-only event sent with `$process_person_profile: false`. `$groups` gives `$group_N`; without a person
- * profile the person operations go; with one, the flag itself goes.
+ * profile the person operations go; with one, the flag itself goes. Changes `ev` where it is: the exporters
+ * decode their events for themselves, as the apply does.
  */
 export function storedForm(ev: NormalizedEvent, groupTypes: GroupTypes): { event: NormalizedEvent; personless: boolean } | null {
   const mode = personProfileMode(ev);
-  if (mode === 'drop_event') return null;
-  // A copy: the event may be the caller's. (The exporters' events are decoded for them: they pass ownership.)
-  return storedFormInPlace({ ...ev, properties: { ...ev.properties } }, groupTypes, mode);
-}
-
-/** storedForm of an event the caller gives up: its properties are changed where they are. */
-export function storedFormInPlace(ev: NormalizedEvent, groupTypes: GroupTypes, mode = personProfileMode(ev)): { event: NormalizedEvent; personless: boolean } | null {
   if (mode === 'drop_event') return null;
   const properties = ev.properties;
   addGroupIndexes(properties, groupTypes);

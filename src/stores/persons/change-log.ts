@@ -4,7 +4,7 @@
  * commit order and nothing rolled back is there), the exporter's progress through it, and the progress of its
  * backfill of what was stored before the export was on. Written only while the export is configured.
  */
-import { all, openTable, transact, type Env, type Table } from '../lmdb-env.js';
+import { all, openTable, transactDurably, type Env, type Table } from '../lmdb-env.js';
 
 /**
  * One transaction's changes: persons written (team, id pairs, flattened), persons removed with what the exporter
@@ -66,19 +66,17 @@ export class PersonChangeLog {
 
   /** Stores the end of the batch about to be exported (durable before its insert: a retry redoes the same batch). */
   async markPending(through: number): Promise<void> {
-    await transact(this.env, () => this.state.put(PENDING, through));
-    await this.env.flushed;
+    await transactDurably(this.env, () => this.state.put(PENDING, through));
   }
 
   /** The batch through `through` is in ClickHouse: moves the checkpoint and forgets its entries. */
   async markExported(through: number): Promise<void> {
     const done = this.progress().done;
-    await transact(this.env, () => {
+    await transactDurably(this.env, () => {
       this.state.put(DONE, through);
       this.state.remove(PENDING);
       for (const key of this.entries.getKeys({ start: done + 1, end: through + 1 })) this.entries.remove(key);
     });
-    await this.env.flushed;
   }
 
   /** Where the backfill of persons and groups is (null: done). */
@@ -89,7 +87,6 @@ export class PersonChangeLog {
 
   /** Stores the backfill's progress (null: done). */
   async setBackfillCursor(cursor: BackfillCursor | null): Promise<void> {
-    await transact(this.env, () => this.state.put(BACKFILL, cursor ?? 'done'));
-    await this.env.flushed;
+    await transactDurably(this.env, () => this.state.put(BACKFILL, cursor ?? 'done'));
   }
 }

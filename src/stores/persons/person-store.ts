@@ -221,12 +221,17 @@ export class PersonStore {
     for (const d of row.distinct_ids) this.distinctIds.put([row.team, d], row.id);
   }
 
+  /** The distinct ids of a person row that still point at it (a merge or split re-points some before the row changes). */
+  distinctIdsOf(row: PersonRow): string[] {
+    return row.distinct_ids.filter((d) => this.distinctIds.get([row.team, d]) === row.id);
+  }
+
   /** Removes a person with its uuid and distinct-id rows (not its hash keys or cohort rows). Only inside `write`. */
   removePerson(row: PersonRow): void {
     this.persons.remove([row.team, row.id]);
     this.changed(row.team, row.id);
     // Distinct ids still pointing here go with it (a merge re-points them first, and their new person is written).
-    const gone = row.distinct_ids.filter((d) => this.distinctIds.get([row.team, d]) === row.id);
+    const gone = this.distinctIdsOf(row);
     if (this.logChanges) this.removed.push({ team: row.team, uuid: row.uuid, d: gone });
     this.uuids.remove([row.team, row.uuid]);
     for (const d of gone) this.distinctIds.remove([row.team, d]);

@@ -15,9 +15,10 @@
  */
 import { shardOf } from '../../domain/shard-of.js';
 import { eventsOfBlock, STATE_KEYS } from '../../stores/events/event-store.js';
-import { transact } from '../../stores/lmdb-env.js';
+import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { eventPerson, eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
+import { BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
@@ -40,10 +41,15 @@ export interface BackfillState {
   skippedBlocks: number;
 }
 
+/** The shard's starting point and the backfill's progress from it (undefined: not taken yet). */
+export function startingPointOf(shard: Shard): BackfillState | undefined {
+  return shard.events.state.get(STATE_KEYS.exportBackfill) as BackfillState | undefined;
+}
+
 /** Takes the shard's starting point, once (the first time the export is configured). */
 export async function takeStartingPoint(shard: Shard): Promise<BackfillState> {
   const state = shard.events.state;
-  const existing = state.get(STATE_KEYS.exportBackfill) as BackfillState | undefined;
+  const existing = startingPointOf(shard);
   if (existing) return existing;
   try {
     return await shard.events.write(() => {
@@ -94,7 +100,7 @@ export class BackfillExporter {
   ) {}
 
   progress(): BackfillState | undefined {
-    return this.shard.events.state.get(STATE_KEYS.exportBackfill) as BackfillState | undefined;
+    return startingPointOf(this.shard);
   }
 
   get done(): boolean {
@@ -125,22 +131,20 @@ export class BackfillExporter {
       } else next.row = to;
       next.events += rows.length;
     }
-    await transact(this.shard.events.env, () => this.shard.events.state.put(STATE_KEYS.exportBackfill, next));
-    await this.shard.events.env.flushed;
+    await transactDurably(this.shard.events.env, () => this.shard.events.state.put(STATE_KEYS.exportBackfill, next));
     return rows.length;
   }
 
   private async rowsOf(team: number, block: Parameters<typeof eventsOfBlock>[1], from: number, to: number): Promise<EventRow[]> {
-    this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
     const slicer = new BackgroundSlicer(this.foreground);
+    const people = new BatchPersons(this.persons);
     // Stored properties are the apply's: `$group_N` and the person-profile flag are as the log exporter sends them.
     for (const e of eventsOfBlock(team, block, from, to)) {
-      const person = this.persons.personByDistinctId(team, e.distinct_id);
       const personless = e.properties.$process_person_profile === false;
       rows.push(eventRow(team, { uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, properties: e.properties, timestamp: e.timestamp, elements_chain: e.elements_chain },
-        personless, person ? eventPerson(person) : null, e.ts, 0, now));
+        personless, people.of(team, e.distinct_id), e.ts, 0, now));
       if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     }
     return rows;

@@ -14,9 +14,10 @@
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import { comparePositions, formatPosition, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 import { STATE_KEYS } from '../../stores/events/event-store.js';
-import { transact } from '../../stores/lmdb-env.js';
+import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { eventPerson, eventRow, storedFormInPlace, type EventPerson, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventRow, storedForm, type EventRow } from '../../stores/clickhouse/rows.js';
+import { BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
@@ -89,8 +90,7 @@ export class EventExporter {
   private async ensureFilter(): Promise<void> {
     if (this.filter !== undefined) return;
     const filter = filterFor(this.shard.id, await this.startingPoints());
-    await transact(this.shard.events.env, () => this.shard.events.state.put(STATE_KEYS.exportFilter, filter));
-    await this.shard.events.env.flushed;
+    await transactDurably(this.shard.events.env, () => this.shard.events.state.put(STATE_KEYS.exportFilter, filter));
     this.setFilter(filter);
   }
 
@@ -111,17 +111,15 @@ export class EventExporter {
       if (!batch) return null;
       const range = batch.range;
       // Durable before the insert: after a crash the same range (and token) is redone, not a longer one.
-      await transact(this.shard.events.env, () => state.put(STATE_KEYS.exportPending, range));
-      await this.shard.events.env.flushed;
+      await transactDurably(this.shard.events.env, () => state.put(STATE_KEYS.exportPending, range));
     }
     const rows = await this.rowsOf(batch.records);
     await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range));
     const to = batch.range.to;
-    await transact(this.shard.events.env, () => {
+    await transactDurably(this.shard.events.env, () => {
       state.put(STATE_KEYS.exportCheckpoint, to);
       state.remove(STATE_KEYS.exportPending);
     });
-    await this.shard.events.env.flushed;
     this.checkpoint = to;
     await this.shard.source.exportedUpTo(to);
     return rows.length;
@@ -131,6 +129,9 @@ export class EventExporter {
   private async cut(): Promise<{ range: LogRange; records: Logged[] } | null> {
     const applied = this.shard.source.applied;
     if (applied === null || (this.checkpoint !== null && comparePositions(this.checkpoint, applied) >= 0)) return null;
+    // Too few, too young by the log's own count: not worth decoding them to find out (the loop asks every 200 ms).
+    const lag = this.shard.source.exportLag();
+    if (lag.events > 0 && lag.events < BATCH_MIN_EVENTS && lag.seconds * 1000 < BATCH_WAIT_MS) return null;
     const records: Logged[] = [];
     let events = 0;
     const max = foregroundBusy(this.foreground) ? BATCH_MAX_EVENTS_BUSY : BATCH_MAX_EVENTS;
@@ -164,33 +165,20 @@ export class EventExporter {
     throw new Error(`shard ${this.shard.id}: the log no longer holds the export batch ending at ${formatPosition(range.to)}`);
   }
 
-  private personOf(people: Map<string, EventPerson | null>, team: number, distinctId: string): EventPerson | null {
-    const key = `${team}:${distinctId}`;
-    let person = people.get(key);
-    if (person === undefined) {
-      const row = this.persons.personByDistinctId(team, distinctId);
-      person = row ? eventPerson(row) : null;
-      people.set(key, person);
-    }
-    return person;
-  }
-
   private async rowsOf(records: readonly Logged[]): Promise<EventRow[]> {
-    this.persons.env.resetReadTxn();
     const now = Date.now();
     const rows: EventRow[] = [];
     const slicer = new BackgroundSlicer(this.foreground);
-    // A visitor's events of one batch share one read of the person and one JSON of its properties.
-    const people = new Map<string, EventPerson | null>();
+    const people = new BatchPersons(this.persons);
     for (const { end, team, events, receivedAt } of records) {
       const offset = positionNumber(end);
       const groupTypes = this.groupTypes(team);
       const filtered = offset <= this.filterEnd;
       for (const ev of events) {
         if (filtered && inBackfill(this.filter!, team, ev.distinct_id, offset, this.shardCount)) continue;
-        const stored = storedFormInPlace(ev, groupTypes);
+        const stored = storedForm(ev, groupTypes);
         if (!stored) continue;
-        const person = this.personOf(people, team, ev.distinct_id);
+        const person = people.of(team, ev.distinct_id);
         rows.push(eventRow(team, stored.event, stored.personless, person, receivedAt, offset, now));
         if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
       }

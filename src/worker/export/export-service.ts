@@ -6,11 +6,10 @@
  */
 import type { Config } from '../../config/schema.js';
 import { formatPosition } from '../../stores/ingest-log/index.js';
-import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { ClickHouseSink, failureText } from '../../stores/clickhouse/sink.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
-import { BackfillExporter, takeStartingPoint, type BackfillState } from './backfill.js';
+import { BackfillExporter, startingPointOf, takeStartingPoint } from './backfill.js';
 import { EventExporter } from './event-exporter.js';
 import { ExportLoop, type ExportLoopStats } from './export-loop.js';
 import { PersonExporter } from './person-exporter.js';
@@ -24,9 +23,7 @@ export const exportStartingPointsHandler: PeerHandler = async (rt) => {
   return rt.export.startingPoints();
 };
 
-function takenPoint(shard: Shard): BackfillState | undefined {
-  return shard.events.state.get(STATE_KEYS.exportBackfill) as BackfillState | undefined;
-}
+
 
 /** Peer message: the oldest unexported event of this worker (for deletions, which wait until it is past them). */
 export const exportOldestHandler: PeerHandler = async (rt) => rt.export?.oldestUnexported() ?? null;
@@ -138,7 +135,7 @@ export class ExportService {
   async startingPoints(): Promise<Record<string, Record<string, number>>> {
     await this.pointsTaken;
     const out: Record<string, Record<string, number>> = {};
-    for (const shard of this.rt.ingest.shards.values()) out[shard.id] = (takenPoint(shard)?.appliedFrom ?? {});
+    for (const shard of this.rt.ingest.shards.values()) out[shard.id] = startingPointOf(shard)?.appliedFrom ?? {};
     return out;
   }
 

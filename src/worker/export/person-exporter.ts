@@ -45,16 +45,19 @@ interface Rows {
 /** The rows of a range of change entries: each person, distinct id and group once, at its newest change's version. */
 export async function rowsOfChanges(store: PersonStore, entries: readonly { seq: number; changes: PersonChanges }[], now: number, slicer: BackgroundSlicer): Promise<Rows> {
   let read = 0;
-  const persons = new Map<string, number>(); // "team:id" -> newest seq
+  // Each keyed once, at its newest change (later entries overwrite earlier ones).
+  const persons = new Map<string, { team: number; id: number; seq: number }>();
   const removed = new Map<string, { team: number; uuid: string; d: string[]; seq: number }>();
   const groups = new Map<string, { key: [number, number, string]; seq: number }>();
+  const deletions = new Map<string, MirroredDeletion>();
   for (const { seq, changes } of entries) {
-    for (let i = 0; i < changes.p.length; i += 2) persons.set(`${changes.p[i]}:${changes.p[i + 1]}`, seq);
+    for (let i = 0; i < changes.p.length; i += 2) {
+      const team = changes.p[i]!;
+      const id = changes.p[i + 1]!;
+      persons.set(`${team}:${id}`, { team, id, seq });
+    }
     for (const r of changes.r) removed.set(`${r.team}:${r.uuid}`, { ...r, seq });
     for (const g of changes.g) groups.set(g.join('\u0000'), { key: g, seq });
-  }
-  const deletions = new Map<string, MirroredDeletion>();
-  for (const { changes } of entries) {
     for (const d of changes.m ?? []) {
       const { at: _at, ...what } = d;
       deletions.set(JSON.stringify(what), d);
@@ -65,16 +68,13 @@ export async function rowsOfChanges(store: PersonStore, entries: readonly { seq:
     out.persons.push(deletedPersonRow(r.team, r.uuid, r.seq, now));
     for (const d of r.d) out.distinctIds.push(distinctIdRow(r.team, d, r.uuid, true, r.seq, now));
   }
-  for (const [key, seq] of persons) {
-    const [team, id] = key.split(':').map(Number) as [number, number];
+  for (const { team, id, seq } of persons.values()) {
     if (++read % PERSONS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     const row = store.person(team, id);
     if (!row) continue; // removed: exported above
     out.persons.push(personRow(row, seq, now));
-    for (const d of row.distinct_ids) {
-      // A distinct id that moved to another person since goes out with that person.
-      if (store.personIdOf(team, d) === id) out.distinctIds.push(distinctIdRow(team, d, row.uuid, false, seq, now));
-    }
+    // A distinct id that moved to another person since goes out with that person.
+    for (const d of store.distinctIdsOf(row)) out.distinctIds.push(distinctIdRow(team, d, row.uuid, false, seq, now));
   }
   for (const { key, seq } of groups.values()) {
     const row = store.group(key[0], key[1], key[2]);
@@ -110,7 +110,7 @@ export class PersonExporter {
       }
       const token = `quill-backfill-persons-${cursor.key ? cursor.key.join('-') : 'start'}`;
       await this.sink.insert(EXPORT_TABLES.person, persons.map((p) => personRow(p, 0, 0)), token);
-      const distinctIds = persons.flatMap((p) => p.distinct_ids.filter((d) => this.store.personIdOf(p.team, d) === p.id).map((d) => distinctIdRow(p.team, d, p.uuid, false, 0, 0)));
+      const distinctIds = persons.flatMap((p) => this.store.distinctIdsOf(p).map((d) => distinctIdRow(p.team, d, p.uuid, false, 0, 0)));
       await this.sink.insert(EXPORT_TABLES.distinctIds, distinctIds, token);
       const last = persons[persons.length - 1]!;
       await this.store.changes.setBackfillCursor({ table: 'persons', key: [last.team, last.id] });
