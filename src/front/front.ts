@@ -18,6 +18,7 @@ import { parseQuery } from '../http/query.js';
 import { StaticAssets } from './static-assets.js';
 import { WorkerPool } from './worker-pool.js';
 import type { WorkerWatch } from './watchdog.js';
+import { MemoryGuard } from './memory-guard.js';
 import { accountKey, LoginThrottle } from '../domain/login-throttle.js';
 import { chooseEncoding, CONSOLE_PREFIX, ConsoleAssets, defaultConsoleDir, HTML_HEADERS } from './console-assets.js';
 import { bearerMatches, FrontMetrics } from './metrics.js';
@@ -129,6 +130,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     await Promise.all(Array.from({ length: pool.size }, (_, i) => startStep(i, step)));
   }
   pool.markStarted();
+  const memoryGuard = new MemoryGuard(Math.round(config.memoryMb * 1048576), pool.sharedState(), log);
   const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
   const keyLookup = new KeyLookup(pool, auth);
   const loginThrottle = new LoginThrottle();
@@ -409,6 +411,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     if (draining) return;
     draining = true;
     flagStreams.closeAll();
+    memoryGuard.close();
     if (inFlight > 0) {
       await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, DRAIN_LIMIT_MS))]);
     }

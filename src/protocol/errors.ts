@@ -90,11 +90,15 @@ export const Errors = {
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
   shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
-  /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
+  /** Back-pressure: a shard's export to ClickHouse is further behind than QUILL_CLICKHOUSE_MAX_LAG (policy `backpressure`). */
   exportBehind: (retryAfterS: number) =>
     new ApiError(503, 'server_error', 'export_behind', `Quill's export to ClickHouse is behind; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
+  /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
   overloaded: (retryAfterS: number) =>
     new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
+  /** Back-pressure: the process's memory is over QUILL_MEMORY_MB; ingestion waits until what is queued is applied. */
+  memoryBudget: (retryAfterS: number) =>
+    new ApiError(503, 'server_error', 'memory_budget', `Quill is over its memory budget while it applies what it holds; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
 } as const;
 
 /** Serialisable form of an ApiError, for the worker → front protocol. */

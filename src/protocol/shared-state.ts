@@ -3,6 +3,8 @@
  *
  *  - `started`: becomes 1 once the data-directory lock is held, bootstrap ran and every shard recovered, so a thread
  *    Piscina starts later to replace one that died knows it may open its shards by itself (src/worker/entry.ts);
+ *  - `memory over budget`: 1 while the process is over QUILL_MEMORY_MB (written by the front's sampler,
+ *    src/front/memory-guard.ts; read by every ingestion request and by the workers' cache relief);
  *  - for every pair of shards (owner, source): how far into the source's ingest log the owner has applied, and
  *    flushed to disk, the events it owns (src/worker/ingest/shard.ts). A source may forget a log record once
  *    every owner of one of its events has applied it;
@@ -31,6 +33,7 @@ import { PartRings, ringBytes } from './part-rings.js';
 export const MAX_SHARDS = 64;
 
 const STARTED = 0;
+const MEMORY_OVER = 1;
 /** Int32 words before the positions (16 bytes keeps the BigInt64 view aligned). */
 const HEADER_BYTES = 16;
 
@@ -141,6 +144,15 @@ export class SharedState {
 
   markStarted(): void {
     Atomics.store(this.words, STARTED, 1);
+  }
+
+  /** Whether the process is over its memory budget (always false without one). */
+  get memoryOver(): boolean {
+    return Atomics.load(this.words, MEMORY_OVER) === 1;
+  }
+
+  setMemoryOver(over: boolean): void {
+    Atomics.store(this.words, MEMORY_OVER, over ? 1 : 0);
   }
 
   /** The owner of `shard` publishes how many events it has queued and not applied yet. */

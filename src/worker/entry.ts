@@ -27,6 +27,7 @@ import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
 import { abandonQueries, budgetFor, withBudget } from './query-budget.js';
 import { Heartbeat } from './watchdog.js';
+import { MemoryRelief } from './memory-relief.js';
 import { isAnalysis, requestedTimeoutS } from './ops/analysis-ops.js';
 import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
@@ -68,6 +69,7 @@ export function createWorkerEntry(data: WorkerData) {
   });
   const debug = data.config.logLevel === 'debug';
   const heartbeat = new Heartbeat(rt.shared, data.index);
+  const memoryRelief = data.config.memoryMb > 0 ? new MemoryRelief(rt) : null;
 
   // A library promise nobody awaits (lmdb-js rejects internal commit promises when a disk is full) must not kill
   // the thread: the operation that failed has already answered 503 or will retry.
@@ -161,6 +163,7 @@ export function createWorkerEntry(data: WorkerData) {
         return flagStreamState(rt, task.projectId);
       case 'shutdown':
         port?.close();
+        memoryRelief?.close();
         abandonQueries();
         await rt.close();
         return true;

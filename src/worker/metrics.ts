@@ -16,6 +16,7 @@ import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 import { CALLBACK_BOUNDS, SECONDS_BOUNDS, txnMeters, type TxnSummary } from '../stores/txn-meter.js';
 import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
 import type { Shard } from './ingest/shard.js';
+import { processMemory } from '../observability/process-memory.js';
 
 /** A queued part (source, position, length, events, when queued) as a small object, in bytes. */
 const QUEUED_PART_BYTES = 96;
@@ -97,6 +98,8 @@ export class WorkerMetrics {
         [{ labels: {}, value: rt.config.queryTimeoutS }], 'max'),
       new SnapshotMetric('quill_query_memory_budget_bytes', 'How much a worker\'s heap may grow while one analysis or query runs (QUILL_QUERY_MEMORY_MB).', 'gauge', () =>
         [{ labels: {}, value: rt.config.queryMemoryMb * 1024 * 1024 }], 'max'),
+      new SnapshotMetric('quill_memory_budget_refusals_total', 'Ingestion requests refused because the process was over its memory budget (503 memory_budget).', 'counter', () =>
+        [{ labels: {}, value: rt.ingest.memoryRefusals }]),
       new SnapshotMetric('quill_memory_bytes', 'Memory of each worker by component: its JavaScript heap (used and reserved), memory outside the heap held by its objects (buffers), and estimates of what the hot-persons cache, the open column blocks, the column cache and the part queue hold within it.', 'gauge', () =>
         this.memorySamples()),
       new SnapshotMetric('quill_worker_start_timestamp_seconds', 'When each worker thread started (a replaced thread shows a new time).', 'gauge', () =>
@@ -124,6 +127,9 @@ export class WorkerMetrics {
       // Process-wide figures, reported once (by worker 0) so that merging workers does not add them up.
       metrics.push(
         new SnapshotMetric('process_resident_memory_bytes', 'Resident memory of the Quill process.', 'gauge', () => [{ labels: {}, value: process.memoryUsage.rss() }], 'first'),
+        new SnapshotMetric('quill_memory_anonymous_bytes', 'Anonymous resident memory of the Quill process (RssAnon: what QUILL_MEMORY_MB bounds).', 'gauge', () => [{ labels: {}, value: processMemory().anonymous ?? 0 }], 'first'),
+        new SnapshotMetric('quill_memory_budget_bytes', 'The memory budget (QUILL_MEMORY_MB; 0 = none).', 'gauge', () => [{ labels: {}, value: Math.round(rt.config.memoryMb * 1048576) }], 'first'),
+        new SnapshotMetric('quill_memory_over_budget', 'Whether the process is over its memory budget (1): ingestion answers 503 meanwhile.', 'gauge', () => [{ labels: {}, value: rt.shared.memoryOver ? 1 : 0 }], 'first'),
         new SnapshotMetric('process_cpu_seconds_total', 'CPU time of the Quill process (user and system).', 'counter', () => {
           const u = process.cpuUsage();
           return [{ labels: {}, value: (u.user + u.system) / 1e6 }];

@@ -45,6 +45,12 @@ export class ColumnCache {
     this.bytes -= e.bytes;
   }
 
+  /** Drops every entry (the memory budget's relief, src/worker/memory-relief.ts). */
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
   get size(): number {
     return this.bytes;
   }

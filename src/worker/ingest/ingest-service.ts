@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import { Errors } from '../../protocol/errors.js';
+import { MEMORY_RETRY_AFTER_S } from '../../domain/memory-budget.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
 import { ownerOf, shardOf } from '../../domain/shard-of.js';
 import { positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
@@ -85,6 +86,10 @@ export class IngestService {
    */
   async ingest(team: number, events: NormalizedEvent[], record: Buffer): Promise<void> {
     if (events.length === 0) return;
+    if (this.rt.shared.memoryOver) {
+      this.memoryRefusals++;
+      throw Errors.memoryBudget(MEMORY_RETRY_AFTER_S);
+    }
     this.refuseOverBound(team, events);
     const shard = this.own[this.turn++ % this.own.length];
     if (!shard) throw new Error(`worker ${this.rt.index} owns no shard`);
@@ -125,6 +130,8 @@ export class IngestService {
   private overBound = false;
   /** Requests refused by back-pressure since start (stats). */
   refusedRequests = 0;
+  /** Requests refused because the process was over its memory budget (QUILL_MEMORY_MB), since start. */
+  memoryRefusals = 0;
 
   /**
    * This thread replaces one that died; its own logs are replayed: asks every other worker to re-send what its logs
@@ -320,6 +327,7 @@ export const appliedHandler: PeerHandler = async (rt) => {
 /** This worker's part of `/_stats`: its shards' counters and the events its capture requests dropped. */
 export const statsHandler: PeerHandler = async (rt) => ({
   shards: [...rt.ingest.shards.values()].map((s) => ({ ...s.stats(), refusedRequests: rt.ingest.refusedRequests, backlogHigh: rt.config.backlogHigh })),
+  memoryRefusals: rt.ingest.memoryRefusals,
   dropped: Object.fromEntries(rt.ingest.dropped),
   ...(rt.export ? { export: { shards: rt.export.shardStats(), persons: rt.export.personStats() } } : {}),
   eventLoop: { worker: rt.index, ...loopDelaySinceLastRead() },

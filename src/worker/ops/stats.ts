@@ -21,6 +21,7 @@ import type { OpHandler } from './types.js';
 import type { Principal } from '../../protocol/worker-messages.js';
 import { principalOf } from './types.js';
 import type { PersonExportStats, ShardExportStats } from '../export/export-service.js';
+import { processMemory } from '../../observability/process-memory.js';
 
 /** Organizations (and their project ids) the caller may see: their own, or all of them for the operator. */
 function visibleOrganizations(rt: WorkerRuntime, organizationId: number | null): { id: number; name: string; projects: number[] }[] {
@@ -47,6 +48,7 @@ interface ShardStats {
 
 interface WorkerStats {
   shards: ShardStats[];
+  memoryRefusals: number;
   export?: { shards: ShardExportStats[]; persons: PersonExportStats | null };
   dropped: Record<string, number>;
   eventLoop: LoopDelay & { worker: number };
@@ -68,6 +70,18 @@ function droppedOf(perWorker: readonly WorkerStats[]): Record<string, number> {
   return dropped;
 }
 
+/** The process's memory against its budget (QUILL_MEMORY_MB; src/front/memory-guard.ts). */
+function memoryOf(rt: WorkerRuntime, perWorker: readonly WorkerStats[]): Record<string, unknown> {
+  const { resident, anonymous } = processMemory();
+  return {
+    resident_bytes: resident,
+    anonymous_bytes: anonymous,
+    budget_bytes: rt.config.memoryMb > 0 ? Math.round(rt.config.memoryMb * 1048576) : null,
+    over_budget: rt.shared.memoryOver,
+    refused_requests: perWorker.reduce((n, w) => n + (w.memoryRefusals ?? 0), 0),
+  };
+}
+
 export const ingestionStats: OpHandler = async (item, rt) => {
   const principal = principalOf(item);
   const organizationId = ownerOrOperator(rt, principal, 'Only organization owners (or the operator key) can read /_stats.');
@@ -79,6 +93,7 @@ export const ingestionStats: OpHandler = async (item, rt) => {
     shards: perWorker.flatMap((w) => w.shards),
     dropped: droppedOf(perWorker),
     event_loop: perWorker.map((w) => w.eventLoop),
+    memory: memoryOf(rt, perWorker),
     // The ClickHouse export, when on: per shard what it exported and its lag, and the person changes' exporter.
     ...(rt.export
       ? { export: { shards: perWorker.flatMap((w) => w.export?.shards ?? []), persons: perWorker.map((w) => w.export?.persons).find((p) => p) ?? null } }
