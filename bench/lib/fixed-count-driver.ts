@@ -11,6 +11,8 @@ export interface FixedCountResult {
   ok: number;
   failed: number;
   statuses: Record<string, number>;
+  /** Requests sent again after a 503 (with `retry503`); each try is in `statuses`. */
+  retried: number;
   duration_s: number;
   p50_ms: number;
   p90_ms: number;
@@ -25,6 +27,8 @@ export async function sendFixedCount(opts: {
   connections: number;
   body: () => string;
   onProgress?: (done: number) => void;
+  /** As PostHog's SDKs do with back-pressure: a request answered 503 is sent again (same body) after this pause. */
+  retry503Ms?: number;
 }): Promise<FixedCountResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
   const url = new URL(opts.path, opts.base);
@@ -32,6 +36,7 @@ export async function sendFixedCount(opts: {
   const statuses: Record<string, number> = {};
   let next = 0;
   let done = 0;
+  let retried = 0;
   const post = (body: string) => postJson(agent, url, body);
   const t0 = performance.now();
   await Promise.all(Array.from({ length: opts.connections }, async () => {
@@ -40,9 +45,15 @@ export async function sendFixedCount(opts: {
       if (i >= opts.requests) return;
       const body = opts.body();
       const start = performance.now();
-      const status = await post(body);
-      latencies[i] = performance.now() - start;
+      let status = await post(body);
       statuses[status] = (statuses[status] ?? 0) + 1;
+      while (status === 503 && opts.retry503Ms !== undefined) {
+        retried++;
+        await new Promise((r) => setTimeout(r, opts.retry503Ms));
+        status = await post(body);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+      latencies[i] = performance.now() - start;
       opts.onProgress?.(++done);
     }
   }));
@@ -52,7 +63,7 @@ export async function sendFixedCount(opts: {
   const at = (p: number) => round2(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!);
   const ok = Object.entries(statuses).filter(([s]) => s.startsWith('2')).reduce((n, [, c]) => n + c, 0);
   return {
-    requests: opts.requests, ok, failed: opts.requests - ok, statuses, duration_s: round2(seconds),
+    requests: opts.requests, ok, failed: opts.requests - ok, statuses, retried, duration_s: round2(seconds),
     p50_ms: at(50), p90_ms: at(90), p99_ms: at(99), max_ms: round2(latencies[latencies.length - 1]!),
   };
 }

@@ -1,7 +1,7 @@
 // The memory budget (QUILL_MEMORY_MB) on the real server. A budget below any process's footprint (1 MB) holds the
 // node over it from its first sample, so what "over budget" does is seen deterministically: every ingestion path
 // answers 503 `memory_budget` with Retry-After before anything is written, flags keep answering, /_stats and
-// /metrics say so, the workers empty their caches once, and what was acknowledged before is all there. The same
+// /metrics say so, the workers hold their caches small, and what was acknowledged before is all there. The same
 // data directory restarted with a roomy budget accepts events again. (The crossing itself — over at the budget,
 // under again below 90 % of it — is the unit test of MemoryGuard, test/unit/memory-budget.test.ts.)
 import t from 'tap';
@@ -49,7 +49,7 @@ t.test('over the budget, ingestion is refused with 503 and Retry-After; flags an
   t.match(metrics.text, /^quill_memory_budget_bytes 1048576$/m, '/metrics: the budget');
   t.match(metrics.text, /^quill_memory_budget_refusals_total 3$/m, '/metrics: the refusals');
   t.match(metrics.text, /^quill_memory_anonymous_bytes [1-9]\d+$/m, '/metrics: the anonymous memory');
-  await eventually('both workers to empty their caches', async () => (tight.output().match(/emptied the column and hot-persons caches/g) ?? []).length === 2);
+  await eventually('both workers to hold their caches small', async () => (tight.output().match(/caches held small/g) ?? []).length === 2);
   t.match(tight.output(), /memory over its budget/, 'the log says the node is over its budget');
   t.equal(await tight.stop(), 0);
 

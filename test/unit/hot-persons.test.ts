@@ -25,3 +25,18 @@ t.test('without a budget it keeps up to its entry bound', async (t) => {
   t.equal(cache.size, 5_000);
   t.ok(cache.approxBytes > 5_000 * 500, 'and estimates what they hold');
 });
+
+t.test('over the memory budget it keeps a share of its budget, and grows back after', async (t) => {
+  const budget = 1024 * 1024;
+  const cache = new HotPersons(new SharedState(createSharedState()), budget);
+  for (let i = 1; i <= 20_000; i++) cache.put(row(i));
+  const full = cache.size;
+  cache.setShare(0.25);
+  t.ok(cache.approxBytes <= budget / 4, `evicted at once to a quarter (${cache.approxBytes} bytes)`);
+  t.ok(cache.get(1, 'visitor-20000'), 'the most recent are kept');
+  for (let i = 20_001; i <= 40_000; i++) cache.put(row(i));
+  t.ok(cache.approxBytes <= budget / 4, 'and stays there while it is over');
+  cache.setShare(1);
+  for (let i = 40_001; i <= 60_000; i++) cache.put(row(i));
+  t.equal(cache.size, full, 'back to its full size once under');
+});

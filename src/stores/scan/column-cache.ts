@@ -11,8 +11,12 @@ export class ColumnCache {
   /** Map iteration order is insertion order: re-inserting on a hit makes the first entry the least recently used. */
   private readonly entries = new Map<string, { column: Column; bytes: number }>();
   private bytes = 0;
+  /** The budget in use: all of it, or less while the process is over its memory budget. */
+  private limit: number;
 
-  constructor(private readonly budgetBytes: number) {}
+  constructor(private readonly budgetBytes: number) {
+    this.limit = budgetBytes;
+  }
 
   /** Bytes of the columns held now (at most the budget). */
   get heldBytes(): number {
@@ -28,14 +32,11 @@ export class ColumnCache {
   }
 
   set(key: string, column: Column, bytes: number): void {
-    if (bytes > this.budgetBytes) return;
+    if (bytes > this.limit) return;
     this.delete(key);
     this.entries.set(key, { column, bytes });
     this.bytes += bytes;
-    while (this.bytes > this.budgetBytes) {
-      const oldest = this.entries.keys().next().value as string;
-      this.delete(oldest);
-    }
+    this.evictTo(this.limit);
   }
 
   delete(key: string): void {
@@ -45,10 +46,20 @@ export class ColumnCache {
     this.bytes -= e.bytes;
   }
 
-  /** Drops every entry (the memory budget's relief, src/worker/memory-relief.ts). */
-  clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
+  /**
+   * Uses `share` (0..1) of the byte budget from now on, evicting the least recently used beyond it at once (the
+   * memory budget's relief, src/worker/memory-relief.ts).
+   */
+  setShare(share: number): void {
+    this.limit = this.budgetBytes * share;
+    this.evictTo(this.limit);
+  }
+
+  private evictTo(limit: number): void {
+    while (this.bytes > limit) {
+      const oldest = this.entries.keys().next().value as string;
+      this.delete(oldest);
+    }
   }
 
   get size(): number {

@@ -36,6 +36,8 @@ export class HotPersons {
   /** Bytes an entry holds, estimated from a sample of the rows put (every SAMPLE_EVERY-th), for /metrics. */
   private bytesPerEntry = 0;
   private puts = 0;
+  /** Fraction of the byte budget in use: lowered while the process is over its memory budget (MemoryRelief). */
+  private share = 1;
 
   constructor(
     private readonly shared: SharedState,
@@ -78,7 +80,18 @@ export class HotPersons {
       this.entries.delete(key);
       this.entries.set(key, { row, version });
     }
-    const most = this.bytesPerEntry > 0 ? Math.min(MAX_ENTRIES, Math.floor(this.budgetBytes / this.bytesPerEntry)) : MAX_ENTRIES;
+    this.evictToBudget();
+  }
+
+  /** Uses `share` (0..1) of the byte budget from now on, evicting the least recently used beyond it at once. */
+  setShare(share: number): void {
+    this.share = share;
+    this.evictToBudget();
+  }
+
+  private evictToBudget(): void {
+    const budget = this.budgetBytes * this.share;
+    const most = this.bytesPerEntry > 0 ? Math.min(MAX_ENTRIES, Math.floor(budget / this.bytesPerEntry)) : this.share === 0 ? 0 : MAX_ENTRIES;
     while (this.entries.size > most) this.entries.delete(this.entries.keys().next().value as string);
   }
 
