@@ -63,7 +63,10 @@ export function DashboardPage({ projectId, dashboardId }: { projectId: number; d
 
   const placement = useMemo(() => placementOf(dashboard?.tiles ?? []), [dashboard]);
   const commit = (next: Placement) => {
-    const changed = changedCells(placement, next);
+    // Tiles placed by default (no stored layout yet) are stored too, so the API holds the whole layout.
+    const unstored = new Set((dashboard?.tiles ?? []).filter((t) => !t.layouts?.sm).map((t) => t.id));
+    const moved = new Set(changedCells(placement, next).map(([id]) => id));
+    const changed = [...next].filter(([id]) => moved.has(id) || unstored.has(id));
     if (!dashboard || changed.length === 0) return;
     // Shown at once; the answer of the PATCH carries only cached results, so the tiles keep theirs.
     const byId = new Map(changed);
