@@ -61,13 +61,17 @@ function SavedInsightDashboards(props: { projectId: number; insightId: number })
     <div class="row">
       <DashboardPicker projectId={props.projectId} value={current} disabled={busy} onToggle={async (id, on) => {
         const next = on ? [...current, id] : current.filter((d) => d !== id);
+        // The box shows the choice at once; a refusal puts it back.
+        setValue(next);
         setBusy(true);
         setError(null);
+        setNote(null);
         try {
           const saved = await api.patch<{ dashboards: number[] }>(path, { dashboards: next });
           setValue(saved.dashboards);
           setNote(on ? 'Added to the dashboard.' : 'Taken off the dashboard.');
         } catch (err) {
+          setValue(current);
           setError(err as Error);
         } finally {
           setBusy(false);
