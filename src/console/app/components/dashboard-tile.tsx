@@ -38,9 +38,21 @@ export function tileRangeText(i: TileInsight): string {
   return dateRangeText(from, to);
 }
 
+const KIND_OF_QUERY: Record<string, string> = {
+  TrendsQuery: 'TRENDS', FunnelsQuery: 'FUNNELS', RetentionQuery: 'RETENTION', LifecycleQuery: 'LIFECYCLE', StickinessQuery: 'STICKINESS', PathsQuery: 'PATHS',
+};
+
+/** The legacy filters a tile is drawn with: an insight saved by the API with a query only gets its kind from the query. */
+function drawnFilters(i: TileInsight): Record<string, any> {
+  if (i.filters.insight) return i.filters;
+  const source = i.query?.kind === 'InsightVizNode' ? i.query.source : i.query;
+  return { ...i.filters, insight: KIND_OF_QUERY[String(source?.kind)] ?? 'TRENDS' };
+}
+
 export function DashboardTile(props: { projectId: number; tile: Tile; handle: ComponentChildren; onRemove(): void }) {
   const i = props.tile.insight;
-  const kind = kindOf(i.filters.insight);
+  const filters = drawnFilters(i);
+  const kind = kindOf(filters.insight);
   return (
     <article class="tile card" data-testid="dashboard-tile" data-kind={kind?.kind} data-insight-id={i.id}>
       <header class="tile-head">
@@ -56,7 +68,7 @@ export function DashboardTile(props: { projectId: number; tile: Tile; handle: Co
       <div class="tile-body">
         {i.result === null || i.result === undefined
           ? <p class="muted">Not computed yet: refresh the dashboard.</p>
-          : <InsightResult filters={i.filters} result={i.result} projectId={props.projectId} compact />}
+          : <InsightResult filters={filters} result={i.result} projectId={props.projectId} compact />}
       </div>
     </article>
   );
