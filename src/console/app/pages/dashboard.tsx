@@ -57,6 +57,8 @@ export function DashboardPage({ projectId, dashboardId }: { projectId: number; d
       await api.patch(path, body);
       if (reload) await load(false);
     } catch (err) {
+      // What is shown went ahead of the API (a move, a removal): show what it stores instead.
+      await load(false);
       setError(err as Error);
     }
   };
