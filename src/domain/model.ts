@@ -244,6 +244,14 @@ export interface Dashboard {
   created_by: number | null;
   deleted: boolean;
   tiles: DashboardTile[];
+  /** The date range every tile uses instead of its own; absent on dashboards stored before it existed. */
+  filters?: DashboardFilters;
+}
+
+/** PostHog's dashboard `filters`: only the date range override is kept. */
+export interface DashboardFilters {
+  date_from?: string;
+  date_to?: string;
 }
 
 export interface DashboardTile {

@@ -401,7 +401,9 @@ export const Dashboard = Type.Object({
   created_by: Nullable(UserRef),
   deleted: Type.Boolean(),
   tags: Type.Array(Type.String()),
-  tiles: Type.Optional(Type.Array(OpenObject('An insight with its layouts and color'), { description: 'On retrieve' })),
+  filters: OpenObject('date_from, date_to: the date range every tile computes over instead of its own (none when empty)'),
+  tiles: Type.Optional(Type.Array(OpenObject('An insight (computed over the dashboard\'s range) with its layouts, color and last_refresh'), { description: 'On retrieve' })),
+  last_refresh: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'When the oldest tile result was computed (on retrieve)' }))),
 }, { additionalProperties: true, $id: 'Dashboard' });
 
 export const DashboardPage = Page(Dashboard, 'DashboardPage');

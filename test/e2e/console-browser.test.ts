@@ -5,7 +5,8 @@
 // an experiment made in the form (start, exposures over time, the lift interval, the SRM warning, conclude), copies
 // the project key from the settings page and makes, uses and revokes a scoped personal key,
 // watches an event captured by posthog-node arrive on the live page and on its person's page, reads a trends chart
-// of a known dataset from the page (points, values, the persons of a point), saves it to the dashboard, and shows
+// of a known dataset from the page (points, values, the persons of a point), saves it and puts it on a dashboard from
+// its saved page, and shows
 // that the browser's own cookie cannot write without the CSRF token.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +41,8 @@ function suite(): void {
   let browser: Chromium;
   let page: Page;
   let projectId: number;
+  /** The dashboard the saved trend and funnel are put on (no longer every saved insight: one dashboard per choice). */
+  let probeDashboard: number;
   /** Console errors and uncaught exceptions of the page, since the last `take()`. */
   const problems: string[] = [];
   const take = () => problems.splice(0, problems.length);
@@ -48,6 +51,7 @@ function suite(): void {
     q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
     api = new Client(q.base);
     projectId = (await api.get('/api/projects/@current/')).body.id;
+    probeDashboard = (await api.post('/api/projects/@current/dashboards/', { name: 'Probe dashboard' })).body.id;
     const batch = [];
     for (let day = 0; day < DAYS; day++) {
       for (let j = 0; j <= day; j++) {
@@ -130,7 +134,7 @@ function suite(): void {
       ['lifecycle', `/project/${projectId}/insights/lifecycle`, '[data-testid=trends-page]'],
       ['stickiness', `/project/${projectId}/insights/stickiness`, '[data-testid=trends-page]'],
       ['paths', `/project/${projectId}/insights/paths`, '[data-testid=paths-page]'],
-      ['dashboard', `/project/${projectId}/dashboard`, '[data-testid=dashboard-page]'],
+      ['dashboards', `/project/${projectId}/dashboard`, '[data-testid=dashboards-page] [data-testid=dashboard-list]'],
       ['health', `/project/${projectId}/health`, '[data-testid=health-rate][data-rendered=true]'],
       ['settings', `/project/${projectId}/settings`, '[data-testid=settings-form]'],
       ['account', '/account', '[data-testid=account-page] [data-testid=key-list]'],
@@ -357,13 +361,15 @@ function suite(): void {
     await shot('trends-persons');
     await page.getByLabel('Close').click();
 
-    // Save it; the dashboard shows it.
+    // Save it, put it on a dashboard from its saved page; the dashboard shows it.
     await page.getByLabel('insight name').fill('Probe per day');
     await page.getByRole('button', { name: 'Save insight' }).click();
     await page.waitForURL(/\/insights\/saved\/\d+$/);
     const saved = await api.get(`/api/projects/${projectId}/insights/`);
     t.match(saved.body.results[0], { name: 'Probe per day', filters: { insight: 'TRENDS', display: 'ActionsBar', date_from: '2024-03-01' } });
-    await page.goto(url(`/project/${projectId}/dashboard`));
+    await page.getByLabel('Probe dashboard').check();
+    await page.waitForSelector('[data-testid=dashboards-saved]');
+    await page.goto(url(`/project/${projectId}/dashboard/${probeDashboard}`));
     await page.waitForSelector('[data-testid=dashboard-tile] [data-testid=trend-chart][data-rendered=true]');
     t.equal(await page.locator('[data-testid=dashboard-tile] [data-testid=trend-chart]').getAttribute('data-points'), String(DAYS));
     await shot('dashboard');
@@ -411,6 +417,8 @@ function suite(): void {
     await page.getByLabel('insight name').fill('Sign-up funnel');
     await page.getByRole('button', { name: 'Save insight' }).click();
     await page.waitForURL(/\/insights\/saved\/\d+$/);
+    await page.getByLabel('Probe dashboard').check();
+    await page.waitForSelector('[data-testid=dashboards-saved]');
 
     const retention = { insight: 'RETENTION', target_entity: { id: '$pageview', type: 'events' }, returning_entity: { id: '$pageview', type: 'events' }, period: 'Day', total_intervals: 5, date_to: '2024-03-05', retention_type: 'retention_recurring' };
     await open('retention', retention, '[data-testid=retention-grid]');
@@ -439,7 +447,7 @@ function suite(): void {
     t.ok(edges.length >= 2, `${edges.length} edges`);
     await shot('paths', false);
 
-    await page.goto(url(`/project/${projectId}/dashboard`));
+    await page.goto(url(`/project/${projectId}/dashboard/${probeDashboard}`));
     await page.waitForSelector('[data-testid=dashboard-tile][data-kind=funnels] [data-testid=funnel-chart][data-rendered=true]');
     t.same(take(), []);
   });

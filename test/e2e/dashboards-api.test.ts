@@ -1,6 +1,6 @@
 // Saved insights with a `query` (PostHog's stored form) or legacy `filters`, their results through the query cache,
 // and dashboards: tiles placed by PATCH insights/:id {dashboards}, moved or removed by PATCH dashboards/:id, results
-// on retrieval, soft deletion, validation errors and scopes.
+// on retrieval, the dashboard's date range override, soft deletion, validation errors and scopes.
 import t from 'tap';
 import { quillForFile } from '../helpers/quill.js';
 
@@ -135,6 +135,60 @@ t.test('dashboards: tiles with results, layout edits, removal and soft deletion'
   await server.api.patch(`${P}/insights/${insight.body.id}/`, { dashboards: [dash.body.id] });
   await server.api.patch(`${P}/insights/${insight.body.id}/`, { deleted: true });
   t.same((await server.api.get(`${P}/dashboards/${dash.body.id}/`)).body.tiles, []);
+});
+
+t.test("a dashboard's date range override: tiles compute over it and say so, until it is cleared", async (t) => {
+  const dash = await server.api.post(`${P}/dashboards/`, { name: 'Override' });
+  t.same(dash.body.filters, {}, 'no override at first');
+  const legacy = await server.api.post(`${P}/insights/`, { name: 'Legacy', filters: { insight: 'TRENDS', events: [{ id: 'signup' }], ...range }, dashboards: [dash.body.id] });
+  const viaQuery = await server.api.post(`${P}/insights/`, { name: 'Query', query: trendsQuery, dashboards: [dash.body.id] });
+  t.equal(legacy.status, 201, legacy.text);
+  const own = await server.api.get(`${P}/dashboards/${dash.body.id}/`);
+  const byName = (d: any) => Object.fromEntries(d.tiles.map((x: any) => [x.insight.name, x]));
+  t.same(byName(own.body).Legacy.insight.result[0].data, [2, 1, 2], 'signups on the 10th, 11th and 12th');
+  t.same(byName(own.body).Query.insight.result[0].data, [2, 2, 3]);
+  t.type(own.body.last_refresh, 'string');
+  t.type(byName(own.body).Legacy.last_refresh, 'string');
+
+  const patched = await server.api.patch(`${P}/dashboards/${dash.body.id}/`, { filters: { date_from: '2026-11-11', date_to: '2026-11-12' } });
+  t.equal(patched.status, 200, patched.text);
+  t.same(patched.body.filters, { date_from: '2026-11-11', date_to: '2026-11-12' });
+  const over = await server.api.get(`${P}/dashboards/${dash.body.id}/`);
+  t.same(over.body.filters, { date_from: '2026-11-11', date_to: '2026-11-12' });
+  const tiles = byName(over.body);
+  t.same(tiles.Legacy.insight.result[0].data, [1, 2], 'two days now');
+  t.match(tiles.Legacy.insight.filters, { date_from: '2026-11-11', date_to: '2026-11-12' }, "the tile's filters say the dashboard's range");
+  t.same(tiles.Query.insight.result[0].data, [2, 3]);
+  t.same(tiles.Query.insight.query.source.dateRange, { date_from: '2026-11-11', date_to: '2026-11-12' });
+  // The insights themselves keep their own range.
+  const mine = await server.api.get(`${P}/insights/${legacy.body.id}/`);
+  t.match(mine.body.filters, range);
+  t.same(mine.body.result[0].data, [2, 1, 2]);
+  // A relative range with no end: up to now, where these 2026 events fall within the last year.
+  await server.api.patch(`${P}/dashboards/${dash.body.id}/`, { filters: { date_from: 'all' } });
+  const all = byName((await server.api.get(`${P}/dashboards/${dash.body.id}/`)).body);
+  t.match(all.Legacy.insight.filters, { date_from: 'all', date_to: null });
+  t.equal(all.Legacy.insight.result[0].data.reduce((a: number, b: number) => a + b, 0), 5, 'every signup');
+
+  const forced = await server.api.get(`${P}/dashboards/${dash.body.id}/?refresh=true`);
+  t.equal(forced.status, 200);
+  t.equal(forced.body.tiles[0].insight.is_cached, false, 'refresh=true computes again');
+
+  const bad = await server.api.patch(`${P}/dashboards/${dash.body.id}/`, { filters: { date_from: 'yesterday-ish' } });
+  t.equal(bad.status, 400);
+  t.match(bad.body, { type: 'validation_error', code: 'invalid_input', attr: 'filters' });
+  const toOnly = await server.api.patch(`${P}/dashboards/${dash.body.id}/`, { filters: { date_to: '2026-11-12' } });
+  t.equal(toOnly.status, 400);
+  t.equal(toOnly.body.attr, 'filters');
+  const notObject = await server.api.post(`${P}/dashboards/`, { name: 'x', filters: 'last week' });
+  t.equal(notObject.status, 400);
+  t.equal(notObject.body.attr, 'filters');
+
+  const cleared = await server.api.patch(`${P}/dashboards/${dash.body.id}/`, { filters: {} });
+  t.same(cleared.body.filters, {});
+  const back = byName((await server.api.get(`${P}/dashboards/${dash.body.id}/`)).body);
+  t.same(back.Legacy.insight.result[0].data, [2, 1, 2], 'the own range again');
+  t.match(back.Legacy.insight.filters, range);
 });
 
 t.test('dashboards need the dashboard scope', async (t) => {

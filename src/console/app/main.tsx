@@ -23,14 +23,16 @@ import { SettingsPage } from './pages/settings';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 
-// One chunk for every insight page (uPlot and d3-sankey come with it), one for health.
+// One chunk for every insight page (uPlot and d3-sankey come with it), one for the dashboards, one for health.
 const insightPages = () => import('./pages/insight-pages');
 const TrendsPage = lazyPage(() => insightPages().then((m) => m.TrendsPage));
 const FunnelPage = lazyPage(() => insightPages().then((m) => m.FunnelPage));
 const RetentionPage = lazyPage(() => insightPages().then((m) => m.RetentionPage));
 const PathsPage = lazyPage(() => insightPages().then((m) => m.PathsPage));
 const SavedInsightPage = lazyPage(() => insightPages().then((m) => m.SavedInsightPage));
-const DashboardPage = lazyPage(() => insightPages().then((m) => m.DashboardPage));
+const dashboardPages = () => import('./pages/dashboard-pages');
+const DashboardsPage = lazyPage(() => dashboardPages().then((m) => m.DashboardsPage));
+const DashboardPage = lazyPage(() => dashboardPages().then((m) => m.DashboardPage));
 const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
 const experimentPages = () => import('./pages/experiments');
 const ExperimentsPage = lazyPage(() => experimentPages().then((m) => m.ExperimentsPage));
@@ -116,7 +118,8 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/insights/paths`}>{() => <PathsPage {...p} insightId={null} />}</Route>
         <Route path={`${base}/insights/saved/:id`}>{(a: { id: string }) => <SavedInsightPage key={a.id} {...p} insightId={Number(a.id)} />}</Route>
         <Route path={`${base}/insights/:kind`}>{(a: { kind: string }) => <InsightsPage {...p} kind={a.kind} />}</Route>
-        <Route path={`${base}/dashboard`}>{() => <DashboardPage {...p} />}</Route>
+        <Route path={`${base}/dashboard`}>{() => <DashboardsPage {...p} />}</Route>
+        <Route path={`${base}/dashboard/:id`}>{(a: { id: string }) => <DashboardPage key={a.id} {...p} dashboardId={Number(a.id)} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
         <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
         <Route>{() => <Redirect to={`${base}/events`} replace />}</Route>

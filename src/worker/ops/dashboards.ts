@@ -2,10 +2,13 @@
  * Dashboards (`/api/projects/:id/dashboards/`), PostHog's resource: a name, a description, `pinned`, and tiles that
  * each show a saved insight with its result. Insights join a dashboard by `PATCH insights/:id {"dashboards": [...]}`
  * (as in PostHog); the dashboard's own PATCH moves tiles (`layouts`, `color`) or removes them (`deleted: true`).
- * Retrieving a dashboard computes every tile's result through the query cache (`?refresh=` as for insights).
+ * Retrieving a dashboard computes every tile's result through the query cache (`?refresh=` as for insights), over
+ * the dashboard's date range override (`filters: {date_from, date_to}`) when it has one; each tile and the dashboard
+ * say when their results were computed (`last_refresh`, the oldest tile's for the dashboard).
  * Deletion is soft, as PostHog's is; `DELETE` answers 405.
  */
 import type { Dashboard, DashboardTile } from '../../domain/model.js';
+import { insightOnDashboard, parseDashboardFilters } from '../../domain/analytics/dashboard-filters.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
@@ -24,7 +27,7 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' 
 function summary(meta: MetaStore, d: Dashboard): Json {
   return {
     id: d.id, name: d.name, description: d.description, pinned: d.pinned, created_at: d.created_at,
-    created_by: userRefById(meta, d.created_by), deleted: d.deleted, is_shared: false, tags: [],
+    created_by: userRefById(meta, d.created_by), deleted: d.deleted, is_shared: false, tags: [], filters: d.filters ?? {},
   };
 }
 
@@ -34,12 +37,11 @@ async function detail(rt: WorkerRuntime, item: TaskItem, d: Dashboard, mode: Res
   for (const t of d.tiles) {
     const insight = rt.meta.insights.get([d.project_id, t.insight_id]);
     if (!insight || insight.deleted) continue;
-    tiles.push({
-      id: t.id, layouts: t.layouts, color: t.color, text: null, deleted: false,
-      insight: await serializeInsight(rt, item, insight, mode, dashboards),
-    });
+    const shown = await serializeInsight(rt, item, insightOnDashboard(insight, d.filters), mode, dashboards);
+    tiles.push({ id: t.id, layouts: t.layouts, color: t.color, text: null, deleted: false, last_refresh: shown.last_refresh, insight: shown });
   }
-  return { ...summary(rt.meta, d), tiles };
+  const refreshed = tiles.map((t) => t.last_refresh).filter((r): r is string => typeof r === 'string').sort();
+  return { ...summary(rt.meta, d), tiles, last_refresh: refreshed[0] ?? null };
 }
 
 function dashboardOf(meta: MetaStore, projectId: number, id: number): Dashboard {
@@ -96,10 +98,11 @@ export const createDashboard: OpHandler = (item, rt) => answering(async () => {
   const name = text(body, 'name', 400) ?? '';
   const description = text(body, 'description', 4000) ?? '';
   const pinned = flag(body, 'pinned') ?? false;
+  const filters = parseDashboardFilters(body.filters) ?? {};
   const dashboard = await rt.meta.write(() => {
     const d: Dashboard = {
       id: rt.meta.nextId('dashboard'), project_id: projectId, name, description, pinned, created_at: nowIso(),
-      created_by: principalOf(item).userId || null, deleted: false, tiles: [],
+      created_by: principalOf(item).userId || null, deleted: false, tiles: [], filters,
     };
     rt.meta.dashboards.put([projectId, d.id], d);
     return d;
@@ -121,11 +124,12 @@ export const updateDashboard: OpHandler = (item, rt) => answering(async () => {
   const description = text(body, 'description', 4000);
   const pinned = flag(body, 'pinned');
   const deleted = flag(body, 'deleted');
+  const filters = parseDashboardFilters(body.filters);
   const dashboard = await rt.meta.write(() => {
     const d = dashboardOf(rt.meta, projectId, id);
     const next: Dashboard = {
       ...d, name: name ?? d.name, description: description ?? d.description, pinned: pinned ?? d.pinned,
-      deleted: deleted ?? d.deleted, tiles: editTiles(d.tiles, body.tiles),
+      deleted: deleted ?? d.deleted, tiles: editTiles(d.tiles, body.tiles), filters: filters ?? d.filters ?? {},
     };
     rt.meta.dashboards.put([projectId, id], next);
     return next;

@@ -11,7 +11,7 @@ export const NAV: [string, string][] = [
   ['experiments', 'Experiments'],
   ['definitions', 'Event definitions'],
   ['insights', 'Insights'],
-  ['dashboard', 'Dashboard'],
+  ['dashboard', 'Dashboards'],
   ['health', 'Health'],
   ['settings', 'Settings'],
 ];

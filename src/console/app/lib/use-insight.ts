@@ -70,15 +70,15 @@ export function useInsightPage<S, R>(
   return { saved, state, set, filters, run };
 }
 
-/** Saves new (then opens the saved insight) or updates the saved one. */
+/** Saves new (onto `dashboards`, then opens the saved insight) or updates the saved one. */
 export function useSaveInsight(projectId: number, insightId: number | null) {
   const [, navigate] = useLocation();
-  return async (name: string, filters: Record<string, unknown>): Promise<string> => {
+  return async (name: string, filters: Record<string, unknown>, dashboards?: number[]): Promise<string> => {
     if (insightId !== null) {
       await api.patch(`/api/projects/${projectId}/insights/${insightId}/`, { name, filters });
       return 'Saved.';
     }
-    const created = await api.post<{ id: number }>(`/api/projects/${projectId}/insights/`, { name, filters });
+    const created = await api.post<{ id: number }>(`/api/projects/${projectId}/insights/`, { name, filters, ...(dashboards?.length ? { dashboards } : {}) });
     navigate(`/project/${projectId}/insights/saved/${created.id}`);
     return 'Saved.';
   };

@@ -1,6 +1,6 @@
 /**
  * Every insight page, in one chunk loaded on first use (with uPlot and d3-sankey): trends, lifecycle, stickiness,
- * funnels, retention, paths, a saved insight (opened on its kind's page) and the dashboard.
+ * funnels, retention, paths and a saved insight (opened on its kind's page). The dashboards have their own chunk.
  */
 import { ErrorNote, Loading, Page } from '../components/ui';
 import { useSavedInsight } from '../lib/use-insight';
@@ -9,7 +9,6 @@ import { PathsPage } from './paths';
 import { RetentionPage } from './retention';
 import { TrendsPage } from './trends';
 
-export { DashboardPage } from './dashboard';
 export { FunnelPage, PathsPage, RetentionPage, TrendsPage };
 
 export function SavedInsightPage({ projectId, insightId }: { projectId: number; insightId: number }) {
