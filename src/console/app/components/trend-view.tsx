@@ -16,7 +16,7 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
   return (
     <div class="trend-view">
       <TimeSeriesChart testId="trend-chart" labels={labels} series={series} display={display} height={props.compact ? 200 : 340}
-        onPointClick={(s, i) => setPoint({ series: s, index: i })} />
+        compact={props.compact} onPointClick={(s, i) => setPoint({ series: s, index: i })} />
       {!props.compact && (
         <div class="scroll-x">
           <table class="list values" data-testid="trend-table">
