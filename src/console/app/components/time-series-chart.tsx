@@ -91,10 +91,8 @@ export function TimeSeriesChart(props: {
   compact?: boolean;
   /** A value in the legend, e.g. with its unit (default: the number, thousands grouped). */
   valueText?: (v: number) => string;
-  /** A y axis label (default: `1.2k`); the unit belongs in `yLabel`. */
+  /** A y axis label (default: `1.2k`), e.g. with its unit. */
   axisText?: (v: number) => string;
-  /** The y axis title, e.g. its unit. */
-  yLabel?: string;
   /** The legend's name for the x value (default: Date, or Time on a time axis). */
   xLabel?: string;
 }) {
@@ -151,7 +149,6 @@ export function TimeSeriesChart(props: {
         {
           font: AXIS_FONT, space: props.compact ? 36 : 28, values: (_u, splits) => splits.map(axisText),
           size: (_u, values) => Math.ceil(Math.max(24, ...(values ?? []).map((v) => textWidth(String(v))))) + 14,
-          ...(props.yLabel ? { label: props.yLabel, labelFont: AXIS_FONT, labelSize: 20 } : {}),
         },
       ],
       series: [

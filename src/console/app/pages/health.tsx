@@ -7,7 +7,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { ErrorNote, Page } from '../components/ui';
-import { bytesText, numberText } from '../lib/format';
+import { bytesText, numberText, shortNumber } from '../lib/format';
 import { useInterval } from '../lib/hooks';
 
 interface ShardStats {
@@ -24,8 +24,9 @@ interface Sample {
 }
 
 const EVERY_MS = 2000;
-/** A legend value with its unit. */
+/** A legend value, and an axis label, with its unit. */
 const unit = (what: string) => (v: number) => `${numberText(v)} ${what}`;
+const axisUnit = (what: string) => (v: number) => `${shortNumber(v)}${what}`;
 const KEEP = 150;
 
 /** Per-shard series between consecutive samples: events/s appended and applied, backlog, mean fsync ms. */
@@ -90,12 +91,12 @@ export function HealthPage() {
       {h.x.length < 2 ? <p class="muted">Collecting samples…</p> : (
         <div class="tiles">
           <article class="tile card"><h3>Events per second (appended, applied)</h3>
-            <TimeSeriesChart testId="health-rate" time x={h.x} labels={[]} display="line" height={200} yLabel="events / s" valueText={unit('events/s')}
+            <TimeSeriesChart testId="health-rate" time x={h.x} labels={[]} display="line" height={200} valueText={unit('events/s')} axisText={axisUnit('/s')}
               series={[...named(h.rate, 'appended'), ...named(h.applied, 'applied')]} /></article>
           <article class="tile card"><h3>Backlog (events)</h3>
-            <TimeSeriesChart testId="health-backlog" time x={h.x} labels={[]} display="line" height={200} yLabel="events" valueText={unit('events')} series={named(h.backlog, 'backlog')} /></article>
+            <TimeSeriesChart testId="health-backlog" time x={h.x} labels={[]} display="line" height={200} valueText={unit('events')} series={named(h.backlog, 'backlog')} /></article>
           <article class="tile card"><h3>Mean fsync latency (ms)</h3>
-            <TimeSeriesChart testId="health-fsync" time x={h.x} labels={[]} display="line" height={200} yLabel="ms" valueText={unit('ms')} series={named(h.fsync, 'fsync')} /></article>
+            <TimeSeriesChart testId="health-fsync" time x={h.x} labels={[]} display="line" height={200} valueText={unit('ms')} axisText={axisUnit(' ms')} series={named(h.fsync, 'fsync')} /></article>
         </div>
       )}
     </Page>
