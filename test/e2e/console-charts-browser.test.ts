@@ -290,6 +290,8 @@ function suite(): void {
     const byId = Object.fromEntries((await charts()).map((c) => [c.id, c]));
     for (const id of ['health-rate', 'health-backlog', 'health-fsync']) {
       t.ok(byId[id]!.x.length >= 1 && byId[id]!.x.every((s) => /^\d\d:\d\d:\d\d$/.test(s.text)), `${id}: clock times (${byId[id]!.x.map((s) => s.text).join(', ')})`);
+      const texts = byId[id]!.x.map((s) => s.text);
+      t.equal(new Set(texts).size, texts.length, `${id}: no clock time twice`);
     }
     t.ok(byId['health-rate']!.y.every((s) => s.text.endsWith('/s')), `rates per second (${byId['health-rate']!.y.map((s) => s.text).join(', ')})`);
     t.ok(byId['health-fsync']!.y.every((s) => s.text.endsWith(' ms')), 'latencies in ms');

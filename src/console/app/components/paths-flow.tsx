@@ -48,7 +48,8 @@ function useWidth<T extends HTMLElement>(): [preact.RefObject<T>, number] {
   const ref = useRef<T>(null);
   const [width, setWidth] = useState(0);
   useEffect(() => {
-    const el = ref.current!;
+    const el = ref.current;
+    if (!el) return;
     setWidth(el.clientWidth);
     const watch = new ResizeObserver(() => setWidth(el.clientWidth));
     watch.observe(el);
@@ -82,7 +83,8 @@ export function PathsFlow(props: { result: PathEdge[]; projectId: number; person
     const room = (n: Node) => (n.step === steps ? lastRoom : columnGap) - 2 * LABEL_OFFSET;
     return { graph, height, steps, room };
   }, [props.result, props.height, width]);
-  if (!layout) return <p class="muted">No paths for these filters.</p>;
+  // The wrapper is there even without paths, so its width is known when an answer with paths arrives.
+  if (!layout) return <div class="paths-flow" ref={host} data-testid="paths-empty"><p class="muted">No paths for these filters.</p></div>;
   const path = sankeyLinkHorizontal();
   const { graph, height } = layout;
   return (

@@ -21,6 +21,8 @@ import { clockTime, numberText, shortNumber } from '../lib/format';
 import { stackOf } from '../lib/stack';
 
 const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** Time axis steps in whole seconds: labels are clock times to the second, so finer ticks would repeat them. */
+const CLOCK_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400];
 /** Half the height a 12 px axis label takes, for the spans of y labels. */
 const LABEL_HALF_HEIGHT = 7;
 
@@ -140,7 +142,7 @@ export function TimeSeriesChart(props: {
       },
       axes: [
         props.time
-          ? { font: AXIS_FONT, space: widest + gap, values: (_u, splits) => splits.map(clockTime) }
+          ? { font: AXIS_FONT, space: widest + gap, incrs: CLOCK_STEPS, values: (_u, splits) => splits.map(clockTime) }
           : {
             font: AXIS_FONT,
             values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.labels[v] !== undefined ? props.labels[v]! : '')),
