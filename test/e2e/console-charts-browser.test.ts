@@ -151,6 +151,16 @@ function suite(): void {
     return { frame: { left: frame.left, right: frame.right, top: frame.top, bottom: frame.bottom }, labels };
   }));
 
+  /** The text boxes of every other SVG with text on the page (not the paths diagram). */
+  const otherSvgText = () => page.$$eval('svg', (svgs) => svgs.filter((svg) => !svg.closest('[data-testid=paths-flow]') && svg.querySelector('text')).map((svg) => {
+    const frame = svg.getBoundingClientRect();
+    const labels = [...svg.querySelectorAll('text')].map((el) => {
+      const r = el.getBoundingClientRect();
+      return { text: el.textContent ?? '', left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    });
+    return { id: svg.getAttribute('aria-label') ?? 'svg', frame: { left: frame.left, right: frame.right }, labels };
+  }));
+
   /** Labels of every chart on the page read well: none overlaps another, none leaves its chart. */
   async function checkLabels(t: { ok(v: unknown, m?: string): void; equal(a: unknown, b: unknown, m?: string): void; same(a: unknown, b: unknown, m?: string): void }, where: string): Promise<number> {
     let checked = 0;
@@ -169,6 +179,12 @@ function suite(): void {
       t.ok(d.labels.every((l) => l.text.length > 0), `${where}: every path label shows text`);
       checked++;
     }
+    // Other SVG charts (an experiment's exposures and lift interval): their text boxes apart and inside.
+    for (const svg of await otherSvgText()) {
+      t.equal(boxOverlap(svg.labels), null, `${where} ${svg.id}: labels apart`);
+      t.ok(svg.labels.every((l) => l.left >= svg.frame.left - 0.5 && l.right <= svg.frame.right + 0.5), `${where} ${svg.id}: labels inside`);
+      checked++;
+    }
     return checked;
   }
 
@@ -177,9 +193,16 @@ function suite(): void {
     const flag = await api.post('/api/projects/@current/feature_flags/', { key: 'charts-check', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
     const cohort = await api.post('/api/projects/@current/cohorts/', { name: 'Probe people', filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', type: 'person', operator: 'icontains', value: 'probe' }] }] } } });
     const experiment = await api.post('/api/projects/@current/experiments/', {
-      name: 'Probe experiment', feature_flag_key: 'probe-experiment', start_date: '2024-03-01T00:00:00Z',
+      name: 'Probe experiment', feature_flag_key: 'probe-experiment', start_date: '2024-03-01T00:00:00Z', end_date: '2024-03-21T00:00:00Z',
       metrics: [{ kind: 'ExperimentMetric', metric_type: 'funnel', series: [{ kind: 'EventsNode', event: 'signup' }] }],
     });
+    // Exposures over twenty days: the experiment's chart has a date axis to thin.
+    const exposures = [];
+    for (let i = 0; i < 60; i++) {
+      const at = `2024-03-${String(2 + (i % 19)).padStart(2, '0')}T09:00:00Z`;
+      exposures.push(event(`exposed-${i}`, '$feature_flag_called', { $feature_flag: 'probe-experiment', $feature_flag_response: i % 2 ? 'test' : 'control' }, { timestamp: at }));
+    }
+    t.equal((await sendBatch(q.base, exposures)).status, 200);
     const saved = (await api.get(`/api/projects/${projectId}/insights/`)).body.results;
     const P = `/project/${projectId}`;
     // The routes of src/console/app/main.tsx, each with what shows it is drawn.
@@ -193,7 +216,7 @@ function suite(): void {
       ['cohorts', `${P}/cohorts`, '[data-testid=cohort-list]'],
       ['cohort', `${P}/cohorts/${cohort.body.id}`, '[data-testid=cohort-page] input[name=name]'],
       ['experiments', `${P}/experiments`, '[data-testid=experiment-list]'],
-      ['experiment', `${P}/experiments/${experiment.body.id}`, '[data-testid=experiment-results] [data-testid=experiment-metric]'],
+      ['experiment', `${P}/experiments/${experiment.body.id}`, '[data-testid=exposures-chart]'],
       ['definitions', `${P}/definitions`, '[data-testid=definition-list]'],
       ['insights', `${P}/insights`, '[data-testid=insights-page] .kinds'],
       ['insights-kind', `${P}/insights/trends-list`, '[data-testid=insights-page]'],
@@ -217,7 +240,7 @@ function suite(): void {
         await page.waitForSelector(ready, { timeout: 20_000 });
         if (name === 'dashboard') await page.waitForSelector('[data-testid=dashboard-tile] [data-testid=paths-flow]');
         const checked = await checkLabels(t, `${name} at ${width}`);
-        if (['trends', 'trends-bar', 'lifecycle', 'stickiness', 'funnel', 'paths', 'saved-insight', 'health'].includes(name)) t.ok(checked >= 1, `${name} at ${width}: a chart checked`);
+        if (['experiment', 'trends', 'trends-bar', 'lifecycle', 'stickiness', 'funnel', 'paths', 'saved-insight', 'health'].includes(name)) t.ok(checked >= 1, `${name} at ${width}: a chart checked`);
         if (name === 'dashboard') t.ok(checked >= 3, `dashboard at ${width}: the trend, funnel, lifecycle and paths tiles (${checked})`);
         await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
         t.same(take(), [], `${name} at ${width}: no console errors`);
