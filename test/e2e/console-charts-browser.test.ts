@@ -148,7 +148,11 @@ function suite(): void {
       const text = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('');
       return { text, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
     });
-    return { frame: { left: frame.left, right: frame.right, top: frame.top, bottom: frame.bottom }, labels };
+    const links = [...svg.querySelectorAll('path[data-testid=path-link]')].map((el) => {
+      const r = el.getBoundingClientRect();
+      return { text: el.querySelector('title')?.textContent ?? '', left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    });
+    return { frame: { left: frame.left, right: frame.right, top: frame.top, bottom: frame.bottom }, labels, links };
   }));
 
   /** The text boxes of every other SVG with text on the page (not the paths diagram). */
@@ -174,6 +178,8 @@ function suite(): void {
     for (const d of await pathLabels()) {
       t.ok(d.labels.length >= 2, `${where}: ${d.labels.length} path labels`);
       t.equal(boxOverlap(d.labels), null, `${where}: path labels apart`);
+      const onLinks = d.labels.flatMap((l) => d.links.filter((k) => boxOverlap([l, k]) !== null).map((k) => `${l.text} on ${k.text}`));
+      t.same(onLinks, [], `${where}: no path label on a link (${d.links.length} links)`);
       const outside = d.labels.filter((l) => l.left < d.frame.left - 0.5 || l.right > d.frame.right + 0.5 || l.top < d.frame.top - 0.5 || l.bottom > d.frame.bottom + 0.5);
       t.same(outside.map((l) => l.text), [], `${where}: path labels inside the diagram`);
       t.ok(d.labels.every((l) => l.text.length > 0), `${where}: every path label shows text`);
@@ -242,6 +248,8 @@ function suite(): void {
         const checked = await checkLabels(t, `${name} at ${width}`);
         if (['experiment', 'trends', 'trends-bar', 'lifecycle', 'stickiness', 'funnel', 'paths', 'saved-insight', 'health'].includes(name)) t.ok(checked >= 1, `${name} at ${width}: a chart checked`);
         if (name === 'dashboard') t.ok(checked >= 3, `dashboard at ${width}: the trend, funnel, lifecycle and paths tiles (${checked})`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+        t.ok(overflow <= 0, `${name} at ${width}: nothing wider than the window (${overflow} px over)`);
         await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
         t.same(take(), [], `${name} at ${width}: no console errors`);
       }

@@ -42,7 +42,9 @@ t.test('a label cut to its room keeps its count', async (t) => {
   const cut = fitText('/docs/a-very-long-page-name/with/more', ' (3)', 140, chars);
   t.equal(cut, '/docs/a-very-lo… (3)', '20 characters of room: 15 of the name, the ellipsis and the count');
   t.ok(chars(cut) <= 140);
-  t.equal(fitText('/abc', ' (12345)', 63, chars), '… (12345)');
-  t.equal(fitText('/abc', ' (12345)', 60, chars), '…', 'not even the count fits');
+  t.equal(fitText('/pricing/enterprise', ' (12345)', 91, chars), '/pri… (12345)', 'four characters and the count');
+  t.equal(fitText('/pricing/enterprise', ' (12345)', 84, chars), '/pricing/en…', 'less: the name alone, cut');
+  t.equal(fitText('/abc', ' (12345)', 60, chars), '/abc', 'a short name whole, without its count');
+  t.equal(fitText('/abc', ' (1)', 10, chars), '…');
   t.equal(fitText('/abc', ' (1)', 3, chars), '');
 });
