@@ -23,6 +23,8 @@ import { stackOf } from '../lib/stack';
 const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 /** Time axis steps in whole seconds: labels are clock times to the second, so finer ticks would repeat them. */
 const CLOCK_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400];
+/** Whole tick steps for counts: 1, 2, 5, 10, 20, 50, … */
+const WHOLE_STEPS = Array.from({ length: 13 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
 /** Half the height a 12 px axis label takes, for the spans of y labels. */
 const LABEL_HALF_HEIGHT = 7;
 
@@ -113,6 +115,8 @@ export function TimeSeriesChart(props: {
     const gap = props.compact ? 28 : 14;
     const widest = props.time ? textWidth(clockTime(0)) : Math.max(0, ...props.labels.map(textWidth));
     const last = xs.length - 1;
+    // Counts (every value whole) get whole ticks: no `0.5` persons.
+    const whole = props.series.every((ser) => ser.data.every((v) => v == null || Number.isInteger(v)));
     // The latest bucket's values while the pointer is not over the chart.
     const showLatest = (u: uPlot) => {
       if (u.cursor.idx == null && last >= 0) u.setLegend({ idx: last });
@@ -149,7 +153,7 @@ export function TimeSeriesChart(props: {
             splits: (u, _i, min, max) => bucketTicks(props.labels.length, bucketTickStep(props.labels.length, widest, u.bbox.width / uPlot.pxRatio, gap), min, max),
           },
         {
-          font: AXIS_FONT, space: props.compact ? 36 : 28, values: (_u, splits) => splits.map(axisText),
+          font: AXIS_FONT, space: props.compact ? 36 : 28, values: (_u, splits) => splits.map(axisText), ...(whole ? { incrs: WHOLE_STEPS } : {}),
           size: (_u, values) => Math.ceil(Math.max(24, ...(values ?? []).map((v) => textWidth(String(v))))) + 14,
         },
       ],
