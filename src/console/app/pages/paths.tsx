@@ -34,7 +34,7 @@ export function PathsPage({ projectId, insightId }: { projectId: number; insight
       </div>
       <ErrorNote error={run.error ?? saved.error} />
       {run.running && <p class="muted">Calculating…</p>}
-      {run.result && <StepsNote result={run.result} asked={state.steps} edges={state.edges} />}
+      {run.result && <StepsNote result={run.result} asked={state.steps} edges={state.edges ?? (state.start && state.end ? null : 50)} />}
       {run.result && <PathsFlow result={run.result} projectId={projectId} personsUrl={pathPersonsUrl(projectId, filters)} />}
       <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={filters} />
     </Page>
@@ -42,16 +42,17 @@ export function PathsPage({ projectId, insightId }: { projectId: number; insight
 }
 
 /**
- * Why the diagram has fewer steps than asked: the answer keeps only the most frequent transitions (50 unless Max
- * edges says otherwise) and drops those no first step leads to, so long, rare paths lose their tail first.
+ * Why the diagram has fewer steps than asked: the answer keeps only the most frequent transitions (`edges`: 50
+ * unless Max edges says otherwise; no limit, null, between a start and an end point) and drops those no first step
+ * leads to, so long, rare paths lose their tail first.
  */
 function StepsNote({ result, asked, edges }: { result: PathEdge[]; asked: number; edges: number | null }) {
   const reached = Math.max(0, ...result.map((e) => Number(e.target.slice(0, e.target.indexOf('_')))));
   if (result.length === 0 || reached >= asked) return null;
   return (
     <p class="muted small" data-testid="paths-steps-note">
-      These paths reach step {reached} of the {asked} asked: either no session went further, or its steps are not among the {edges ?? 50} most
-      frequent transitions kept (raise Max edges).
+      These paths reach step {reached} of the {asked} asked: {edges === null ? 'no session went further.'
+        : `either no session went further, or its steps are not among the ${edges} most frequent transitions kept (raise Max edges).`}
     </p>
   );
 }
