@@ -74,6 +74,28 @@ t.test('start and end points, step limits', async (t) => {
   t.same(await edges({ start_point: 'https://x.test/docs/2', end_point: 'https://x.test/signup', step_limit: 2 }), ['1_https://x.test/docs/2 > 2_... 1', '2_... > 3_https://x.test/signup 1'], 'long anchored paths keep both ends around "..."');
 });
 
+t.test('every step asked is answered, unless its transitions are not among the edge_limit most frequent', async (t) => {
+  // The console draws what this answers; a diagram with fewer steps than asked comes from here. 30 groups of three
+  // persons go home → p<k> → q<k> (60 transitions of weight 3); two persons walk six pages (weight 2 each).
+  const project = await server.api.post('/api/projects/', { name: 'paths depth' });
+  const base = `/api/projects/${project.body.id}`;
+  const pv = (id: string, url: string, m: number) => ({ event: '$pageview', distinct_id: id, timestamp: T(10, m), properties: { $current_url: url } });
+  const batch = [];
+  for (let k = 0; k < 30; k++) for (let p = 0; p < 3; p++) batch.push(pv(`g${k}-${p}`, '/home', 0), pv(`g${k}-${p}`, `/p${k}`, 1), pv(`g${k}-${p}`, `/q${k}`, 2));
+  for (const id of ['long-1', 'long-2']) ['/home', '/a', '/b', '/c', '/d', '/e'].forEach((u, i) => batch.push(pv(id, u, i)));
+  const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.body.api_token, batch }) });
+  t.equal(res.status, 200);
+  const deepest = async (params: Record<string, unknown>) => {
+    const qs = Object.entries({ date_from: '2026-11-01', date_to: '2026-11-30', ...params }).map(([k, v]) => `${k}=${enc(String(v))}`).join('&');
+    const answer = await server.api.get(`${base}/insights/path/?${qs}`);
+    t.equal(answer.status, 200);
+    return { steps: Math.max(...answer.body.result.map((e: any) => Number(e.target.split('_')[0]))), edges: answer.body.result.length };
+  };
+  t.same(await deepest({ step_limit: 6, edge_limit: 100 }), { steps: 6, edges: 65 }, 'all six steps when every transition is kept');
+  t.same(await deepest({ step_limit: 4, edge_limit: 100 }), { steps: 4, edges: 63 }, 'four asked, four answered');
+  t.same(await deepest({ step_limit: 6 }), { steps: 3, edges: 50 }, 'the default 50 most frequent are all weight 3: the long path\'s steps are cut');
+});
+
 t.test('the persons of an edge and of a drop-off', async (t) => {
   const persons = async (params: Record<string, unknown>) => {
     const res = await server.api.post(`${P}/persons/path/`, { date_from: '2026-11-01', date_to: '2026-11-30', ...params });

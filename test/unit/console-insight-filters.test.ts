@@ -1,7 +1,7 @@
 // The console's funnel, retention and paths filters (src/console/app/lib/insight-filters.ts) and the stacking of
 // lifecycle bars (src/console/app/lib/stack.ts): pure functions of the insight pages.
 import t from 'tap';
-import { funnelFilter, funnelStateOf, pathsFilter, pathsStateOf, retentionFilter, retentionStateOf } from '../../src/console/app/lib/insight-filters.js';
+import { defaultSecondStep, funnelFilter, funnelStateOf, pathsFilter, pathsStateOf, retentionFilter, retentionStateOf } from '../../src/console/app/lib/insight-filters.js';
 import { stackOf } from '../../src/console/app/lib/stack.js';
 
 t.test('funnel filter: steps in order, window, order type; and back', async (t) => {
@@ -13,7 +13,7 @@ t.test('funnel filter: steps in order, window, order type; and back', async (t) 
   });
   t.same(funnelStateOf(f), state);
   t.same(funnelStateOf({ events: [{ id: 'b', order: 1 }, { id: 'a', order: 0 }] }).steps, ['a', 'b'], 'steps sorted by order');
-  t.same(funnelStateOf({}), { steps: ['$pageview', '$pageview'], dateFrom: '-7d', dateTo: '', windowDays: 14, order: 'ordered' });
+  t.same(funnelStateOf({}), { steps: ['$pageview', ''], dateFrom: '-7d', dateTo: '', windowDays: 14, order: 'ordered' });
 });
 
 t.test('retention filter, and entities given as objects or JSON text', async (t) => {
@@ -31,11 +31,20 @@ t.test('retention filter, and entities given as objects or JSON text', async (t)
 });
 
 t.test('paths filter: event types, anchors, step limit', async (t) => {
-  const state = { types: ['$pageview', 'custom_event'], start: '/home', end: '', steps: 4, dateFrom: '-14d', dateTo: '' };
+  const state = { types: ['$pageview', 'custom_event'], start: '/home', end: '', steps: 4, dateFrom: '-14d', dateTo: '', edges: null };
   const f = pathsFilter(state);
   t.same(f, { insight: 'PATHS', include_event_types: ['$pageview', 'custom_event'], step_limit: 4, date_from: '-14d', start_point: '/home' });
   t.same(pathsStateOf(f), state);
   t.same(pathsStateOf({}).types, ['$pageview']);
+  const wide = pathsFilter({ ...state, edges: 200 });
+  t.equal(wide.edge_limit, 200, 'Max edges as edge_limit');
+  t.equal(pathsStateOf(wide).edges, 200);
+});
+
+t.test('a new funnel: $pageview, then the most frequent other event', async (t) => {
+  t.equal(defaultSecondStep([{ name: '$pageview' }, { name: '$pageleave' }, { name: 'signup' }, { name: 'purchase' }]), 'signup', 'a custom event before PostHog\'s own');
+  t.equal(defaultSecondStep([{ name: '$pageview' }, { name: '$identify' }, { name: '$pageleave' }]), '$pageleave', 'else the next event but bookkeeping ones');
+  t.equal(defaultSecondStep([{ name: '$pageview' }, { name: '$identify' }]), '', 'nothing sensible: the user chooses');
 });
 
 t.test('stacked bars: positives up, negatives down, in series order', async (t) => {

@@ -43,7 +43,7 @@ export function FunnelView(props: { result: FunnelStep[] | FunnelStep[][]; proje
   return (
     <div class="funnel-view">
       <TimeSeriesChart testId="funnel-chart" labels={labels} series={series} display="bar" height={props.compact ? 200 : 300}
-        onPointClick={(_s, i) => setOpen({ title: `Reached ${labels[i]}`, url: steps[i]!.converted_people_url })} />
+        xLabel="Step" compact={props.compact} onPointClick={(_s, i) => setOpen({ title: `Reached ${labels[i]}`, url: steps[i]!.converted_people_url })} />
       {!props.compact && (
         <table class="list" data-testid="funnel-table">
           <thead><tr><th>Step</th><th>Persons</th><th>From first</th><th>From previous</th><th>Dropped</th><th>Median time</th></tr></thead>

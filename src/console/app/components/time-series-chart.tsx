@@ -1,12 +1,56 @@
 /**
  * A time-series chart drawn by uPlot (canvas): lines, or bars grouped per bucket. The x axis is the bucket index,
- * labelled with the answer's own labels (already in the project's time zone). A click picks the nearest bucket and
- * the series nearest the pointer. The wrapper carries `data-points` and `data-series`, read from the chart's own
- * data once drawn, so a reader (or a test) sees what the chart holds.
+ * labelled with the answer's own labels (already in the project's time zone), or a time in seconds (the health
+ * page). A click picks the nearest bucket and the series nearest the pointer.
+ *
+ * Reading it: the legend names each series and shows its value at the hovered bucket (the latest bucket while the
+ * pointer is elsewhere), with the bucket's label first. Axis labels thin out with the width: the x axis keeps every
+ * n-th bucket label so that the widest label plus a gap fits between two of them (measured with the axis font),
+ * a time axis asks uPlot for ticks at least one clock label apart, and compact charts (dashboard tiles) leave
+ * wider gaps.
+ *
+ * For readers and tests the wrapper carries `data-points` and `data-series` (the chart's own data once drawn) and,
+ * after each draw, `data-x-ticks`/`data-y-ticks`: the tick labels uPlot kept, each with the span it covers in CSS
+ * pixels from the chart's left (x) or top (y) edge, and `data-width`. uPlot draws axes on a canvas, so this is how a
+ * test checks that no two labels overlap and none leaves the chart.
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import { bucketTickStep, bucketTicks } from '../lib/axis-ticks';
+import { clockTime, numberText, shortNumber } from '../lib/format';
 import { stackOf } from '../lib/stack';
+
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** Time axis steps in whole seconds: labels are clock times to the second, so finer ticks would repeat them. */
+const CLOCK_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400];
+/** Whole tick steps for counts: 1, 2, 5, 10, 20, 50, … */
+const WHOLE_STEPS = Array.from({ length: 13 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
+/** Half the height a 12 px axis label takes, for the spans of y labels. */
+const LABEL_HALF_HEIGHT = 7;
+
+let measurer: CanvasRenderingContext2D | null = null;
+/** The width in CSS pixels of a label drawn in the axis font. */
+function textWidth(text: string): number {
+  measurer ??= document.createElement('canvas').getContext('2d')!;
+  measurer.font = AXIS_FONT;
+  return measurer.measureText(text).width;
+}
+
+/** The tick labels an axis kept in its last draw (uPlot's own `_splits`/`_values`) and where each is drawn. */
+function tickSpans(u: uPlot, axis: 0 | 1): { text: string; from: number; to: number }[] {
+  const a = u.axes[axis] as uPlot.Axis & { _splits?: number[]; _values?: (string | number | null)[] };
+  const splits = a._splits ?? [];
+  const values = a._values ?? [];
+  const scale = axis === 0 ? 'x' : 'y';
+  const offset = (axis === 0 ? u.bbox.left : u.bbox.top) / uPlot.pxRatio;
+  return splits.flatMap((v, i) => {
+    const text = values[i] == null ? '' : String(values[i]);
+    if (text === '') return [];
+    const at = offset + u.valToPos(v, scale);
+    const half = axis === 0 ? textWidth(text) / 2 : LABEL_HALF_HEIGHT;
+    return [{ text, from: Math.round((at - half) * 10) / 10, to: Math.round((at + half) * 10) / 10 }];
+  });
+}
 
 export interface ChartSeries {
   label: string;
@@ -47,6 +91,14 @@ export function TimeSeriesChart(props: {
   x?: number[];
   onPointClick?(seriesIndex: number, dataIndex: number): void;
   testId?: string;
+  /** A dashboard tile: fewer ticks, a smaller legend. */
+  compact?: boolean;
+  /** A value in the legend, e.g. with its unit (default: the number, thousands grouped). */
+  valueText?: (v: number) => string;
+  /** A y axis label (default: `1.2k`), e.g. with its unit. */
+  axisText?: (v: number) => string;
+  /** The legend's name for the x value (default: Date, or Time on a time axis). */
+  xLabel?: string;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const click = useRef(props.onPointClick);
@@ -58,11 +110,30 @@ export function TimeSeriesChart(props: {
     const xs = props.x ?? props.labels.map((_, i) => i);
     const stack = props.display === 'stacked' ? stackOf(props.series) : null;
     const bars = props.display !== 'line';
+    const valueText = props.valueText ?? numberText;
+    const axisText = props.axisText ?? shortNumber;
+    const gap = props.compact ? 28 : 14;
+    const widest = props.time ? textWidth(clockTime(0)) : Math.max(0, ...props.labels.map(textWidth));
+    const last = xs.length - 1;
+    // Counts (every value whole) get whole ticks: no `0.5` persons.
+    const whole = props.series.every((ser) => ser.data.every((v) => v == null || Number.isInteger(v)));
+    // The latest bucket's values while the pointer is not over the chart.
+    const showLatest = (u: uPlot) => {
+      if (u.cursor.idx == null && last >= 0) u.setLegend({ idx: last });
+    };
+    const expose = (u: uPlot) => {
+      el.dataset.xTicks = JSON.stringify(tickSpans(u, 0));
+      el.dataset.yTicks = JSON.stringify(tickSpans(u, 1));
+      el.dataset.width = String(u.width);
+    };
     const opts: uPlot.Options = {
       width: Math.max(300, el.clientWidth || 600),
       height: props.height ?? 320,
-      legend: { show: n > 0 && n <= 12 },
+      // Room right of the plot for half of the last x label, which is centred on its bucket or tick.
+      padding: [12, Math.min(80, Math.ceil(widest / 2) + 4), 0, 0],
+      legend: { show: n > 0 && n <= 12, live: true },
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
+      hooks: { ready: [showLatest], setCursor: [showLatest], draw: [expose] },
       scales: {
         x: props.time ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
         // Counts start at zero (a bar's height is its value); headroom above the largest.
@@ -74,19 +145,23 @@ export function TimeSeriesChart(props: {
         },
       },
       axes: [
-        props.time ? {} : {
-          values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.labels[v] !== undefined ? props.labels[v]! : '')),
-          splits: (_u, _i, min, max) => {
-            const out: number[] = [];
-            const step = Math.max(1, Math.ceil(props.labels.length / 10));
-            for (let i = Math.max(0, Math.ceil(min)); i <= Math.floor(max); i += step) out.push(i);
-            return out;
+        props.time
+          ? { font: AXIS_FONT, space: widest + gap, incrs: CLOCK_STEPS, values: (_u, splits) => splits.map(clockTime) }
+          : {
+            font: AXIS_FONT,
+            values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.labels[v] !== undefined ? props.labels[v]! : '')),
+            splits: (u, _i, min, max) => bucketTicks(props.labels.length, bucketTickStep(props.labels.length, widest, u.bbox.width / uPlot.pxRatio, gap), min, max),
           },
+        {
+          font: AXIS_FONT, space: props.compact ? 36 : 28, values: (_u, splits) => splits.map(axisText), ...(whole ? { incrs: WHOLE_STEPS } : {}),
+          size: (_u, values) => Math.ceil(Math.max(24, ...(values ?? []).map((v) => textWidth(String(v))))) + 14,
         },
-        { size: 60 },
       ],
       series: [
-        { label: props.time ? 'time' : 'bucket', value: (_u, v) => (v == null ? '' : props.time ? new Date(v * 1000).toLocaleTimeString() : props.labels[v] ?? '') },
+        {
+          label: props.xLabel ?? (props.time ? 'Time' : 'Date'),
+          value: (_u, v) => (v == null ? '' : props.time ? clockTime(v) : props.labels[v] ?? ''),
+        },
         ...props.series.map((s, i) => ({
           label: s.label,
           stroke: PALETTE[i % PALETTE.length],
@@ -94,6 +169,7 @@ export function TimeSeriesChart(props: {
           fill: bars ? `${PALETTE[i % PALETTE.length]}cc` : undefined,
           paths: stack ? stackedBars(stack.y0[i]!, stack.y1[i]!) : bars ? groupedBars(i, n) : undefined,
           points: { show: !bars && xs.length <= 60 },
+          value: (_u: uPlot, v: number | null) => (v == null ? 'no value' : valueText(v)),
         })),
       ],
     };
@@ -135,7 +211,7 @@ export function TimeSeriesChart(props: {
       chart.destroy();
       el.dataset.rendered = 'false';
     };
-  }, [props.labels, props.series, props.display, props.x]);
+  }, [props.labels, props.series, props.display, props.x, props.compact]);
 
-  return <div class="chart" ref={host} data-testid={props.testId ?? 'chart'} />;
+  return <div class={props.compact ? 'chart compact' : 'chart'} ref={host} data-testid={props.testId ?? 'chart'} />;
 }

@@ -11,12 +11,14 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
   const [point, setPoint] = useState<{ series: number; index: number } | null>(null);
   const labels = props.result[0]?.labels ?? [];
   const series = useMemo(() => props.result.map((r) => ({ label: seriesLabel(r), data: r.data })), [props.result]);
+  // Trends and lifecycle buckets are dates; stickiness counts intervals (`3 days`).
+  const xLabel = /^\d{4}-\d\d-\d\d/.test(String(props.result[0]?.days?.[0] ?? '')) ? 'Date' : 'Interval';
   const display = props.display === 'ActionsBar' ? 'bar' : props.display === 'ActionsStackedBar' ? 'stacked' : 'line';
   if (props.result.length === 0) return <p class="muted">No data for these filters.</p>;
   return (
     <div class="trend-view">
       <TimeSeriesChart testId="trend-chart" labels={labels} series={series} display={display} height={props.compact ? 200 : 340}
-        onPointClick={(s, i) => setPoint({ series: s, index: i })} />
+        compact={props.compact} xLabel={xLabel} onPointClick={(s, i) => setPoint({ series: s, index: i })} />
       {!props.compact && (
         <div class="scroll-x">
           <table class="list values" data-testid="trend-table">

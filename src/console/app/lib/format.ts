@@ -24,3 +24,36 @@ export function personName(p: { name?: string; properties?: Record<string, unkno
   const props = p.properties ?? {};
   return String(props.email ?? props.name ?? p.name ?? p.distinct_ids?.[0] ?? 'anonymous');
 }
+
+/** A chart value: thousands grouped, at most two decimals (`12,345`, `3.14`). */
+export function numberText(v: number): string {
+  return v.toLocaleString('en-US', { maximumFractionDigits: Number.isInteger(v) ? 0 : 2 });
+}
+
+/** An axis value in little room: `950`, `1.2k`, `3.4M`, `1.1B`. */
+export function shortNumber(v: number): string {
+  const a = Math.abs(v);
+  for (const [size, suffix] of [[1e9, 'B'], [1e6, 'M'], [1e3, 'k']] as const) {
+    if (a >= size) return `${Number((v / size).toFixed(a >= size * 10 ? 0 : 1))}${suffix}`;
+  }
+  return numberText(Number(v.toFixed(2)));
+}
+
+/** Bytes in the largest unit that keeps the number at or above one: `512 B`, `1.5 KB`, `2.3 GB` (powers of 1024). */
+export function bytesText(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = bytes;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(v >= 100 ? 0 : 1)} ${units[u]}`;
+}
+
+/** A wall-clock time (24-hour `14:05:09`) of a Unix time in seconds, in the browser's time zone. */
+export function clockTime(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}

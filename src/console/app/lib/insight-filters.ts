@@ -17,10 +17,19 @@ export function funnelFilter(s: FunnelState): Record<string, unknown> {
   };
 }
 
+/**
+ * The second step of a new funnel: the project's most frequent event after `$pageview` (`definitions` come by
+ * 30-day volume, most first), a custom event before PostHog's own `$` events; none (the user picks) without one.
+ */
+export function defaultSecondStep(definitions: readonly { name: string }[]): string {
+  const others = definitions.map((d) => d.name).filter((n) => n !== '$pageview');
+  return others.find((n) => !n.startsWith('$')) ?? others.find((n) => !['$identify', '$set', '$feature_flag_called', '$groupidentify'].includes(n)) ?? '';
+}
+
 export function funnelStateOf(f: Record<string, any>): FunnelState {
   const events = Array.isArray(f.events) ? [...f.events].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)).map((e) => String(e.id)) : [];
   return {
-    steps: events.length >= 2 ? events : ['$pageview', '$pageview'], dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
+    steps: events.length >= 2 ? events : ['$pageview', ''], dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
     dateTo: typeof f.date_to === 'string' ? f.date_to : '', windowDays: Number(f.funnel_window_interval) > 0 ? Number(f.funnel_window_interval) : 14,
     order: ['strict', 'unordered'].includes(f.funnel_order_type) ? f.funnel_order_type : 'ordered',
   };
@@ -73,12 +82,14 @@ export interface PathsState {
   steps: number;
   dateFrom: string;
   dateTo: string;
+  /** The most frequent transitions kept (`edge_limit`); null: the API's default (50). */
+  edges: number | null;
 }
 
 export function pathsFilter(s: PathsState): Record<string, unknown> {
   return {
     insight: 'PATHS', include_event_types: s.types, step_limit: s.steps, date_from: s.dateFrom, ...(s.dateTo ? { date_to: s.dateTo } : {}),
-    ...(s.start ? { start_point: s.start } : {}), ...(s.end ? { end_point: s.end } : {}),
+    ...(s.start ? { start_point: s.start } : {}), ...(s.end ? { end_point: s.end } : {}), ...(s.edges !== null ? { edge_limit: s.edges } : {}),
   };
 }
 
@@ -87,6 +98,6 @@ export function pathsStateOf(f: Record<string, any>): PathsState {
     types: Array.isArray(f.include_event_types) && f.include_event_types.length ? f.include_event_types : ['$pageview'],
     start: typeof f.start_point === 'string' ? f.start_point : '', end: typeof f.end_point === 'string' ? f.end_point : '',
     steps: Number(f.step_limit) > 1 ? Number(f.step_limit) : 5, dateFrom: typeof f.date_from === 'string' ? f.date_from : '-7d',
-    dateTo: typeof f.date_to === 'string' ? f.date_to : '',
+    dateTo: typeof f.date_to === 'string' ? f.date_to : '', edges: Number(f.edge_limit) >= 1 ? Number(f.edge_limit) : null,
   };
 }

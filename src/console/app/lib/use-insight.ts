@@ -54,10 +54,12 @@ export function useInsightResult<T>(projectId: number, filters: Record<string, u
 
 /**
  * The state of an insight page: from the saved insight when there is one, else from the address (or `defaults`);
- * its filters (`filterOf`), and their analysis, computed once the saved insight (if any) has loaded.
+ * its filters (`filterOf`), and their analysis, computed once the saved insight (if any) has loaded and while
+ * `complete` says the state can be asked (e.g. no funnel step left to choose).
  */
 export function useInsightPage<S, R>(
   projectId: number, insightId: number | null, stateOf: (f: Record<string, any>) => S, filterOf: (s: S) => Record<string, unknown>, defaults: Record<string, unknown> = {},
+  complete: (s: S) => boolean = () => true,
 ) {
   const saved = useSavedInsight(projectId, insightId);
   const [state, setState] = useState<S>(() => stateOf(filtersFromAddress() ?? defaults));
@@ -65,7 +67,7 @@ export function useInsightPage<S, R>(
     if (saved.data) setState(stateOf(saved.data.filters));
   }, [saved.data]);
   const filters = filterOf(state);
-  const run = useInsightResult<R>(projectId, filters, insightId === null || saved.data !== null);
+  const run = useInsightResult<R>(projectId, filters, (insightId === null || saved.data !== null) && complete(state));
   const set = (patch: Partial<S>) => setState({ ...state, ...patch });
   return { saved, state, set, filters, run };
 }

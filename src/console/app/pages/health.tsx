@@ -7,6 +7,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { ErrorNote, Page } from '../components/ui';
+import { bytesText, numberText, shortNumber } from '../lib/format';
 import { useInterval } from '../lib/hooks';
 
 interface ShardStats {
@@ -23,6 +24,9 @@ interface Sample {
 }
 
 const EVERY_MS = 2000;
+/** A legend value, and an axis label, with its unit. */
+const unit = (what: string) => (v: number) => `${numberText(v)} ${what}`;
+const axisUnit = (what: string) => (v: number) => `${shortNumber(v)}${what}`;
 const KEEP = 150;
 
 /** Per-shard series between consecutive samples: events/s appended and applied, backlog, mean fsync ms. */
@@ -73,12 +77,12 @@ export function HealthPage() {
       <ErrorNote error={error} />
       {last && (
         <table class="list" data-testid="shard-table">
-          <thead><tr><th>Shard</th><th>Appended</th><th>Applied</th><th>Backlog</th><th>Lag</th><th>fsyncs</th><th>Longest fsync</th><th>Log bytes</th></tr></thead>
+          <thead><tr><th>Shard</th><th>Appended</th><th>Applied</th><th>Backlog</th><th>Lag</th><th>fsyncs</th><th>Longest fsync</th><th>Log size</th></tr></thead>
           <tbody>
             {last.shards.map((s) => (
               <tr key={s.shard}>
-                <td>{s.shard}</td><td>{s.appendedEvents}</td><td>{s.appliedEvents}</td><td>{s.backlog}</td><td>{s.lagMs} ms</td>
-                <td>{s.log.syncs}</td><td>{s.log.syncMaxMs} ms</td><td>{s.log.bytes}</td>
+                <td>{s.shard}</td><td>{numberText(s.appendedEvents)}</td><td>{numberText(s.appliedEvents)}</td><td>{numberText(s.backlog)}</td><td>{numberText(s.lagMs)} ms</td>
+                <td>{numberText(s.log.syncs)}</td><td>{numberText(s.log.syncMaxMs)} ms</td><td title={`${s.log.bytes} bytes`}>{bytesText(s.log.bytes)}</td>
               </tr>
             ))}
           </tbody>
@@ -87,11 +91,12 @@ export function HealthPage() {
       {h.x.length < 2 ? <p class="muted">Collecting samples…</p> : (
         <div class="tiles">
           <article class="tile card"><h3>Events per second (appended, applied)</h3>
-            <TimeSeriesChart testId="health-rate" time x={h.x} labels={[]} display="line" height={200} series={[...named(h.rate, 'appended'), ...named(h.applied, 'applied')]} /></article>
+            <TimeSeriesChart testId="health-rate" time x={h.x} labels={[]} display="line" height={200} valueText={unit('events/s')} axisText={axisUnit('/s')}
+              series={[...named(h.rate, 'appended'), ...named(h.applied, 'applied')]} /></article>
           <article class="tile card"><h3>Backlog (events)</h3>
-            <TimeSeriesChart testId="health-backlog" time x={h.x} labels={[]} display="line" height={200} series={named(h.backlog, 'backlog')} /></article>
+            <TimeSeriesChart testId="health-backlog" time x={h.x} labels={[]} display="line" height={200} valueText={unit('events')} series={named(h.backlog, 'backlog')} /></article>
           <article class="tile card"><h3>Mean fsync latency (ms)</h3>
-            <TimeSeriesChart testId="health-fsync" time x={h.x} labels={[]} display="line" height={200} series={named(h.fsync, 'fsync')} /></article>
+            <TimeSeriesChart testId="health-fsync" time x={h.x} labels={[]} display="line" height={200} valueText={unit('ms')} axisText={axisUnit(' ms')} series={named(h.fsync, 'fsync')} /></article>
         </div>
       )}
     </Page>
