@@ -106,6 +106,8 @@ async function definitionsOf(rt: WorkerRuntime, team: number, kind: Kind, eventN
     const prev = out.get(name);
     out.set(name, prev ? { name, type: combinePropertyTypes(prev.type, type), seen: prev.seen || seen } : { name, type, seen });
   };
+  // Groups, persons and blocks are written by the apply loops: read after every acknowledged event is applied.
+  await rt.ingest.appliedEverywhere();
   if (kind.type === 'group') {
     rt.persons.env.resetReadTxn();
     const groups = rt.persons.groupsAfter([team, kind.groupTypeIndex!, ''], GROUP_SAMPLE)
@@ -113,7 +115,6 @@ async function definitionsOf(rt: WorkerRuntime, team: number, kind: Kind, eventN
     for (const [name, type] of typesOfObjects(groups.map((g) => g.properties))) add(name, type, null);
     return out;
   }
-  await rt.ingest.appliedEverywhere();
   const fromBlocks = await namesEverywhere(rt, { team, subject: kind.type, eventNames: kind.type === 'event' ? eventNames : null });
   for (const [name, { type, seen }] of fromBlocks) add(name, type, kind.type === 'event' && eventNames ? seen : null);
   if (kind.type === 'person') {
