@@ -57,6 +57,7 @@ t.test('event properties: the names of every shard, in PostHog\'s shape, with th
   const page = await list('?limit=1000');
   t.same(own(page.results.map((r) => r.name)), EVENT_PROPS, 'by name');
   t.notOk(page.results.some((r) => r.name === 'email' || r.name === 'plan'), 'person properties are not event properties');
+  t.notOk(page.results.some((r) => r.name === '$set'), '$set is an instruction, not a property (as PostHog skips it)');
   const row = (name: string) => page.results.find((r) => r.name === name)!;
   t.match(row('load_ms'), {
     id: /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, name: 'load_ms', type: 'event', group_type_index: null,

@@ -40,33 +40,44 @@ export function PropertyInput(props: {
   const scope = useContext(ScopeContext);
   const defs = usePropertyDefinitions(scope?.projectId ?? null, props.kind);
   const listId = useListId('property-names');
+  // Live fields commit every keystroke; the others keep what is typed here until it is committed, since a
+  // re-render of a controlled input would otherwise put the committed value back under the user's fingers.
   const [typing, setTyping] = useState(false);
+  const [draft, setDraft] = useState<string | null>(null);
   const key = props.value.trim();
   const warning = scope ? propertyWarning({ key, kind: props.kind }, defs) : null;
   const id = refId({ key, kind: props.kind });
-  const shown = warning && !typing && !scope?.confirmed.has(id);
+  const shown = warning && !typing && draft === null && !scope?.confirmed.has(id);
   const suggested = props.numeric ? defs.rows.filter((r) => r.property_type === 'Numeric' || r.property_type === null) : defs.rows;
   const commit = (v: string) => props.onChange(v.trim());
   return (
     <span class="property-input">
-      <input list={listId} aria-label={props.label} placeholder={props.placeholder ?? 'property'} value={props.value} autoComplete="off"
+      <input list={listId} aria-label={props.label} placeholder={props.placeholder ?? 'property'} value={draft ?? props.value} autoComplete="off"
         aria-invalid={shown ? 'true' : undefined}
         onInput={(e) => {
-          setTyping(true);
           // Live: as typed (a trim here would eat the space being typed inside a name).
-          if (props.live) props.onChange(e.currentTarget.value);
+          if (props.live) {
+            setTyping(true);
+            props.onChange(e.currentTarget.value);
+          } else setDraft(e.currentTarget.value);
         }}
-        onChange={(e) => commit(e.currentTarget.value)}
-        onBlur={() => setTyping(false)} />
+        onChange={(e) => {
+          if (props.live) return;
+          commit(e.currentTarget.value);
+          setDraft(null);
+        }}
+        onBlur={() => {
+          // A suggestion picked from the list fires `input` only in some browsers: what is left typed counts.
+          if (draft !== null && draft.trim() !== props.value) commit(draft);
+          setTyping(false);
+          setDraft(null);
+        }} />
       {scope && <datalist id={listId}>{suggested.map((r) => <option key={r.name} value={r.name} />)}</datalist>}
       {shown && (
         <span class="property-warning" role="alert" data-testid="property-warning">
           {warning.text}
           {warning.closest !== null && (
-            <> Did you mean <button type="button" class="link" data-testid="property-suggestion" onClick={() => {
-              setTyping(false);
-              commit(warning.closest!);
-            }}>{warning.closest}</button>?</>
+            <> Did you mean <button type="button" class="link" data-testid="property-suggestion" onClick={() => commit(warning.closest!)}>{warning.closest}</button>?</>
           )}
           {scope?.confirm && <> <button type="button" class="link" data-testid="property-confirm" onClick={() => scope.confirm!(id)}>Use anyway</button></>}
         </span>

@@ -25,6 +25,12 @@ export const SEEN_BLOCKS = 4;
 /** Entries each cache keeps before it starts again (a thread's memory stays bounded whatever the projects). */
 const CACHE_ENTRIES = 50_000;
 
+/**
+ * Event properties that are instructions, not properties (PostHog's property definitions skip them too): person
+ * updates and group membership, stored with the event as sent.
+ */
+const NOT_PROPERTIES: ReadonlySet<string> = new Set(['$set', '$set_once', '$unset', '$groups', '$group_0', '$group_1', '$group_2', '$group_3', '$group_4']);
+
 export type PropertySubject = 'event' | 'person';
 
 export interface NamesRequest {
@@ -94,7 +100,7 @@ export const namesHandler: PeerHandler = async (rt: WorkerRuntime, msg) => {
       const cacheKey = seq === null ? null : `${shardIndex}:${q.team}:${seq}`;
       for (const column of block.names(prefix)) {
         const name = column.slice(prefix.length);
-        if (typed.has(name)) continue;
+        if (typed.has(name) || (prefix === EVENT_PROP && NOT_PROPERTIES.has(name))) continue;
         typed.add(name);
         const type = typeIn(block, cacheKey, column);
         types.set(name, types.has(name) ? combinePropertyTypes(types.get(name)!, type) : type);
