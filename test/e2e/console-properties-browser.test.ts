@@ -2,7 +2,7 @@
 // the breakdown and a property filter offer the project's names, a filter's value field offers the values seen, a
 // typo'd breakdown is flagged with the closest name and no insight request is sent until it is fixed (requests
 // counted with page.on('request')), "Use anyway" lets an unknown name run, and a flag's release condition offers
-// person property names. Screenshots in test-artifacts/console/.
+// person property names, as do a cohort's conditions and an experiment's metric property. Screenshots in test-artifacts/console/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -173,6 +173,20 @@ function suite(): void {
     t.equal(await page.getByLabel('property key').inputValue(), 'plan');
     t.same((await suggestions('property value')).sort(), ['free', 'pro']);
     await shot('properties-flag-condition');
+    t.same(problems, []);
+  });
+
+  t.test('a cohort condition and an experiment\'s metric property suggest names too', async (t) => {
+    await page.goto(url(`/project/${projectId}/cohorts/new`));
+    await page.waitForSelector('[data-testid=cohort-page]');
+    await page.getByRole('button', { name: '+ property filter' }).first().click();
+    const names = await suggestions('property key');
+    t.ok(names.includes('plan') && !names.includes('load_ms'), `person properties, not event ones: ${names.join(', ')}`);
+    await page.goto(url(`/project/${projectId}/experiments`));
+    await page.getByRole('button', { name: 'New experiment' }).click();
+    await page.locator('select[name=metric_type]').selectOption('mean');
+    await page.locator('select[name=metric_math]').selectOption({ index: 1 });
+    t.same(await suggestions('metric property'), ['load_ms'], 'numeric event properties');
     t.same(problems, []);
   });
 }

@@ -36,6 +36,8 @@ export function PropertyInput(props: {
   live?: boolean;
   /** Suggest numeric properties only (a math property); any known name is still accepted. */
   numeric?: boolean;
+  /** The input's form name, where a form reads it. */
+  name?: string;
 }) {
   const scope = useContext(ScopeContext);
   const defs = usePropertyDefinitions(scope?.projectId ?? null, props.kind);
@@ -52,7 +54,7 @@ export function PropertyInput(props: {
   const commit = (v: string) => props.onChange(v.trim());
   return (
     <span class="property-input">
-      <input list={listId} aria-label={props.label} placeholder={props.placeholder ?? 'property'} value={draft ?? props.value} autoComplete="off"
+      <input list={listId} name={props.name} aria-label={props.label} placeholder={props.placeholder ?? 'property'} value={draft ?? props.value} autoComplete="off"
         aria-invalid={shown ? 'true' : undefined}
         onInput={(e) => {
           // Live: as typed (a trim here would eat the space being typed inside a name).
