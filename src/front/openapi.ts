@@ -396,6 +396,8 @@ const LIST_FILTERS: Record<string, JsonObject[]> = {
     query('search', 'Words that must all be part of the name (case-insensitive)'),
     query('properties', 'Comma-separated exact names: only these'),
     query('event_names', JSON_TEXT('Event names: rows say is_seen_on_filtered_events, and those seen come first')),
+    query('filter_by_event_names', 'true, with event_names: only the properties seen on those events'),
+    query('is_feature_flag', 'true: only the $feature/… properties; false: the others'),
     query('excluded_properties', JSON_TEXT('Names to leave out')),
     query('is_numerical', 'true: numeric properties only; false: the others'),
     query('exclude_hidden', 'Accepted for PostHog clients; no property is hidden here'),

@@ -42,7 +42,7 @@ t.before(async () => {
     })),
     ...Array.from({ length: 8 }, (_, i) => ({
       event: 'purchase', distinct_id: `buyer-${i}`, timestamp: iso(now - 30_000 * (i + 1)),
-      properties: { price: 9.5 + i, currency: 'EUR', mixed: i % 2 === 0 ? 1 : 'one' },
+      properties: { price: 9.5 + i, currency: 'EUR', mixed: i % 2 === 0 ? 1 : 'one', '$feature/new-checkout': i % 2 === 0 },
     })),
   ]);
   // A person whose property no event carried.
@@ -80,6 +80,8 @@ t.test('search, exact names, is_numerical, excluded_properties', async (t) => {
   t.notOk((await names('?is_numerical=false&limit=1000')).includes('price'));
   t.same(own(await names(`?excluded_properties=${enc(['mixed', 'price'])}&limit=1000`)), EVENT_PROPS.filter((n) => n !== 'mixed' && n !== 'price'));
   t.same(own(await names('?exclude_hidden=true&limit=1000')), EVENT_PROPS, 'exclude_hidden accepted, nothing hidden');
+  t.same(await names('?is_feature_flag=true'), ['$feature/new-checkout'], 'the flag properties');
+  t.notOk((await names('?is_feature_flag=false&limit=1000')).includes('$feature/new-checkout'), 'or all but them');
 });
 
 t.test('event_names: the properties seen on those events first', async (t) => {
@@ -92,6 +94,9 @@ t.test('event_names: the properties seen on those events first', async (t) => {
   const both = await list(`?event_names=${enc(['purchase', '$pageview'])}&search=a`);
   t.ok(both.results.every((r) => r.is_seen_on_filtered_events === true), 'seen on either event');
   t.same((await list(`?event_names=${enc([])}&properties=price`)).results[0]!.is_seen_on_filtered_events, false, 'an empty list: nothing is seen');
+  const onlySeen = await names(`?event_names=${enc(['purchase'])}&filter_by_event_names=true&limit=1000`);
+  t.same(own(onlySeen), ['currency', 'mixed', 'price'], 'only those seen');
+  t.ok(onlySeen.includes('$feature/new-checkout') && !onlySeen.includes('load_ms'));
 });
 
 t.test('pagination as the other lists', async (t) => {

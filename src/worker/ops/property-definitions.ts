@@ -14,8 +14,9 @@
  *
  * Parameters (PostHog's): `type`, `group_type_index`, `search` (every word is part of the name, case-insensitive),
  * `properties` (comma-separated exact names), `event_names` (JSON list: rows say `is_seen_on_filtered_events`, and
- * those seen on such events come first), `excluded_properties` (JSON list), `is_numerical` (`true`/`false`),
- * `exclude_hidden` (accepted; nothing is hidden here), `limit`/`offset`. Order: seen first when `event_names` is
+ * those seen on such events come first; with `filter_by_event_names=true` only those), `excluded_properties` (JSON
+ * list), `is_numerical` and `is_feature_flag` (`$feature/…` properties; `true`/`false`), `exclude_hidden` (accepted;
+ * nothing is hidden here), `limit`/`offset`. Order: seen first when `event_names` is
  * given, then by name.
  */
 import { createHash } from 'node:crypto';
@@ -36,6 +37,8 @@ const PERSON_SAMPLE = 500;
 /** Groups of the type read for `type=group`. */
 const GROUP_SAMPLE = 500;
 const TYPES = ['event', 'person', 'group'] as const;
+/** The properties SDKs add for each flag evaluated (`is_feature_flag` picks them or leaves them out). */
+const FLAG_PREFIX = '$feature/';
 type DefinitionType = (typeof TYPES)[number];
 
 interface Kind {
@@ -157,10 +160,13 @@ export const listPropertyDefinitions: OpHandler = async (item, rt) => {
   const exact = query.properties ? new Set(query.properties.split(',').map((p) => p.trim()).filter((p) => p !== '')) : null;
   const words = (query.search ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '');
   const numerical = query.is_numerical === 'true' ? true : query.is_numerical === 'false' ? false : null;
+  const onlySeen = query.filter_by_event_names === 'true' && eventNames !== null;
+  const featureFlags = query.is_feature_flag === 'true' ? true : query.is_feature_flag === 'false' ? false : null;
   const all = await definitionsOf(rt, team, kind, eventNames);
   const rows: Record<string, unknown>[] = [];
   const kept = [...all.values()].filter((d) => {
-    if (excluded.has(d.name) || (exact && !exact.has(d.name))) return false;
+    if (excluded.has(d.name) || (exact && !exact.has(d.name)) || (onlySeen && d.seen !== true)) return false;
+    if (featureFlags !== null && d.name.startsWith(FLAG_PREFIX) !== featureFlags) return false;
     const lower = d.name.toLowerCase();
     return words.every((w) => lower.includes(w));
   });
