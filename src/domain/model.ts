@@ -202,6 +202,19 @@ export interface EventDefinition {
   post_to_chat: boolean;
 }
 
+/**
+ * What a user wrote about a property (PATCH of a property definition); the property itself (its name, seen type)
+ * comes from the stored events. Keyed by project, kind (`event`, `person`, `group:<index>`) and name.
+ */
+export interface PropertyDefinitionNote {
+  description: string | null;
+  tags: string[];
+  /** Overrides the type inferred from the values; null: inferred. */
+  property_type: 'String' | 'Numeric' | 'Boolean' | 'DateTime' | null;
+  updated_at: string;
+  updated_by: number | null;
+}
+
 /** Group type name -> index, per project (PostHog allows 5: indexes 0..4). */
 export type GroupTypes = Record<string, number>;
 

@@ -15,6 +15,7 @@ export const SCOPE_OBJECTS = [
   /** PostHog's scope for the query and stored-events endpoints. */
   'query',
   'event_definition',
+  'property_definition',
   'insight',
   'dashboard',
   'organization',

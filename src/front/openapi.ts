@@ -158,6 +158,9 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'event_definitions.list': { 200: ok(R.EventDefinitionPage) },
   'event_definitions.retrieve': { 200: ok(R.EventDefinition) },
   'event_definitions.update': { 200: ok(R.EventDefinition) },
+  'property_definitions.list': { 200: ok(R.PropertyDefinitionPage) },
+  'property_definitions.retrieve': { 200: ok(R.PropertyDefinition) },
+  'property_definitions.update': { 200: ok(R.PropertyDefinition) },
   'cohorts.list': { 200: ok(R.CohortPage) },
   'cohorts.create': { 201: created(R.Cohort) },
   'cohorts.retrieve': { 200: ok(R.Cohort) },
@@ -387,6 +390,18 @@ const LIST_FILTERS: Record<string, JsonObject[]> = {
     query('search', 'Part of the name'),
     query('event_type', 'event (default), event_custom, event_posthog, action_event or all', { type: 'string', enum: ['event', 'event_custom', 'event_posthog', 'action_event', 'all'] }),
   ],
+  'property_definitions.list': [
+    query('type', 'event (default), person or group', { type: 'string', enum: ['event', 'person', 'group'] }),
+    query('group_type_index', 'With type=group: the group type (0 to 4)'),
+    query('search', 'Words that must all be part of the name (case-insensitive)'),
+    query('properties', 'Comma-separated exact names: only these'),
+    query('event_names', JSON_TEXT('Event names: rows say is_seen_on_filtered_events, and those seen come first')),
+    query('filter_by_event_names', 'true, with event_names: only the properties seen on those events'),
+    query('is_feature_flag', 'true: only the $feature/… properties; false: the others'),
+    query('excluded_properties', JSON_TEXT('Names to leave out')),
+    query('is_numerical', 'true: numeric properties only; false: the others'),
+    query('exclude_hidden', 'Accepted for PostHog clients; no property is hidden here'),
+  ],
   'actions.list': [query('search', 'Part of the name'), query('format', 'csv: the rows as CSV')],
   'experiments.list': [
     query('search', 'Part of the name'), query('archived', 'true or false'),
@@ -521,7 +536,7 @@ function responseJson(outcome: Outcome, components: SchemaComponents): JsonObjec
   return out;
 }
 
-const PAGES = new Set<TSchema>([R.FeatureFlagPage, R.ProjectPage, R.PersonPage, R.EventDefinitionPage, R.CohortPage, R.ExperimentPage, R.InsightPage, R.DashboardPage]);
+const PAGES = new Set<TSchema>([R.FeatureFlagPage, R.ProjectPage, R.PersonPage, R.EventDefinitionPage, R.PropertyDefinitionPage, R.CohortPage, R.ExperimentPage, R.InsightPage, R.DashboardPage]);
 
 export function openApiDocument(routes: readonly RouteDef[], info: DescriptionInfo): JsonObject {
   const components = new SchemaComponents();

@@ -259,6 +259,11 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),
   api('GET', `${P}/event_definitions/:id`, 'event_definitions.retrieve', 'event_definition'),
   api('PATCH', `${P}/event_definitions/:id`, 'event_definitions.update', 'event_definition', 'json', S.EventDefinitionUpdate),
+
+  // Property definitions: names and types of the event, person and group properties seen (src/worker/ops/property-definitions.ts)
+  api('GET', `${P}/property_definitions`, 'property_definitions.list', 'property_definition'),
+  api('GET', `${P}/property_definitions/:id`, 'property_definitions.retrieve', 'property_definition'),
+  api('PATCH', `${P}/property_definitions/:id`, 'property_definitions.update', 'property_definition', 'json', S.PropertyDefinitionUpdate),
 ];
 
 /**

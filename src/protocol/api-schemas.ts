@@ -147,6 +147,13 @@ export const EventDefinitionUpdate = Type.Object({
   post_to_chat: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'EventDefinitionUpdate' });
 
+/** PATCH of a property definition: what a user may write about a property; the worker type-checks each field. */
+export const PropertyDefinitionUpdate = Type.Object({
+  description: Type.Optional(Type.Unknown()),
+  tags: Type.Optional(Type.Unknown()),
+  property_type: Type.Optional(Type.Unknown()),
+}, { additionalProperties: true, $id: 'PropertyDefinitionUpdate' });
+
 /** Console sign-in (PostHog's `POST /api/login`); the worker words missing fields as DRF does. */
 export const Login = Type.Object({
   email: Type.Optional(Type.Unknown()),

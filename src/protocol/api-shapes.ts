@@ -313,6 +313,20 @@ export const EventDefinition = Type.Object({
 
 export const EventDefinitionPage = Page(EventDefinition, 'EventDefinitionPage');
 
+export const PropertyDefinition = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Derived from the project, the kind and the name: stable' }),
+  name: Type.String(),
+  type: Type.String({ enum: ['event', 'person', 'group'] }),
+  group_type_index: Nullable(Type.Integer()),
+  is_numerical: Type.Boolean(),
+  property_type: Nullable(Type.String({ enum: ['String', 'Numeric', 'Boolean', 'DateTime'], description: 'Inferred from the values seen unless set by a PATCH; null when only null values were seen' })),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  is_seen_on_filtered_events: Nullable(Type.Boolean({ description: 'With event_names: whether recent events of those names carry it; null otherwise' })),
+}, { additionalProperties: true, $id: 'PropertyDefinition' });
+
+export const PropertyDefinitionPage = Page(PropertyDefinition, 'PropertyDefinitionPage');
+
 export const Cohort = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

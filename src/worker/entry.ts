@@ -11,6 +11,7 @@ import { authSnapshot } from './ops/accounts.js';
 import { OPS } from './ops/index.js';
 import { flagStreamState } from './ops/local-evaluation.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
+import { namesHandler, PROPERTY_NAMES } from './ops/property-definitions/block-names.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
 import { EXPORT_OLDEST, EXPORT_STARTING_POINTS, exportOldestHandler, exportStartingPointsHandler } from './export/export-service.js';
 import { appliedHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
@@ -58,6 +59,7 @@ export function createWorkerEntry(data: WorkerData) {
     [EVENTS_GET]: getHandler,
     [EVENTS_VALUES]: valuesHandler,
     [EVENTS_VOLUMES]: volumesHandler,
+    [PROPERTY_NAMES]: namesHandler,
     [ANALYTICS_SCAN]: analyticsScanHandler,
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
     [SEQUENCE_COLLECT]: collectHandler,

@@ -78,6 +78,7 @@ function suite(): void {
   let browser: Chromium;
   let page: Page;
   let projectId: number;
+  let dashboardId: number;
   const problems: string[] = [];
   const take = () => problems.splice(0, problems.length);
 
@@ -104,9 +105,14 @@ function suite(): void {
     for (let i = 0; i < 8; i++) batch.push(event('probe-1', '$pageview', { $current_url: '/home' }, { timestamp: new Date(now - (i + 1) * 60_000).toISOString() }));
     const res = await sendBatch(q.base, batch);
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
+    const dashboard = await api.post(`/api/projects/${projectId}/dashboards/`, { name: 'Probe dashboard' });
+    if (dashboard.status !== 201) throw new Error(`dashboard: ${dashboard.status} ${dashboard.text}`);
+    dashboardId = dashboard.body.id;
     for (const [name, filters] of [['Probe trend', TRENDS], ['Probe funnel', FUNNEL], ['Probe paths', PATHS], ['Probe lifecycle', LIFECYCLE]] as const) {
       const saved = await api.post(`/api/projects/${projectId}/insights/`, { name, filters });
       if (saved.status !== 201) throw new Error(`insight: ${saved.status} ${saved.text}`);
+      const onDashboard = await api.patch(`/api/projects/${projectId}/insights/${saved.body.id}/`, { dashboards: [dashboardId] });
+      if (onDashboard.status !== 200) throw new Error(`insight on the dashboard: ${onDashboard.status} ${onDashboard.text}`);
     }
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
@@ -234,7 +240,8 @@ function suite(): void {
       ['retention', withFilters(`${P}/insights/retention`, RETENTION), '[data-testid=retention-page] table'],
       ['paths', withFilters(`${P}/insights/paths`, PATHS), '[data-testid=paths-flow]'],
       ['saved-insight', `${P}/insights/saved/${saved.find((i: { name: string }) => i.name === 'Probe trend').id}`, '[data-testid=trend-chart][data-x-ticks]'],
-      ['dashboard', `${P}/dashboard`, '[data-testid=dashboard-tile] [data-testid=trend-chart][data-x-ticks]'],
+      ['dashboards', `${P}/dashboard`, '[data-testid=dashboards-page]'],
+      ['dashboard', `${P}/dashboard/${dashboardId}`, '[data-testid=dashboard-tile] [data-testid=trend-chart][data-x-ticks]'],
       ['health', `${P}/health`, '[data-testid=health-rate][data-x-ticks]'],
       ['settings', `${P}/settings`, '[data-testid=settings-form]'],
       ['account', '/account', '[data-testid=account-page]'],
@@ -262,7 +269,7 @@ function suite(): void {
     await page.goto(url(withFilters(`/project/${projectId}/insights/trends`, TRENDS)));
     await page.waitForSelector('[data-testid=trend-chart][data-x-ticks]');
     const wide = (await charts())[0]!;
-    await page.goto(url(`/project/${projectId}/dashboard`));
+    await page.goto(url(`/project/${projectId}/dashboard/${dashboardId}`));
     await page.waitForSelector('[data-testid=dashboard-tile] [data-testid=trend-chart][data-x-ticks]');
     const tile = (await charts()).find((c) => c.id === 'trend-chart')!;
     t.ok(tile.x.length < wide.x.length, `a tile keeps ${tile.x.length} labels, the page's chart ${wide.x.length}`);

@@ -92,6 +92,7 @@ t.before(async () => {
   const persons = await ok(api.get(`/api/projects/@current/persons/?distinct_id=${MARK.person}`), 'persons');
   const person = persons.results[0];
   const definitions = await ok(api.get(`/api/projects/@current/event_definitions/?search=${MARK.event}`), 'definitions');
+  const propertyDefinitions = await ok(api.get('/api/projects/@current/property_definitions/?properties=marker'), 'property definitions');
   const cohort = await ok(api.post('/api/projects/@current/cohorts/', { name: MARK.cohort, is_static: true, person_ids: [person.uuid] }), 'cohort');
   const action = await ok(api.post('/api/projects/@current/actions/', { name: MARK.action, steps: [{ event: MARK.event }] }), 'action');
   const role = await ok(api.post('/api/organizations/@current/roles/', { name: MARK.role }), 'role');
@@ -113,7 +114,7 @@ t.before(async () => {
     secondProjectId: second.id,
     ids: {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
-      event_definitions: definitions.results[0].id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
+      event_definitions: definitions.results[0].id, property_definitions: propertyDefinitions.results[0]?.id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
       dashboards: String(dashboard.id), experiments: String(experiment.id), query: asyncQuery.body.query_status.id,
     },
     membershipId: membership.id,
@@ -121,7 +122,7 @@ t.before(async () => {
     userUuid: me.uuid,
     personId: person.id,
   };
-  if (!victim.ids.events || !victim.ids.event_definitions) throw new Error('victim event or definition missing');
+  if (!victim.ids.events || !victim.ids.event_definitions || !victim.ids.property_definitions) throw new Error('victim event or definition missing');
 
   const other = await ok(api.post('/api/organizations/', { name: 'attacker org', email: 'attacker@example.org' }), 'attacker org');
   attacker = new Client(server.q.base, other.personal_api_key);

@@ -10,7 +10,7 @@ import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
   Action, ActivityEntry, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
-  Organization, PersonalApiKey, Project, Role, Session, User,
+  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, Session, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -34,6 +34,8 @@ export class MetaStore {
   readonly actions: Table<Action, [number, number]>;
   readonly eventDefinitions: Table<EventDefinition, [number, string]>;
   readonly groupTypes: Table<GroupTypes, number>;
+  /** Descriptions, tags and type overrides of property definitions: [project, kind, name]. */
+  readonly propertyNotes: Table<PropertyDefinitionNote, [number, string, string]>;
   /** Console sessions by token digest. */
   readonly sessions: Table<Session, string>;
   readonly insights: Table<Insight, [number, number]>;
@@ -56,6 +58,7 @@ export class MetaStore {
     this.actions = openTable(this.env, 'actions');
     this.eventDefinitions = openTable(this.env, 'event_definitions');
     this.groupTypes = openTable(this.env, 'group_types');
+    this.propertyNotes = openTable(this.env, 'property_definitions');
     this.sessions = openTable(this.env, 'sessions');
     this.insights = openTable(this.env, 'insights');
     this.dashboards = openTable(this.env, 'dashboards');

@@ -390,6 +390,15 @@ function appendRows(target: BlockBuilder, view: BlockView, skip: Uint8Array): vo
   target.addBlock(new PackedBlock(packBlock(keep.length, minTs, maxTs, columns)));
 }
 
+/**
+ * The sequence number of a sealed block of `blocks()`, null for the open block. A sealed block is never modified
+ * (a deletion writes a new one under a new number), so within a run (shard, project, seq) names fixed content and
+ * may key a cache, as the column cache does.
+ */
+export function sealedSeqOf(view: BlockView): number | null {
+  return view instanceof StoredBlock ? view.seq : null;
+}
+
 /** A sealed block: columns read from LMDB on first use (through the column cache). */
 class StoredBlock implements BlockView {
   constructor(

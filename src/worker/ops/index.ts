@@ -18,6 +18,7 @@ import * as experiments from './experiments.js';
 import * as actions from './actions.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
+import * as propertyDefinitions from './property-definitions.js';
 import { ingestionStats } from './stats.js';
 import { backupNode } from './backup.js';
 import * as insights from './insights.js';
@@ -172,4 +173,7 @@ export const OPS: Record<string, OpHandler> = {
   'event_definitions.list': eventDefinitions.listEventDefinitions,
   'event_definitions.retrieve': eventDefinitions.retrieveEventDefinition,
   'event_definitions.update': eventDefinitions.updateEventDefinition,
+  'property_definitions.list': propertyDefinitions.listPropertyDefinitions,
+  'property_definitions.retrieve': propertyDefinitions.retrievePropertyDefinition,
+  'property_definitions.update': propertyDefinitions.updatePropertyDefinition,
 };

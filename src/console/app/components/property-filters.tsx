@@ -1,7 +1,11 @@
 /**
  * An editor for PostHog property filters (`[{key, type, operator, value}]`), used by the events and persons lists,
- * flag release conditions, cohorts and insights. The operators are those Quill evaluates.
+ * flag release conditions, cohorts and insights. The operators are those Quill evaluates. Inside a `PropertyScope`
+ * the name and value fields suggest the project's names and seen values (components/property-input.tsx).
  */
+import { type PropertyRef } from '../lib/property-definitions';
+import { PropertyInput, PropertyValueInput } from './property-input';
+
 export interface PropertyFilter {
   key: string;
   type: string;
@@ -71,12 +75,17 @@ export function PropertyFilters(props: {
             </>
           ) : (
             <>
-              <input aria-label="property key" placeholder="property" value={f.key} onInput={(e) => set(i, { key: e.currentTarget.value })} />
+              {f.type === 'event' || f.type === 'person'
+                ? <PropertyInput kind={f.type} label="property key" live value={f.key} onChange={(key) => set(i, { key })} />
+                : <input aria-label="property key" placeholder="property" value={f.key} onInput={(e) => set(i, { key: e.currentTarget.value })} />}
               <select aria-label="operator" value={f.operator ?? 'exact'} onChange={(e) => set(i, { operator: e.currentTarget.value, value: parseValue(e.currentTarget.value, valueToText(f.value)) })}>
                 {OPERATORS.map(([op, label]) => <option value={op} key={op}>{label}</option>)}
               </select>
               {!NO_VALUE.has(f.operator ?? 'exact') && (
-                <input aria-label="property value" placeholder="value" value={valueToText(f.value)} onInput={(e) => set(i, { value: parseValue(f.operator ?? 'exact', e.currentTarget.value) })} />
+                f.type === 'event' || f.type === 'person'
+                  ? <PropertyValueInput kind={f.type} propertyKey={f.key} label="property value" value={valueToText(f.value)}
+                    onInput={(text) => set(i, { value: parseValue(f.operator ?? 'exact', text) })} />
+                  : <input aria-label="property value" placeholder="value" value={valueToText(f.value)} onInput={(e) => set(i, { value: parseValue(f.operator ?? 'exact', e.currentTarget.value) })} />
               )}
             </>
           )}
@@ -93,4 +102,9 @@ export function PropertyFilters(props: {
 /** Filters worth sending: a key (or a cohort) and, where the operator needs one, a value. */
 export function completeFilters(filters: PropertyFilter[]): PropertyFilter[] {
   return filters.filter((f) => f.key !== '' && (NO_VALUE.has(f.operator ?? '') || (f.value !== '' && f.value !== undefined)));
+}
+
+/** The property names of filters (event and person ones), for a page that checks them before it runs. */
+export function filterRefs(filters: PropertyFilter[]): PropertyRef[] {
+  return filters.filter((f) => (f.type === 'event' || f.type === 'person') && f.key !== '').map((f) => ({ key: f.key, kind: f.type as 'event' | 'person' }));
 }

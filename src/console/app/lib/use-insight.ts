@@ -34,7 +34,10 @@ export function useInsightResult<T>(projectId: number, filters: Record<string, u
   const [running, setRunning] = useState(false);
   const key = JSON.stringify(filters);
   useEffect(() => {
-    if (!ready) return;
+    if (!ready) {
+      setRunning(false);
+      return;
+    }
     let current = true;
     setRunning(true);
     setError(null);
@@ -55,11 +58,11 @@ export function useInsightResult<T>(projectId: number, filters: Record<string, u
 /**
  * The state of an insight page: from the saved insight when there is one, else from the address (or `defaults`);
  * its filters (`filterOf`), and their analysis, computed once the saved insight (if any) has loaded and while
- * `complete` says the state can be asked (e.g. no funnel step left to choose).
+ * `holdOf` does not hold it back (a funnel step left to choose, a property name the page's check flagged).
  */
 export function useInsightPage<S, R>(
   projectId: number, insightId: number | null, stateOf: (f: Record<string, any>) => S, filterOf: (s: S) => Record<string, unknown>, defaults: Record<string, unknown> = {},
-  complete: (s: S) => boolean = () => true,
+  holdOf: (s: S) => boolean = () => false,
 ) {
   const saved = useSavedInsight(projectId, insightId);
   const [state, setState] = useState<S>(() => stateOf(filtersFromAddress() ?? defaults));
@@ -67,9 +70,10 @@ export function useInsightPage<S, R>(
     if (saved.data) setState(stateOf(saved.data.filters));
   }, [saved.data]);
   const filters = filterOf(state);
-  const run = useInsightResult<R>(projectId, filters, (insightId === null || saved.data !== null) && complete(state));
+  const held = holdOf(state);
+  const run = useInsightResult<R>(projectId, filters, (insightId === null || saved.data !== null) && !held);
   const set = (patch: Partial<S>) => setState({ ...state, ...patch });
-  return { saved, state, set, filters, run };
+  return { saved, state, set, filters, run, held };
 }
 
 /** Saves new (onto `dashboards`, then opens the saved insight) or updates the saved one. */

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api, type Paginated } from '../api';
 import { completeFilters, PropertyFilters, type PropertyFilter } from '../components/property-filters';
+import { PropertyScope } from '../components/property-input';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
 import { when } from '../lib/format';
 import { useGet } from '../lib/hooks';
@@ -94,7 +95,7 @@ export function CohortPage({ projectId, cohortId }: { projectId: number; cohortI
             {groups.map((g, i) => (
               <fieldset class="condition" key={i}>
                 <legend>Group {i + 1} (all of)</legend>
-                <PropertyFilters value={g} types={['person']} onChange={(f) => setGroups(groups.map((x, j) => (j === i ? f : x)))} />
+                <PropertyScope projectId={projectId}><PropertyFilters value={g} types={['person']} onChange={(f) => setGroups(groups.map((x, j) => (j === i ? f : x)))} /></PropertyScope>
               </fieldset>
             ))}
             <button type="button" onClick={() => setGroups([...groups, []])}>Add group</button>

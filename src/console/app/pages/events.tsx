@@ -6,6 +6,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api, pathOf, qs, type Paginated } from '../api';
 import { EventList, type EventRow } from '../components/event-list';
 import { completeFilters, PropertyFilters, type PropertyFilter } from '../components/property-filters';
+import { PropertyScope } from '../components/property-input';
 import { ErrorNote, Page } from '../components/ui';
 import { useInterval, useQueryParam } from '../lib/hooks';
 
@@ -72,7 +73,7 @@ export function EventsPage({ projectId }: { projectId: number }) {
         <input aria-label="event name" placeholder="Event name (exact)" value={eventName} onChange={(e) => setEventName(e.currentTarget.value.trim())} />
         <input aria-label="distinct id" placeholder="Distinct id" value={distinctId} onChange={(e) => setDistinctId(e.currentTarget.value.trim())} />
       </div>
-      <PropertyFilters value={filters} onChange={setFilters} types={['event', 'person']} />
+      <PropertyScope projectId={projectId}><PropertyFilters value={filters} onChange={setFilters} types={['event', 'person']} /></PropertyScope>
       <ErrorNote error={error} />
       {loaded ? <EventList events={events} projectId={projectId} /> : <p class="muted">Loading…</p>}
       {older && (

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api, type Paginated } from '../api';
+import { PropertyInput, PropertyScope } from '../components/property-input';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
 import { when } from '../lib/format';
 import { useGet } from '../lib/hooks';
@@ -151,7 +152,13 @@ function NewExperiment({ projectId, onCancel }: { projectId: number; onCancel():
               <option value="avg">average of a property</option>
             </select>
           </Field>
-          {form.math !== 'total' && <Field label="Property"><input name="metric_property" value={form.property} onInput={set('property')} /></Field>}
+          {form.math !== 'total' && (
+            <Field label="Property">
+              <PropertyScope projectId={projectId}>
+                <PropertyInput kind="event" numeric live name="metric_property" label="metric property" value={form.property} onChange={(property) => setForm({ ...form, property })} />
+              </PropertyScope>
+            </Field>
+          )}
         </>
       )}
       <Field label="Statistics">

@@ -9,6 +9,7 @@ import { useLocation } from 'wouter-preact';
 import { validateFlagFilters } from '../../../domain/flags/validate';
 import { api, ApiError, type Paginated } from '../api';
 import { completeFilters, PropertyFilters, type PropertyFilter } from '../components/property-filters';
+import { PropertyScope } from '../components/property-input';
 import { ErrorNote, Field, Loading, Page, Tabs } from '../components/ui';
 import { when } from '../lib/format';
 import { useGet } from '../lib/hooks';
@@ -161,8 +162,8 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
           {draft.groups.map((g, i) => (
             <fieldset class="condition" key={i} data-testid="condition">
               <legend>Condition set {i + 1}</legend>
-              <PropertyFilters value={g.properties} onChange={(properties) => setGroup(i, { properties })}
-                types={draft.aggregation === '' ? ['person', 'cohort', 'flag'] : ['group', 'flag']} cohorts={cohortList} flags={otherFlags} label="condition" />
+              <PropertyScope projectId={projectId}><PropertyFilters value={g.properties} onChange={(properties) => setGroup(i, { properties })}
+                types={draft.aggregation === '' ? ['person', 'cohort', 'flag'] : ['group', 'flag']} cohorts={cohortList} flags={otherFlags} label="condition" /></PropertyScope>
               <div class="row">
                 <Field label="Roll out to (%)">
                   <input type="number" min={0} max={100} step="any" aria-label={`rollout ${i + 1}`} value={g.rollout_percentage ?? ''}

@@ -10,7 +10,7 @@ import { filtersFromAddress, useInsightPage } from '../lib/use-insight';
 
 export function FunnelPage({ projectId, insightId }: { projectId: number; insightId: number | null }) {
   const { saved, state, set, filters, run } = useInsightPage<FunnelState, FunnelStep[]>(projectId, insightId, funnelStateOf, funnelFilter, {},
-    (s) => s.steps.every((id) => id !== ''));
+    (s) => s.steps.some((id) => id === ''));
   // Event definitions come by 30-day volume, most first.
   const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
   // A new funnel starts at $pageview, then the project's most frequent other event (or lets the user choose).

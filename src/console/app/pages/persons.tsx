@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { pathOf, qs, type Paginated } from '../api';
 import { completeFilters, PropertyFilters, type PropertyFilter } from '../components/property-filters';
+import { PropertyScope } from '../components/property-input';
 import { ErrorNote, Loading, Page, Pager } from '../components/ui';
 import { personName, when } from '../lib/format';
 import { useGet, useQueryParam } from '../lib/hooks';
@@ -30,7 +31,7 @@ export function PersonsPage({ projectId }: { projectId: number }) {
         <input type="search" aria-label="search persons" placeholder="Search by e-mail, name or distinct id" value={search}
           onChange={(e) => { setPath(null); setSearch(e.currentTarget.value.trim()); }} />
       </div>
-      <PropertyFilters value={filters} onChange={(f) => { setPath(null); setFilters(f); }} types={['person']} />
+      <PropertyScope projectId={projectId}><PropertyFilters value={filters} onChange={(f) => { setPath(null); setFilters(f); }} types={['person']} /></PropertyScope>
       <ErrorNote error={list.error} />
       <Loading when={list.loading && !list.data} />
       {list.data && (

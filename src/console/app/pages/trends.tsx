@@ -3,25 +3,43 @@
  * math), interval, dates, breakdown, display and compare (trends only; a lifecycle takes one event and is drawn as
  * stacked bars); the chart and its values; save under a name. Loaded as its own chunk.
  */
+import { useCallback, useState } from 'preact/hooks';
 import type { Paginated } from '../api';
-import { completeFilters, PropertyFilters } from '../components/property-filters';
+import { completeFilters, filterRefs, PropertyFilters } from '../components/property-filters';
+import { PropertyInput, PropertyScope } from '../components/property-input';
 import { DateFrom, SaveInsight } from '../components/save-insight';
 import { TrendView } from '../components/trend-view';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
 import { kindOf } from '../lib/insight-kinds';
 import { MATHS, PROPERTY_MATHS, trendsFilter, trendsStateOf, type TrendResult, type TrendsInsight, type TrendsState } from '../lib/trends-filters';
+import { mustHold, usePropertyDefinitions, type PropertyRef } from '../lib/property-definitions';
 import { useInsightPage } from '../lib/use-insight';
 
+/** Every property name the analysis would read: breakdown, math properties, filters. */
+function propertyRefs(s: TrendsState): PropertyRef[] {
+  const refs = filterRefs(completeFilters(s.properties));
+  if (s.insight === 'TRENDS' && s.breakdown) refs.push({ key: s.breakdown, kind: s.breakdownType });
+  for (const x of s.series) if (PROPERTY_MATHS.has(x.math) && x.math_property) refs.push({ key: x.math_property, kind: 'event' });
+  return refs;
+}
+
 export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { projectId: number; insightId: number | null; insight?: TrendsInsight }) {
-  const { saved, state, set, run } = useInsightPage<TrendsState, TrendResult[]>(projectId, insightId, trendsStateOf,
-    (s) => trendsFilter({ ...s, properties: completeFilters(s.properties) }), { insight, ...(insight === 'LIFECYCLE' ? { display: 'ActionsStackedBar' } : {}) });
+  // A property name no event (or person) carries gives an empty answer silently: the analysis waits until it is
+  // fixed or confirmed ("Use anyway").
+  const defs = { event: usePropertyDefinitions(projectId, 'event'), person: usePropertyDefinitions(projectId, 'person') };
+  const [confirmed, setConfirmed] = useState<ReadonlySet<string>>(new Set());
+  const confirm = useCallback((id: string) => setConfirmed((c) => new Set([...c, id])), []);
+  const { saved, state, set, run, held } = useInsightPage<TrendsState, TrendResult[]>(projectId, insightId, trendsStateOf,
+    (s) => trendsFilter({ ...s, properties: completeFilters(s.properties) }), { insight, ...(insight === 'LIFECYCLE' ? { display: 'ActionsStackedBar' } : {}) },
+    (s) => mustHold(propertyRefs(s), defs, confirmed));
   const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
   const kind = state.insight;
   const setSeries = (i: number, patch: Partial<TrendsState['series'][number]>) => set({ series: state.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
 
   return (
     <Page title={saved.data?.name || kindOf(kind)!.title} testId="trends-page">
+      <PropertyScope projectId={projectId} confirmed={confirmed} onConfirm={confirm}>
       <datalist id="event-names">{definitions.data?.results.map((d) => <option key={d.name} value={d.name} />)}</datalist>
       <div class="insight-controls card">
         {state.series.map((s, i) => (
@@ -34,7 +52,7 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
               </select>
             )}
             {PROPERTY_MATHS.has(s.math) && (
-              <input aria-label={`series ${i + 1} property`} placeholder="numeric property" value={s.math_property ?? ''} onChange={(e) => setSeries(i, { math_property: e.currentTarget.value.trim() })} />
+              <PropertyInput kind="event" numeric label={`series ${i + 1} property`} placeholder="numeric property" value={s.math_property ?? ''} onChange={(math_property) => setSeries(i, { math_property })} />
             )}
             {state.series.length > 1 && <button class="ghost" aria-label="remove series" onClick={() => set({ series: state.series.filter((_, j) => j !== i) })}>×</button>}
           </div>
@@ -64,7 +82,7 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
                     <option value="event">event property</option>
                     <option value="person">person property</option>
                   </select>
-                  <input aria-label="breakdown" placeholder="property (none)" value={state.breakdown} onChange={(e) => set({ breakdown: e.currentTarget.value.trim() })} />
+                  <PropertyInput kind={state.breakdownType} label="breakdown" placeholder="property (none)" value={state.breakdown} onChange={(breakdown) => set({ breakdown })} />
                 </span>
               </Field>
               <label class="check"><input type="checkbox" checked={state.compare} onChange={(e) => set({ compare: e.currentTarget.checked })} /> Compare to previous period</label>
@@ -73,6 +91,10 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
         </div>
         <PropertyFilters value={state.properties} onChange={(properties) => set({ properties })} types={['event', 'person']} />
       </div>
+      </PropertyScope>
+      {held && defs.event.status !== 'loading' && defs.person.status !== 'loading' && (
+        <p class="warning" data-testid="insight-held">Not calculated: a property name above is not one this project has seen. Pick the suggestion, or “Use anyway”.</p>
+      )}
       <ErrorNote error={run.error ?? saved.error} />
       {run.running && <p class="muted" data-testid="running">Calculating…</p>}
       {run.result && <TrendView result={run.result} display={state.display} projectId={projectId} />}

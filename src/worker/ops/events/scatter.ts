@@ -12,6 +12,8 @@ import type { PeerMessage } from '../../peers.js';
 import { Slicer } from '../../analytics/slices.js';
 import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
 import type { EventStore, StoredEvent } from '../../../stores/events/event-store.js';
+import { COL, EVENT_PROP } from '../../../stores/scan/block-builder.js';
+import type { BlockView, DictColumn } from '../../../stores/scan/column-block.js';
 import { compilePropertyFilter, needsPerson, type EventMatcher, type FilterGroup, type FilterSubject } from './property-filter.js';
 import { matchesWhere, type ColumnSource, type Comparison } from './select.js';
 import { parseProperties, PersonResolver, type EventRow } from './serialize.js';
@@ -192,7 +194,7 @@ export interface ValuesRequest {
   eventNames: string[] | null;
   after: number;
   limit: number;
-  /** Events examined per shard at most: bounds the cost of a property that is rare or has few values. */
+  /** Events per shard at most whose blocks are read (whole blocks): bounds the cost of a rare property. */
   maxScan: number;
 }
 
@@ -220,29 +222,75 @@ export function propertyValues(v: unknown): string[] {
   return [JSON.stringify(v)];
 }
 
+/**
+ * A shard's values of one event property, read from its blocks' dictionary columns (`p:<key>`) without building
+ * an event: per block, the newest time of each dictionary code among the rows in the window (and of the events
+ * asked), then each code's value once. Blocks are read newest first and the read stops once no older block can
+ * change the `limit` most recent values, or after `maxScan` events (whole blocks) on this shard.
+ */
 export const valuesHandler: PeerHandler = async (rt, msg) => {
   const q = msg as Msg<ValuesRequest>;
   const seen = new Map<string, number>();
-  const names: (string | null)[] = q.eventNames ?? [null];
+  const column = EVENT_PROP + q.key;
+  const slicer = new Slicer();
   for (const shard of rt.ingest.shards.values()) {
-    for (const event of names) {
-      let scanned = 0;
-      let fresh = 0;
-      for (const e of shard.events.scan(q.team, { after: q.after, event })) {
-        if (++scanned > q.maxScan || fresh >= q.limit) break;
-        const props = e.properties;
-        if (!Object.hasOwn(props, q.key)) continue;
-        for (const value of propertyValues(props[q.key])) {
-          if (q.needle !== null && !value.toLowerCase().includes(q.needle)) continue;
-          const prev = seen.get(value);
-          if (prev === undefined) fresh++;
-          if (prev === undefined || prev < e.ts) seen.set(value, e.ts);
-        }
-      }
+    const blocks = shard.events.columns.blocks(q.team, q.after, Infinity).sort((a, b) => b.maxTs - a.maxTs);
+    let examined = 0;
+    for (let b = 0; b < blocks.length && examined < q.maxScan; b++) {
+      const block = blocks[b]!;
+      examined += block.n;
+      collectBlockValues(block, column, q, seen);
+      const next = blocks[b + 1];
+      if (next && seen.size >= q.limit && next.maxTs < limitTh(seen, q.limit)) break;
+      await slicer.pace();
     }
   }
   return [...seen].map(([value, ts]): SeenValue => ({ value, ts }));
 };
+
+/** The time of the `limit`-th most recent value seen: an older block cannot displace any of the first `limit`. */
+function limitTh(seen: Map<string, number>, limit: number): number {
+  return [...seen.values()].sort((a, b) => b - a)[limit - 1] ?? -Infinity;
+}
+
+function collectBlockValues(block: BlockView, column: string, q: ValuesRequest, seen: Map<string, number>): void {
+  const prop = block.dict(column);
+  const ts = block.f64(COL.ts);
+  if (!prop || !ts) return;
+  let wanted: Uint8Array | null = null;
+  let names: DictColumn | null = null;
+  if (q.eventNames) {
+    names = block.dict(COL.event);
+    if (!names) return;
+    wanted = new Uint8Array(names.values.length + 1);
+    let any = false;
+    names.values.forEach((v, i) => {
+      if (!q.eventNames!.includes(v as string)) return;
+      wanted![i + 1] = 1;
+      any = true;
+    });
+    if (!any) return;
+  }
+  const newest = new Float64Array(prop.values.length + 1).fill(-Infinity);
+  const codes = prop.codes;
+  for (let row = 0; row < block.n; row++) {
+    const c = codes[row]!;
+    if (c === 0) continue;
+    const t = ts[row]!;
+    if (t <= q.after || t <= newest[c]!) continue;
+    if (wanted && !wanted[names!.codes[row]!]) continue;
+    newest[c] = t;
+  }
+  for (let c = 1; c < newest.length; c++) {
+    const t = newest[c]!;
+    if (t === -Infinity) continue;
+    for (const value of propertyValues(prop.values[c - 1])) {
+      if (q.needle !== null && !value.toLowerCase().includes(q.needle)) continue;
+      const prev = seen.get(value);
+      if (prev === undefined || prev < t) seen.set(value, t);
+    }
+  }
+}
 
 interface VolumesRequest {
   team: number;
