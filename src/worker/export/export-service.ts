@@ -6,6 +6,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { formatPosition } from '../../stores/ingest-log/index.js';
+import { ClickHouseReader } from '../../stores/clickhouse/reader.js';
 import { ClickHouseSink, failureText } from '../../stores/clickhouse/sink.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
@@ -45,6 +46,7 @@ export interface PersonExportStats extends ExportLoopStats {
 
 export class ExportService {
   private sink: ClickHouseSink | null = null;
+  private readerOpening: Promise<ClickHouseReader> | null = null;
   private readonly shardLoops = new Map<number, { exporter: EventExporter; loop: ExportLoop; shard: Shard; backfill: BackfillExporter; backfillLoop: ExportLoop }>();
   private markPointsTaken!: () => void;
   /** Resolves once this worker's shards have their backfill starting points (other workers' log exporters ask). */
@@ -119,7 +121,21 @@ export class ExportService {
     return oldest;
   }
 
-  private async exportedEverywhereUntil(at: number): Promise<boolean> {
+  /** The client for queries on the exported tables (QUILL_ANALYTICS=clickhouse), opened on first use. */
+  reader(): Promise<ClickHouseReader> {
+    this.readerOpening ??= ClickHouseReader.open(sinkConfig(this.rt.config)).catch((error: unknown) => {
+      this.readerOpening = null;
+      throw error;
+    });
+    return this.readerOpening;
+  }
+
+  /** Whether every event logged on any shard before `at` (epoch ms) is in ClickHouse (read-your-writes of a query). */
+  exportedEverywhereUntil(at: number): Promise<boolean> {
+    return this.oldestEverywhereAfter(at);
+  }
+
+  private async oldestEverywhereAfter(at: number): Promise<boolean> {
     const oldest = await this.rt.peers.all<number | null>({ kind: EXPORT_OLDEST });
     return oldest.every((o) => o === null || o > at);
   }
@@ -162,6 +178,7 @@ export class ExportService {
     await Promise.all([...this.shardLoops.values()].flatMap(({ loop, backfillLoop }) => [loop.stop(), backfillLoop.stop()]));
     await this.persons?.loop.stop();
     await this.sink?.close();
+    await (await this.readerOpening?.catch(() => null))?.close();
   }
 }
 
