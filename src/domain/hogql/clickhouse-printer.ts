@@ -157,15 +157,15 @@ class ClickHousePrinter {
   // ---- queries
 
   /** A query; `names`, when given, receives the output names of its columns (top-level columns get `__cN` aliases). */
-  private query(q: Query, ctes: Map<string, Query>, names?: string[]): { sql: string; columns: Map<string, T> } {
+  private query(q: Query, ctes: Map<string, Query>, names?: string[]): { sql: string; columns: Map<string, T>; types: T[] } {
     if (q.k === 'union') {
       const parts = q.selects.map((s, i) => this.query(s, ctes, i === 0 ? names : undefined));
-      return { sql: parts.map((p) => p.sql).join(' UNION ALL '), columns: parts[0]!.columns };
+      return { sql: parts.map((p) => p.sql).join(' UNION ALL '), columns: parts[0]!.columns, types: parts[0]!.types };
     }
     return this.select(q, ctes, names);
   }
 
-  private select(q: Select, outerCtes: Map<string, Query>, names?: string[]): { sql: string; columns: Map<string, T> } {
+  private select(q: Select, outerCtes: Map<string, Query>, names?: string[]): { sql: string; columns: Map<string, T>; types: T[] } {
     const ctes = new Map(outerCtes);
     for (const c of q.ctes) ctes.set(c.name, c.query);
     const scope: Scope = { sources: new Map(), order: [], aliases: new Map(), ctes };
@@ -180,9 +180,11 @@ class ClickHousePrinter {
       }
     }
     const outColumns = new Map<string, T>();
+    const types: T[] = [];
     const cols = q.columns.flatMap((c, i) => {
       if (c.k === 'star') return [this.star(c.table, scope, outColumns, names)];
       const p = this.expr(c.k === 'alias' ? c.expr : c, scope);
+      types.push(p.t);
       let name = c.k === 'alias' ? c.alias : c.k === 'field' ? c.chain[c.chain.length - 1]! : null;
       if (c.k === 'alias') scope.aliases.set(c.alias, p.t);
       if (names) {
@@ -199,7 +201,7 @@ class ClickHousePrinter {
     if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.order(o, q, scope)).join(', ')}`);
     if (q.limit) parts.push(`LIMIT ${this.count(q.limit, 'LIMIT')}`);
     if (q.offset) parts.push(`OFFSET ${this.count(q.offset, 'OFFSET')}`);
-    return { sql: parts.join(' '), columns: outColumns };
+    return { sql: parts.join(' '), columns: outColumns, types };
   }
 
   /** `GROUP BY 1` and `ORDER BY 1` name a column by position: printed as the column itself. */
@@ -418,8 +420,7 @@ class ClickHousePrinter {
         return hogqlError('* is only allowed in count(*) and the select list.');
       case 'subquery': {
         const inner = this.query(e.query, scope.ctes);
-        const first = [...inner.columns.values()][0] ?? 'any';
-        return { sql: `(${inner.sql})`, t: first };
+        return { sql: `(${inner.sql})`, t: inner.types[0] ?? [...inner.columns.values()][0] ?? 'any' };
       }
       case 'call':
         return this.call(e, scope);
@@ -431,7 +432,7 @@ class ClickHousePrinter {
     if (agg) return this.aggregate(e, agg.name, agg.conditional, scope);
     const lower = e.name.toLowerCase();
     if (TABLE_FUNCTIONS.has(lower) && !scalarFunction(e.name)) hogqlError(`The table function ${e.name}() is not allowed.`);
-    const refused = REFUSED_FUNCTIONS[e.name];
+    const refused = Object.prototype.hasOwnProperty.call(REFUSED_FUNCTIONS, e.name) ? REFUSED_FUNCTIONS[e.name] : undefined;
     if (refused) hogqlError(`${refused} is not supported by Quill's HogQL.`);
     const name = scalarFunction(e.name);
     if (!name || !FUNCTIONS[name] || name.startsWith('$')) return hogqlError(`Unknown function ${e.name}().`);
@@ -599,8 +600,13 @@ class ClickHousePrinter {
         return { sql: `${base}${suffix}OrNull(${list(args.map(asNumber))}${cond})`, t: 'number' };
       case 'min':
       case 'max': {
-        const a = args.map((x) => (x.t === 'json' ? asNumber(x) : x));
-        return { sql: `${base}${suffix}OrNull(${list(a)}${cond})`, t: a[0]?.t ?? 'any' };
+        const a = args[0];
+        if (a?.t === 'json') {
+          // Numbers compare as numbers and come before texts, as in Quill's engine: the numeric extreme if any.
+          const num = `${base}${suffix}OrNull(${asNumber(a).sql}${cond})`;
+          return { sql: `if(isNotNull(${num}), toString(${num}), ${base}${suffix}OrNull(${a.sql}${cond}))`, t: 'json' };
+        }
+        return { sql: `${base}${suffix}OrNull(${list(args)}${cond})`, t: a?.t ?? 'any' };
       }
       case 'quantile':
       case 'median': {
