@@ -84,10 +84,21 @@ function same(a: unknown, b: unknown): boolean {
 
 const rowKey = (r: unknown[]) => JSON.stringify(r.map((v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)));
 
+/**
+ * Queries whose answers differ, with why: reported as todo (compared, never counted as passing). Reproduced on chdb
+ * 3.4 without Quill: over `(SELECT toTimeZone(timestamp, 'America/New_York') AS timestamp FROM …)`, a WHERE on
+ * toDayOfWeek(timestamp) or on dateDiff('hour', toStartOfDay(timestamp), timestamp) keeps fewer rows than the same
+ * condition in countIf (124 vs 163 on a test table); the analyzer/prewhere settings tried do not change it.
+ */
+const KNOWN_DIFFERENCES: Record<string, string> = {
+  'SELECT count() FROM events WHERE toDayOfWeek(timestamp) IN (6, 7)': 'ClickHouse: WHERE on a time function of a toTimeZone alias, outside UTC',
+  "SELECT count() FROM events WHERE dateDiff('hour', toStartOfDay(timestamp), timestamp) < 6": 'ClickHouse: WHERE on a time function of a toTimeZone alias, outside UTC',
+};
+
 /** The cases that cannot run on ClickHouse yet, with the reason (asserted refused, never counted as equal). */
 const REFUSED_ON_CLICKHOUSE = (c: Case) => c.hogql.includes('{filters}');
 
-async function compare(tt: Tap.Test, c: Case): Promise<void> {
+async function compare(tt: Tap.Test, c: Case, zone = 'UTC'): Promise<void> {
   if (REFUSED_ON_CLICKHOUSE(c)) {
     const res = await hogql(chApi, c.hogql, c.extra);
     tt.equal(res.status, 400, `refused on ClickHouse: ${c.hogql}`);
@@ -100,7 +111,8 @@ async function compare(tt: Tap.Test, c: Case): Promise<void> {
   const a = c.ordered ? got : [...got].sort((x, y) => rowKey(x).localeCompare(rowKey(y)));
   const b = c.ordered ? want : [...want].sort((x, y) => rowKey(x).localeCompare(rowKey(y)));
   const equal = a.length === b.length && a.every((row, i) => row.length === b[i]!.length && row.every((v, j) => same(v, b[i]![j])));
-  tt.ok(equal, c.hogql, equal ? {} : { clickhouse: a.slice(0, 8), local: b.slice(0, 8), clickhouseRows: a.length, localRows: b.length });
+  const known = zone !== 'UTC' ? KNOWN_DIFFERENCES[c.hogql] : undefined;
+  tt.ok(equal, c.hogql, { ...(equal ? {} : { clickhouse: a.slice(0, 8), local: b.slice(0, 8), clickhouseRows: a.length, localRows: b.length }), ...(known ? { todo: known } : {}) });
 }
 
 t.before(async () => {
@@ -153,9 +165,9 @@ t.test('the differential corpus in UTC: ClickHouse answers as the local engine',
 
 t.test('the differential corpus in America/New_York', async (tt) => {
   for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
-  for (const c of NEW_YORK_CASES) await compare(tt, c);
+  for (const c of NEW_YORK_CASES) await compare(tt, c, 'America/New_York');
   // The UTC corpus's time buckets and string times, in a zone with a DST change inside the data.
-  for (const c of UTC_CASES.filter((x) => /timestamp/.test(x.hogql) && !REFUSED_ON_CLICKHOUSE(x))) await compare(tt, c);
+  for (const c of UTC_CASES.filter((x) => /timestamp/.test(x.hogql) && !REFUSED_ON_CLICKHOUSE(x))) await compare(tt, c, 'America/New_York');
   for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });
 

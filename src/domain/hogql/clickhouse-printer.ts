@@ -660,15 +660,36 @@ function outputColumn(col: string, type: ColumnInfo['type'] | undefined): string
   }
 }
 
-/** The stored tables named in printed SQL (for checks that each is read through the guard). */
+/**
+ * The stored tables named in printed SQL, each with the team its guard keeps (null: not guarded), for checks that
+ * every read goes through the guard. The guard is the WHERE right after the table (after the events' overrides
+ * join, itself a guarded read).
+ */
 export function storedTableReads(sql: string, database: string): { table: string; team: number | null }[] {
   const out: { table: string; team: number | null }[] = [];
-  const re = new RegExp(`\`${database}\`\\.\`([a-z_0-9]+)\` AS raw (.{0,200})`, 'g');
+  const re = new RegExp(`\`${database}\`\\.\`([a-z_0-9]+)\` AS raw `, 'g');
   for (const m of sql.matchAll(re)) {
-    // The guard is the WHERE that follows the table (after the events' overrides join, itself guarded).
-    const after = sql.slice(m.index! + m[0].length - m[2]!.length);
-    const where = /^(?:LEFT JOIN \(SELECT .*? AS overrides ON raw\.distinct_id = overrides\.distinct_id )?WHERE raw\.team_id = (\d+)/.exec(after);
-    out.push({ table: m[1]!, team: where ? Number(where[1]) : null });
+    let at = m.index! + m[0].length;
+    if (sql.startsWith('LEFT JOIN (', at)) {
+      let depth = 0;
+      at += 'LEFT JOIN '.length;
+      do {
+        const ch = sql[at++];
+        if (ch === '(') depth++;
+        else if (ch === ')') depth--;
+      } while (depth > 0 && at < sql.length);
+      const join = / AS overrides ON raw\.distinct_id = overrides\.distinct_id /y;
+      join.lastIndex = at;
+      if (!join.test(sql)) {
+        out.push({ table: m[1]!, team: null });
+        continue;
+      }
+      at = join.lastIndex;
+    }
+    const where = /WHERE raw\.team_id = (\d+)(?![\d.])/y;
+    where.lastIndex = at;
+    const guard = where.exec(sql);
+    out.push({ table: m[1]!, team: guard ? Number(guard[1]) : null });
   }
   return out;
 }
