@@ -517,14 +517,26 @@ class ClickHousePrinter {
         return { sql: `toDate(${this.now()}) - 1`, t: 'date' };
       case 'toTimeZone':
         return hogqlError('toTimeZone() is not supported by Quill\'s HogQL.');
-      default: {
-        const items = args().map((a) => (a.t === 'json' ? asString(a) : a));
-        // Time functions keep the project's zone: their argument is already in it (toTimeZone on the column).
-        const t: T = BOOL_RESULT.has(name) ? 'bool' : NUMERIC_RESULT.has(name) ? 'number' : DATETIME_RESULT.has(name) ? 'datetime'
-          : DATE_RESULT.has(name) ? 'date' : name.startsWith('toInterval') || name.startsWith('add') || name.startsWith('subtract') ? (items[0]?.t ?? 'any') : 'any';
-        return { sql: `${name}(${items.map((a) => a.sql).join(', ')})`, t: name === 'formatDateTime' ? 'string' : t };
+      case 'toDayOfWeek': {
+        // With the zone spelled out: without it, ClickHouse 25 (chdb 3.4) skipped parts wrongly by their min-max of
+        // the timestamp for `toDayOfWeek(toTimeZone(timestamp, 'America/New_York')) IN (6, 7)`.
+        const items = args();
+        const [x, mode, zone] = items;
+        if (x!.t !== 'datetime') return this.plainCall(name, items);
+        return { sql: `toDayOfWeek(${x!.sql}, ${mode?.sql ?? '0'}, ${zone ? asString(zone).sql : this.tz})`, t: 'number' };
       }
+      default:
+        return this.plainCall(name, args());
     }
+  }
+
+  /** A function ClickHouse has under the same name and meaning; a property argument is read as text. */
+  private plainCall(name: string, args: Printed[]): Printed {
+    const items = args.map((a) => (a.t === 'json' ? asString(a) : a));
+    // Time functions keep the project's zone: their argument is already in it (toTimeZone on the column).
+    const t: T = BOOL_RESULT.has(name) ? 'bool' : NUMERIC_RESULT.has(name) ? 'number' : DATETIME_RESULT.has(name) ? 'datetime'
+      : DATE_RESULT.has(name) ? 'date' : name.startsWith('toInterval') || name.startsWith('add') || name.startsWith('subtract') ? (items[0]?.t ?? 'any') : 'any';
+    return { sql: `${name}(${items.map((a) => a.sql).join(', ')})`, t: name === 'formatDateTime' ? 'string' : t };
   }
 
   private now(): string {
