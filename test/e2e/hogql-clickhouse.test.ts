@@ -94,16 +94,8 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   "SELECT count() FROM events WHERE dateDiff('hour', toStartOfDay(timestamp), timestamp) < 6": 'dateDiff in hours across DST: ClickHouse elapsed, Quill wall-clock',
 };
 
-/** The cases that cannot run on ClickHouse yet, with the reason (asserted refused, never counted as equal). */
-const REFUSED_ON_CLICKHOUSE = (c: Case) => c.hogql.includes('{filters}');
 
 async function compare(tt: Tap.Test, c: Case, zone = 'UTC'): Promise<void> {
-  if (REFUSED_ON_CLICKHOUSE(c)) {
-    const res = await hogql(chApi, c.hogql, c.extra);
-    tt.equal(res.status, 400, `refused on ClickHouse: ${c.hogql}`);
-    tt.match(res.body?.detail, /\{filters\}/, 'naming {filters}');
-    return;
-  }
   const [fromCh, fromLocal] = await Promise.all([rows(chApi, c.hogql, c.extra), rows(localApi, c.hogql, c.extra)]);
   const got = fromCh.map((r) => r.map((v) => norm(chApi, v)));
   const want = fromLocal.map((r) => r.map((v) => norm(localApi, v)));
@@ -162,11 +154,31 @@ t.test('the differential corpus in UTC: ClickHouse answers as the local engine',
   for (const c of UTC_CASES) await compare(tt, c);
 });
 
+/** {filters} with the operators a property filter has, over event and person properties. */
+const FILTER_CASES: Case[] = [
+  [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }],
+  [{ key: '$browser', value: 'Chrome', operator: 'is_not', type: 'event' }],
+  [{ key: '$current_url', value: 'DOCS', operator: 'icontains', type: 'event' }],
+  [{ key: '$current_url', value: 'docs', operator: 'not_icontains', type: 'event' }],
+  [{ key: '$current_url', value: 'view-4[1-3]$', operator: 'regex', type: 'event' }],
+  [{ key: '$current_url', value: 'view-4[1-3]$', operator: 'not_regex', type: 'event' }],
+  [{ key: 'price', value: 100, operator: 'gt', type: 'event' }],
+  [{ key: 'price', value: '100', operator: 'lte', type: 'event' }],
+  [{ key: 'price', operator: 'is_set', type: 'event' }],
+  [{ key: 'price', operator: 'is_not_set', type: 'event' }],
+  [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }],
+  { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'free', type: 'person' }, { key: '$browser', value: 'Firefox', type: 'event' }] }, { type: 'AND', values: [{ key: 'price', value: 200, operator: 'gte', type: 'event' }] }] },
+].map((properties) => ({ hogql: 'SELECT event, count() FROM events WHERE {filters} GROUP BY event', duck: '', extra: { filters: { properties, dateRange: { date_from: '2026-10-28', date_to: '2026-11-05' } } } }));
+
+t.test('{filters} with every kind of property filter', async (tt) => {
+  for (const c of FILTER_CASES) await compare(tt, c);
+});
+
 t.test('the differential corpus in America/New_York', async (tt) => {
   for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
   for (const c of NEW_YORK_CASES) await compare(tt, c, 'America/New_York');
   // The UTC corpus's time buckets and string times, in a zone with a DST change inside the data.
-  for (const c of UTC_CASES.filter((x) => /timestamp/.test(x.hogql) && !REFUSED_ON_CLICKHOUSE(x))) await compare(tt, c, 'America/New_York');
+  for (const c of UTC_CASES.filter((x) => /timestamp|\{filters\}/.test(x.hogql))) await compare(tt, c, 'America/New_York');
   for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });
 

@@ -78,6 +78,12 @@ t.test('printed SQL of representative queries', async (tt) => {
   const d = print('SELECT `a``b` FROM (SELECT event AS `a``b` FROM events)');
   tt.match(d.sql, /`a\\`b`/, 'identifiers are backquoted with their quotes escaped');
 
+  const f = print('SELECT count() FROM events WHERE {filters}', { filters: { properties: [{ key: '$browser', value: 'Chrome', type: 'event' }, { key: 'plan', value: 'pro', type: 'person', operator: 'is_not' }], dateRange: { date_from: '2026-11-01' } } });
+  tt.match(f.sql, /ifNull\(\(isNotNull\(nullIf\(nullIf\(JSONExtractRaw\(`events`\.`properties`/, '{filters}: an event property filter, two-valued');
+  tt.match(f.sql, /NOT ifNull\(.*`events`\.`person_properties`/, 'a person property filter, negated');
+  tt.match(f.sql, /`events`\.`timestamp` >= fromUnixTimestamp64Milli\(toInt64\(\d+\)/, 'the date range');
+  tt.ok(Object.values(f.params).includes('Chrome'), 'the filter value is a parameter');
+
   const e = print("SELECT count() FROM events WHERE timestamp >= '2026-11-01'");
   tt.match(e.sql, /parseDateTime64BestEffort\(\{p\d+:String\}, 6, \{p0:String\}\)/, 'a string time is parsed in the project zone');
 });
@@ -91,7 +97,7 @@ t.test('refusals name the construct', async (tt) => {
   refused(tt, "INSERT INTO events (event) VALUES ('x')", /INSERT/);
   refused(tt, 'ALTER TABLE events DELETE WHERE 1', /ALTER/);
   refused(tt, 'DROP TABLE events', /DROP/);
-  refused(tt, 'SELECT count() FROM events WHERE {filters}', /\{filters\}/);
+  refused(tt, 'SELECT count() FROM persons WHERE {filters}', /\{filters\}/);
   refused(tt, 'SELECT currentDatabase()', /currentDatabase/);
   refused(tt, 'SELECT someFunction(event) FROM events', /Unknown function someFunction/);
   refused(tt, 'SELECT count() FROM events e RIGHT JOIN persons p ON e.person_id = p.id', /RIGHT JOIN/);

@@ -24,6 +24,8 @@
  *   - `uniq` is exact, `sum`/`avg`/`min`/`max` of no values are NULL, a LEFT JOIN's missing side is NULL
  *     (`join_use_nulls`, a setting the executor sends).
  */
+import { DateParseError, parseDate } from '../analytics/date-range.js';
+import { isFilterGroup, parseFilters, type FilterGroup, type FilterNode } from '../analytics/property-filters.js';
 import { aggregateOf } from './aggregate-functions.js';
 import type { Expr, OrderItem, Query, Select, TableRef } from './ast.js';
 import { hogqlError } from './errors.js';
@@ -39,6 +41,9 @@ export interface ClickHousePrintOptions {
   now: number;
   /** Placeholder values (`{name}`): the request's `values` and `variables`. */
   values: Record<string, unknown>;
+  /** The request's `filters` (what `{filters}` stands for) and the project's test-account filters. */
+  filters?: Record<string, unknown> | null;
+  testAccountFilters?: FilterGroup | null;
 }
 
 export interface PrintedClickHouse {
@@ -384,7 +389,6 @@ class ClickHousePrinter {
 
   private placeholderValue(chain: string[]): unknown {
     const name = chain.join('.');
-    if (name === 'filters') hogqlError('{filters} is not supported with QUILL_ANALYTICS=clickhouse yet: write the conditions in the query.');
     if (!Object.prototype.hasOwnProperty.call(this.opts.values, name)) hogqlError(`The placeholder {${name}} has no value: pass it in "values".`);
     return this.opts.values[name];
   }
@@ -396,6 +400,105 @@ class ClickHousePrinter {
     if (typeof v === 'string') return { sql: this.param(v), t: 'string' };
     if (Array.isArray(v)) return { sql: `(${v.map((x) => this.literal(x).sql).join(', ')}${v.length === 1 ? ',' : ''})`, t: 'any' };
     return { sql: this.param(JSON.stringify(v)), t: 'string' };
+  }
+
+  // ---- {filters}: the request's property filters, date range and test-account filters, as Quill's engine reads them
+
+  private filterSource(scope: Scope): Source {
+    const events = scope.order.find((s) => s.kind === 'events');
+    if (!events) hogqlError('Cannot use the {filters} placeholder in a SELECT that does not select from the events table.');
+    return events;
+  }
+
+  private filters(chain: string[], scope: Scope): Printed {
+    if (chain.length !== 1) hogqlError(`{${chain.join('.')}} is not supported with QUILL_ANALYTICS=clickhouse: use {filters}.`);
+    const events = this.filterSource(scope);
+    const f = this.opts.filters ?? null;
+    const parts: string[] = [];
+    if (f && Object.keys(f).length > 0) {
+      const tree = parseFilters(f.properties ?? null, 'filters');
+      if (tree) parts.push(this.filterNode(tree, events));
+      const timestamp = `${chIdentifier(events.alias)}.\`timestamp\``;
+      const from = this.dateBound(f, 'from');
+      if (from !== null) parts.push(`${timestamp} >= ${this.instant(from)}`);
+      const to = this.dateBound(f, 'to');
+      if (to !== null) parts.push(`${timestamp} < ${this.instant(to)}`);
+      if (f.filterTestAccounts === true && this.opts.testAccountFilters) parts.push(this.filterNode(this.opts.testAccountFilters, events));
+    }
+    return { sql: parts.length === 0 ? 'true' : `(${parts.join(' AND ')})`, t: 'bool' };
+  }
+
+  private instant(ms: number): string {
+    return `fromUnixTimestamp64Milli(toInt64(${numberText(Math.trunc(ms))}), ${this.tz})`;
+  }
+
+  private dateBound(f: Record<string, unknown>, which: 'from' | 'to'): number | null {
+    const range = (f.dateRange ?? null) as Record<string, unknown> | null;
+    const raw = range?.[which === 'from' ? 'date_from' : 'date_to'];
+    if (raw === undefined || raw === null || raw === 'all') return null;
+    if (typeof raw !== 'string') hogqlError(`filters.dateRange.date_${which} must be a date text.`);
+    try {
+      return parseDate(raw, this.opts.now, this.opts.timeZone).ms;
+    } catch (error) {
+      if (error instanceof DateParseError) hogqlError(`Invalid filters.dateRange.date_${which}: ${raw}`);
+      throw error;
+    }
+  }
+
+  /** A filter tree over the events source: two-valued (a leaf on a missing or odd value is false, not NULL). */
+  private filterNode(node: FilterNode, events: Source): string {
+    if (isFilterGroup(node)) {
+      if (node.children.length === 0) return 'true';
+      return `(${node.children.map((c) => this.filterNode(c, events)).join(node.and ? ' AND ' : ' OR ')})`;
+    }
+    if (node.type !== 'event' && node.type !== 'person') {
+      hogqlError(`${node.type} filters in {filters} are not supported with QUILL_ANALYTICS=clickhouse yet.`);
+    }
+    const column = `${chIdentifier(events.alias)}.${chIdentifier(node.type === 'event' ? 'properties' : 'person_properties')}`;
+    const raw = this.json(column, [node.key]).sql;
+    const text = asString({ sql: raw, t: 'json' }).sql;
+    const present = `isNotNull(${raw})`;
+    const texts = (v: unknown) => (Array.isArray(v) ? v : [v]).map((x) => this.param(typeof x === 'string' ? x : x === null ? 'null' : typeof x === 'object' ? JSON.stringify(x) : String(x)));
+    let positive: string;
+    let negated = node.negation;
+    switch (node.operator) {
+      case 'is_set':
+      case 'is_not_set':
+        positive = present;
+        negated = negated !== (node.operator === 'is_not_set');
+        break;
+      case 'exact':
+      case 'is_not': {
+        const list = texts(node.value);
+        positive = list.length === 0 ? 'false' : `(${present} AND ${text} IN (${list.join(', ')}${list.length === 1 ? ',' : ''}))`;
+        negated = negated !== (node.operator === 'is_not');
+        break;
+      }
+      case 'icontains':
+      case 'not_icontains':
+        positive = `(${present} AND position(lowerUTF8(${text}), lowerUTF8(${texts(node.value)[0]})) > 0)`;
+        negated = negated !== (node.operator === 'not_icontains');
+        break;
+      case 'regex':
+      case 'not_regex':
+        positive = `(${present} AND match(${text}, ${texts(node.value)[0]}))`;
+        negated = negated !== (node.operator === 'not_regex');
+        break;
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte': {
+        const bound = typeof node.value === 'number' ? node.value : Number(String(node.value).trim());
+        if (!Number.isFinite(bound) || String(node.value).trim() === '') return negated ? 'true' : 'false';
+        const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[node.operator];
+        positive = `(toFloat64OrNull(${text}) ${op} ${numberText(bound)})`;
+        break;
+      }
+      default:
+        return hogqlError(`The filter operator ${node.operator} in {filters} is not supported with QUILL_ANALYTICS=clickhouse yet.`);
+    }
+    const twoValued = `ifNull(${positive}, false)`;
+    return negated ? `NOT ${twoValued}` : twoValued;
   }
 
   // ---- expressions
@@ -411,9 +514,10 @@ class ClickHousePrinter {
       case 'field':
         return this.field(e.chain, scope);
       case 'placeholder':
+        if (e.chain[0] === 'filters') return this.filters(e.chain, scope);
         return this.literal(this.placeholderValue(e.chain));
       case 'filter':
-        return hogqlError('{filters} is not supported with QUILL_ANALYTICS=clickhouse yet: write the conditions in the query.');
+        return { sql: this.filterNode(e.node, this.filterSource(scope)), t: 'bool' };
       case 'alias':
         return hogqlError('Aliases inside expressions are not supported.');
       case 'star':
