@@ -78,6 +78,9 @@ interface Source {
   alias: string;
   /** Output columns of a subquery, with what they yield. */
   columns: Map<string, T>;
+  /** Events: the stand-in of its subquery in the FROM until the query is printed, and whether it reads person_id. */
+  marker?: string;
+  readsPersonId?: boolean;
 }
 
 interface Scope {
@@ -116,6 +119,8 @@ const BOOL_RESULT = new Set([...COMPARISONS, 'like', 'ilike', 'notLike', 'notILi
 
 /** A backquoted identifier (a name of the query, never a table of ClickHouse: tables come from `guarded()` only). */
 export function chIdentifier(name: string): string {
+  // Control characters have no use in a name (and the printer's own stand-ins are made of them).
+  if (/[\u0000-\u001f]/.test(name)) hogqlError('A name with control characters cannot be used in a query.');
   return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
 }
 
@@ -206,7 +211,9 @@ class ClickHousePrinter {
     if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.order(o, q, scope)).join(', ')}`);
     if (q.limit) parts.push(`LIMIT ${this.count(q.limit, 'LIMIT')}`);
     if (q.offset) parts.push(`OFFSET ${this.count(q.offset, 'OFFSET')}`);
-    return { sql: parts.join(' '), columns: outColumns, types };
+    let sql = parts.join(' ');
+    for (const s of scope.order) if (s.marker) sql = sql.replace(s.marker, this.eventsTable(s.readsPersonId === true));
+    return { sql, columns: outColumns, types };
   }
 
   /** `GROUP BY 1` and `ORDER BY 1` name a column by position: printed as the column itself. */
@@ -273,8 +280,9 @@ class ClickHousePrinter {
       if (TABLE_FUNCTIONS.has(table.toLowerCase())) hogqlError(`The table function ${table}() is not allowed.`);
       switch (table) {
         case 'events':
+          // Printed once the query is: the join to person_distinct_id2 only when the query reads person_id.
           kind = 'events';
-          sql = this.eventsTable();
+          sql = `\u0001events${this.subCount++}\u0001`;
           break;
         case 'persons':
           kind = 'persons';
@@ -295,7 +303,7 @@ class ClickHousePrinter {
     }
     const alias = r.alias ?? r.table ?? `__s${this.subCount++}`;
     if (scope.sources.has(alias)) hogqlError(`The table name ${alias} is used twice in one FROM: alias one of them.`);
-    const source: Source = { kind, alias, columns };
+    const source: Source = { kind, alias, columns, ...(kind === 'events' ? { marker: sql } : {}) };
     scope.sources.set(alias, source);
     scope.order.push(source);
     return `${sql} AS ${chIdentifier(alias)}`;
@@ -315,15 +323,20 @@ class ClickHousePrinter {
       `WHERE ${this.teamOnly()} GROUP BY raw.distinct_id HAVING argMax(raw.is_deleted, raw.version) = 0`;
   }
 
-  private eventsTable(): string {
+  /**
+   * `events`; `person_id` is the distinct id's current person (merges after the event resolved), which costs a join
+   * to the team's person_distinct_id2: made only for a query that reads it.
+   */
+  private eventsTable(withPersons: boolean): string {
     const tz = this.tz;
     const groups = [0, 1, 2, 3, 4].map((g) => `raw.\`$group_${g}\` AS \`$group_${g}\``).join(', ');
+    const personId = withPersons ? 'ifNull(overrides.person_id, raw.person_id)' : 'raw.person_id';
+    const overrides = withPersons ? ` LEFT JOIN (${this.distinctIdsTable()}) AS overrides ON raw.distinct_id = overrides.distinct_id` : '';
     return `(SELECT raw.uuid AS uuid, raw.event AS event, toTimeZone(raw.timestamp, ${tz}) AS timestamp, raw.distinct_id AS distinct_id, ` +
       `raw.elements_chain AS elements_chain, raw.properties AS properties, raw.person_properties AS person_properties, ` +
-      `toTimeZone(raw.person_created_at, ${tz}) AS person_created_at, ifNull(overrides.person_id, raw.person_id) AS person_id, ` +
+      `toTimeZone(raw.person_created_at, ${tz}) AS person_created_at, ${personId} AS person_id, ` +
       `raw.\`$session_id\` AS \`$session_id\`, raw.\`$window_id\` AS \`$window_id\`, ${groups}, raw.team_id AS team_id ` +
-      `FROM ${this.guarded('events')} LEFT JOIN (${this.distinctIdsTable()}) AS overrides ON raw.distinct_id = overrides.distinct_id ` +
-      `WHERE ${this.teamOnly()})`;
+      `FROM ${this.guarded('events')}${overrides} WHERE ${this.teamOnly()})`;
   }
 
   private personsTable(): string {
@@ -363,13 +376,17 @@ class ClickHousePrinter {
       if (head === 'person') {
         if (tail[0] === 'properties') return tail.length > 1 ? this.json(col('person_properties'), tail.slice(1)) : { sql: col('person_properties'), t: 'string' };
         if (tail[0] === 'created_at' && tail.length === 1) return { sql: col('person_created_at'), t: 'datetime' };
-        if (tail[0] === 'id' && tail.length === 1) return { sql: col('person_id'), t: 'uuid' };
+        if (tail[0] === 'id' && tail.length === 1) {
+          s.readsPersonId = true;
+          return { sql: col('person_id'), t: 'uuid' };
+        }
         return hogqlError(`${whole.join('.')} is not supported with QUILL_ANALYTICS=clickhouse (persons on events: person.properties, person.created_at, person.id).`);
       }
       if (head!.startsWith('group_')) return hogqlError(`${whole.join('.')} is not supported with QUILL_ANALYTICS=clickhouse: join groups instead.`);
       if (head === 'created_at') return hogqlError('events.created_at is not supported by Quill\'s HogQL (events keep no ingestion time).');
       const t = COLUMN_TYPES.events[head!];
       if (t === undefined || tail.length > 0) return hogqlError(`Unknown field ${whole.join('.')}.`);
+      if (head === 'person_id') s.readsPersonId = true;
       return { sql: col(head!), t };
     }
     if (s.kind === 'pdi' && head === 'person') return hogqlError(`${whole.join('.')} is not supported with QUILL_ANALYTICS=clickhouse: join persons instead.`);
