@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClickHouseProcess } from '../../bench/lib/clickhouse-process.js';
+import { ClickHouseReader } from '../../src/stores/clickhouse/reader.js';
 import { eventually } from '../helpers/eventually.js';
 import { NEW_YORK_CASES, UTC_CASES, type Case } from '../helpers/hogql-corpus.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -254,6 +255,13 @@ t.test('security: table functions, SETTINGS and writes are refused with a 400 na
     tt.equal(res.status, 400, `refused: ${query}`);
     tt.match(String(res.body?.detail), name, `naming it: ${res.body?.detail}`);
   }
+  // Below the printer, the connection itself cannot write: a statement that reached it would fail as read-only.
+  const reader = await ClickHouseReader.open({ url: ch.url, user: null, password: null, database: 'posthog', cluster: null });
+  await tt.rejects(
+    reader.select("INSERT INTO posthog.events (uuid, event, team_id, timestamp, _timestamp) SELECT generateUUIDv4(), 'written', 1, now(), now()", {}, { maxExecutionS: 10, maxMemoryBytes: 1e9 }),
+    { code: '164' }, 'an INSERT on the query connection: READONLY',
+  );
+  await reader.close();
   const still = await rows(chApi, 'SELECT count() FROM events');
   const stillLocal = await rows(localApi, 'SELECT count() FROM events');
   tt.same(still, stillLocal, 'the events are all still there');
