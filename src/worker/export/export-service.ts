@@ -17,6 +17,7 @@ import { PersonExporter } from './person-exporter.js';
 
 export const EXPORT_OLDEST = 'export.oldest';
 export const EXPORT_STARTING_POINTS = 'export.starting_points';
+export const EXPORT_PERSONS_POSITION = 'export.persons_position';
 
 /** Peer message: this worker's shards' backfill starting points (a log exporter's first start needs every shard's). */
 export const exportStartingPointsHandler: PeerHandler = async (rt) => {
@@ -28,6 +29,9 @@ export const exportStartingPointsHandler: PeerHandler = async (rt) => {
 
 /** Peer message: the oldest unexported event of this worker (for deletions, which wait until it is past them). */
 export const exportOldestHandler: PeerHandler = async (rt) => rt.export?.oldestUnexported() ?? null;
+
+/** Peer message: the persons change log's position, from the worker that exports it (null from the others). */
+export const exportPersonsPositionHandler: PeerHandler = async (rt) => rt.export?.personsPosition() ?? null;
 
 export interface ShardExportStats extends ExportLoopStats {
   shard: number;
@@ -128,6 +132,17 @@ export class ExportService {
       throw error;
     });
     return this.readerOpening;
+  }
+
+  /** This worker's persons exporter's position in the change log (worker 0 only; null elsewhere). */
+  personsPosition(): { last: number; done: number } | null {
+    return this.persons ? this.persons.exporter.position() : null;
+  }
+
+  /** The persons change log's position, wherever its exporter runs. */
+  async personsPositionEverywhere(): Promise<{ last: number; done: number } | null> {
+    const all = await this.rt.peers.all<{ last: number; done: number } | null>({ kind: EXPORT_PERSONS_POSITION });
+    return all.find((p) => p !== null) ?? null;
   }
 
   /** Whether every event logged on any shard before `at` (epoch ms) is in ClickHouse (read-your-writes of a query). */

@@ -27,17 +27,27 @@ export interface ClickHouseRan extends RanQuery {
   caughtUp: boolean;
 }
 
-/** Waits until the export covers events acknowledged before `since`; false when the wait ran out first. */
+/**
+ * Waits until the export covers what was acknowledged before the request: the events logged before `since`, and
+ * the person changes recorded up to now (the request has already waited for those events to be applied, so their
+ * person changes are in the log). False when the wait ran out first. The wait holds no query place.
+ */
 async function exportCaughtUp(rt: WorkerRuntime, since: number): Promise<boolean> {
   const service = rt.export!;
   const budget = currentBudget();
   const left = budget ? budget.deadline - Date.now() : MAX_EXPORT_WAIT_MS * 2;
   const until = Date.now() + Math.min(MAX_EXPORT_WAIT_MS, left / 2);
-  for (;;) {
-    if (await service.exportedEverywhereUntil(since)) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  const persons = await service.personsPositionEverywhere();
+  const caughtUp = async (): Promise<boolean> => {
+    for (;;) {
+      const eventsDone = await service.exportedEverywhereUntil(since);
+      const personsDone = persons === null || ((await service.personsPositionEverywhere())?.done ?? 0) >= persons.last;
+      if (eventsDone && personsDone) return true;
+      if (Date.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  };
+  return rt.queries.outside(caughtUp());
 }
 
 export async function runOnClickHouse(
