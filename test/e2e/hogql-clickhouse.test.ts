@@ -251,11 +251,14 @@ t.test('security: table functions, SETTINGS and writes are refused with a 400 na
     ['DROP TABLE events', /DROP/],
     ['SELECT 1; DROP TABLE events', /DROP|;/],
     ["SELECT count() FROM events FORMAT JSON", /FORMAT/],
+    ['WITH x AS (SELECT event FROM x) SELECT count() FROM x', /recursive WITH/],
   ];
   for (const [query, name] of refused) {
-    const res = await hogql(chApi, query);
-    tt.equal(res.status, 400, `refused: ${query}`);
-    tt.match(String(res.body?.detail), name, `naming it: ${res.body?.detail}`);
+    for (const api of [chApi, localApi]) {
+      const res = await hogql(api, query);
+      tt.equal(res.status, 400, `refused${api === localApi ? ' by the local engine too' : ''}: ${query}`);
+      tt.match(String(res.body?.detail), name, `naming it: ${res.body?.detail}`);
+    }
   }
   // Below the printer, the connection itself cannot write: a statement that reached it would fail as read-only.
   const reader = await ClickHouseReader.open({ url: ch.url, user: null, password: null, database: 'posthog', cluster: null });

@@ -107,6 +107,8 @@ t.test('refusals name the construct', async (tt) => {
   refused(tt, 'SELECT someFunction(event) FROM events', /Unknown function someFunction/);
   refused(tt, 'SELECT count() FROM events e RIGHT JOIN persons p ON e.person_id = p.id', /RIGHT JOIN/);
   refused(tt, 'SELECT * FROM events', /SELECT \*/);
+  refused(tt, 'WITH x AS (SELECT event FROM x) SELECT count() FROM x', /recursive WITH/);
+  refused(tt, 'WITH a AS (SELECT event FROM b), b AS (SELECT event FROM a) SELECT count() FROM a', /recursive WITH/);
   refused(tt, 'SELECT 1 AS `a\u0001events0\u0001`', /control characters/);
 });
 

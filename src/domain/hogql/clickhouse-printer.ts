@@ -137,6 +137,8 @@ class ClickHousePrinter {
   private readonly params: Record<string, string> = {};
   private paramCount = 0;
   private subCount = 0;
+  /** The CTEs being printed inline (one that reaches itself again is recursive). */
+  private readonly expanding = new Set<Query>();
   private readonly team: string;
   private readonly db: string;
   private readonly tz: string;
@@ -271,7 +273,10 @@ class ClickHousePrinter {
     const cte = r.table !== undefined ? scope.ctes.get(r.table) : undefined;
     if (r.query || cte) {
       // A CTE is printed where it is used, so it is guarded like any subquery and its name never reaches ClickHouse.
+      if (cte && this.expanding.has(cte)) hogqlError(`WITH ${r.table} refers to itself: recursive WITH is not supported.`);
+      if (cte) this.expanding.add(cte);
       const inner = this.query(r.query ?? cte!, scope.ctes);
+      if (cte) this.expanding.delete(cte);
       kind = 'sub';
       sql = `(${inner.sql})`;
       columns = inner.columns;
