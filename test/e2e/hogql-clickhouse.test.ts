@@ -272,6 +272,16 @@ t.test('security: table functions, SETTINGS and writes are refused with a 400 na
   tt.same(still, stillLocal, 'the events are all still there');
 });
 
+t.test('ClickHouse down: the query answers 503 clickhouse_unavailable, and again once it is back', async (tt) => {
+  await ch.stop();
+  const res = await hogql(chApi, 'SELECT count() FROM events');
+  tt.equal(res.status, 503, 'a 503');
+  tt.equal(res.body?.code, 'clickhouse_unavailable', 'saying ClickHouse did not answer');
+  await ch.start();
+  const back = await rows(chApi, "SELECT count() FROM events WHERE event = 'purchase'");
+  tt.same(back, await rows(localApi, "SELECT count() FROM events WHERE event = 'purchase'"), 'answers again, from the same data');
+});
+
 t.test('QUILL_ANALYTICS=clickhouse without QUILL_CLICKHOUSE_URL is refused at start-up', async (tt) => {
   const failed = await startQuill({ env: { QUILL_ANALYTICS: 'clickhouse' }, workers: 1 }).then(
     async (q) => {

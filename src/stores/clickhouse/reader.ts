@@ -63,8 +63,9 @@ export class ClickHouseReader {
       const body = (await result.json()) as unknown as ReadResult;
       return { meta: body.meta, data: body.data };
     } catch (error) {
-      const e = error as { message?: string; code?: string; type?: string };
-      if (typeof e?.code === 'string' || typeof e?.type === 'string') throw new ClickHouseQueryError(String(e.message ?? error), e.code ?? null);
+      // ClickHouse's own errors carry its numeric code; a network failure carries a system one (ECONNREFUSED…).
+      const e = error as { message?: string; code?: unknown };
+      if (/^\d+$/.test(String(e?.code))) throw new ClickHouseQueryError(String(e.message ?? error), String(e.code));
       throw error;
     }
   }

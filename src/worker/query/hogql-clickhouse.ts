@@ -10,7 +10,9 @@ import { printClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import { hogqlError } from '../../domain/hogql/errors.js';
 import type { Query } from '../../domain/hogql/ast.js';
 import { planQuery } from '../../domain/hogql/planner.js';
+import { Errors } from '../../protocol/errors.js';
 import { ClickHouseQueryError } from '../../stores/clickhouse/reader.js';
+import { failureText } from '../../stores/clickhouse/sink.js';
 import { queryContext } from '../analytics/query-context.js';
 import { currentBudget, QueryMemoryError, QueryTimeoutError } from '../query-budget.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -76,12 +78,13 @@ export async function runOnClickHouse(
     maxExecutionS: budget ? Math.max(1, (budget.deadline - Date.now()) / 1000) : rt.config.queryTimeoutS,
     maxMemoryBytes: budget ? budget.memoryBytes : rt.config.queryMemoryMb * 1024 * 1024,
   };
-  const reader = await rt.export.reader();
   let result;
   try {
+    const reader = await rt.export.reader();
     result = await reader.select(printed.sql, printed.params, limits);
   } catch (error) {
-    if (!(error instanceof ClickHouseQueryError)) throw error;
+    // No answer from ClickHouse at all: a 503 the client may retry, not a server error of Quill's.
+    if (!(error instanceof ClickHouseQueryError)) throw Errors.clickhouseUnavailable(failureText(error).slice(0, 200));
     // ClickHouse's own limits are the budget's: the same errors as the local engine's.
     if (error.code === '159') throw new QueryTimeoutError(budget?.timeoutS ?? rt.config.queryTimeoutS);
     if (error.code === '241') throw new QueryMemoryError(Math.round(limits.maxMemoryBytes / 1024 / 1024));
