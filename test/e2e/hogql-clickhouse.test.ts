@@ -49,6 +49,9 @@ function dataset(): ReturnType<typeof event>[][] {
     }
     batches.push(batch);
   }
+  // Groups with properties, for group_0.… (company is group type 0 in both Quills: the only type).
+  batches.push(Array.from({ length: 8 }, (_, c) =>
+    event('admin', '$groupidentify', { $group_type: 'company', $group_key: `company-${c}`, $group_set: { name: `Company ${c}`, size: c * 10 } }, { timestamp: new Date(START).toISOString() })));
   return batches;
 }
 
@@ -172,6 +175,23 @@ const FILTER_CASES: Case[] = [
   [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }],
   { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'free', type: 'person' }, { key: '$browser', value: 'Firefox', type: 'event' }] }, { type: 'AND', values: [{ key: 'price', value: 200, operator: 'gte', type: 'event' }] }] },
 ].map((properties) => ({ hogql: 'SELECT event, count() FROM events WHERE {filters} GROUP BY event', duck: '', extra: { filters: { properties, dateRange: { date_from: '2026-10-28', date_to: '2026-11-05' } } } }));
+
+/** Fields the corpus does not have: groups of events, materialized columns. */
+const MORE_CASES: Case[] = [
+  'SELECT group_0.properties.name AS n, count() FROM events GROUP BY n ORDER BY n',
+  'SELECT count() FROM events WHERE group_0.properties.size > 30',
+  'SELECT $group_0, group_0.key, count() FROM events GROUP BY 1, 2 ORDER BY 1, 2',
+  "SELECT e.event, g.properties.name, count() FROM events e JOIN groups g ON e.$group_0 = g.key WHERE g.index = 0 GROUP BY 1, 2",
+  'SELECT count() FROM events WHERE $session_id IS NULL',
+  'SELECT $session_id AS s, count() FROM events GROUP BY s ORDER BY s LIMIT 5',
+  'SELECT uniq(person_id), max(group_0.properties.size) FROM events WHERE group_0.key IS NOT NULL',
+].map((hogql) => ({ hogql, duck: '', ordered: /ORDER BY/.test(hogql) }));
+
+t.test('groups of events and materialized columns', async (tt) => {
+  for (const c of MORE_CASES) await compare(tt, c);
+  const named = await rows(chApi, MORE_CASES[0]!.hogql);
+  tt.ok(named.some((r) => r[0] === 'Company 1' && Number(r[1]) > 0), 'the groups are found (not only nulls on both sides)');
+});
 
 t.test('{filters} with every kind of property filter', async (tt) => {
   for (const c of FILTER_CASES) await compare(tt, c);

@@ -52,6 +52,9 @@ t.test('every table reference is a guarded subquery, at every level', async (tt)
   guardedReads(tt, 'SELECT (SELECT count() FROM groups), count() FROM events', [...EVENTS, 'groups']);
   guardedReads(tt, 'WITH a AS (SELECT distinct_id FROM person_distinct_ids) SELECT count() FROM events WHERE distinct_id IN (SELECT distinct_id FROM a WHERE distinct_id IN (SELECT distinct_id FROM events))', [...EVENTS, 'person_distinct_id2', ...EVENTS]);
   guardedReads(tt, "SELECT 1 + 2 AS x", []);
+  guardedReads(tt, 'SELECT group_0.properties.name, group_2.created_at FROM events', [...EVENTS, 'groups', 'groups']);
+  guardedReads(tt, 'SELECT group_1.properties.name, uniq(person_id) FROM events GROUP BY 1', [...EVENTS_PERSONS, 'groups']);
+  guardedReads(tt, 'SELECT group_0.key FROM events', EVENTS);
 });
 
 t.test('the guard check itself sees an unguarded or foreign read', async (tt) => {
@@ -88,6 +91,9 @@ t.test('printed SQL of representative queries', async (tt) => {
   tt.match(f.sql, /NOT ifNull\(.*`events`\.`person_properties`/, 'a person property filter, negated');
   tt.match(f.sql, /`events`\.`timestamp` >= fromUnixTimestamp64Milli\(toInt64\(\d+\)/, 'the date range');
   tt.ok(Object.values(f.params).includes('Chrome'), 'the filter value is a parameter');
+
+  const g = print('SELECT group_3.properties.name FROM events');
+  tt.match(g.sql, /raw\.team_id = 42 AND raw\.group_type_index = 3 GROUP BY raw\.group_key\) AS group_3 ON raw\.`\$group_3` = group_3\.key/, 'a group of events: its type\'s current rows, by the event\'s key');
 
   const e = print("SELECT count() FROM events WHERE timestamp >= '2026-11-01'");
   tt.match(e.sql, /parseDateTime64BestEffort\(\{p\d+:String\}, 6, \{p0:String\}\)/, 'a string time is parsed in the project zone');

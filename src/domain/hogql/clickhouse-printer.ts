@@ -81,6 +81,8 @@ interface Source {
   /** Events: the stand-in of its subquery in the FROM until the query is printed, and whether it reads person_id. */
   marker?: string;
   readsPersonId?: boolean;
+  /** Events: the group types whose current group rows the query reads (`group_0.properties.name`). */
+  groups?: Set<number>;
 }
 
 interface Scope {
@@ -214,7 +216,7 @@ class ClickHousePrinter {
     if (q.limit) parts.push(`LIMIT ${this.count(q.limit, 'LIMIT')}`);
     if (q.offset) parts.push(`OFFSET ${this.count(q.offset, 'OFFSET')}`);
     let sql = parts.join(' ');
-    for (const s of scope.order) if (s.marker) sql = sql.replace(s.marker, this.eventsTable(s.readsPersonId === true));
+    for (const s of scope.order) if (s.marker) sql = sql.replace(s.marker, this.eventsTable(s.readsPersonId === true, s.groups ?? new Set()));
     return { sql, columns: outColumns, types };
   }
 
@@ -332,16 +334,29 @@ class ClickHousePrinter {
    * `events`; `person_id` is the distinct id's current person (merges after the event resolved), which costs a join
    * to the team's person_distinct_id2: made only for a query that reads it.
    */
-  private eventsTable(withPersons: boolean): string {
+  private eventsTable(withPersons: boolean, groupsRead: Set<number>): string {
     const tz = this.tz;
-    const groups = [0, 1, 2, 3, 4].map((g) => `raw.\`$group_${g}\` AS \`$group_${g}\``).join(', ');
+    // The materialized columns are '' where the property is missing; Quill's engine reads them as properties (null).
+    const materialized = ['$session_id', '$window_id', ...[0, 1, 2, 3, 4].map((g) => `$group_${g}`)];
+    const columns = materialized.map((c) => `nullIf(raw.${chIdentifier(c)}, '') AS ${chIdentifier(c)}`);
+    for (let g = 0; g <= 4; g++) columns.push(`nullIf(raw.\`$group_${g}\`, '') AS \`group_${g}_key\``);
     const personId = withPersons ? 'ifNull(overrides.person_id, raw.person_id)' : 'raw.person_id';
-    const overrides = withPersons ? ` LEFT JOIN (${this.distinctIdsTable()}) AS overrides ON raw.distinct_id = overrides.distinct_id` : '';
+    let joins = withPersons ? ` LEFT JOIN (${this.distinctIdsTable()}) AS overrides ON raw.distinct_id = overrides.distinct_id` : '';
+    for (const g of [...groupsRead].sort()) {
+      columns.push(`group_${g}.properties AS \`group_${g}_properties\``, `group_${g}.created_at AS \`group_${g}_created_at\``);
+      joins += ` LEFT JOIN (${this.groupsOfType(g)}) AS group_${g} ON raw.\`$group_${g}\` = group_${g}.key`;
+    }
     return `(SELECT raw.uuid AS uuid, raw.event AS event, toTimeZone(raw.timestamp, ${tz}) AS timestamp, raw.distinct_id AS distinct_id, ` +
       `raw.elements_chain AS elements_chain, raw.properties AS properties, raw.person_properties AS person_properties, ` +
       `toTimeZone(raw.person_created_at, ${tz}) AS person_created_at, ${personId} AS person_id, ` +
-      `raw.\`$session_id\` AS \`$session_id\`, raw.\`$window_id\` AS \`$window_id\`, ${groups}, raw.team_id AS team_id ` +
-      `FROM ${this.guarded('events')}${overrides} WHERE ${this.teamOnly()})`;
+      `${columns.join(', ')}, raw.team_id AS team_id FROM ${this.guarded('events')}${joins} WHERE ${this.teamOnly()})`;
+  }
+
+  /** The current groups of one type (the key an event's `$group_N` names). */
+  private groupsOfType(index: number): string {
+    return `SELECT raw.group_key AS key, argMax(raw.group_properties, raw._timestamp) AS properties, ` +
+      `toTimeZone(argMax(raw.created_at, raw._timestamp), ${this.tz}) AS created_at FROM ${this.guarded('groups')} ` +
+      `WHERE ${this.teamOnly()} AND raw.group_type_index = ${index} GROUP BY raw.group_key`;
   }
 
   private personsTable(): string {
@@ -387,7 +402,8 @@ class ClickHousePrinter {
         }
         return hogqlError(`${whole.join('.')} is not supported with QUILL_ANALYTICS=clickhouse (persons on events: person.properties, person.created_at, person.id).`);
       }
-      if (head!.startsWith('group_')) return hogqlError(`${whole.join('.')} is not supported with QUILL_ANALYTICS=clickhouse: join groups instead.`);
+      const group = /^group_([0-4])$/.exec(head!);
+      if (group) return this.groupField(s, Number(group[1]), tail, whole);
       if (head === 'created_at') return hogqlError('events.created_at is not supported by Quill\'s HogQL (events keep no ingestion time).');
       const t = COLUMN_TYPES.events[head!];
       if (t === undefined || tail.length > 0) return hogqlError(`Unknown field ${whole.join('.')}.`);
@@ -400,6 +416,17 @@ class ClickHousePrinter {
     if (tail.length === 0) return { sql: col(head!), t };
     // `p.properties.plan`, or a JSON text column of a subquery.
     if (t === 'string' || t === 'json' || t === 'any') return this.json(col(head!), tail);
+    return hogqlError(`Unknown field ${whole.join('.')}.`);
+  }
+
+  /** `group_N.key`, `group_N.created_at`, `group_N.properties[.key…]`: the current row of the event's group. */
+  private groupField(s: Source, index: number, rest: string[], whole: string[]): Printed {
+    const col = (name: string) => `${chIdentifier(s.alias)}.${chIdentifier(`group_${index}_${name}`)}`;
+    const [field, ...keys] = rest;
+    if (field === 'key' && keys.length === 0) return { sql: col('key'), t: 'string' };
+    (s.groups ??= new Set()).add(index);
+    if (field === 'created_at' && keys.length === 0) return { sql: col('created_at'), t: 'datetime' };
+    if (field === 'properties') return keys.length === 0 ? { sql: col('properties'), t: 'string' } : this.json(col('properties'), keys);
     return hogqlError(`Unknown field ${whole.join('.')}.`);
   }
 
@@ -808,7 +835,8 @@ export function storedTableReads(sql: string, database: string): { table: string
   const re = new RegExp(`\`${database}\`\\.\`([a-z_0-9]+)\` AS raw `, 'g');
   for (const m of sql.matchAll(re)) {
     let at = m.index! + m[0].length;
-    if (sql.startsWith('LEFT JOIN (', at)) {
+    let joinsOk = true;
+    while (joinsOk && sql.startsWith('LEFT JOIN (', at)) {
       let depth = 0;
       at += 'LEFT JOIN '.length;
       do {
@@ -816,13 +844,14 @@ export function storedTableReads(sql: string, database: string): { table: string
         if (ch === '(') depth++;
         else if (ch === ')') depth--;
       } while (depth > 0 && at < sql.length);
-      const join = / AS overrides ON raw\.distinct_id = overrides\.distinct_id /y;
+      const join = / AS (?:overrides ON raw\.distinct_id = overrides\.distinct_id|(group_[0-4]) ON raw\.`\$\1` = \1\.key) /y;
       join.lastIndex = at;
-      if (!join.test(sql)) {
-        out.push({ table: m[1]!, team: null });
-        continue;
-      }
+      joinsOk = join.test(sql);
       at = join.lastIndex;
+    }
+    if (!joinsOk) {
+      out.push({ table: m[1]!, team: null });
+      continue;
     }
     const where = /WHERE raw\.team_id = (\d+)(?![\d.])/y;
     where.lastIndex = at;
