@@ -55,6 +55,8 @@ t.test('every table reference is a guarded subquery, at every level', async (tt)
   guardedReads(tt, 'SELECT group_0.properties.name, group_2.created_at FROM events', [...EVENTS, 'groups', 'groups']);
   guardedReads(tt, 'SELECT group_1.properties.name, uniq(person_id) FROM events GROUP BY 1', [...EVENTS_PERSONS, 'groups']);
   guardedReads(tt, 'SELECT group_0.key FROM events', EVENTS);
+  guardedReads(tt, 'SELECT * FROM events', EVENTS_PERSONS);
+  guardedReads(tt, 'SELECT p.*, e.event FROM events e JOIN persons p ON e.person_id = p.id', [...EVENTS_PERSONS, 'person']);
 });
 
 t.test('the guard check itself sees an unguarded or foreign read', async (tt) => {
@@ -112,7 +114,6 @@ t.test('refusals name the construct', async (tt) => {
   refused(tt, 'SELECT currentDatabase()', /currentDatabase/);
   refused(tt, 'SELECT someFunction(event) FROM events', /Unknown function someFunction/);
   refused(tt, 'SELECT count() FROM events e RIGHT JOIN persons p ON e.person_id = p.id', /RIGHT JOIN/);
-  refused(tt, 'SELECT * FROM events', /SELECT \*/);
   refused(tt, 'WITH x AS (SELECT event FROM x) SELECT count() FROM x', /recursive WITH/);
   refused(tt, 'WITH a AS (SELECT event FROM b), b AS (SELECT event FROM a) SELECT count() FROM a', /recursive WITH/);
   refused(tt, 'SELECT 1 AS `a\u0001events0\u0001`', /control characters/);

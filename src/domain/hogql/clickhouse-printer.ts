@@ -104,6 +104,14 @@ const COLUMN_TYPES: Record<Exclude<SourceKind, 'sub'>, Record<string, T>> = {
   groups: { index: 'number', key: 'string', created_at: 'datetime', properties: 'string', team_id: 'number' },
 };
 
+/** What `*` stands for on each table (as src/domain/hogql/planner.ts lists them). */
+const STAR_COLUMNS: Record<Exclude<SourceKind, 'sub'>, string[]> = {
+  events: ['event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'person_id'],
+  persons: ['id', 'created_at', 'properties', 'is_identified'],
+  pdi: ['distinct_id', 'person_id'],
+  groups: ['index', 'key', 'created_at', 'properties'],
+};
+
 const COMPARISONS = new Set(['equals', 'notEquals', 'less', 'greater', 'lessOrEquals', 'greaterOrEquals']);
 const STRING_ARGS = new Set([
   'like', 'ilike', 'notLike', 'notILike', 'match', 'lower', 'upper', 'lowerUTF8', 'upperUTF8', 'length', 'lengthUTF8', 'empty', 'notEmpty',
@@ -196,7 +204,14 @@ class ClickHousePrinter {
     const outColumns = new Map<string, T>();
     const types: T[] = [];
     const cols = q.columns.flatMap((c, i) => {
-      if (c.k === 'star') return [this.star(c.table, scope, outColumns, names)];
+      if (c.k === 'star') {
+        return this.star(c.table, scope).map(({ name, p }) => {
+          outColumns.set(name, p.t);
+          types.push(p.t);
+          names?.push(name);
+          return `${p.sql} AS ${chIdentifier(name)}`;
+        });
+      }
       const p = this.expr(c.k === 'alias' ? c.expr : c, scope);
       types.push(p.t);
       let name = c.k === 'alias' ? c.alias : c.k === 'field' ? c.chain[c.chain.length - 1]! : null;
@@ -250,20 +265,17 @@ class ClickHousePrinter {
     return hogqlError(`${clause} must be a non-negative whole number.`);
   }
 
-  private star(table: string | undefined, scope: Scope, out: Map<string, T>, names?: string[]): string {
+  /** `*` and `alias.*`: a subquery's columns, or a table's as Quill's engine lists them (STAR_COLUMNS). */
+  private star(table: string | undefined, scope: Scope): { name: string; p: Printed }[] {
     const sources = table ? [scope.sources.get(table)] : scope.order;
-    const cols: string[] = [];
+    const cols: { name: string; p: Printed }[] = [];
     for (const s of sources) {
-      if (!s) hogqlError(`Unknown table ${table} in ${table}.*.`);
-      if (s.kind !== 'sub') hogqlError('SELECT * of a table is not supported with QUILL_ANALYTICS=clickhouse: list the columns.');
-      for (const [name, t] of s.columns) {
-        out.set(name, t);
-        names?.push(name);
-        cols.push(`${chIdentifier(s.alias)}.${chIdentifier(name)} AS ${chIdentifier(name)}`);
-      }
+      if (!s) return hogqlError(`Unknown table ${table} in ${table}.*.`);
+      const names = s.kind === 'sub' ? [...s.columns.keys()] : STAR_COLUMNS[s.kind];
+      for (const name of names) cols.push({ name, p: this.sourceField(s, [name], [s.alias, name]) });
     }
     if (cols.length === 0) hogqlError('SELECT * needs a FROM.');
-    return cols.join(', ');
+    return cols;
   }
 
   // ---- FROM: every table is a guarded subquery
