@@ -48,13 +48,28 @@ export function sqlOf(url: URL, body: string): { sql: string; format: string | u
   const inUrl = params.get('query');
   const query = inUrl === null ? body : body.length > 0 ? `${inUrl}\n${body}` : inUrl;
   const prefix: string[] = [];
+  const settings: string[] = [];
   for (const [name, value] of params) {
-    if (NOT_SETTINGS.has(name) || name.startsWith('param_')) continue;
+    if (name.startsWith('param_')) {
+      // Query parameters ({name:Type} in the query): chdb takes them as `SET param_<name>`, as clickhouse-client does.
+      if (!SETTING_NAME.test(name)) throw new Error(`Code: 456. DB::Exception: Bad query parameter ${name}.`);
+      prefix.push(`SET ${name} = ${quote(value)}`);
+      continue;
+    }
+    if (NOT_SETTINGS.has(name)) continue;
     if (!SETTING_NAME.test(name)) throw new Error(`Code: 115. DB::Exception: Unknown setting ${name}. (UNKNOWN_SETTING)`);
-    prefix.push(`SET ${name} = ${/^-?\d+(\.\d+)?$/.test(value) ? value : quote(value)}`);
+    settings.push(`${name} = ${/^-?\d+(\.\d+)?$/.test(value) ? value : quote(value)}`);
   }
   const database = params.get('database');
   if (database) prefix.push(`USE ${database.replace(/[^A-Za-z0-9_]/g, '')}`);
+  // One session serves every request: a SET would outlive its request. A read-only query (Quill's analytics) carries
+  // its settings in its own SETTINGS clause, before the client's FORMAT; an insert's settings stay SETs as before.
+  if (params.has('readonly') && settings.length > 0) {
+    const format = /\s+FORMAT\s+\w+\s*$/i.exec(query);
+    const body = format ? query.slice(0, format.index) : query;
+    return { sql: [...prefix, `${body} SETTINGS ${settings.join(', ')}${format ? format[0] : ''}`].join(';\n'), format: params.get('default_format') ?? undefined };
+  }
+  for (const setting of settings) prefix.push(`SET ${setting}`);
   return { sql: [...prefix, query].join(';\n'), format: params.get('default_format') ?? undefined };
 }
 

@@ -41,6 +41,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error(`invalid configuration: ${field ? ENV_NAMES[field] ?? field : '?'} ${first?.message ?? ''}`);
   }
   const config = merged as Config;
+  if (config.analytics === 'clickhouse' && config.clickhouseUrl === null) {
+    throw new Error('invalid configuration: QUILL_ANALYTICS=clickhouse needs QUILL_CLICKHOUSE_URL (queries run on the exported tables)');
+  }
   if (config.workers === 0) config.workers = Math.max(1, availableParallelism());
   config.dataDir = resolve(config.dataDir);
   if (config.backupDir !== null) config.backupDir = resolve(config.backupDir);

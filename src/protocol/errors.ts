@@ -90,6 +90,9 @@ export const Errors = {
   unavailable: (detail = 'Quill cannot store data right now; retry later.') =>
     new ApiError(503, 'server_error', 'storage_unavailable', detail),
   shuttingDown: () => new ApiError(503, 'server_error', 'shutting_down', 'Quill is shutting down.'),
+  /** QUILL_ANALYTICS=clickhouse and ClickHouse did not answer (down, unreachable, refused the connection). */
+  clickhouseUnavailable: (reason: string) =>
+    new ApiError(503, 'server_error', 'clickhouse_unavailable', `ClickHouse, where this project's queries run, did not answer (${reason}); retry later.`),
   /** Back-pressure: a shard's export to ClickHouse is further behind than QUILL_CLICKHOUSE_MAX_LAG (policy `backpressure`). */
   exportBehind: (retryAfterS: number) =>
     new ApiError(503, 'server_error', 'export_behind', `Quill's export to ClickHouse is behind; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),

@@ -13,7 +13,7 @@ import { flagStreamState } from './ops/local-evaluation.js';
 import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.js';
 import { namesHandler, PROPERTY_NAMES } from './ops/property-definitions/block-names.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
-import { EXPORT_OLDEST, EXPORT_STARTING_POINTS, exportOldestHandler, exportStartingPointsHandler } from './export/export-service.js';
+import { EXPORT_OLDEST, EXPORT_PERSONS_POSITION, EXPORT_STARTING_POINTS, exportOldestHandler, exportPersonsPositionHandler, exportStartingPointsHandler } from './export/export-service.js';
 import { appliedHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
@@ -68,6 +68,7 @@ export function createWorkerEntry(data: WorkerData) {
     [HOGQL_SCAN]: hogqlScanHandler,
     [EXPORT_OLDEST]: exportOldestHandler,
     [EXPORT_STARTING_POINTS]: exportStartingPointsHandler,
+    [EXPORT_PERSONS_POSITION]: exportPersonsPositionHandler,
   });
   const debug = data.config.logLevel === 'debug';
   const heartbeat = new Heartbeat(rt.shared, data.index);

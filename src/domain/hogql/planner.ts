@@ -135,6 +135,8 @@ function sourcesOf(e: RExpr): Set<number> {
 
 class Planner {
   readonly filterTrees: FilterNode[] = [];
+  /** The WITH queries being planned where they are used. */
+  private readonly expanding = new Set<Query>();
   private readonly valueCtx: ValueContext;
 
   constructor(private readonly opts: PlanOptions) {
@@ -170,7 +172,16 @@ class Planner {
   private source(ref: TableRef, s: number, ctes: Map<string, Query>): Source {
     const base = { s, pushed: [] as RExpr[], leaves: [] as RExpr[] };
     if (ref.query || (ref.table !== undefined && ctes.has(ref.table))) {
-      const plan = this.query(ref.query ?? ctes.get(ref.table!)!, ctes);
+      const cte = ref.query ? undefined : ctes.get(ref.table!)!;
+      // A WITH name reached again while planning itself would recurse without end.
+      if (cte && this.expanding.has(cte)) hogqlError(`WITH ${ref.table} refers to itself: recursive WITH is not supported.`);
+      if (cte) this.expanding.add(cte);
+      let plan: Plan;
+      try {
+        plan = this.query(ref.query ?? cte!, ctes);
+      } finally {
+        if (cte) this.expanding.delete(cte);
+      }
       const name = ref.alias ?? ref.table ?? '';
       return { ...base, name, kind: 'rel', plan, columns: plan.columns, resolve: relationResolver(plan.columns, s), star: () => plan.columns.map((c) => [c.name]) };
     }

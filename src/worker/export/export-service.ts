@@ -6,6 +6,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { formatPosition } from '../../stores/ingest-log/index.js';
+import { ClickHouseReader } from '../../stores/clickhouse/reader.js';
 import { ClickHouseSink, failureText } from '../../stores/clickhouse/sink.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
@@ -16,6 +17,7 @@ import { PersonExporter } from './person-exporter.js';
 
 export const EXPORT_OLDEST = 'export.oldest';
 export const EXPORT_STARTING_POINTS = 'export.starting_points';
+export const EXPORT_PERSONS_POSITION = 'export.persons_position';
 
 /** Peer message: this worker's shards' backfill starting points (a log exporter's first start needs every shard's). */
 export const exportStartingPointsHandler: PeerHandler = async (rt) => {
@@ -27,6 +29,9 @@ export const exportStartingPointsHandler: PeerHandler = async (rt) => {
 
 /** Peer message: the oldest unexported event of this worker (for deletions, which wait until it is past them). */
 export const exportOldestHandler: PeerHandler = async (rt) => rt.export?.oldestUnexported() ?? null;
+
+/** Peer message: the persons change log's position, from the worker that exports it (null from the others). */
+export const exportPersonsPositionHandler: PeerHandler = async (rt) => rt.export?.personsPosition() ?? null;
 
 export interface ShardExportStats extends ExportLoopStats {
   shard: number;
@@ -45,6 +50,7 @@ export interface PersonExportStats extends ExportLoopStats {
 
 export class ExportService {
   private sink: ClickHouseSink | null = null;
+  private readerOpening: Promise<ClickHouseReader> | null = null;
   private readonly shardLoops = new Map<number, { exporter: EventExporter; loop: ExportLoop; shard: Shard; backfill: BackfillExporter; backfillLoop: ExportLoop }>();
   private markPointsTaken!: () => void;
   /** Resolves once this worker's shards have their backfill starting points (other workers' log exporters ask). */
@@ -119,7 +125,32 @@ export class ExportService {
     return oldest;
   }
 
-  private async exportedEverywhereUntil(at: number): Promise<boolean> {
+  /** The client for queries on the exported tables (QUILL_ANALYTICS=clickhouse), opened on first use. */
+  reader(): Promise<ClickHouseReader> {
+    this.readerOpening ??= ClickHouseReader.open(sinkConfig(this.rt.config)).catch((error: unknown) => {
+      this.readerOpening = null;
+      throw error;
+    });
+    return this.readerOpening;
+  }
+
+  /** This worker's persons exporter's position in the change log (worker 0 only; null elsewhere). */
+  personsPosition(): { last: number; done: number } | null {
+    return this.persons ? this.persons.exporter.position() : null;
+  }
+
+  /** The persons change log's position, wherever its exporter runs. */
+  async personsPositionEverywhere(): Promise<{ last: number; done: number } | null> {
+    const all = await this.rt.peers.all<{ last: number; done: number } | null>({ kind: EXPORT_PERSONS_POSITION });
+    return all.find((p) => p !== null) ?? null;
+  }
+
+  /** Whether every event logged on any shard before `at` (epoch ms) is in ClickHouse (read-your-writes of a query). */
+  exportedEverywhereUntil(at: number): Promise<boolean> {
+    return this.oldestEverywhereAfter(at);
+  }
+
+  private async oldestEverywhereAfter(at: number): Promise<boolean> {
     const oldest = await this.rt.peers.all<number | null>({ kind: EXPORT_OLDEST });
     return oldest.every((o) => o === null || o > at);
   }
@@ -162,6 +193,7 @@ export class ExportService {
     await Promise.all([...this.shardLoops.values()].flatMap(({ loop, backfillLoop }) => [loop.stop(), backfillLoop.stop()]));
     await this.persons?.loop.stop();
     await this.sink?.close();
+    await (await this.readerOpening?.catch(() => null))?.close();
   }
 }
 

@@ -127,6 +127,11 @@ export class PersonExporter {
     return groups.length;
   }
 
+  /** The change log's last entry and the last one exported (a query waits for the changes made before it). */
+  position(): { last: number; done: number } {
+    return { last: this.store.changes.last(), done: this.store.changes.progress().done };
+  }
+
   /** Entries written and not yet exported. */
   lag(): number {
     return this.store.changes.last() - this.store.changes.progress().done;

@@ -140,6 +140,10 @@ export function cachedEntry(rt: WorkerRuntime, team: number, key: string): { val
 /** Stores an answer computed from the data as of `version`; returns its `last_refresh`. */
 export function storeCached(rt: WorkerRuntime, team: number, key: string, version: number, value: unknown): string {
   const computedAt = new Date().toISOString();
+  // An answer ClickHouse gave before the export had caught up (QUILL_ANALYTICS=clickhouse) is not kept: it lacks
+  // events the project's version already counts, so the next request asks again.
+  const export_ = (value as { clickhouse_export?: { caught_up?: boolean } } | null)?.clickhouse_export;
+  if (export_?.caught_up === false) return computedAt;
   cacheOf(rt).set(team, key, version, value, computedAt);
   return computedAt;
 }

@@ -14,6 +14,7 @@ import { printQuery } from '../../domain/hogql/print.js';
 import { outputValue, typeName } from '../../domain/hogql/values.js';
 import { queryContext } from '../analytics/query-context.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { runOnClickHouse } from './hogql-clickhouse.js';
 import { execute } from './hogql-exec.js';
 import { hogqlValueContext } from './hogql-values.js';
 import { registerQueryKind, type QueryContext } from './runners.js';
@@ -105,7 +106,10 @@ export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>
   const ast = parseQuery(text);
   const page = applyLimits(ast);
   const parsed = performance.now();
-  const ran = await runQueryAst(rt, ast, ctx, { filters: (query.filters as Record<string, unknown> | null | undefined) ?? null, values: placeholderValues(query) });
+  const placeholders = { filters: (query.filters as Record<string, unknown> | null | undefined) ?? null, values: placeholderValues(query) };
+  // QUILL_ANALYTICS=clickhouse: the export's tables answer (src/worker/query/hogql-clickhouse.ts).
+  const onClickHouse = rt.config.analytics === 'clickhouse' ? await runOnClickHouse(rt, ast, ctx, placeholders) : null;
+  const ran = onClickHouse ?? (await runQueryAst(rt, ast, ctx, placeholders));
   let results = ran.rows;
   const paging: Record<string, unknown> = { hasMore: null, limit: null, offset: null };
   if (page !== null) {
@@ -120,7 +124,9 @@ export async function runHogQL(rt: WorkerRuntime, query: Record<string, unknown>
     types: ran.columns.map((c) => [c.name, typeName(c.type, ran.timeZone)]),
     hogql: printQuery(ast),
     query: text,
-    clickhouse: null,
+    clickhouse: onClickHouse ? onClickHouse.sql : null,
+    // Whether the export had caught up with the events acknowledged before the request (false: the wait ran out).
+    ...(onClickHouse ? { clickhouse_export: { caught_up: onClickHouse.caughtUp } } : {}),
     error: null,
     explain: null,
     modifiers: {},

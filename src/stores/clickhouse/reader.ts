@@ -1,0 +1,76 @@
+/**
+ * Queries on the export's ClickHouse (`QUILL_ANALYTICS=clickhouse`): a client of its own beside the sink's, so that
+ * a long analysis never holds a connection the export is waiting for. Every query is read-only and bounded by the
+ * request's budget, whatever its text: `readonly = 2` (reads only; the settings below may still be sent with it),
+ * `max_execution_time` and `max_memory_usage`, with the user's literals as query parameters.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { SinkConfig } from './sink.js';
+
+export interface ReadLimits {
+  /** Seconds ClickHouse may spend on the query. */
+  maxExecutionS: number;
+  /** Bytes of memory it may use for it. */
+  maxMemoryBytes: number;
+}
+
+export interface ReadResult {
+  /** ClickHouse's names and types of the columns. */
+  meta: { name: string; type: string }[];
+  data: unknown[][];
+}
+
+/** A ClickHouse error answered for a query (its code tells a timeout or memory limit from a query error). */
+export class ClickHouseQueryError extends Error {
+  constructor(message: string, readonly code: string | null) {
+    super(message);
+  }
+}
+
+export class ClickHouseReader {
+  private constructor(private readonly client: ClickHouseClient, readonly database: string) {}
+
+  static async open(config: SinkConfig): Promise<ClickHouseReader> {
+    const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
+    const client = createClient({
+      url: config.url,
+      ...(config.user !== null ? { username: config.user } : {}),
+      ...(config.password !== null ? { password: config.password } : {}),
+      database: config.database,
+      log: { level: ClickHouseLogLevel.OFF },
+      // ClickHouse stops a query at its max_execution_time; the request outlives the longest budget.
+      request_timeout: 3_600_000,
+      max_open_connections: 4,
+    });
+    return new ClickHouseReader(client, config.database);
+  }
+
+  async select(sql: string, params: Record<string, string>, limits: ReadLimits): Promise<ReadResult> {
+    try {
+      const result = await this.client.query({
+        query: sql,
+        format: 'JSONCompact',
+        query_params: params,
+        clickhouse_settings: {
+          readonly: '2',
+          max_execution_time: Math.max(1, Math.ceil(limits.maxExecutionS)),
+          max_memory_usage: String(Math.max(1, Math.floor(limits.maxMemoryBytes))),
+          // Quill's dialect: a LEFT JOIN's missing side is NULL; 64-bit numbers as JSON numbers.
+          join_use_nulls: 1,
+          output_format_json_quote_64bit_integers: 0,
+        },
+      });
+      const body = (await result.json()) as unknown as ReadResult;
+      return { meta: body.meta, data: body.data };
+    } catch (error) {
+      // ClickHouse's own errors carry its numeric code; a network failure carries a system one (ECONNREFUSED…).
+      const e = error as { message?: string; code?: unknown };
+      if (/^\d+$/.test(String(e?.code))) throw new ClickHouseQueryError(String(e.message ?? error), String(e.code));
+      throw error;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
