@@ -27,7 +27,7 @@ export const ConfigSchema = Type.Object({
   logSegmentMb: Type.Number({ description: 'QUILL_LOG_SEGMENT_MB: size of an ingest log segment file (the unit in which applied records are released)', exclusiveMinimum: 0, maximum: 1024 }),
   durabilityTrace: Type.Boolean({ description: 'QUILL_DURABILITY_TRACE: tests only; records the order of log writes, fdatasyncs and acknowledgements' }),
   analyticsCacheMb: Type.Number({ description: 'QUILL_ANALYTICS_CACHE_MB: decoded columns each shard worker keeps in memory for analyses', minimum: 0 }),
-  memoryMb: Type.Number({ description: 'QUILL_MEMORY_MB: memory budget of the process (its anonymous resident memory: heaps, buffers, caches; not the LMDB files it maps); over it, ingestion answers 503 with Retry-After and the caches are held small until the process is back under 90 % of it (0 = no budget)', minimum: 0 }),
+  memoryMb: Type.Number({ description: 'QUILL_MEMORY_MB: memory budget of the process (its anonymous resident memory: heaps, buffers, caches; not the LMDB files it maps); over it, ingestion answers 503 with Retry-After and the caches are held small until the process is back under 90 % of it, or under it with nothing left to apply (0 = no budget)', minimum: 0 }),
   hotPersonsMb: Type.Number({ description: 'QUILL_HOT_PERSONS_MB: persons each shard worker keeps in memory for the apply (the visitors seen last; estimated size)', minimum: 0 }),
   queryTimeoutS: Type.Number({ description: 'QUILL_QUERY_TIMEOUT_S: time budget of an analysis or query, seconds (a request may ask for less with ?timeout=)', exclusiveMinimum: 0 }),
   queryMemoryMb: Type.Number({ description: 'QUILL_QUERY_MEMORY_MB: how much a worker\'s heap may grow while one analysis or query runs there', exclusiveMinimum: 0 }),

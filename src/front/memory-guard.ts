@@ -15,6 +15,7 @@ const SAMPLE_MS = 250;
 
 export class MemoryGuard {
   private over = false;
+  private toldAtRest = false;
   private readonly timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -22,6 +23,7 @@ export class MemoryGuard {
     private readonly shared: SharedState,
     private readonly log: Logger,
     private readonly anonymousBytes: () => number | null = () => processMemory().anonymous,
+    private readonly eventsWaiting: () => number = () => shared.totalBehind(),
   ) {
     if (budgetBytes <= 0) return;
     if (this.sample() === null) {
@@ -36,17 +38,22 @@ export class MemoryGuard {
   sample(): number | null {
     const anonymous = this.anonymousBytes();
     if (anonymous === null) return null;
-    const over = overBudget(this.over, anonymous, this.budgetBytes);
+    const waiting = this.eventsWaiting();
+    const over = overBudget(this.over, anonymous, this.budgetBytes, waiting > 0);
     if (over !== this.over) {
       this.over = over;
       this.shared.setMemoryOver(over);
       const mb = Math.round(anonymous / 1048576);
       const budgetMb = Math.round(this.budgetBytes / 1048576);
       if (over) {
-        this.log.warn({ event: 'memory_over_budget', anonymous_mb: mb, budget_mb: budgetMb }, `memory over its budget (${mb} MB of ${budgetMb} MB): ingestion answers 503 with Retry-After until it is back under 90 %`);
+        this.log.warn({ event: 'memory_over_budget', anonymous_mb: mb, budget_mb: budgetMb }, `memory over its budget (${mb} MB of ${budgetMb} MB): ingestion answers 503 with Retry-After until it is back under 90 % (under the budget once nothing waits to be applied)`);
       } else {
         this.log.info({ event: 'memory_under_budget', anonymous_mb: mb, budget_mb: budgetMb }, `memory back under its budget (${mb} MB of ${budgetMb} MB): accepting events again`);
       }
+    }
+    if (over && waiting === 0 && !this.toldAtRest) {
+      this.toldAtRest = true;
+      this.log.warn({ event: 'memory_over_budget_at_rest', anonymous_mb: Math.round(anonymous / 1048576), budget_mb: Math.round(this.budgetBytes / 1048576) }, 'memory over its budget with nothing left to apply: QUILL_MEMORY_MB is below what this node needs at rest; ingestion stays refused until it is raised');
     }
     return anonymous;
   }

@@ -165,6 +165,13 @@ export class SharedState {
     return Atomics.load(this.backlog, shard * 2 + QUEUED) + this.rings.events(shard);
   }
 
+  /** Events acknowledged and not applied yet, over every shard. */
+  totalBehind(): number {
+    let n = 0;
+    for (let shard = 0; shard < MAX_SHARDS; shard++) n += this.behind(shard);
+    return n;
+  }
+
   /** A request starts (+1) or stops (-1) waiting for `shard`'s backlog to shrink. */
   countWaiting(shard: number, delta: 1 | -1): void {
     Atomics.add(this.backlog, shard * 2 + WAITING, delta);
