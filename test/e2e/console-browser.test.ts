@@ -14,6 +14,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
 import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -27,13 +28,8 @@ const TREND_FILTER = {
 };
 
 const unavailable = chromiumUnavailable();
-if (unavailable) {
-  const line = '!'.repeat(100);
-  console.error(`\n${line}\n!!! console browser suite SKIPPED: ${unavailable}\n${line}\n`);
-  t.skip(`console browser suite not run: ${unavailable}`, () => {});
-} else {
-  suite();
-}
+if (unavailable) missing(t, 'browser', 'the console browser suite', unavailable);
+else suite();
 
 function suite(): void {
   let q: QuillProcess;

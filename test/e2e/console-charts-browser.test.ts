@@ -11,7 +11,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
 
@@ -64,13 +65,8 @@ function boxOverlap(boxes: Box[]): [Box, Box] | null {
 }
 
 const unavailable = chromiumUnavailable();
-if (unavailable) {
-  const line = '!'.repeat(100);
-  console.error(`\n${line}\n!!! console charts browser suite SKIPPED: ${unavailable}\n${line}\n`);
-  t.skip(`console charts browser suite not run: ${unavailable}`, () => {});
-} else {
-  suite();
-}
+if (unavailable) missing(t, 'browser', 'the console charts browser suite', unavailable);
+else suite();
 
 function suite(): void {
   let q: QuillProcess;
@@ -121,10 +117,7 @@ function suite(): void {
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${q.base}/console/`);
-    await page.fill('input[name=email]', 'admin@quill.local');
-    await page.fill('input[name=password]', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('[data-testid=events-page]');
+    await signIn(page, PASSWORD);
   });
   t.teardown(async () => {
     await browser?.close();

@@ -8,7 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -23,13 +24,8 @@ const DAYS = 10;
 const RANGE = { date_from: '2024-03-01', date_to: '2024-03-10' };
 
 const unavailable = chromiumUnavailable();
-if (unavailable) {
-  const line = '!'.repeat(100);
-  console.error(`\n${line}\n!!! console dashboards browser suite SKIPPED: ${unavailable}\n${line}\n`);
-  t.skip(`console dashboards browser suite not run: ${unavailable}`, () => {});
-} else {
-  suite();
-}
+if (unavailable) missing(t, 'browser', 'the console dashboards browser suite', unavailable);
+else suite();
 
 interface Cell { x: number; y: number; w: number; h: number }
 
@@ -123,10 +119,7 @@ function suite(): void {
 
   t.test('sign in', async (t) => {
     await page.goto(url('/'));
-    await page.fill('input[name=email]', 'admin@quill.local');
-    await page.fill('input[name=password]', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('[data-testid=events-page]');
+    await signIn(page, PASSWORD);
     t.same(take(), []);
   });
 

@@ -7,7 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page, Request } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
 
@@ -16,13 +17,8 @@ const ARTIFACTS = join(ROOT, 'test-artifacts/console');
 const FILTER = { insight: 'TRENDS', events: [{ id: '$pageview', math: 'total' }], interval: 'day', date_from: '-7d', display: 'ActionsLineGraph' };
 
 const unavailable = chromiumUnavailable();
-if (unavailable) {
-  const line = '!'.repeat(100);
-  console.error(`\n${line}\n!!! console properties browser suite SKIPPED: ${unavailable}\n${line}\n`);
-  t.skip(`console properties browser suite not run: ${unavailable}`, () => {});
-} else {
-  suite();
-}
+if (unavailable) missing(t, 'browser', 'the console properties browser suite', unavailable);
+else suite();
 
 function suite(): void {
   let q: QuillProcess;
@@ -52,10 +48,7 @@ function suite(): void {
     });
     await page.goto(`${q.base}/console/`);
     await page.waitForSelector('[data-testid=login-form]');
-    await page.fill('input[name=email]', 'admin@quill.local');
-    await page.fill('input[name=password]', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('[data-testid=events-page]');
+    await signIn(page, PASSWORD);
     projectId = Number(/\/project\/(\d+)\//.exec(page.url())![1]);
   });
   t.teardown(async () => {

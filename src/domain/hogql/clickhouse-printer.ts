@@ -24,11 +24,11 @@
  *   - `uniq` is exact, `sum`/`avg`/`min`/`max` of no values are NULL, a LEFT JOIN's missing side is NULL
  *     (`join_use_nulls`, a setting the executor sends).
  */
-import { DateParseError, parseDate } from '../analytics/date-range.js';
 import { isFilterGroup, parseFilters, type FilterGroup, type FilterNode } from '../analytics/property-filters.js';
 import { aggregateOf } from './aggregate-functions.js';
 import type { Expr, OrderItem, Query, Select, TableRef } from './ast.js';
 import { hogqlError } from './errors.js';
+import { filtersDateBound } from './filters-date.js';
 import { FUNCTIONS, REFUSED_FUNCTIONS, scalarFunction } from './functions.js';
 import type { ColumnInfo } from './plan.js';
 
@@ -494,16 +494,7 @@ class ClickHousePrinter {
   }
 
   private dateBound(f: Record<string, unknown>, which: 'from' | 'to'): number | null {
-    const range = (f.dateRange ?? null) as Record<string, unknown> | null;
-    const raw = range?.[which === 'from' ? 'date_from' : 'date_to'];
-    if (raw === undefined || raw === null || raw === 'all') return null;
-    if (typeof raw !== 'string') hogqlError(`filters.dateRange.date_${which} must be a date text.`);
-    try {
-      return parseDate(raw, this.opts.now, this.opts.timeZone).ms;
-    } catch (error) {
-      if (error instanceof DateParseError) hogqlError(`Invalid filters.dateRange.date_${which}: ${raw}`);
-      throw error;
-    }
+    return filtersDateBound(f, which, this.opts.now, this.opts.timeZone);
   }
 
   /** A filter tree over the events source: two-valued (a leaf on a missing or odd value is false, not NULL). */

@@ -15,12 +15,12 @@
  *     input with the conditions that concern it alone applied on the shards, and only the columns the query reads)
  *     and runs the rest in memory on the coordinating worker.
  */
-import { DateParseError, parseDate } from '../analytics/date-range.js';
 import { parseFilters, type FilterGroup, type FilterNode } from '../analytics/property-filters.js';
 import { aggregateOf } from './aggregate-functions.js';
 import { conjuncts, type Expr, type Join, type Query, type Select, type TableRef } from './ast.js';
 import { GROUP_FIELDS, PERSON_FIELDS } from './bind.js';
 import { hogqlError, unsupported } from './errors.js';
+import { filtersDateBound } from './filters-date.js';
 import { FUNCTIONS, REFUSED_FUNCTIONS, scalarFunction } from './functions.js';
 import { eventColumnType, mapRExpr, type AggSpec, type ColumnInfo, type ColumnRef, type EventColumn, type Plan, type RExpr, type SortSpec } from './plan.js';
 import { printExpr } from './print.js';
@@ -768,16 +768,7 @@ class Planner {
 
   /** `filters.dateRange.date_from` / `date_to` as an instant, or null when absent. */
   private dateBound(which: string): number | null {
-    const range = (this.opts.filters?.dateRange ?? null) as Record<string, unknown> | null;
-    const raw = range?.[which === 'from' ? 'date_from' : 'date_to'];
-    if (raw === undefined || raw === null || raw === 'all') return null;
-    if (typeof raw !== 'string') hogqlError(`filters.dateRange.date_${which} must be a date text.`);
-    try {
-      return parseDate(raw, this.opts.now, this.opts.timeZone).ms;
-    } catch (error) {
-      if (error instanceof DateParseError) hogqlError(`Invalid filters.dateRange.date_${which}: ${raw}`);
-      throw error;
-    }
+    return filtersDateBound(this.opts.filters, which, this.opts.now, this.opts.timeZone);
   }
 
   /** `{filters}`: the request's property filters, date range and test-account filters, over the events read. */

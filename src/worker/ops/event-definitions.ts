@@ -21,6 +21,7 @@ import { changesBetween, logActivity } from './activity-log.js';
 import { volumesEverywhere } from './events/scatter.js';
 import { bodyOf, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
 import { pyType } from '../../domain/py-type.js';
+import { descriptiveChanges } from './definition-fields.js';
 
 const VOLUME_WINDOW_MS = 30 * 86_400_000;
 /** Fields a PATCH may change; everything else in the body is read-only and ignored. */
@@ -147,22 +148,7 @@ function changesOf(body: Record<string, unknown>, meta: MetaStore, organizationI
       out.owner = id;
     }
   }
-  if ('description' in body) {
-    const v = body.description;
-    if (v !== null && typeof v !== 'string') throw Errors.validation('description', 'invalid_input', 'Not a valid string.');
-    out.description = v;
-  }
-  if ('tags' in body) {
-    const v = body.tags;
-    if (!Array.isArray(v)) throw Errors.validation('tags', 'not_a_list', `Expected a list of items but got type "${pyType(v)}".`);
-    const tags: string[] = [];
-    for (const tag of v) {
-      if (typeof tag !== 'string') throw Errors.validation('tags', 'invalid_input', 'Not a valid string.');
-      const t = tag.trim();
-      if (t !== '' && !tags.includes(t)) tags.push(t);
-    }
-    out.tags = tags;
-  }
+  Object.assign(out, descriptiveChanges(body));
   for (const field of ['verified', 'post_to_chat'] as const) {
     if (!(field in body)) continue;
     const v = body[field];

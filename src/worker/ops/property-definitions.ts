@@ -31,6 +31,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { userRefById } from './accounts.js';
 import { namesEverywhere } from './property-definitions/block-names.js';
 import { bodyOf, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
+import { descriptiveChanges } from './definition-fields.js';
 
 /** Newest persons whose current properties are read for `type=person`: a bounded sample, one LMDB range read. */
 const PERSON_SAMPLE = 500;
@@ -204,22 +205,7 @@ export const retrievePropertyDefinition: OpHandler = async (item, rt) => {
 /** The writable fields of a PATCH body, type-checked; other fields are read-only and ignored. */
 function changesOf(body: Record<string, unknown>): Partial<Pick<PropertyDefinitionNote, 'description' | 'tags' | 'property_type'>> {
   const out: Partial<Pick<PropertyDefinitionNote, 'description' | 'tags' | 'property_type'>> = {};
-  if ('description' in body) {
-    const v = body.description;
-    if (v !== null && typeof v !== 'string') throw Errors.validation('description', 'invalid_input', 'Not a valid string.');
-    out.description = v;
-  }
-  if ('tags' in body) {
-    const v = body.tags;
-    if (!Array.isArray(v)) throw Errors.validation('tags', 'not_a_list', `Expected a list of items but got type "${pyType(v)}".`);
-    const tags: string[] = [];
-    for (const tag of v) {
-      if (typeof tag !== 'string') throw Errors.validation('tags', 'invalid_input', 'Not a valid string.');
-      const t = tag.trim();
-      if (t !== '' && !tags.includes(t)) tags.push(t);
-    }
-    out.tags = tags;
-  }
+  Object.assign(out, descriptiveChanges(body));
   if ('property_type' in body) {
     const v = body.property_type;
     if (v !== null && !PROPERTY_TYPES.includes(v as PropertyType)) {

@@ -19,6 +19,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { answerRows } from './clickhouse-rows.js';
 import type { RanQuery } from './hogql-kind.js';
 import type { QueryContext } from './runners.js';
+import { stepTimer } from './timings.js';
 
 /** The longest a query waits for the export (less when its budget is shorter: half of what is left). */
 const MAX_EXPORT_WAIT_MS = 30_000;
@@ -57,13 +58,7 @@ export async function runOnClickHouse(
 ): Promise<ClickHouseRan> {
   if (!rt.export) throw new Error('QUILL_ANALYTICS=clickhouse without the ClickHouse export');
   const requested = Date.now();
-  const timings: { k: string; t: number }[] = [];
-  let mark = performance.now();
-  const lap = (k: string) => {
-    const now = performance.now();
-    timings.push({ k, t: (now - mark) / 1000 });
-    mark = now;
-  };
+  const { timings, lap } = stepTimer();
   const project = queryContext(rt, ctx.team, ctx.now, []);
   const planned = planQuery(ast, { team: ctx.team, timeZone: project.timeZone, now: ctx.now, ...placeholders, testAccountFilters: project.testAccountFilters });
   const columns = planned.plan.columns;

@@ -18,6 +18,7 @@ import { runOnClickHouse } from './hogql-clickhouse.js';
 import { execute } from './hogql-exec.js';
 import { hogqlValueContext } from './hogql-values.js';
 import { registerQueryKind, type QueryContext } from './runners.js';
+import { stepTimer } from './timings.js';
 
 /** Rows of a query without LIMIT (PostHog's DEFAULT_RETURNED_ROWS). */
 export const DEFAULT_ROWS = 100;
@@ -76,13 +77,7 @@ export interface RanQuery {
 export async function runQueryAst(
   rt: WorkerRuntime, ast: Query, ctx: QueryContext, placeholders: { filters: Record<string, unknown> | null; values: Record<string, unknown> },
 ): Promise<RanQuery> {
-  const timings: { k: string; t: number }[] = [];
-  let mark = performance.now();
-  const lap = (k: string) => {
-    const now = performance.now();
-    timings.push({ k, t: (now - mark) / 1000 });
-    mark = now;
-  };
+  const { timings, lap } = stepTimer();
   const project = queryContext(rt, ctx.team, ctx.now, []);
   const planned = planQuery(ast, { team: ctx.team, timeZone: project.timeZone, now: ctx.now, ...placeholders, testAccountFilters: project.testAccountFilters });
   // The cohorts the request's filters name go to the shards with the scan.
