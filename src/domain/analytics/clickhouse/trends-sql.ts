@@ -63,7 +63,11 @@ function filterGap(node: FilterNode): string | null {
     }
     return null;
   }
-  if (node.type !== 'event' && node.type !== 'person') return `${node.type} filters are not computed on ClickHouse yet`;
+  // The printer reads person properties at the event as HogQL does, but trends on them are not verified yet: the
+  // differential test's two Quills may keep different persons after a merge across shards, so they cannot be
+  // compared there. Unverified is answered locally rather than risked.
+  if (node.type === 'person') return 'person property filters are not computed on ClickHouse yet';
+  if (node.type !== 'event') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
   return null;
 }
