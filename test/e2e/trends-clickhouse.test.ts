@@ -56,7 +56,7 @@ async function trend(api: Client, params: Record<string, unknown>, project = '@c
 /** What must be equal between the two answers: per series its label, breakdown value, days, labels, data, count. */
 function essence(body: any): unknown[] {
   const results = (body.result ?? body.results) as any[];
-  return results.map((r) => ({ label: r.label, breakdown_value: r.breakdown_value ?? null, days: r.days, labels: r.labels,
+  return results.map((r) => ({ label: r.label, compare_label: r.compare_label ?? null, breakdown_value: r.breakdown_value ?? null, days: r.days, labels: r.labels,
     data: (r.data as number[]).map((v) => Number(v.toPrecision(12))), count: Number(Number(r.count).toPrecision(12)), aggregated_value: r.aggregated_value ?? null }));
 }
 
@@ -76,11 +76,13 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['breakdown with unique users and a limit', { events: [{ ...pageviews, math: 'dau' }], breakdown: '$current_url', breakdown_type: 'event', breakdown_limit: 2 }],
   ['a number display (one value over the range)', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], display: 'BoldNumber' }],
   ['smoothing', { events: [pageviews], smoothing_intervals: 3 }],
+  ['compare with the previous period', { events: [pageviews, { ...purchases, math: 'dau', order: 1 }], compare: true, date_from: '2026-11-02' }],
+  ['compare with a breakdown per week', { events: [pageviews], compare: true, breakdown: '$browser', breakdown_type: 'event', interval: 'week', date_from: '2026-11-01' }],
+  ['cumulative counts and sums', { events: [pageviews, { ...purchases, math: 'sum', math_property: 'price', order: 1 }], display: 'ActionsLineGraphCumulative' }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
-  ['compare', { events: [pageviews], compare: true }, /compare/],
   ['formula', { events: [pageviews, { ...purchases, order: 1 }], formula: 'A/B' }, /formula/],
-  ['cumulative', { events: [pageviews], display: 'ActionsLineGraphCumulative' }, /cumulative/],
+  ['cumulative unique users', { events: [{ ...pageviews, math: 'dau' }], display: 'ActionsLineGraphCumulative' }, /cumulative unique users/],
   ['weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }] }, /weekly_active/],
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }, /person property filters/],
   ['person breakdown', { events: [pageviews], breakdown: 'plan', breakdown_type: 'person' }, /person breakdowns/],

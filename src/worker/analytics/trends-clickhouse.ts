@@ -4,18 +4,24 @@
  * run after the same bounded wait for the export as HogQL (src/worker/query/hogql-clickhouse.ts). Breakdowns
  * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
  */
-import { resolveDateRange } from '../../domain/analytics/date-range.js';
+import { bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
 import { trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { NON_TIME_SERIES_DISPLAYS, type TrendsQuery } from '../../domain/analytics/query.js';
+import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type TrendsQuery } from '../../domain/analytics/query.js';
 import { smooth } from '../../domain/analytics/trends-values.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext } from './query-context.js';
-import { seriesRange, type SeriesResult, type TrendsRun } from './trends.js';
+import { seriesRange, shiftedRange, type SeriesResult, type TrendsRun } from './trends.js';
 
 export interface ClickHouseTrendsRun extends TrendsRun {
   caughtUp: boolean;
+}
+
+/** Each point plus all before it (cumulative displays of counts and property maths, as the local engine's). */
+export function runningSum(values: readonly number[]): number[] {
+  let total = 0;
+  return values.map((v) => (total += v));
 }
 
 /** Rows of [breakdown,] bucket, value into one data array per breakdown value ('' without a breakdown). */
@@ -43,27 +49,34 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
   const results: SeriesResult[] = [];
   let more = false;
-  for (const s of q.series) {
-    const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-    const sr = seriesRange(range, s.math, timeSeries);
-    const name = s.customName ?? s.name;
-    const push = (data: number[] | undefined, breakdownValue: string | undefined, label: string) => {
-      results.push({ series: s, breakdownValue, label, data: smooth(data ?? new Array<number>(sr.starts.length).fill(0), q.smoothingIntervals), sr });
-    };
-    if (!q.breakdown) {
-      const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null }, opts));
-      push(seriesData(rows, sr.starts.length, false).get(''), undefined, name);
-      continue;
+  const cumulative = q.display === CUMULATIVE_DISPLAY && timeSeries;
+  // compare=true: the same series over the range as many buckets earlier, as the local engine does.
+  const periods: { range: DateRange; label?: 'current' | 'previous' }[] = [{ range, label: q.compare ? 'current' : undefined }];
+  if (q.compare) periods.push({ range: shiftedRange(range, timeSeries ? bucketStarts(range).length : 1), label: 'previous' });
+  for (const period of periods) {
+    for (const s of q.series) {
+      const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
+      const sr = seriesRange(period.range, s.math, timeSeries);
+      const name = s.customName ?? s.name;
+      const push = (data: number[] | undefined, breakdownValue: string | undefined, label: string) => {
+        const values = data ?? new Array<number>(sr.starts.length).fill(0);
+        results.push({ series: s, breakdownValue, label, data: smooth(cumulative ? runningSum(values) : values, q.smoothingIntervals), sr, compareLabel: period.label });
+      };
+      if (!q.breakdown) {
+        const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null }, opts));
+        push(seriesData(rows, sr.starts.length, false).get(''), undefined, name);
+        continue;
+      }
+      const property = q.breakdown.property!;
+      const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property }, opts));
+      const ranked = counts.map((row) => [String(row[0] ?? ''), Number(row[1])] as const)
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      const page = ranked.slice(offset, offset + q.breakdown.limit).map(([key]) => key);
+      if (ranked.length > offset + q.breakdown.limit) more = true;
+      const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: { property, only: page } }, opts));
+      const data = seriesData(rows, sr.starts.length, true);
+      for (const key of page) push(data.get(key), key, `${name} - ${key}`);
     }
-    const property = q.breakdown.property!;
-    const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property }, opts));
-    const ranked = counts.map((row) => [String(row[0] ?? ''), Number(row[1])] as const)
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const page = ranked.slice(offset, offset + q.breakdown.limit).map(([key]) => key);
-    if (ranked.length > offset + q.breakdown.limit) more = true;
-    const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: { property, only: page } }, opts));
-    const data = seriesData(rows, sr.starts.length, true);
-    for (const key of page) push(data.get(key), key, `${name} - ${key}`);
   }
   return { ctx, range, results, more, caughtUp };
 }
