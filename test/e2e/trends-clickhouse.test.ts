@@ -152,11 +152,15 @@ t.test('what ClickHouse does not compute yet falls back to the local engine and 
   for (const [name, params, reason] of FALLBACKS) {
     const [fromCh, fromLocal] = await Promise.all([trend(chApi, params), trend(localApi, params)]);
     tt.match(fromCh.clickhouse?.fallback, reason, `${name}: falls back, saying ${fromCh.clickhouse?.fallback}`);
-    // Person properties depend on which person survived a merge across shards, which may differ between two Quills
-    // fed the same events: those answers are compared in shape only.
-    const personal = /person/.test(name);
-    const shape = (body: any) => essence(body).map((r: any) => (personal ? { label: r.label, days: r.days, breakdown_value: r.breakdown_value } : r));
-    tt.same(shape(fromCh), shape(fromLocal), `${name}: the local engine's answer${personal ? ' (labels and days)' : ''}`);
+    if (/person/.test(name)) {
+      // Person properties depend on which person survived a merge across shards, which may differ between two
+      // Quills fed the same events: compared by what does not depend on it (the days, and every pageview counted
+      // under exactly one breakdown value).
+      const outline = (body: any) => ({ days: body.result[0].days, series: body.result.length > 0, total: name.includes('breakdown') ? body.result.reduce((a: number, r: any) => a + r.count, 0) : null });
+      tt.same(outline(fromCh), outline(fromLocal), `${name}: the local engine's days${name.includes('breakdown') ? ' and total over the breakdown values' : ''}`);
+    } else {
+      tt.same(essence(fromCh), essence(fromLocal), `${name}: the local engine's answer`);
+    }
   }
   const local = await trend(localApi, { events: [pageviews] });
   tt.equal(local.clickhouse, undefined, 'the local engine says nothing of ClickHouse');
