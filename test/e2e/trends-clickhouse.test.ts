@@ -78,10 +78,11 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['smoothing', { events: [pageviews], smoothing_intervals: 3 }],
   ['compare with the previous period', { events: [pageviews, { ...purchases, math: 'dau', order: 1 }], compare: true, date_from: '2026-11-02' }],
   ['compare with a breakdown per week', { events: [pageviews], compare: true, breakdown: '$browser', breakdown_type: 'event', interval: 'week', date_from: '2026-11-01' }],
+  ['a formula', { events: [pageviews, { ...purchases, order: 1 }], formula: 'A/B' }],
+  ['a formula with a breakdown and compare', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], formula: 'A / B', breakdown: '$browser', breakdown_type: 'event', compare: true, date_from: '2026-11-02' }],
   ['cumulative counts and sums', { events: [pageviews, { ...purchases, math: 'sum', math_property: 'price', order: 1 }], display: 'ActionsLineGraphCumulative' }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
-  ['formula', { events: [pageviews, { ...purchases, order: 1 }], formula: 'A/B' }, /formula/],
   ['cumulative unique users', { events: [{ ...pageviews, math: 'dau' }], display: 'ActionsLineGraphCumulative' }, /cumulative unique users/],
   ['weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }] }, /weekly_active/],
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }, /person property filters/],

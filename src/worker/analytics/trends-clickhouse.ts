@@ -12,7 +12,7 @@ import { smooth } from '../../domain/analytics/trends-values.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext } from './query-context.js';
-import { seriesRange, shiftedRange, type SeriesResult, type TrendsRun } from './trends.js';
+import { formulaResults, seriesRange, shiftedRange, type SeriesResult, type TrendsRun } from './trends.js';
 
 export interface ClickHouseTrendsRun extends TrendsRun {
   caughtUp: boolean;
@@ -78,5 +78,6 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
       for (const key of page) push(data.get(key), key, `${name} - ${key}`);
     }
   }
-  return { ctx, range, results, more, caughtUp };
+  // Formulas combine the series' numbers: the local engine's own code, whichever engine made them.
+  return { ctx, range, results: q.formula !== null ? formulaResults(q, results) : results, more, caughtUp };
 }

@@ -43,7 +43,6 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
     if (s.kind !== 'events') return 'actions are not computed on ClickHouse yet';
     if (AGGREGATES[s.math] === undefined) return `math ${s.math} is not computed on ClickHouse yet`;
   }
-  if (q.formula !== null) return 'formulas are not computed on ClickHouse yet';
   // Cumulative unique users count each person once from their first bucket on: not a running sum of the buckets.
   if (q.display === CUMULATIVE_DISPLAY && q.series.some((s) => s.math === 'dau')) return 'cumulative unique users are not computed on ClickHouse yet';
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
