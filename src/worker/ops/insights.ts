@@ -160,7 +160,9 @@ export async function cached(rt: WorkerRuntime, team: number, key: string, refre
   const version = rt.shared.projectVersion(team);
   const value = await compute();
   const computedAt = new Date().toISOString();
-  cache.set(team, key, version, value, computedAt);
+  // An answer from ClickHouse before the export caught up would stay stale with no new event to invalidate it.
+  const partial = (value.clickhouse_export as { caught_up?: boolean } | undefined)?.caught_up === false;
+  if (!partial) cache.set(team, key, version, value, computedAt);
   return { ...value, is_cached: false, last_refresh: computedAt };
 }
 
