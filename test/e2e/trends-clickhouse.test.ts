@@ -71,7 +71,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['per hour', { events: [pageviews], interval: 'hour', date_from: '2026-10-31', date_to: '2026-11-02' }],
   ['property filters', { events: [{ ...pageviews, properties: [{ key: '$current_url', value: 'docs', operator: 'icontains', type: 'event' }] }],
     properties: { type: 'OR', values: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }, { key: 'price', value: 100, operator: 'gt', type: 'event' }] } }],
-  ['sum, avg, min, max, median of a property', { events: ['sum', 'avg', 'min', 'max', 'median'].map((math, order) => ({ ...purchases, math, math_property: 'price', order })) }],
+  ['sum, avg, min, max, median, p75–p99 of a property', { events: ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'].map((math, order) => ({ ...purchases, math, math_property: 'price', order })) }],
   ['breakdown by an event property (with missing values)', { events: [pageviews], breakdown: '$browser', breakdown_type: 'event' }],
   ['breakdown with unique users and a limit', { events: [{ ...pageviews, math: 'dau' }], breakdown: '$current_url', breakdown_type: 'event', breakdown_limit: 2 }],
   ['a number display (one value over the range)', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], display: 'BoldNumber' }],

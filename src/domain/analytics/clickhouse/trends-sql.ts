@@ -29,6 +29,10 @@ const AGGREGATES: Readonly<Partial<Record<MathKind, string>>> = {
   min: 'min(toFloat(x))',
   max: 'max(toFloat(x))',
   median: 'median(toFloat(x))',
+  p75: 'quantile(0.75)(toFloat(x))',
+  p90: 'quantile(0.9)(toFloat(x))',
+  p95: 'quantile(0.95)(toFloat(x))',
+  p99: 'quantile(0.99)(toFloat(x))',
 };
 
 /** Filter operators the printer's filter code reads as Quill's engine does. */
