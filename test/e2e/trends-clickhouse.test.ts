@@ -32,6 +32,7 @@ function dataset(): ReturnType<typeof event>[][] {
       const at = new Date(START + ((u * 37 + k * 29) % 14) * DAY + ((u * 13 + k * 7) % 24) * 3_600_000 + k * 61_000).toISOString();
       const id = u % 3 !== 0 && k >= 5 ? user : anon;
       const props: Record<string, unknown> = { $browser: browsers[(u + k) % 3], $current_url: `https://example.com/${['docs', 'blog', 'app'][k % 3]}` };
+      if (k % 5 !== 2) props.$session_id = k % 5 === 4 ? '' : `s-${u}-${k % 3}`;
       if (k === 0) props.$set = { plan: u % 2 ? 'pro' : 'free' };
       if (k === 7) delete props.$browser;
       const name = k % 4 === 3 ? 'purchase' : '$pageview';
@@ -74,6 +75,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['sum, avg, min, max, median, p75–p99 of a property', { events: ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'].map((math, order) => ({ ...purchases, math, math_property: 'price', order })) }],
   ['breakdown by an event property (with missing values)', { events: [pageviews], breakdown: '$browser', breakdown_type: 'event' }],
   ['breakdown with unique users and a limit', { events: [{ ...pageviews, math: 'dau' }], breakdown: '$current_url', breakdown_type: 'event', breakdown_limit: 2 }],
+  ['unique sessions, with a breakdown', { events: [{ ...pageviews, math: 'unique_session' }], breakdown: '$browser', breakdown_type: 'event' }],
   ['a number display (one value over the range)', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], display: 'BoldNumber' }],
   ['smoothing', { events: [pageviews], smoothing_intervals: 3 }],
   ['compare with the previous period', { events: [pageviews, { ...purchases, math: 'dau', order: 1 }], compare: true, date_from: '2026-11-02' }],

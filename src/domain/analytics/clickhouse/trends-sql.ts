@@ -24,6 +24,8 @@ export interface TrendsSqlOptions {
 const AGGREGATES: Readonly<Partial<Record<MathKind, string>>> = {
   total: 'count()',
   dau: 'uniq(person_id)',
+  // Distinct non-empty texts of the session id, as the local engine counts them (missing or '' is no session).
+  unique_session: "uniq(nullIf(toString(properties.`$session_id`), ''))",
   sum: 'sum(toFloat(x))',
   avg: 'avg(toFloat(x))',
   min: 'min(toFloat(x))',
