@@ -132,6 +132,18 @@ t.test('trends in UTC: ClickHouse answers as the local engine', async (tt) => {
   await compareAll(tt, 'UTC');
 });
 
+t.test("the project's test-account filters (event properties) on ClickHouse", async (tt) => {
+  const filters = [{ key: '$current_url', value: 'blog', operator: 'not_icontains', type: 'event' }];
+  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: filters })).status, 200);
+  const params = { events: [pageviews], filter_test_accounts: true, breakdown: '$browser', breakdown_type: 'event' };
+  const [fromCh, fromLocal, unfiltered] = await Promise.all([trend(chApi, params), trend(localApi, params), trend(localApi, { ...params, filter_test_accounts: false })]);
+  tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  tt.same(essence(fromCh), essence(fromLocal), "the local engine's answer");
+  const total = (body: any) => body.result.reduce((a: number, r: any) => a + r.count, 0);
+  tt.ok(total(fromLocal) < total(unfiltered), 'the filters leave events out');
+  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: [] })).status, 200);
+});
+
 t.test('trends in America/New_York', async (tt) => {
   for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
   await compareAll(tt, 'New York');
