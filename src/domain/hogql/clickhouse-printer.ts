@@ -44,6 +44,11 @@ export interface ClickHousePrintOptions {
   /** The request's `filters` (what `{filters}` stands for) and the project's test-account filters. */
   filters?: Record<string, unknown> | null;
   testAccountFilters?: FilterGroup | null;
+  /**
+   * A filter tree `{filters}` also keeps (AND): how Quill's own analyses (src/domain/analytics/clickhouse/) pass
+   * the filters they already parsed, printed by the same code as the request's.
+   */
+  filterTree?: FilterNode | null;
 }
 
 export interface PrintedClickHouse {
@@ -460,6 +465,8 @@ class ClickHousePrinter {
     if (typeof v === 'boolean') return { sql: v ? 'true' : 'false', t: 'bool' };
     if (typeof v === 'string') return { sql: this.param(v), t: 'string' };
     if (Array.isArray(v)) return { sql: `(${v.map((x) => this.literal(x).sql).join(', ')}${v.length === 1 ? ',' : ''})`, t: 'any' };
+    // An instant, exact to the millisecond: only Quill's own callers pass one (a request's JSON values never are Dates).
+    if (v instanceof Date) return { sql: this.instant(v.getTime()), t: 'datetime' };
     return { sql: this.param(JSON.stringify(v)), t: 'string' };
   }
 
@@ -486,6 +493,7 @@ class ClickHousePrinter {
       if (to !== null) parts.push(`${timestamp} < ${this.instant(to)}`);
       if (f.filterTestAccounts === true && this.opts.testAccountFilters) parts.push(this.filterNode(this.opts.testAccountFilters, events));
     }
+    if (this.opts.filterTree) parts.push(this.filterNode(this.opts.filterTree, events));
     return { sql: parts.length === 0 ? 'true' : `(${parts.join(' AND ')})`, t: 'bool' };
   }
 

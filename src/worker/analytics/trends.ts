@@ -155,7 +155,7 @@ export async function runTrends(rt: WorkerRuntime, team: number, q: TrendsQuery,
 }
 
 /** One series per breakdown value (and period) computed by the formula from the entity series. */
-function formulaResults(q: TrendsQuery, results: SeriesResult[]): SeriesResult[] {
+export function formulaResults(q: TrendsQuery, results: SeriesResult[]): SeriesResult[] {
   const formula = parseFormula(q.formula!, q.series.length);
   const groups = new Map<string, SeriesResult[]>();
   for (const r of results) {

@@ -18,6 +18,8 @@ import { actorPage, type ActorPage } from '../analytics/actors.js';
 import { queryContext } from '../analytics/query-context.js';
 import { ResultCache } from '../analytics/result-cache.js';
 import { scanEverywhere } from '../analytics/scatter.js';
+import { clickHouseTrendsGap } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { runTrendsOnClickHouse } from '../analytics/trends-clickhouse.js';
 import { runTrends, seriesRange, type SeriesResult, type TrendsRun } from '../analytics/trends.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -158,7 +160,9 @@ export async function cached(rt: WorkerRuntime, team: number, key: string, refre
   const version = rt.shared.projectVersion(team);
   const value = await compute();
   const computedAt = new Date().toISOString();
-  cache.set(team, key, version, value, computedAt);
+  // An answer from ClickHouse before the export caught up would stay stale with no new event to invalidate it.
+  const partial = (value.clickhouse_export as { caught_up?: boolean } | undefined)?.caught_up === false;
+  if (!partial) cache.set(team, key, version, value, computedAt);
   return { ...value, is_cached: false, last_refresh: computedAt };
 }
 
@@ -191,7 +195,17 @@ export const trend: OpHandler = (item, rt) => answering(async () => {
 /** The trends answer (§1.4) to the parameters `p`, computed now (no cache). */
 export async function trendsAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, url: string): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
-  const run = await runTrends(rt, team, q, now, p.int('offset', 0, 0));
+  const offset = p.int('offset', 0, 0);
+  if (rt.config.analytics === 'clickhouse') {
+    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why: a slower
+    // right answer rather than a fast wrong one (src/domain/analytics/clickhouse/trends-sql.ts).
+    const ctx = queryContext(rt, team, now, []);
+    const gap = clickHouseTrendsGap(q, [q.properties, ...q.series.map((s) => s.properties), q.filterTestAccounts ? ctx.testAccountFilters : null]);
+    if (gap !== null) return { ...trendsJson(team, await runTrends(rt, team, q, now, offset), q, p, url), clickhouse: { fallback: gap } };
+    const run = await runTrendsOnClickHouse(rt, team, q, now, offset);
+    return { ...trendsJson(team, run, q, p, url), clickhouse: { fallback: null }, clickhouse_export: { caught_up: run.caughtUp } };
+  }
+  const run = await runTrends(rt, team, q, now, offset);
   return trendsJson(team, run, q, p, url);
 }
 

@@ -11,7 +11,7 @@ import { hogqlError } from '../../domain/hogql/errors.js';
 import type { Query } from '../../domain/hogql/ast.js';
 import { planQuery } from '../../domain/hogql/planner.js';
 import { Errors } from '../../protocol/errors.js';
-import { ClickHouseQueryError } from '../../stores/clickhouse/reader.js';
+import { ClickHouseQueryError, type ReadResult } from '../../stores/clickhouse/reader.js';
 import { failureText } from '../../stores/clickhouse/sink.js';
 import { queryContext } from '../analytics/query-context.js';
 import { currentBudget, QueryMemoryError, QueryTimeoutError } from '../query-budget.js';
@@ -35,7 +35,7 @@ export interface ClickHouseRan extends RanQuery {
  * the person changes recorded up to now (the request has already waited for those events to be applied, so their
  * person changes are in the log). False when the wait ran out first. The wait holds no query place.
  */
-async function exportCaughtUp(rt: WorkerRuntime, since: number): Promise<boolean> {
+export async function exportCaughtUp(rt: WorkerRuntime, since: number): Promise<boolean> {
   const service = rt.export!;
   const budget = currentBudget();
   const left = budget ? budget.deadline - Date.now() : MAX_EXPORT_WAIT_MS * 2;
@@ -68,25 +68,30 @@ export async function runOnClickHouse(
   lap('./print_clickhouse');
   const caughtUp = await exportCaughtUp(rt, requested);
   lap('./wait_for_export');
+  const result = await selectOnClickHouse(rt, printed.sql, printed.params);
+  lap('./clickhouse_execute');
+  const rows = answerRows(result.data, columns, project.timeZone);
+  lap('./serialize');
+  return { rows, columns, timeZone: project.timeZone, timings, sql: printed.sql, caughtUp };
+}
+
+/**
+ * Runs printed SQL on the export's ClickHouse within the request's budget: ClickHouse's own limits are the budget's,
+ * answered with the local engine's errors; no answer at all is a 503 the client may retry.
+ */
+export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params: Record<string, string>): Promise<ReadResult> {
   const budget = currentBudget();
   const limits = {
     maxExecutionS: budget ? Math.max(1, (budget.deadline - Date.now()) / 1000) : rt.config.queryTimeoutS,
     maxMemoryBytes: budget ? budget.memoryBytes : rt.config.queryMemoryMb * 1024 * 1024,
   };
-  let result;
   try {
-    const reader = await rt.export.reader();
-    result = await reader.select(printed.sql, printed.params, limits);
+    const reader = await rt.export!.reader();
+    return await reader.select(sql, params, limits);
   } catch (error) {
-    // No answer from ClickHouse at all: a 503 the client may retry, not a server error of Quill's.
     if (!(error instanceof ClickHouseQueryError)) throw Errors.clickhouseUnavailable(failureText(error).slice(0, 200));
-    // ClickHouse's own limits are the budget's: the same errors as the local engine's.
     if (error.code === '159') throw new QueryTimeoutError(budget?.timeoutS ?? rt.config.queryTimeoutS);
     if (error.code === '241') throw new QueryMemoryError(Math.round(limits.maxMemoryBytes / 1024 / 1024));
     return hogqlError(`ClickHouse could not run the query: ${error.message.slice(0, 500)}`);
   }
-  lap('./clickhouse_execute');
-  const rows = answerRows(result.data, columns, project.timeZone);
-  lap('./serialize');
-  return { rows, columns, timeZone: project.timeZone, timings, sql: printed.sql, caughtUp };
 }

@@ -1,0 +1,83 @@
+/**
+ * Trends answered by ClickHouse (`QUILL_ANALYTICS=clickhouse`): the same TrendsQuery, date range and buckets as
+ * src/worker/analytics/trends.ts, each series one query printed by src/domain/analytics/clickhouse/trends-sql.ts,
+ * run after the same bounded wait for the export as HogQL (src/worker/query/hogql-clickhouse.ts). Breakdowns
+ * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
+ */
+import { bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
+import { trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { andFilters } from '../../domain/analytics/property-filters.js';
+import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type TrendsQuery } from '../../domain/analytics/query.js';
+import { smooth } from '../../domain/analytics/trends-values.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { queryContext } from './query-context.js';
+import { formulaResults, seriesRange, shiftedRange, type SeriesResult, type TrendsRun } from './trends.js';
+
+export interface ClickHouseTrendsRun extends TrendsRun {
+  caughtUp: boolean;
+}
+
+/** Each point plus all before it (cumulative displays of counts and property maths, as the local engine's). */
+export function runningSum(values: readonly number[]): number[] {
+  let total = 0;
+  return values.map((v) => (total += v));
+}
+
+/** Rows of [breakdown,] bucket, value into one data array per breakdown value ('' without a breakdown). */
+export function seriesData(rows: readonly unknown[][], buckets: number, withBreakdown: boolean): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const row of rows) {
+    const key = withBreakdown ? String(row[0] ?? '') : '';
+    const bucket = Number(row[withBreakdown ? 1 : 0]);
+    const value = Number(row[withBreakdown ? 2 : 1] ?? 0);
+    let data = out.get(key);
+    if (!data) out.set(key, (data = new Array<number>(buckets).fill(0)));
+    // No numeric value in a bucket is 0, as the local engine answers it.
+    if (bucket >= 0 && bucket < buckets) data[bucket] = Number.isFinite(value) ? value : 0;
+  }
+  return out;
+}
+
+export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number, offset = 0): Promise<ClickHouseTrendsRun> {
+  const requested = Date.now();
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], []);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
+  const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
+  const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
+  const caughtUp = await exportCaughtUp(rt, requested);
+  const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
+  const results: SeriesResult[] = [];
+  let more = false;
+  const cumulative = q.display === CUMULATIVE_DISPLAY && timeSeries;
+  // compare=true: the same series over the range as many buckets earlier, as the local engine does.
+  const periods: { range: DateRange; label?: 'current' | 'previous' }[] = [{ range, label: q.compare ? 'current' : undefined }];
+  if (q.compare) periods.push({ range: shiftedRange(range, timeSeries ? bucketStarts(range).length : 1), label: 'previous' });
+  for (const period of periods) {
+    for (const s of q.series) {
+      const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
+      const sr = seriesRange(period.range, s.math, timeSeries);
+      const name = s.customName ?? s.name;
+      const push = (data: number[] | undefined, breakdownValue: string | undefined, label: string) => {
+        const values = data ?? new Array<number>(sr.starts.length).fill(0);
+        results.push({ series: s, breakdownValue, label, data: smooth(cumulative ? runningSum(values) : values, q.smoothingIntervals), sr, compareLabel: period.label });
+      };
+      if (!q.breakdown) {
+        const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null }, opts));
+        push(seriesData(rows, sr.starts.length, false).get(''), undefined, name);
+        continue;
+      }
+      const property = q.breakdown.property!;
+      const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property }, opts));
+      const ranked = counts.map((row) => [String(row[0] ?? ''), Number(row[1])] as const)
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      const page = ranked.slice(offset, offset + q.breakdown.limit).map(([key]) => key);
+      if (ranked.length > offset + q.breakdown.limit) more = true;
+      const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: { property, only: page } }, opts));
+      const data = seriesData(rows, sr.starts.length, true);
+      for (const key of page) push(data.get(key), key, `${name} - ${key}`);
+    }
+  }
+  // Formulas combine the series' numbers: the local engine's own code, whichever engine made them.
+  return { ctx, range, results: q.formula !== null ? formulaResults(q, results) : results, more, caughtUp };
+}

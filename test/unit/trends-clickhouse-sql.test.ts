@@ -1,0 +1,69 @@
+// Trends as ClickHouse SQL (src/domain/analytics/clickhouse/trends-sql.ts): every stored table read is guarded by
+// the project's team, user text (event names, property keys and values, breakdown values) only as parameters,
+// Quill's bucket starts as exact instants, and what is not computed on ClickHouse yet named as a gap.
+import t from 'tap';
+import { clickHouseTrendsGap, hogqlIdentifier, trendsSeriesSql, type TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
+import { FilterParams } from '../../src/domain/analytics/filter-params.js';
+import { trendsQueryOf } from '../../src/domain/analytics/legacy-filters.js';
+import { parseFilters } from '../../src/domain/analytics/property-filters.js';
+import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
+
+const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
+const trends = (params: Record<string, unknown>) => trendsQueryOf(new FilterParams(params));
+const DAY = 86_400_000;
+const STARTS = [Date.UTC(2026, 10, 1), Date.UTC(2026, 10, 2), Date.UTC(2026, 10, 3)];
+const EVIL = "x' OR 1=1 --";
+
+t.test('guard, parameters and buckets of a series', async (tt) => {
+  const q = trends({ events: [{ id: EVIL, type: 'events', math: 'sum', math_property: 'pri`ce' }] });
+  const filter = parseFilters([{ key: '$browser', value: EVIL, operator: 'exact', type: 'event' }]);
+  const printed = trendsSeriesSql(q.series[0]!, filter, STARTS, STARTS[0]!, STARTS[2]! + DAY - 1, { kind: 'buckets', breakdown: null }, OPTS);
+  const reads = storedTableReads(printed.sql, 'posthog');
+  tt.same(reads.map((r) => r.table), ['events'], 'one stored table read');
+  tt.ok(reads.every((r) => r.team === 42), 'guarded by the team');
+  tt.notMatch(printed.sql, /OR 1=1|pri`ce|\$browser/, 'no user text in the SQL');
+  tt.ok(Object.values(printed.params).includes(EVIL), 'the event name and filter value as parameters');
+  tt.ok(Object.values(printed.params).includes('pri`ce'), 'the property key as a parameter');
+  tt.ok(Object.values(printed.params).includes('Europe/Paris'), 'the project time zone');
+  for (const ms of [STARTS[0]!, STARTS[1]!, STARTS[2]!, STARTS[2]! + DAY - 1]) tt.match(printed.sql, `toInt64(${ms})`, `the instant ${new Date(ms).toISOString()} exact to the ms`);
+  tt.match(printed.sql, /multiIf\(/, 'the bucket index from the starts');
+  tt.match(printed.sql, /sum/, 'the sum');
+});
+
+t.test('one bucket needs no comparison; a breakdown keeps only its page of values', async (tt) => {
+  const q = trends({ events: [{ id: '$pageview', type: 'events', math: 'dau' }], breakdown: '$browser' });
+  const one = trendsSeriesSql(q.series[0]!, null, [STARTS[0]!], STARTS[0]!, STARTS[0]! + DAY - 1, { kind: 'buckets', breakdown: null }, OPTS);
+  tt.notMatch(one.sql, /multiIf/, 'a single bucket');
+  const page = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', only: ['Chrome', EVIL] } }, OPTS);
+  tt.ok(Object.values(page.params).includes(EVIL), 'breakdown values as parameters');
+  tt.notMatch(page.sql, /OR 1=1/);
+  tt.ok(storedTableReads(page.sql, 'posthog').every((r) => r.team === 42), 'guarded');
+  const none = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', only: [] } }, OPTS);
+  tt.match(none.sql, /false/, 'an empty page selects nothing');
+  const counts = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'breakdown_counts', property: '$browser' }, OPTS);
+  tt.match(counts.sql, /count\(\)/, 'values ranked by event count');
+  tt.notMatch(counts.sql, /multiIf/, 'over the whole range');
+});
+
+t.test('HogQL identifiers for any property key', async (tt) => {
+  tt.equal(hogqlIdentifier('a`b\\c'), '`a\\`b\\\\c`');
+  tt.equal(hogqlIdentifier('$browser'), '`$browser`');
+});
+
+t.test('what is not computed on ClickHouse yet is named', async (tt) => {
+  const gap = (params: Record<string, unknown>) => {
+    const q = trends({ events: [{ id: '$pageview', type: 'events' }], ...params });
+    return clickHouseTrendsGap(q, [q.properties, ...q.series.map((s) => s.properties)]);
+  };
+  tt.equal(gap({}), null, 'a total count runs on ClickHouse');
+  tt.equal(gap({ interval: 'hour', breakdown: '$browser', properties: [{ key: 'x', value: 1, operator: 'gt' }] }), null, 'hour, event breakdown, event filter');
+  tt.equal(gap({ compare: true, display: 'ActionsLineGraphCumulative' }), null, 'compare, cumulative counts');
+  tt.match(gap({ events: [{ id: '$pageview', type: 'events', math: 'dau' }], display: 'ActionsLineGraphCumulative' }), /cumulative unique users/);
+  tt.equal(gap({ formula: 'A*2' }), null, 'a formula');
+  tt.match(gap({ events: [{ id: '$pageview', type: 'events', math: 'monthly_active' }] }), /monthly_active/);
+  tt.match(gap({ breakdown: 'plan', breakdown_type: 'person' }), /person breakdowns/);
+  tt.match(gap({ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }), /person property filters/);
+  tt.match(gap({ properties: [{ key: 'id', value: 3, type: 'cohort' }] }), /cohort filters/);
+  tt.match(gap({ properties: [{ key: 'x', value: 'a', operator: 'is_date_after', type: 'event' }] }), /operator is_date_after/);
+  tt.match(gap({ date_from: 'all' }), /date_from=all/);
+});
