@@ -4,7 +4,7 @@
  * run after the same bounded wait for the export as HogQL (src/worker/query/hogql-clickhouse.ts). Breakdowns
  * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
  */
-import { bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
+import { resolveDateRange } from '../../domain/analytics/date-range.js';
 import { trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type TrendsQuery } from '../../domain/analytics/query.js';
@@ -12,7 +12,7 @@ import { smooth } from '../../domain/analytics/trends-values.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext } from './query-context.js';
-import { formulaResults, seriesRange, shiftedRange, type SeriesResult, type TrendsRun } from './trends.js';
+import { comparePeriods, formulaResults, seriesRange, type SeriesResult, type TrendsRun } from './trends.js';
 
 export interface ClickHouseTrendsRun extends TrendsRun {
   caughtUp: boolean;
@@ -50,9 +50,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const results: SeriesResult[] = [];
   let more = false;
   const cumulative = q.display === CUMULATIVE_DISPLAY && timeSeries;
-  // compare=true: the same series over the range as many buckets earlier, as the local engine does.
-  const periods: { range: DateRange; label?: 'current' | 'previous' }[] = [{ range, label: q.compare ? 'current' : undefined }];
-  if (q.compare) periods.push({ range: shiftedRange(range, timeSeries ? bucketStarts(range).length : 1), label: 'previous' });
+  const periods = comparePeriods(range, q.compare === true, timeSeries);
   for (const period of periods) {
     for (const s of q.series) {
       const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);

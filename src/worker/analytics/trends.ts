@@ -73,6 +73,12 @@ export function shiftedRange(range: DateRange, count: number): DateRange {
   };
 }
 
+/** The periods a trend computes: its range, and with compare=true the same range as many buckets earlier. */
+export function comparePeriods(range: DateRange, compare: boolean, timeSeries: boolean): { range: DateRange; label?: 'current' | 'previous' }[] {
+  if (!compare) return [{ range }];
+  return [{ range, label: 'current' }, { range: shiftedRange(range, timeSeries ? bucketStarts(range).length : 1), label: 'previous' }];
+}
+
 export interface SeriesResult {
   series: SeriesNode;
   /** Breakdown value as the answer shows it (undefined without a breakdown). */
@@ -114,8 +120,7 @@ export async function runTrends(rt: WorkerRuntime, team: number, q: TrendsQuery,
   const cumulative = q.display === CUMULATIVE_DISPLAY;
   const results: SeriesResult[] = [];
   let more = false;
-  const periods: { range: DateRange; label?: 'current' | 'previous' }[] = [{ range, label: q.compare ? 'current' : undefined }];
-  if (q.compare) periods.push({ range: shiftedRange(range, timeSeries ? bucketStarts(range).length : 1), label: 'previous' });
+  const periods = comparePeriods(range, q.compare === true, timeSeries);
 
   for (const period of periods) {
     for (const s of q.series) {
