@@ -4,23 +4,15 @@
 // New York. Then the security matrix: a second project's events in the same ClickHouse database are never seen
 // from the first, whatever construct names the table; table functions, SETTINGS and writes are refused.
 import t from 'tap';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ClickHouseProcess } from '../../bench/lib/clickhouse-process.js';
 import { ClickHouseReader } from '../../src/stores/clickhouse/reader.js';
 import { NEW_YORK_CASES, UTC_CASES, type Case } from '../helpers/hogql-corpus.js';
-import { event, sendBatch } from '../helpers/ingest.js';
-import { Client, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { event } from '../helpers/ingest.js';
+import { Client, removeDir, startQuill } from '../helpers/quill.js';
+import { twoEngines } from '../helpers/two-engines.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
 
-let ch: ClickHouseProcess;
-let onClickHouse: QuillProcess;
-let local: QuillProcess;
-let chApi: Client;
-let localApi: Client;
 /** Per Quill: person uuid -> a name both Quills share (the person's smallest distinct id). */
 const personNames = new Map<Client, Map<string, string>>();
 
@@ -54,6 +46,8 @@ function dataset(): ReturnType<typeof event>[][] {
     event('admin', '$groupidentify', { $group_type: 'company', $group_key: `company-${c}`, $group_set: { name: `Company ${c}`, size: c * 10 } }, { timestamp: new Date(START).toISOString() })));
   return batches;
 }
+
+const engines = twoEngines(t, dataset);
 
 async function hogql(api: Client, query: string, extra: Record<string, unknown> = {}, project = '@current'): Promise<{ status: number; body: any }> {
   const res = await api.post(`/api/projects/${project}/query/`, { query: { kind: 'HogQLQuery', query, ...extra }, refresh: 'force_blocking' });
@@ -110,9 +104,9 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
 
 
 async function compare(tt: Tap.Test, c: Case, zone = 'UTC'): Promise<void> {
-  const [fromCh, fromLocal] = await Promise.all([rows(chApi, c.hogql, c.extra), rows(localApi, c.hogql, c.extra)]);
-  const got = fromCh.map((r) => r.map((v) => norm(chApi, v)));
-  const want = fromLocal.map((r) => r.map((v) => norm(localApi, v)));
+  const [fromCh, fromLocal] = await Promise.all([rows(engines.chApi, c.hogql, c.extra), rows(engines.localApi, c.hogql, c.extra)]);
+  const got = fromCh.map((r) => r.map((v) => norm(engines.chApi, v)));
+  const want = fromLocal.map((r) => r.map((v) => norm(engines.localApi, v)));
   const a = c.ordered ? got : [...got].sort((x, y) => rowKey(x).localeCompare(rowKey(y)));
   const b = c.ordered ? want : [...want].sort((x, y) => rowKey(x).localeCompare(rowKey(y)));
   const equal = a.length === b.length && a.every((row, i) => row.length === b[i]!.length && row.every((v, j) => same(v, b[i]![j])));
@@ -120,50 +114,28 @@ async function compare(tt: Tap.Test, c: Case, zone = 'UTC'): Promise<void> {
   tt.ok(equal, c.hogql, { ...(equal ? {} : { clickhouse: a.slice(0, 8), local: b.slice(0, 8), clickhouseRows: a.length, localRows: b.length }), ...(known ? { todo: known } : {}) });
 }
 
-t.before(async () => {
-  ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
-  await ch.start();
-  [onClickHouse, local] = await Promise.all([
-    startQuill({ env: { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: 'clickhouse' }, workers: 2 }),
-    startQuill({ workers: 2 }),
-  ]);
-  chApi = new Client(onClickHouse.base);
-  localApi = new Client(local.base);
-  for (const batch of dataset()) {
-    for (const q of [onClickHouse, local]) {
-      const res = await sendBatch(q.base, batch);
-      if (res.status !== 200) throw new Error(`batch answered ${res.status}`);
-    }
-  }
-});
 
 t.test('read-your-writes: the first query after the last batch sees every event, person and distinct id', async (tt) => {
   // No polling: the query itself waits until the export covers the events and person changes acknowledged before it.
   const query = 'SELECT (SELECT count() FROM persons), (SELECT count() FROM person_distinct_ids), (SELECT uniq(person_id) FROM events), (SELECT count() FROM events)';
-  const fromCh = await hogql(chApi, query);
-  const fromLocal = await rows(localApi, query);
+  const fromCh = await hogql(engines.chApi, query);
+  const fromLocal = await rows(engines.localApi, query);
   tt.equal(fromCh.status, 200);
   tt.equal(fromCh.body.clickhouse_export?.caught_up, true, 'the export had caught up');
   tt.same(fromCh.body.results, fromLocal, 'persons, distinct ids, persons of events and events as the local engine has them');
-  await learnPersons(chApi);
-  await learnPersons(localApi);
+  await learnPersons(engines.chApi);
+  await learnPersons(engines.localApi);
 });
 
-t.teardown(async () => {
-  await Promise.all([onClickHouse?.stop(), local?.stop()]);
-  if (!t.passing()) console.error(`ClickHouse shim output:\n${ch?.output.slice(-4000)}\nQuill output:\n${onClickHouse?.output().slice(-6000)}`);
-  await ch?.stop();
-  for (const dir of [onClickHouse?.dataDir, local?.dataDir, ch?.dataDir]) if (dir) removeDir(dir);
-});
 
 t.test('the answer says where it came from and that the export had caught up', async (tt) => {
-  const res = await hogql(chApi, "SELECT count() FROM events WHERE event = '$pageview'");
+  const res = await hogql(engines.chApi, "SELECT count() FROM events WHERE event = '$pageview'");
   tt.equal(res.status, 200);
   tt.equal(res.body.clickhouse_export?.caught_up, true, 'caught up');
   tt.match(res.body.clickhouse, /team_id = 1\b/, 'the ClickHouse SQL, guarded');
   tt.same(res.body.columns, ['count()']);
   tt.same(res.body.types, [['count()', 'Int64']]);
-  const localRes = await hogql(localApi, "SELECT count() FROM events WHERE event = '$pageview'");
+  const localRes = await hogql(engines.localApi, "SELECT count() FROM events WHERE event = '$pageview'");
   tt.same(res.body.results, localRes.body.results, 'the same count as the local engine');
   tt.equal(localRes.body.clickhouse_export, undefined, 'the local engine says nothing of the export');
 });
@@ -204,15 +176,15 @@ const MORE_CASES: Case[] = [
 
 t.test('groups of events and materialized columns', async (tt) => {
   for (const c of MORE_CASES) await compare(tt, c);
-  const named = await rows(chApi, MORE_CASES[0]!.hogql);
+  const named = await rows(engines.chApi, MORE_CASES[0]!.hogql);
   tt.ok(named.some((r) => r[0] === 'Company 1' && Number(r[1]) > 0), 'the groups are found (not only nulls on both sides)');
 });
 
 t.test("SELECT * FROM persons on ClickHouse is the Quill's own persons (its persons API)", async (tt) => {
   // Against the same Quill, not the other one: which person survives a merge of ids on two shards, and so its
   // created_at and $initial_ properties, may differ between two Quills fed the same events.
-  const fromCh = await rows(chApi, 'SELECT * FROM persons LIMIT 1000');
-  const own = (await chApi.get('/api/projects/@current/persons/?limit=1000')).body.results as { uuid: string; created_at: string; properties: Record<string, unknown>; is_identified: boolean }[];
+  const fromCh = await rows(engines.chApi, 'SELECT * FROM persons LIMIT 1000');
+  const own = (await engines.chApi.get('/api/projects/@current/persons/?limit=1000')).body.results as { uuid: string; created_at: string; properties: Record<string, unknown>; is_identified: boolean }[];
   tt.equal(fromCh.length, own.length, `${own.length} persons`);
   const byUuid = new Map(own.map((p) => [p.uuid, p]));
   const mismatches = fromCh.filter(([id, createdAt, properties, identified]) => {
@@ -227,15 +199,15 @@ t.test('{filters} with every kind of property filter', async (tt) => {
 });
 
 t.test('the differential corpus in America/New_York', async (tt) => {
-  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
   for (const c of NEW_YORK_CASES) await compare(tt, c, 'America/New_York');
   // The UTC corpus's time buckets and string times, in a zone with a DST change inside the data.
   for (const c of UTC_CASES.filter((x) => /timestamp|\{filters\}/.test(x.hogql))) await compare(tt, c, 'America/New_York');
-  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });
 
 t.test("security: another project's rows in the same ClickHouse database are never seen", async (tt) => {
-  const created = await chApi.post('/api/projects/', { name: 'other team' });
+  const created = await engines.chApi.post('/api/projects/', { name: 'other team' });
   tt.equal(created.status, 201);
   const other = String(created.body.id);
   const batch = [
@@ -244,11 +216,11 @@ t.test("security: another project's rows in the same ClickHouse database are nev
     event('anon-1', 'b-secret', { secret: 'b' }), // a distinct id project A has too
     event('b-admin', '$groupidentify', { $group_type: 'company', $group_key: 'b-corp', $group_set: { secret: 'b' } }),
   ];
-  const sent = await fetch(`${onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
+  const sent = await fetch(`${engines.onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
   tt.equal(sent.status, 200);
   // Project B sees its own rows through the same path (so a 0 from A means guarded, not missing), at once: the
   // query waits for the export of what was acknowledged before it.
-  const res = await hogql(chApi, "SELECT (SELECT count() FROM events WHERE event = 'b-secret'), (SELECT count() FROM persons WHERE properties.secret = 'b'), (SELECT count() FROM groups WHERE properties.secret = 'b')", {}, other);
+  const res = await hogql(engines.chApi, "SELECT (SELECT count() FROM events WHERE event = 'b-secret'), (SELECT count() FROM persons WHERE properties.secret = 'b'), (SELECT count() FROM groups WHERE properties.secret = 'b')", {}, other);
   tt.equal(res.status, 200);
   const own = res.body.results[0];
   tt.same(own, [3, 1, 1], 'project B sees its events, person and group');
@@ -269,14 +241,14 @@ t.test("security: another project's rows in the same ClickHouse database are nev
     ['groups', "SELECT count() FROM groups WHERE key = 'b-corp'"],
   ];
   for (const [construct, query] of fromA) {
-    const res = await hogql(chApi, query);
+    const res = await hogql(engines.chApi, query);
     tt.equal(res.status, 200, `${construct}: answered`);
     tt.same(res.body.results, [[0]], `${construct}: nothing of project B`);
     tt.equal(res.body.clickhouse_export?.caught_up, true, `${construct}: after the export caught up`);
   }
   // The shared distinct id anon-1 resolves to project A's person only.
-  const mine = await rows(chApi, "SELECT uniq(person_id), count() FROM events WHERE distinct_id = 'anon-1'");
-  const mineLocal = await rows(localApi, "SELECT uniq(person_id), count() FROM events WHERE distinct_id = 'anon-1'");
+  const mine = await rows(engines.chApi, "SELECT uniq(person_id), count() FROM events WHERE distinct_id = 'anon-1'");
+  const mineLocal = await rows(engines.localApi, "SELECT uniq(person_id), count() FROM events WHERE distinct_id = 'anon-1'");
   tt.same(mine, mineLocal, "a distinct id both projects have: project A's events and person only");
 });
 
@@ -303,32 +275,32 @@ t.test('security: table functions, SETTINGS and writes are refused with a 400 na
     ['WITH x AS (SELECT event FROM x) SELECT count() FROM x', /recursive WITH/],
   ];
   for (const [query, name] of refused) {
-    for (const api of [chApi, localApi]) {
+    for (const api of [engines.chApi, engines.localApi]) {
       const res = await hogql(api, query);
-      tt.equal(res.status, 400, `refused${api === localApi ? ' by the local engine too' : ''}: ${query}`);
+      tt.equal(res.status, 400, `refused${api === engines.localApi ? ' by the local engine too' : ''}: ${query}`);
       tt.match(String(res.body?.detail), name, `naming it: ${res.body?.detail}`);
     }
   }
   // Below the printer, the connection itself cannot write: a statement that reached it would fail as read-only.
-  const reader = await ClickHouseReader.open({ url: ch.url, user: null, password: null, database: 'posthog', cluster: null });
+  const reader = await ClickHouseReader.open({ url: engines.ch.url, user: null, password: null, database: 'posthog', cluster: null });
   await tt.rejects(
     reader.select("INSERT INTO posthog.events (uuid, event, team_id, timestamp, _timestamp) SELECT generateUUIDv4(), 'written', 1, now(), now()", {}, { maxExecutionS: 10, maxMemoryBytes: 1e9 }),
     { code: '164' }, 'an INSERT on the query connection: READONLY',
   );
   await reader.close();
-  const still = await rows(chApi, 'SELECT count() FROM events');
-  const stillLocal = await rows(localApi, 'SELECT count() FROM events');
+  const still = await rows(engines.chApi, 'SELECT count() FROM events');
+  const stillLocal = await rows(engines.localApi, 'SELECT count() FROM events');
   tt.same(still, stillLocal, 'the events are all still there');
 });
 
 t.test('ClickHouse down: the query answers 503 clickhouse_unavailable, and again once it is back', async (tt) => {
-  await ch.stop();
-  const res = await hogql(chApi, 'SELECT count() FROM events');
+  await engines.ch.stop();
+  const res = await hogql(engines.chApi, 'SELECT count() FROM events');
   tt.equal(res.status, 503, 'a 503');
   tt.equal(res.body?.code, 'clickhouse_unavailable', 'saying ClickHouse did not answer');
-  await ch.start();
-  const back = await rows(chApi, "SELECT count() FROM events WHERE event = 'purchase'");
-  tt.same(back, await rows(localApi, "SELECT count() FROM events WHERE event = 'purchase'"), 'answers again, from the same data');
+  await engines.ch.start();
+  const back = await rows(engines.chApi, "SELECT count() FROM events WHERE event = 'purchase'");
+  tt.same(back, await rows(engines.localApi, "SELECT count() FROM events WHERE event = 'purchase'"), 'answers again, from the same data');
 });
 
 t.test('QUILL_ANALYTICS=clickhouse without QUILL_CLICKHOUSE_URL is refused at start-up', async (tt) => {

@@ -3,22 +3,14 @@
 // must answer the same on both, in UTC and in New York (a DST change inside the data); a second project's events in
 // the same database are never counted; what ClickHouse does not compute yet falls back and says so.
 import t from 'tap';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ClickHouseProcess } from '../../bench/lib/clickhouse-process.js';
-import { event, sendBatch } from '../helpers/ingest.js';
-import { Client, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
+import { event } from '../helpers/ingest.js';
+import type { Client } from '../helpers/quill.js';
+import { twoEngines } from '../helpers/two-engines.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
 const DATES = { date_from: '2026-10-25', date_to: '2026-11-09' };
 
-let ch: ClickHouseProcess;
-let onClickHouse: QuillProcess;
-let local: QuillProcess;
-let chApi: Client;
-let localApi: Client;
 
 /** 24 visitors over two weeks across the end of DST in New York, some identified, some purchases with a price. */
 function dataset(): ReturnType<typeof event>[][] {
@@ -44,6 +36,8 @@ function dataset(): ReturnType<typeof event>[][] {
   }
   return batches;
 }
+
+const engines = twoEngines(t, dataset);
 
 const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, ...params })
   .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
@@ -91,33 +85,11 @@ const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
   ['person breakdown', { events: [pageviews], breakdown: 'plan', breakdown_type: 'person' }, /person breakdowns/],
 ];
 
-t.before(async () => {
-  ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
-  await ch.start();
-  [onClickHouse, local] = await Promise.all([
-    startQuill({ env: { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: 'clickhouse' }, workers: 2 }),
-    startQuill({ workers: 2 }),
-  ]);
-  chApi = new Client(onClickHouse.base);
-  localApi = new Client(local.base);
-  for (const batch of dataset()) {
-    for (const q of [onClickHouse, local]) {
-      const res = await sendBatch(q.base, batch);
-      if (res.status !== 200) throw new Error(`batch answered ${res.status}`);
-    }
-  }
-});
 
-t.teardown(async () => {
-  await Promise.all([onClickHouse?.stop(), local?.stop()]);
-  if (!t.passing()) console.error(`ClickHouse shim output:\n${ch?.output.slice(-4000)}\nQuill output:\n${onClickHouse?.output().slice(-6000)}`);
-  await ch?.stop();
-  for (const dir of [onClickHouse?.dataDir, local?.dataDir, ch?.dataDir]) if (dir) removeDir(dir);
-});
 
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
   for (const [name, params] of SUPPORTED) {
-    const [fromCh, fromLocal] = await Promise.all([trend(chApi, params), trend(localApi, params)]);
+    const [fromCh, fromLocal] = await Promise.all([trend(engines.chApi, params), trend(engines.localApi, params)]);
     tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
     tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
     tt.same(essence(fromCh), essence(fromLocal), `${zone}, ${name}: the local engine's answer`);
@@ -127,33 +99,33 @@ async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
 }
 
 t.test('trends in UTC: ClickHouse answers as the local engine', async (tt) => {
-  const first = await trend(localApi, { events: [pageviews] });
+  const first = await trend(engines.localApi, { events: [pageviews] });
   tt.ok((first.result[0].count as number) > 50, 'the data set has pageviews (not zeros on both sides)');
   await compareAll(tt, 'UTC');
 });
 
 t.test("the project's test-account filters (event properties) on ClickHouse", async (tt) => {
   const filters = [{ key: '$current_url', value: 'blog', operator: 'not_icontains', type: 'event' }];
-  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: filters })).status, 200);
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: filters })).status, 200);
   const params = { events: [pageviews], filter_test_accounts: true, breakdown: '$browser', breakdown_type: 'event' };
-  const [fromCh, fromLocal, unfiltered] = await Promise.all([trend(chApi, params), trend(localApi, params), trend(localApi, { ...params, filter_test_accounts: false })]);
+  const [fromCh, fromLocal, unfiltered] = await Promise.all([trend(engines.chApi, params), trend(engines.localApi, params), trend(engines.localApi, { ...params, filter_test_accounts: false })]);
   tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
   tt.same(essence(fromCh), essence(fromLocal), "the local engine's answer");
   const total = (body: any) => body.result.reduce((a: number, r: any) => a + r.count, 0);
   tt.ok(total(fromLocal) < total(unfiltered), 'the filters leave events out');
-  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: [] })).status, 200);
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: [] })).status, 200);
 });
 
 t.test('trends in America/New_York', async (tt) => {
-  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
   await compareAll(tt, 'New York');
-  for (const api of [chApi, localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });
 
 t.test('the TrendsQuery kind of /query/ is computed on ClickHouse too', async (tt) => {
   const query = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }], interval: 'week', dateRange: DATES,
     breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } };
-  const [fromCh, fromLocal] = await Promise.all([chApi, localApi].map(async (api) => {
+  const [fromCh, fromLocal] = await Promise.all([engines.chApi, engines.localApi].map(async (api) => {
     const res = await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' });
     tt.equal(res.status, 200);
     return res.body;
@@ -165,7 +137,7 @@ t.test('the TrendsQuery kind of /query/ is computed on ClickHouse too', async (t
 
 t.test('what ClickHouse does not compute yet falls back to the local engine and says why', async (tt) => {
   for (const [name, params, reason] of FALLBACKS) {
-    const [fromCh, fromLocal] = await Promise.all([trend(chApi, params), trend(localApi, params)]);
+    const [fromCh, fromLocal] = await Promise.all([trend(engines.chApi, params), trend(engines.localApi, params)]);
     tt.match(fromCh.clickhouse?.fallback, reason, `${name}: falls back, saying ${fromCh.clickhouse?.fallback}`);
     if (/person/.test(name)) {
       // Person properties depend on which person survived a merge across shards, which may differ between two
@@ -177,13 +149,13 @@ t.test('what ClickHouse does not compute yet falls back to the local engine and 
       tt.same(essence(fromCh), essence(fromLocal), `${name}: the local engine's answer`);
     }
   }
-  const local = await trend(localApi, { events: [pageviews] });
+  const local = await trend(engines.localApi, { events: [pageviews] });
   tt.equal(local.clickhouse, undefined, 'the local engine says nothing of ClickHouse');
 });
 
 t.test("another project's events in the same ClickHouse database are never counted", async (tt) => {
-  const before = await trend(chApi, { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], breakdown: '$browser', breakdown_type: 'event' });
-  const created = await chApi.post('/api/projects/', { name: 'other team' });
+  const before = await trend(engines.chApi, { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], breakdown: '$browser', breakdown_type: 'event' });
+  const created = await engines.chApi.post('/api/projects/', { name: 'other team' });
   tt.equal(created.status, 201);
   const other = String(created.body.id);
   const at = new Date(START + 3 * DAY).toISOString();
@@ -191,12 +163,12 @@ t.test("another project's events in the same ClickHouse database are never count
     event('b-visitor', '$pageview', { $browser: 'B-secret' }, { timestamp: at }),
     event('anon-1', '$pageview', { $browser: 'Chrome' }, { timestamp: at }), // a distinct id project A has too
   ];
-  const sent = await fetch(`${onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
+  const sent = await fetch(`${engines.onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
   tt.equal(sent.status, 200);
   // Project B sees its own events through the same path (so an unchanged A means guarded, not missing).
-  const own = await trend(chApi, { events: [pageviews], breakdown: '$browser', breakdown_type: 'event' }, other);
+  const own = await trend(engines.chApi, { events: [pageviews], breakdown: '$browser', breakdown_type: 'event' }, other);
   tt.same(own.clickhouse, { fallback: null });
   tt.same(own.result.map((r: any) => [r.breakdown_value, r.count]).sort(), [['B-secret', 1], ['Chrome', 1]], "project B's two pageviews");
-  const after = await trend(chApi, { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], breakdown: '$browser', breakdown_type: 'event' });
+  const after = await trend(engines.chApi, { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], breakdown: '$browser', breakdown_type: 'event' });
   tt.same(essence(after), essence(before), 'project A: the same answer as before project B had events');
 });
