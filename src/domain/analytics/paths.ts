@@ -156,13 +156,22 @@ export function itemCleaner(rules: readonly CleaningRule[], groupings: readonly 
 
 export const SESSION_GAP_MS = 30 * 60_000;
 
+/** Where a session's path starts and ends, and how many items it keeps (§7.2 steps 3-4). */
+export interface PathBounds<T> {
+  startPoint: T | null;
+  endPoint: T | null;
+  stepLimit: number;
+}
+
 /**
  * One person's path items (time order, with times) → the sessions' limited paths (§7.2 steps 2-4): split where the
- * gap is ≥ 30 minutes, collapse repeats, anchor at the start/end points, keep `stepLimit` items.
+ * gap is ≥ 30 minutes, collapse repeats, anchor at the start/end points, keep `stepLimit` items. Items are any
+ * comparable value (names, or the engine's ids for them); `ellipsis` stands for the items cut out of a path that
+ * has both a start and an end point.
  */
-export function sessionPaths(items: readonly string[], times: readonly number[], q: Pick<PathsQuery, 'startPoint' | 'endPoint' | 'stepLimit'>): { items: string[]; times: number[] }[] {
-  const out: { items: string[]; times: number[] }[] = [];
-  let cur: { items: string[]; times: number[] } | null = null;
+export function sessionPaths<T>(items: readonly T[], times: readonly number[], q: PathBounds<T>, ellipsis: T): { items: T[]; times: number[] }[] {
+  const out: { items: T[]; times: number[] }[] = [];
+  let cur: { items: T[]; times: number[] } | null = null;
   for (let i = 0; i < items.length; i++) {
     if (cur === null || times[i]! - times[i - 1]! >= SESSION_GAP_MS) {
       cur = { items: [], times: [] };
@@ -173,7 +182,7 @@ export function sessionPaths(items: readonly string[], times: readonly number[],
     cur.times.push(times[i]!);
   }
   const limit = q.stepLimit;
-  const result: { items: string[]; times: number[] }[] = [];
+  const result: { items: T[]; times: number[] }[] = [];
   for (const s of out) {
     let from = 0;
     let to = s.items.length;
@@ -191,7 +200,7 @@ export function sessionPaths(items: readonly string[], times: readonly number[],
     if (items.length > limit) {
       if (q.startPoint !== null && q.endPoint !== null) {
         const half = Math.floor(limit / 2);
-        items = [...items.slice(0, half), '...', ...items.slice(-half)];
+        items = [...items.slice(0, half), ellipsis, ...items.slice(-half)];
         times = [...times.slice(0, half), times[half]!, ...times.slice(-half)];
       } else if (q.endPoint !== null) {
         items = items.slice(-limit);
@@ -205,6 +214,9 @@ export function sessionPaths(items: readonly string[], times: readonly number[],
   }
   return result;
 }
+
+/** The item standing for the middle of a path cut between a start and an end point. */
+export const PATH_ELLIPSIS = '...';
 
 export interface Edge {
   source: string;

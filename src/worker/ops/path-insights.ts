@@ -4,7 +4,7 @@
  */
 import { pathsQueryOf, rankEdges } from '../../domain/analytics/paths.js';
 import { actorPage } from '../analytics/actors.js';
-import { runPaths } from '../analytics/paths.js';
+import { namedEdges, runPaths } from '../analytics/paths.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
@@ -27,7 +27,7 @@ export const path: OpHandler = (item, rt) => answering(async () => {
 export async function pathAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = pathsQueryOf(p);
   const run = await runPaths(rt, team, q, now);
-  return { result: rankEdges(run.partial.edges, q), timezone: run.ctx.timeZone };
+  return { result: rankEdges(namedEdges(run.partial), q), timezone: run.ctx.timeZone };
 }
 
 export async function personsPathAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {
