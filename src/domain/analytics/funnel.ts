@@ -172,11 +172,19 @@ function matchedRows(ts: Float64Array, n: number, shape: FunnelShape, next: Int3
 export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelShape, periodOf?: (t: number) => number, keepChains = false): PersonFunnel {
   const steps = shape.steps;
   const byPeriod = periodOf ? new Map<number, number>() : null;
-  const next = nextRows(mask, n, steps);
+  // Most persons of a range never enter most funnels: no row can start an attempt, nothing to work out.
+  const startBits = shape.order === 'unordered' ? (1 << steps) - 1 : 1;
+  let anyStart = false;
+  for (let r = 0; r < n && !anyStart; r++) anyStart = (mask[r]! & startBits) !== 0;
+  if (!anyStart) return { reached: 0, averages: new Array<number>(steps - 1).fill(NaN), medians: new Array<number>(steps - 1).fill(NaN), starts: [], chains: [], byPeriod };
+  const next = shape.order === 'strict' ? nextScratch : nextRows(mask, n, steps);
   const chain = chainScratch;
   let best = 0;
-  // Per step s ≥ 1: the conversion times of the best attempts so far.
-  const times: number[][] = Array.from({ length: steps - 1 }, () => []);
+  // The conversion times of the best attempts so far: step s ≥ 1's k-th at (s - 1) * n + k (every best attempt
+  // reaches the same steps, so one count serves all steps).
+  if (timeScratch.length < (steps - 1) * n) timeScratch = new Float64Array(Math.max((steps - 1) * n, timeScratch.length * 2));
+  const times = timeScratch;
+  let bestCount = 0;
   const starts: number[] = [];
   const chains: number[][] = [];
   for (let r = 0; r < n; r++) {
@@ -195,11 +203,12 @@ export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, sha
       if (length < best) continue;
       if (length > best) {
         best = length;
-        for (const list of times) list.length = 0;
+        bestCount = 0;
         starts.length = 0;
         chains.length = 0;
       }
-      for (let s = 1; s < length; s++) times[s - 1]!.push((ts[chain[s]!]! - ts[chain[s - 1]!]!) / 1000);
+      for (let s = 1; s < length; s++) times[(s - 1) * n + bestCount] = (ts[chain[s]!]! - ts[chain[s - 1]!]!) / 1000;
+      bestCount++;
       starts.push(ts[chain[0]!]!);
       if (keepChains) chains.push(Array.from(chain.subarray(0, length)));
     }
@@ -207,11 +216,28 @@ export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, sha
   const averages: number[] = [];
   const medians: number[] = [];
   for (let s = 1; s < steps; s++) {
-    const list = times[s - 1]!;
-    averages.push(list.length === 0 ? NaN : list.reduce((a, b) => a + b, 0) / list.length);
-    medians.push(list.length === 0 ? NaN : median(list));
+    if (s >= best || bestCount === 0) {
+      averages.push(NaN);
+      medians.push(NaN);
+      continue;
+    }
+    const list = times.subarray((s - 1) * n, (s - 1) * n + bestCount);
+    let sum = 0;
+    for (let k = 0; k < bestCount; k++) sum += list[k]!;
+    averages.push(sum / bestCount);
+    medians.push(bestCount === 1 ? list[0]! : medianInPlace(list));
   }
   return { reached: best, averages, medians, starts, chains, byPeriod };
+}
+
+/** Conversion times of the best attempts, reused from person to person. */
+let timeScratch = new Float64Array(0);
+
+/** The median of `values`, which it sorts (scratch space, numbers only). */
+function medianInPlace(values: Float64Array): number {
+  values.sort();
+  const mid = values.length >> 1;
+  return values.length % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
 }
 
 export function median(values: readonly number[]): number {
