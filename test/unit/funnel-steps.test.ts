@@ -10,7 +10,7 @@ const shape = (steps: number, order: FunnelOrder): FunnelShape => ({ steps, orde
 function run(events: [number, number[]][], steps: number, order: FunnelOrder) {
   const ts = Float64Array.from(events.map(([m]) => m * 60_000));
   const mask = Uint32Array.from(events.map(([, s]) => s.reduce((bits, i) => bits | (1 << i), 0)));
-  return personFunnel(ts, mask, events.length, shape(steps, order), undefined, true);
+  return personFunnel(ts, mask, events.length, shape(steps, order), undefined, 'all');
 }
 
 t.test('an event that matches two steps fills one', async (t) => {

@@ -29,9 +29,7 @@ export interface PersonFunnel {
   /** Per step i > 0: the person's average seconds from step i-1 to i over its best candidates (NaN if not reached). */
   averages: number[];
   medians: number[];
-  /** Time of the first step of each best candidate (funnel trends: the entrance period). */
-  starts: number[];
-  /** Per best candidate, the row of each reached step (breakdown attribution by step). */
+  /** Per best candidate (or the first one only: see `KeepChains`), the row of each reached step. */
   chains: number[][];
   /** With `periodOf`: the steps reached from the best start in each entrance period (funnel trends). */
   byPeriod: Map<number, number> | null;
@@ -167,16 +165,19 @@ function matchedRows(ts: Float64Array, n: number, shape: FunnelShape, next: Int3
 /**
  * The person's outcome: `ts` ascending, `mask` bit s = matches step s (exclusions at their own bits). With
  * `periodOf`, also the best number of steps per entrance period (funnel trends); with `keepChains`, the rows of
- * every best attempt (step attribution).
+ * the first or every best attempt.
  */
-export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelShape, periodOf?: (t: number) => number, keepChains = false): PersonFunnel {
+/** Which best attempts' rows to return: none, the first (correlation's window), or all (attribution by step). */
+export type KeepChains = 'none' | 'first' | 'all';
+
+export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, shape: FunnelShape, periodOf?: (t: number) => number, keepChains: KeepChains = 'none'): PersonFunnel {
   const steps = shape.steps;
   const byPeriod = periodOf ? new Map<number, number>() : null;
   // Most persons of a range never enter most funnels: no row can start an attempt, nothing to work out.
   const startBits = shape.order === 'unordered' ? (1 << steps) - 1 : 1;
   let anyStart = false;
   for (let r = 0; r < n && !anyStart; r++) anyStart = (mask[r]! & startBits) !== 0;
-  if (!anyStart) return { reached: 0, averages: new Array<number>(steps - 1).fill(NaN), medians: new Array<number>(steps - 1).fill(NaN), starts: [], chains: [], byPeriod };
+  if (!anyStart) return { reached: 0, averages: new Array<number>(steps - 1).fill(NaN), medians: new Array<number>(steps - 1).fill(NaN), chains: [], byPeriod };
   const next = shape.order === 'strict' ? nextScratch : nextRows(mask, n, steps);
   const chain = chainScratch;
   let best = 0;
@@ -185,7 +186,6 @@ export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, sha
   if (timeScratch.length < (steps - 1) * n) timeScratch = new Float64Array(Math.max((steps - 1) * n, timeScratch.length * 2));
   const times = timeScratch;
   let bestCount = 0;
-  const starts: number[] = [];
   const chains: number[][] = [];
   for (let r = 0; r < n; r++) {
     const m = mask[r]!;
@@ -204,13 +204,11 @@ export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, sha
       if (length > best) {
         best = length;
         bestCount = 0;
-        starts.length = 0;
-        chains.length = 0;
+        if (chains.length > 0) chains.length = 0;
       }
       for (let s = 1; s < length; s++) times[(s - 1) * n + bestCount] = (ts[chain[s]!]! - ts[chain[s - 1]!]!) / 1000;
       bestCount++;
-      starts.push(ts[chain[0]!]!);
-      if (keepChains) chains.push(Array.from(chain.subarray(0, length)));
+      if (keepChains === 'all' || (keepChains === 'first' && chains.length === 0)) chains.push(Array.from(chain.subarray(0, length)));
     }
   }
   const averages: number[] = [];
@@ -227,7 +225,7 @@ export function personFunnel(ts: Float64Array, mask: Uint32Array, n: number, sha
     averages.push(sum / bestCount);
     medians.push(bestCount === 1 ? list[0]! : medianInPlace(list));
   }
-  return { reached: best, averages, medians, starts, chains, byPeriod };
+  return { reached: best, averages, medians, chains, byPeriod };
 }
 
 /** Conversion times of the best attempts, reused from person to person. */

@@ -36,18 +36,34 @@ function correlationReducer(params: unknown): SequenceReducer<CorrelationPartial
   const p = params as CorrelationParams;
   const skip = new Set(p.skip);
   const stepBits = (1 << p.shape.steps) - 1;
+  // Scratch reused from person to person: the step rows' times and masks, and per event name of the current
+  // names table its counts in the partial (null: never counted) and the last person that did it.
+  let ts = new Float64Array(64);
+  let mask = new Uint32Array(64);
+  let forNames: { names: readonly string[]; partial: CorrelationPartial } | null = null;
+  let counts: ([number, number] | null | undefined)[] = [];
+  let lastPerson = new Int32Array(0);
+  let personStamp = 0;
   return {
     kind: 'correlation',
     empty: () => ({ success: 0, failure: 0, events: new Map(), persons: [], keepPersons: p.personsOf !== null }),
     add(out, person: PersonEvents) {
       // The funnel is computed on step events only (strict funnels: on every event, "the next event" counts them
       // all); other events matter for the window.
-      const stepRows: number[] = [];
-      for (let k = 0; k < person.n; k++) if (p.shape.order === 'strict' || (person.mask[k]! & stepBits) !== 0 || person.mask[k]! >>> p.shape.steps !== 0) stepRows.push(k);
-      if (stepRows.length === 0) return;
-      const ts = Float64Array.from(stepRows, (k) => person.ts[k]!);
-      const mask = Uint32Array.from(stepRows, (k) => person.mask[k]!);
-      const f = personFunnel(ts, mask, stepRows.length, p.shape, undefined, true);
+      if (ts.length < person.n) {
+        ts = new Float64Array(person.n * 2);
+        mask = new Uint32Array(person.n * 2);
+      }
+      let n = 0;
+      for (let k = 0; k < person.n; k++) {
+        const m = person.mask[k]!;
+        if (p.shape.order === 'strict' || (m & stepBits) !== 0 || m >>> p.shape.steps !== 0) {
+          ts[n] = person.ts[k]!;
+          mask[n++] = m;
+        }
+      }
+      if (n === 0) return;
+      const f = personFunnel(ts, mask, n, p.shape, undefined, 'first');
       if (f.reached === 0) return;
       const converted = f.reached === p.shape.steps;
       if (converted) out.success++;
@@ -55,19 +71,34 @@ function correlationReducer(params: unknown): SequenceReducer<CorrelationPartial
       const chain = f.chains[0]!;
       const first = ts[chain[0]!]!;
       const last = converted ? ts[chain[chain.length - 1]!]! : Math.min(first + p.shape.windowMs, p.to);
-      const seen = new Set<string>();
+      if (forNames === null || forNames.names !== person.names || forNames.partial !== out || counts.length !== person.names.length) {
+        forNames = { names: person.names, partial: out };
+        counts = new Array(person.names.length);
+        lastPerson = new Int32Array(person.names.length);
+      }
+      const stamp = ++personStamp;
+      let didPersonsOf = p.personsOf === '';
       for (let k = 0; k < person.n; k++) {
         const t = person.ts[k]!;
-        if (t <= first || t >= last || person.name[k]! < 0) continue;
-        const name = person.names[person.name[k]!]!;
-        if (!skip.has(name)) seen.add(name);
-      }
-      for (const name of seen) {
-        const c = out.events.get(name) ?? [0, 0];
+        const name = person.name[k]!;
+        // Each name once per person.
+        if (t <= first || t >= last || name < 0 || lastPerson[name] === stamp) continue;
+        lastPerson[name] = stamp;
+        let c = counts[name];
+        if (c === undefined) {
+          const text = person.names[name]!;
+          if (skip.has(text)) c = null;
+          else {
+            c = out.events.get(text) ?? [0, 0];
+            out.events.set(text, c);
+          }
+          counts[name] = c;
+        }
+        if (c === null) continue;
         c[converted ? 0 : 1]++;
-        out.events.set(name, c);
+        if (!didPersonsOf && person.names[name] === p.personsOf) didPersonsOf = true;
       }
-      if (out.keepPersons && (p.personsOf === '' || seen.has(p.personsOf!))) out.persons.push([person.pid, converted]);
+      if (out.keepPersons && didPersonsOf) out.persons.push([person.pid, converted]);
     },
     merge(into, other) {
       into.success += other.success;

@@ -120,7 +120,7 @@ function funnelReducer(params: unknown): SequenceReducer<FunnelPartial> {
       }
       let value = '';
       if (p.attribution === 'step') {
-        const f = personFunnel(person.ts, person.mask, person.n, p.shape, undefined, true);
+        const f = personFunnel(person.ts, person.mask, person.n, p.shape, undefined, 'all');
         const step = p.attributionStep!;
         const values = new Set(f.chains.filter((c) => c.length > step).map((c) => text(c[step]!)));
         for (const v of values.size === 0 ? [''] : values) record(out, v, person.pid, person.ts, person.mask, person.n);
