@@ -240,7 +240,6 @@ function medianInPlace(values: Float64Array): number {
 
 export function median(values: readonly number[]): number {
   if (values.length === 1) return values[0]!;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  // A typed copy sorts numerically without a comparator call per comparison (persons' medians: tens of thousands).
+  return medianInPlace(Float64Array.from(values));
 }

@@ -131,11 +131,20 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
         if (masks[m]) filtered |= 1 << m;
       }
       grow(out, out.n + n);
+      // Locals for what the row loop reads and writes (the arrays stay the same within a block).
+      const { from, to, allEvents } = spec;
+      const pidOut = out.pid;
+      const tsOut = out.ts;
+      const maskOut = out.mask;
+      const valueOut = out.value;
+      const nameOut = out.name;
+      const withValue = spec.valueColumn !== null;
+      let k = out.n;
       for (let i = 0; i < n; i++) {
         let mask = nameCodes ? anyEvent | byCode[nameCodes[i]!]! : anyEvent;
-        if (mask === 0 && !spec.allEvents) continue;
+        if (mask === 0 && !allEvents) continue;
         const t = ts[i]!;
-        if (t < spec.from || t > spec.to) continue;
+        if (t < from || t > to) continue;
         if (global !== null && global[i] === 0) continue;
         const pid = persons[i]!;
         if (pid === 0) continue;
@@ -144,18 +153,22 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
           const m = 31 - Math.clz32(bits & -bits);
           if (masks[m]![i] === 0) mask &= ~(1 << m);
         }
-        if (mask === 0 && !spec.allEvents) continue;
-        const k = out.n++;
-        out.pid[k] = pid;
-        out.ts[k] = t;
-        out.mask[k] = mask;
-        if (pathItems) out.value[k] = pathItems(i);
-        else {
+        if (mask === 0 && !allEvents) continue;
+        pidOut[k] = pid;
+        tsOut[k] = t;
+        maskOut[k] = mask;
+        // Without a value column or names, those columns stay unwritten: no event carries one, so their tables
+        // stay empty and nothing reads them (groupByPerson leaves them out).
+        if (pathItems) valueOut[k] = pathItems(i);
+        else if (withValue) {
           const vc = valueCol ? valueCol.codes[i]! : 0;
-          out.value[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
+          valueOut[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
         }
-        out.name[k] = nameOf === null || !nameCodes ? -1 : nameOf[nameCodes[i]! - 1]!;
+        if (nameOf !== null) nameOut[k] = nameCodes ? nameOf[nameCodes[i]! - 1]! : -1;
+        else if (spec.names) nameOut[k] = -1;
+        k++;
       }
+      out.n = k;
       await slicer.pace();
     }
   }
