@@ -16,7 +16,7 @@ import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, sca
 import { EXPORT_OLDEST, EXPORT_PERSONS_POSITION, EXPORT_STARTING_POINTS, exportOldestHandler, exportPersonsPositionHandler, exportStartingPointsHandler } from './export/export-service.js';
 import { appliedHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
-import { SEQUENCE_COLLECT, SEQUENCE_TAKE, collectHandler, takeHandler } from './analytics/sequences.js';
+import { SEQUENCE_COLLECT, SEQUENCE_FINISH, SEQUENCE_TAKE, collectHandler, finishHandler, takeHandler } from './analytics/sequences.js';
 import './analytics/funnels.js';
 import './analytics/paths.js';
 import './analytics/correlation.js';
@@ -64,6 +64,7 @@ export function createWorkerEntry(data: WorkerData) {
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
     [SEQUENCE_COLLECT]: collectHandler,
     [SEQUENCE_TAKE]: takeHandler,
+    [SEQUENCE_FINISH]: finishHandler,
     [PERSON_EVENTS]: personEventsHandler,
     [HOGQL_SCAN]: hogqlScanHandler,
     [EXPORT_OLDEST]: exportOldestHandler,

@@ -1,15 +1,18 @@
 /**
  * Per-person analyses (funnels, paths, correlation) need each person's events in time order, and a person's events
- * can live on several shards (distinct ids joined by merges). The shuffle, in two rounds:
+ * can live on several shards (distinct ids joined by merges). The shuffle, in three rounds:
  *
  *  1. `collect`: every worker scans its shards for the events the analysis needs and keeps them as columns (person,
  *     time, bit set of the matchers each event satisfies, breakdown value) under the query's id; it answers the set
  *     of persons it saw (a bitmap).
  *  2. `take`: the coordinator sends the persons seen by more than one worker; each worker reduces every other person
- *     of its own (it holds all of their events) and ships the events of the shared persons; the coordinator reduces
- *     those, merging every worker's events of a person first.
+ *     of its own (it holds all of their events), keeps the events of the shared persons it owns (person id modulo
+ *     the workers) and ships those of the shared persons other workers own.
+ *  3. `finish`: the coordinator hands each worker the events shipped to it; each reduces its shared persons, every
+ *     worker's events of a person merged first.
  *
- * So both cores reduce, and only persons spread over workers (merged ones) travel, not the events of everyone.
+ * So every core reduces, also the persons spread over workers (merged ones: in a dataset where devices are
+ * anonymous before sign-up, a third of the events), and only those persons' events travel.
  */
 import { bitmapWords, hasMember } from '../../domain/analytics/aggregates.js';
 import { propertyText, type FilterNode } from '../../domain/analytics/property-filters.js';
@@ -24,6 +27,7 @@ import { Slicer } from './slices.js';
 
 export const SEQUENCE_COLLECT = 'sequence.collect';
 export const SEQUENCE_TAKE = 'sequence.take';
+export const SEQUENCE_FINISH = 'sequence.finish';
 /** Collected events are dropped if the coordinator never takes them (it failed meanwhile). */
 const FORGET_AFTER_MS = 120_000;
 
@@ -87,6 +91,7 @@ function grow(e: Events, need: number): void {
   e.name = copy(e.name, Int32Array);
 }
 
+/** Per query: the collected events (round 1), then the events of the shared persons this worker owns (round 2). */
 const collected = new Map<string, { events: Events; at: number }>();
 
 interface CollectMessage extends PeerMessage {
@@ -347,8 +352,8 @@ export async function forEachPerson(g: PersonGroups, want: (pid: number) => bool
   }
 }
 
-/** The events of some persons, as a self-contained Events (texts re-indexed), to ship to the coordinator. */
-function eventsOfPersons(g: PersonGroups, shared: Uint32Array): Events {
+/** The events of the persons of `shared` that `keep` accepts, as a self-contained Events (texts re-indexed). */
+function eventsOfPersons(g: PersonGroups, shared: Uint32Array, keep: (pid: number) => boolean): Events {
   const out = emptyEvents(1024);
   const valueIds = new Map<string, number>();
   const nameIds = new Map<string, number>();
@@ -357,6 +362,7 @@ function eventsOfPersons(g: PersonGroups, shared: Uint32Array): Events {
     for (let bits = shared[w]!; bits !== 0; bits &= bits - 1) {
       const pid = w * 32 + (31 - Math.clz32(bits & -bits));
       if (pid > g.maxPid) break;
+      if (!keep(pid)) continue;
       const from = g.starts[pid]!;
       const to = g.starts[pid + 1]!;
       grow(out, out.n + (to - from));
@@ -419,26 +425,52 @@ interface TakeMessage extends PeerMessage {
   reducer: { kind: string; params: unknown };
 }
 
-/** Round 2 on one worker: reduces its own persons, ships the shared ones' events. */
-export const takeHandler: PeerHandler = async (_rt, msg) => {
+/** Which worker reduces a person spread over several. */
+const ownerOf = (pid: number, workers: number) => pid % workers;
+
+/**
+ * Round 2 on one worker: reduces the persons only it has, keeps the events of the shared persons it owns and
+ * answers, per worker, the events of the shared persons that worker owns (null for itself).
+ */
+export const takeHandler: PeerHandler = async (rt, msg) => {
   const { id, shared, reducer } = msg as TakeMessage;
   const entry = collected.get(id);
-  collected.delete(id);
   if (!entry) throw new Error(`no collected events for query ${id}`);
   const r = reducerOf(reducer.kind, reducer.params);
   const partial = r.empty();
   const groups = groupByPerson(entry.events);
   await forEachPerson(groups, (pid) => !hasMember(shared, pid), (p) => r.add(partial, p));
-  return { partial, shipped: eventsOfPersons(groups, shared) };
+  const workers = rt.peers.count;
+  const shipped = Array.from({ length: workers }, (_, w) => (w === rt.index ? null : eventsOfPersons(groups, shared, (pid) => ownerOf(pid, workers) === w)));
+  collected.set(id, { events: eventsOfPersons(groups, shared, (pid) => ownerOf(pid, workers) === rt.index), at: Date.now() });
+  return { partial, shipped };
+};
+
+interface FinishMessage extends PeerMessage {
+  id: string;
+  received: Events[];
+  reducer: { kind: string; params: unknown };
+}
+
+/** Round 3 on one worker: reduces the shared persons it owns, from its own events of them and those shipped to it. */
+export const finishHandler: PeerHandler = async (_rt, msg) => {
+  const { id, received, reducer } = msg as FinishMessage;
+  const entry = collected.get(id);
+  collected.delete(id);
+  if (!entry) throw new Error(`no kept events for query ${id}`);
+  const r = reducerOf(reducer.kind, reducer.params);
+  const partial = r.empty();
+  const events = received.length === 0 ? entry.events : concatEvents([entry.events, ...received]);
+  await forEachPerson(groupByPerson(events), () => true, (p) => r.add(partial, p));
+  return partial;
 };
 
 let nextQuery = 0;
 
-/** Runs a per-person analysis over every shard: the two rounds above, then the shared persons here. */
+/** Runs a per-person analysis over every shard: the three rounds above, the partials merged here. */
 export async function reduceEverywhere<R>(rt: WorkerRuntime, spec: SequenceSpec, ctx: ScanContext, reducer: { kind: string; params: unknown }): Promise<R> {
   const id = `${rt.index}.${process.pid}.${nextQuery++}.${Date.now()}`;
   const seen = await rt.peers.all<Uint32Array>({ kind: SEQUENCE_COLLECT, id, spec, ctx } satisfies CollectMessage);
-
   // Persons seen by two workers or more.
   const words = bitmapWords(ctx.maxPersonId);
   const once = new Uint32Array(words);
@@ -449,11 +481,14 @@ export async function reduceEverywhere<R>(rt: WorkerRuntime, spec: SequenceSpec,
       once[w]! |= s[w]!;
     }
   }
-  const parts = await rt.peers.all<{ partial: R; shipped: Events }>({ kind: SEQUENCE_TAKE, id, shared, reducer } satisfies TakeMessage);
+  const parts = await rt.peers.all<{ partial: R; shipped: (Events | null)[] }>({ kind: SEQUENCE_TAKE, id, shared, reducer } satisfies TakeMessage);
+  const finals = await Promise.all(parts.map((_, w) => {
+    const received = parts.flatMap((p) => (p.shipped[w] && p.shipped[w]!.n > 0 ? [p.shipped[w]!] : []));
+    return rt.peers.call<R>(w, { kind: SEQUENCE_FINISH, id, received, reducer } satisfies FinishMessage);
+  }));
   const r = reducerOf(reducer.kind, reducer.params) as SequenceReducer<R>;
   const result = r.empty();
   for (const p of parts) r.merge(result, p.partial);
-  const sharedEvents = concatEvents(parts.map((p) => p.shipped));
-  await forEachPerson(groupByPerson(sharedEvents), () => true, (p) => r.add(result, p));
+  for (const f of finals) r.merge(result, f);
   return result;
 }
