@@ -28,6 +28,8 @@ import { Slicer } from './slices.js';
 export const SEQUENCE_COLLECT = 'sequence.collect';
 export const SEQUENCE_TAKE = 'sequence.take';
 export const SEQUENCE_FINISH = 'sequence.finish';
+/** Rows first allocated for an analysis that collects only some events (it grows from there). */
+const SELECTIVE_START_ROWS = 1 << 20;
 /** Collected events are dropped if the coordinator never takes them (it failed meanwhile). */
 const FORGET_AFTER_MS = 120_000;
 
@@ -105,77 +107,79 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
   const { id, spec, ctx } = msg as CollectMessage;
   rt.persons.env.resetReadTxn();
   const env = scanEnvOf(rt, ctx);
-  const out = emptyEvents(4096);
+  const blocks = [...rt.ingest.shards.values()].flatMap((shard) => shard.events.columns.blocks(spec.team, spec.from, spec.to));
+  // Sized once for what the blocks can give (every row when every event is collected), so that the columns are not
+  // copied as they grow; a selective analysis starts smaller and grows.
+  const rows = blocks.reduce((total, b) => total + b.n, 0);
+  const out = emptyEvents(Math.max(1024, spec.allEvents ? rows : Math.min(rows, SELECTIVE_START_ROWS)));
   const valueIds = new Map<string, number>();
   const nameIds = new Map<string, number>();
   const slicer = new Slicer();
-  for (const shard of rt.ingest.shards.values()) {
-    for (const block of shard.events.columns.blocks(spec.team, spec.from, spec.to)) {
-      const n = block.n;
-      const ts = block.f64(COL.ts)!;
-      const persons = env.resolution.resolveAll(block.u32(COL.personId)!);
-      const names = block.dict(COL.event);
-      const global = spec.filter === null ? null : rowMask(spec.filter, block, env);
-      // Per matcher: its event name's code in this block (0: any event, -1: absent) and its filter's rows.
-      const codes = spec.matchers.map((m) => (m.event === null ? 0 : names ? names.values.indexOf(m.event) + 1 || -1 : -1));
-      const masks = spec.matchers.map((m, i) => (codes[i] === -1 || m.filter === null ? null : rowMask(m.filter, block, env)));
-      const nameCodes = names?.codes;
-      const pathItems = spec.valueColumn === PATH_ITEM ? pathItemsOf(block, names, (text) => idOf(valueIds, out.values, text)) : null;
-      const valueCol = spec.valueColumn === null || pathItems ? null : block.dict(spec.valueColumn);
-      const valueOf = valueCol ? valueCol.values.map((v) => (v === null ? -1 : idOf(valueIds, out.values, propertyText(v)))) : null;
-      const nameOf = spec.names && names ? names.values.map((v) => idOf(nameIds, out.names, v as string)) : null;
-      // The matchers an event's name can satisfy, per dictionary code, so that a row of another event is skipped
-      // with one table read (most rows of a block are events no matcher names).
-      let anyEvent = 0;
-      const byCode = new Uint32Array((names?.values.length ?? 0) + 1);
-      let filtered = 0;
-      for (let m = 0; m < codes.length; m++) {
-        if (codes[m] === -1) continue;
-        if (codes[m] === 0) anyEvent |= 1 << m;
-        else byCode[codes[m]!]! |= 1 << m;
-        if (masks[m]) filtered |= 1 << m;
-      }
-      grow(out, out.n + n);
-      // Locals for what the row loop reads and writes (the arrays stay the same within a block).
-      const { from, to, allEvents } = spec;
-      const pidOut = out.pid;
-      const tsOut = out.ts;
-      const maskOut = out.mask;
-      const valueOut = out.value;
-      const nameOut = out.name;
-      const withValue = spec.valueColumn !== null;
-      let k = out.n;
-      for (let i = 0; i < n; i++) {
-        let mask = nameCodes ? anyEvent | byCode[nameCodes[i]!]! : anyEvent;
-        if (mask === 0 && !allEvents) continue;
-        const t = ts[i]!;
-        if (t < from || t > to) continue;
-        if (global !== null && global[i] === 0) continue;
-        const pid = persons[i]!;
-        if (pid === 0) continue;
-        // Then each candidate matcher's own filter.
-        for (let bits = mask & filtered; bits !== 0; bits &= bits - 1) {
-          const m = 31 - Math.clz32(bits & -bits);
-          if (masks[m]![i] === 0) mask &= ~(1 << m);
-        }
-        if (mask === 0 && !allEvents) continue;
-        pidOut[k] = pid;
-        tsOut[k] = t;
-        maskOut[k] = mask;
-        // Without a value column or names, those columns stay unwritten: no event carries one, so their tables
-        // stay empty and nothing reads them (groupByPerson leaves them out).
-        if (pathItems) valueOut[k] = pathItems(i);
-        else if (withValue) {
-          const vc = valueCol ? valueCol.codes[i]! : 0;
-          valueOut[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
-        }
-        if (nameOf !== null) nameOut[k] = nameCodes ? nameOf[nameCodes[i]! - 1]! : -1;
-        else if (spec.names) nameOut[k] = -1;
-        k++;
-      }
-      out.n = k;
-      await slicer.pace();
+  for (const block of blocks) {
+    const n = block.n;
+    const ts = block.f64(COL.ts)!;
+    const persons = env.resolution.resolveAll(block.u32(COL.personId)!);
+    const names = block.dict(COL.event);
+    const global = spec.filter === null ? null : rowMask(spec.filter, block, env);
+    // Per matcher: its event name's code in this block (0: any event, -1: absent) and its filter's rows.
+    const codes = spec.matchers.map((m) => (m.event === null ? 0 : names ? names.values.indexOf(m.event) + 1 || -1 : -1));
+    const masks = spec.matchers.map((m, i) => (codes[i] === -1 || m.filter === null ? null : rowMask(m.filter, block, env)));
+    const nameCodes = names?.codes;
+    const pathItems = spec.valueColumn === PATH_ITEM ? pathItemsOf(block, names, (text) => idOf(valueIds, out.values, text)) : null;
+    const valueCol = spec.valueColumn === null || pathItems ? null : block.dict(spec.valueColumn);
+    const valueOf = valueCol ? valueCol.values.map((v) => (v === null ? -1 : idOf(valueIds, out.values, propertyText(v)))) : null;
+    const nameOf = spec.names && names ? names.values.map((v) => idOf(nameIds, out.names, v as string)) : null;
+    // The matchers an event's name can satisfy, per dictionary code, so that a row of another event is skipped
+    // with one table read (most rows of a block are events no matcher names).
+    let anyEvent = 0;
+    const byCode = new Uint32Array((names?.values.length ?? 0) + 1);
+    let filtered = 0;
+    for (let m = 0; m < codes.length; m++) {
+      if (codes[m] === -1) continue;
+      if (codes[m] === 0) anyEvent |= 1 << m;
+      else byCode[codes[m]!]! |= 1 << m;
+      if (masks[m]) filtered |= 1 << m;
     }
+    grow(out, out.n + n);
+    // Locals for what the row loop reads and writes (the arrays stay the same within a block).
+    const { from, to, allEvents } = spec;
+    const pidOut = out.pid;
+    const tsOut = out.ts;
+    const maskOut = out.mask;
+    const valueOut = out.value;
+    const nameOut = out.name;
+    const withValue = spec.valueColumn !== null;
+    let k = out.n;
+    for (let i = 0; i < n; i++) {
+      let mask = nameCodes ? anyEvent | byCode[nameCodes[i]!]! : anyEvent;
+      if (mask === 0 && !allEvents) continue;
+      const t = ts[i]!;
+      if (t < from || t > to) continue;
+      if (global !== null && global[i] === 0) continue;
+      const pid = persons[i]!;
+      if (pid === 0) continue;
+      // Then each candidate matcher's own filter.
+      for (let bits = mask & filtered; bits !== 0; bits &= bits - 1) {
+        const m = 31 - Math.clz32(bits & -bits);
+        if (masks[m]![i] === 0) mask &= ~(1 << m);
+      }
+      if (mask === 0 && !allEvents) continue;
+      pidOut[k] = pid;
+      tsOut[k] = t;
+      maskOut[k] = mask;
+      // Without a value column or names, those columns stay unwritten: no event carries one, so their tables
+      // stay empty and nothing reads them (groupByPerson leaves them out).
+      if (pathItems) valueOut[k] = pathItems(i);
+      else if (withValue) {
+        const vc = valueCol ? valueCol.codes[i]! : 0;
+        valueOut[k] = vc === 0 || valueOf === null ? -1 : valueOf[vc - 1]!;
+      }
+      if (nameOf !== null) nameOut[k] = nameCodes ? nameOf[nameCodes[i]! - 1]! : -1;
+      else if (spec.names) nameOut[k] = -1;
+      k++;
+    }
+    out.n = k;
+    await slicer.pace();
   }
   forgetStale();
   collected.set(id, { events: out, at: Date.now() });
@@ -352,30 +356,51 @@ export async function forEachPerson(g: PersonGroups, want: (pid: number) => bool
   }
 }
 
-/** The events of the persons of `shared` that `keep` accepts, as a self-contained Events (texts re-indexed). */
-function eventsOfPersons(g: PersonGroups, shared: Uint32Array, keep: (pid: number) => boolean): Events {
-  const out = emptyEvents(1024);
-  const valueIds = new Map<string, number>();
-  const nameIds = new Map<string, number>();
-  const words = Math.min(shared.length, (g.maxPid >>> 5) + 1);
+/** Calls `each` with every member of a person bitmap up to `maxPid`, in order. */
+function eachMember(set: Uint32Array, maxPid: number, each: (pid: number) => void): void {
+  const words = Math.min(set.length, (maxPid >>> 5) + 1);
   for (let w = 0; w < words; w++) {
-    for (let bits = shared[w]!; bits !== 0; bits &= bits - 1) {
+    for (let bits = set[w]!; bits !== 0; bits &= bits - 1) {
       const pid = w * 32 + (31 - Math.clz32(bits & -bits));
-      if (pid > g.maxPid) break;
-      if (!keep(pid)) continue;
-      const from = g.starts[pid]!;
-      const to = g.starts[pid + 1]!;
-      grow(out, out.n + (to - from));
-      for (let i = from; i < to; i++) {
-        const k = out.n++;
-        out.pid[k] = pid;
-        out.ts[k] = g.ts[i]!;
-        out.mask[k] = g.mask[i]!;
-        out.value[k] = g.value === null || g.value[i]! < 0 ? -1 : idOf(valueIds, out.values, g.values[g.value[i]!]!);
-        out.name[k] = g.name === null || g.name[i]! < 0 ? -1 : idOf(nameIds, out.names, g.names[g.name[i]!]!);
-      }
+      if (pid > maxPid) return;
+      each(pid);
     }
   }
+}
+
+/**
+ * A table's ids re-indexed into another table (`list`, `ids`), each looked up once: -1 stays -1.
+ */
+function reindexer(from: readonly string[], ids: Map<string, number>, list: string[]): (id: number) => number {
+  const mapped = new Int32Array(from.length).fill(-2);
+  return (id) => {
+    if (id < 0) return -1;
+    let out = mapped[id]!;
+    if (out === -2) out = mapped[id] = idOf(ids, list, from[id]!);
+    return out;
+  };
+}
+
+/** The events of the persons of `shared` that `keep` accepts, as a self-contained Events (texts re-indexed). */
+function eventsOfPersons(g: PersonGroups, shared: Uint32Array, keep: (pid: number) => boolean): Events {
+  let rows = 0;
+  eachMember(shared, g.maxPid, (pid) => {
+    if (keep(pid)) rows += g.starts[pid + 1]! - g.starts[pid]!;
+  });
+  const out = emptyEvents(Math.max(rows, 1));
+  const valueOf = reindexer(g.values, new Map(), out.values);
+  const nameOf = reindexer(g.names, new Map(), out.names);
+  eachMember(shared, g.maxPid, (pid) => {
+    if (!keep(pid)) return;
+    for (let i = g.starts[pid]!, to = g.starts[pid + 1]!; i < to; i++) {
+      const k = out.n++;
+      out.pid[k] = pid;
+      out.ts[k] = g.ts[i]!;
+      out.mask[k] = g.mask[i]!;
+      out.value[k] = g.value === null ? -1 : valueOf(g.value[i]!);
+      out.name[k] = g.name === null ? -1 : nameOf(g.name[i]!);
+    }
+  });
   return out;
 }
 
@@ -385,13 +410,15 @@ export function concatEvents(parts: readonly Events[]): Events {
   const valueIds = new Map<string, number>();
   const nameIds = new Map<string, number>();
   for (const p of parts) {
+    const valueOf = reindexer(p.values, valueIds, out.values);
+    const nameOf = reindexer(p.names, nameIds, out.names);
     for (let i = 0; i < p.n; i++) {
       const k = out.n++;
       out.pid[k] = p.pid[i]!;
       out.ts[k] = p.ts[i]!;
       out.mask[k] = p.mask[i]!;
-      out.value[k] = p.value[i]! < 0 ? -1 : idOf(valueIds, out.values, p.values[p.value[i]!]!);
-      out.name[k] = p.name[i]! < 0 ? -1 : idOf(nameIds, out.names, p.names[p.name[i]!]!);
+      out.value[k] = valueOf(p.value[i]!);
+      out.name[k] = nameOf(p.name[i]!);
     }
   }
   return out;
