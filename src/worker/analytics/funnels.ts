@@ -126,9 +126,11 @@ function funnelReducer(params: unknown): SequenceReducer<FunnelPartial> {
         for (const v of values.size === 0 ? [''] : values) record(out, v, person.pid, person.ts, person.mask, person.n);
         return;
       }
+      // First touch: the earliest step event with a value; last touch: the latest.
       const steps = (1 << p.shape.steps) - 1;
-      const ks = Array.from({ length: person.n }, (_, k) => k);
-      for (const k of p.attribution === 'first_touch' ? ks : ks.reverse()) {
+      const first = p.attribution === 'first_touch';
+      for (let i = 0; i < person.n; i++) {
+        const k = first ? i : person.n - 1 - i;
         if ((person.mask[k]! & steps) !== 0 && text(k) !== '') {
           value = text(k);
           break;

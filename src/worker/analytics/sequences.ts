@@ -28,8 +28,6 @@ import { Slicer } from './slices.js';
 export const SEQUENCE_COLLECT = 'sequence.collect';
 export const SEQUENCE_TAKE = 'sequence.take';
 export const SEQUENCE_FINISH = 'sequence.finish';
-/** Rows first allocated for an analysis that collects only some events (it grows from there). */
-const SELECTIVE_START_ROWS = 1 << 20;
 /** Collected events are dropped if the coordinator never takes them (it failed meanwhile). */
 const FORGET_AFTER_MS = 120_000;
 
@@ -108,10 +106,9 @@ export const collectHandler: PeerHandler = async (rt, msg) => {
   rt.persons.env.resetReadTxn();
   const env = scanEnvOf(rt, ctx);
   const blocks = [...rt.ingest.shards.values()].flatMap((shard) => shard.events.columns.blocks(spec.team, spec.from, spec.to));
-  // Sized once for what the blocks can give (every row when every event is collected), so that the columns are not
-  // copied as they grow; a selective analysis starts smaller and grows.
-  const rows = blocks.reduce((total, b) => total + b.n, 0);
-  const out = emptyEvents(Math.max(1024, spec.allEvents ? rows : Math.min(rows, SELECTIVE_START_ROWS)));
+  // Sized once for every row the blocks hold, so that the columns are never copied as they grow. Zeroed memory of
+  // this size is mapped lazily: a selective analysis only makes resident the pages of the rows it collects.
+  const out = emptyEvents(Math.max(1024, blocks.reduce((total, b) => total + b.n, 0)));
   const valueIds = new Map<string, number>();
   const nameIds = new Map<string, number>();
   const slicer = new Slicer();
