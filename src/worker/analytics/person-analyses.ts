@@ -160,14 +160,19 @@ export interface StickinessSeries {
   compareLabel?: 'current' | 'previous';
 }
 
+/** The periods a stickiness query answers: its range, and with `compare` the one before it. */
+export function stickinessPeriods(q: TrendsQuery, range: DateRange): { range: DateRange; label?: 'current' | 'previous' }[] {
+  const periods: { range: DateRange; label?: 'current' | 'previous' }[] = [{ range, label: q.compare ? 'current' : undefined }];
+  if (q.compare) periods.push({ range: shiftedRange(range, bucketStarts(range).length), label: 'previous' });
+  return periods;
+}
+
 export async function runStickiness(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<{ ctx: QueryContext; series: StickinessSeries[] }> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
-  const periods: { range: DateRange; label?: 'current' | 'previous' }[] = [{ range, label: q.compare ? 'current' : undefined }];
-  if (q.compare) periods.push({ range: shiftedRange(range, bucketStarts(range).length), label: 'previous' });
   const out: StickinessSeries[] = [];
-  for (const period of periods) {
+  for (const period of stickinessPeriods(q, range)) {
     const points = stickinessIntervals(period.range) - 1;
     for (const s of q.series) {
       const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);

@@ -14,8 +14,11 @@ import { stickinessLabel } from '../../domain/analytics/stickiness.js';
 import { localIso } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
+import { clickHouseStickinessGap } from '../../domain/analytics/clickhouse/stickiness-sql.js';
 import { actorPage } from '../analytics/actors.js';
 import { runLifecycle, runRetention, runStickiness } from '../analytics/person-analyses.js';
+import { queryContext, type QueryContext } from '../analytics/query-context.js';
+import { runStickinessOnClickHouse } from '../analytics/stickiness-clickhouse.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { answering, cached, encodeParams, entityId, filterEcho, normalisedKey, paramsOf, pickSeries } from './insights.js';
@@ -199,8 +202,22 @@ export async function stickinessInsight(item: TaskItem, rt: WorkerRuntime, team:
 /** The stickiness answer (§6.3) to `p`, computed now. */
 export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
+  let where: Record<string, unknown> = {};
+  let run: { ctx: QueryContext; series: { index: number; data: number[]; compareLabel?: 'current' | 'previous' }[] };
+  if (rt.config.analytics === 'clickhouse') {
+    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why.
+    const ctx = queryContext(rt, team, now, []);
+    const gap = clickHouseStickinessGap(q, [q.properties, ...q.series.map((s) => s.properties), q.filterTestAccounts ? ctx.testAccountFilters : null]);
+    if (gap === null) {
+      const onClickHouse = await runStickinessOnClickHouse(rt, team, q, now);
+      run = onClickHouse;
+      where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
+    } else {
+      run = await runStickiness(rt, team, q, now);
+      where = { clickhouse: { fallback: gap } };
+    }
+  } else run = await runStickiness(rt, team, q, now);
   {
-    const run = await runStickiness(rt, team, q, now);
     const echo = filterEcho(q, p);
     const result = run.series.map((r) => {
       const s = q.series[r.index]!;
@@ -215,7 +232,7 @@ export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: Filte
       if (r.compareLabel) Object.assign(out, { compare: true, compare_label: r.compareLabel });
       return out;
     });
-    return { result, timezone: run.ctx.timeZone, next: null };
+    return { result, timezone: run.ctx.timeZone, next: null, ...where };
   }
 }
 

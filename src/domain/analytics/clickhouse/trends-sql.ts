@@ -60,7 +60,8 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
   return null;
 }
 
-function filterGap(node: FilterNode): string | null {
+/** Why a filter (the tree of a query's event filters) cannot be applied on ClickHouse yet (null: it can). */
+export function filterGap(node: FilterNode): string | null {
   if (isFilterGroup(node)) {
     for (const c of node.children) {
       const gap = filterGap(c);
@@ -131,8 +132,8 @@ export function trendsSeriesSql(
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
 }
 
-/** The bucket index of an event: the last start at or before its timestamp. */
-function bucketExpr(starts: readonly number[], values: Record<string, unknown>): string {
+/** The bucket index of an event: the last start at or before its timestamp (starts become parameters in `values`). */
+export function bucketExpr(starts: readonly number[], values: Record<string, unknown>): string {
   if (starts.length <= 1) return '0';
   const arms: string[] = [];
   for (let k = 1; k < starts.length; k++) {

@@ -1,0 +1,40 @@
+/**
+ * Stickiness (analytics.md §6) as ClickHouse SQL, for `QUILL_ANALYTICS=clickhouse`: for one series and period, how
+ * many persons were active in exactly k of the period's intervals. Pure: a HogQL query printed by the team-guarded
+ * printer (src/domain/hogql/clickhouse-printer.ts), as trends' series are (./trends-sql.ts): the same bucket
+ * starts as the local engine, so intervals in the project's time zone match it exactly; `person_id` is the person
+ * an event counts for now (merges followed), as the local engine resolves it.
+ */
+import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { parseQuery } from '../../hogql/parser.js';
+import type { FilterNode } from '../property-filters.js';
+import type { SeriesNode, TrendsQuery } from '../query.js';
+import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+
+/** Why a stickiness query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
+export function clickHouseStickinessGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
+  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
+  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
+  for (const f of filters) {
+    const gap = f ? filterGap(f) : null;
+    if (gap) return gap;
+  }
+  return null;
+}
+
+/**
+ * Rows (intervals, persons): how many persons had events of series `s` in exactly `intervals` of the buckets that
+ * start at `starts` (epoch ms, ascending; events in [from, to], `to` inclusive).
+ */
+export function stickinessSql(s: SeriesNode, filter: FilterNode | null, starts: readonly number[], from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}'];
+  if (s.event !== null) {
+    values.event = s.event;
+    where.push('event = {event}');
+  }
+  const perPerson = `SELECT person_id, uniq(${bucketExpr(starts, values)}) AS intervals FROM events WHERE ${where.join(' AND ')} GROUP BY person_id`;
+  const text = `SELECT intervals, count() AS persons FROM (${perPerson}) GROUP BY intervals`;
+  const columns = [{ name: 'intervals', type: 'Int' as const }, { name: 'persons', type: 'Int' as const }];
+  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+}

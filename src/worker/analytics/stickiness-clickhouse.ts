@@ -1,0 +1,43 @@
+/**
+ * Stickiness answered by ClickHouse (`QUILL_ANALYTICS=clickhouse`): the same TrendsQuery, periods and intervals as
+ * the local engine (src/worker/analytics/person-analyses.ts), each series' histogram one query printed by
+ * src/domain/analytics/clickhouse/stickiness-sql.ts, run after the same bounded wait for the export as HogQL.
+ */
+import { bucketStarts, resolveDateRange } from '../../domain/analytics/date-range.js';
+import { stickinessSql } from '../../domain/analytics/clickhouse/stickiness-sql.js';
+import { andFilters } from '../../domain/analytics/property-filters.js';
+import type { TrendsQuery } from '../../domain/analytics/query.js';
+import { stickinessIntervals } from '../../domain/analytics/stickiness.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { stickinessPeriods, type StickinessSeries } from './person-analyses.js';
+import { queryContext, type QueryContext } from './query-context.js';
+
+/** data[k - 1] = persons active in exactly k intervals, k = 1 … points, from rows of (intervals, persons). */
+export function histogramOfRows(rows: readonly unknown[][], points: number): number[] {
+  const data = new Array<number>(points).fill(0);
+  for (const [intervals, persons] of rows) {
+    const k = Number(intervals);
+    if (k >= 1 && k <= points) data[k - 1] = Number(persons);
+  }
+  return data;
+}
+
+export async function runStickinessOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<{ ctx: QueryContext; series: Omit<StickinessSeries, 'counts'>[]; caughtUp: boolean }> {
+  const requested = Date.now();
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)]);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
+  const caughtUp = await exportCaughtUp(rt, requested);
+  const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
+  const out: Omit<StickinessSeries, 'counts'>[] = [];
+  for (const period of stickinessPeriods(q, range)) {
+    const points = stickinessIntervals(period.range) - 1;
+    for (const s of q.series) {
+      const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
+      const printed = stickinessSql(s, filter, bucketStarts(period.range), period.range.from, period.range.to, opts);
+      const rows = (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
+      out.push({ index: s.index, range: period.range, data: histogramOfRows(rows, points), compareLabel: period.label });
+    }
+  }
+  return { ctx, series: out, caughtUp };
+}

@@ -1,0 +1,122 @@
+// Stickiness answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and answering from
+// it, one on its own engine, fed the same events (test/helpers/two-engines.ts). The same stickiness requests
+// (legacy endpoint and StickinessQuery) must answer the same on both, in UTC and in New York (a DST change inside
+// the data); a second project's events in the same database are never counted; what ClickHouse does not compute
+// yet falls back and says so.
+import t from 'tap';
+import { event } from '../helpers/ingest.js';
+import type { Client } from '../helpers/quill.js';
+import { twoEngines } from '../helpers/two-engines.js';
+
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 9, 26);
+const DATES = { date_from: '2026-10-25', date_to: '2026-11-09' };
+
+/** 30 visitors over two weeks across the end of DST in New York, on 1-9 days each; some identified (merges). */
+function dataset(): ReturnType<typeof event>[][] {
+  const batches: ReturnType<typeof event>[][] = [];
+  for (let u = 0; u < 30; u++) {
+    const anon = `anon-${u}`;
+    const user = `user-${u}`;
+    const batch: ReturnType<typeof event>[] = [];
+    const visits = 1 + (u % 9);
+    for (let k = 0; k < visits * 2; k++) {
+      // Hours near midnight UTC land on another local day in New York: the zone changes the answer.
+      const at = new Date(START + ((u * 5 + Math.floor(k / 2) * 3) % 15) * DAY + ((u * 7 + k * 5) % 24) * 3_600_000 + k * 60_000).toISOString();
+      const id = u % 3 !== 0 && k >= visits ? user : anon;
+      const props: Record<string, unknown> = { $browser: ['Chrome', 'Safari', 'Firefox'][(u + k) % 3], $current_url: `https://example.com/${['docs', 'blog'][k % 2]}` };
+      if (k === 0) props.$set = { plan: u % 2 ? 'pro' : 'free' };
+      batch.push(event(id, k % 3 === 2 ? 'purchase' : '$pageview', props, { timestamp: at }));
+      if (u % 3 !== 0 && k === visits - 1) batch.push(event(user, '$identify', { $anon_distinct_id: anon }, { timestamp: at }));
+    }
+    batches.push(batch);
+  }
+  return batches;
+}
+
+const engines = twoEngines(t, dataset);
+
+const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, insight: 'STICKINESS', shown_as: 'Stickiness', ...params })
+  .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+
+async function stickiness(api: Client, params: Record<string, unknown>, project = '@current'): Promise<any> {
+  const res = await api.get(`/api/projects/${project}/insights/trend/?${qs({ ...DATES, ...params })}`);
+  if (res.status !== 200) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** What must be equal between the two answers: per series its label, compare label, days, labels and data. */
+function essence(body: any): unknown[] {
+  const results = (body.result ?? body.results) as any[];
+  return results.map((r) => ({ label: r.label, compare_label: r.compare_label ?? null, days: r.days, labels: r.labels, data: r.data, count: r.count }));
+}
+
+const pageviews = { id: '$pageview', type: 'events', name: '$pageview' };
+const purchases = { id: 'purchase', type: 'events', name: 'purchase', order: 1 };
+const SUPPORTED: [string, Record<string, unknown>][] = [
+  ['days', { events: [pageviews] }],
+  ['two series, all events', { events: [pageviews, purchases, { id: null, type: 'events', name: 'All events', order: 2 }] }],
+  ['weeks', { events: [pageviews], interval: 'week' }],
+  ['months', { events: [pageviews, purchases], interval: 'month', date_from: '2026-09-01' }],
+  ['hours', { events: [pageviews], interval: 'hour', date_from: '2026-10-31', date_to: '2026-11-02' }],
+  ['event property filters', { events: [{ ...pageviews, properties: [{ key: '$current_url', value: 'docs', operator: 'icontains', type: 'event' }] }],
+    properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }] }],
+  ['compare with the previous period', { events: [pageviews], compare: true, date_from: '2026-11-02' }],
+];
+
+async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
+  for (const [name, params] of SUPPORTED) {
+    const [fromCh, fromLocal] = await Promise.all([stickiness(engines.chApi, params), stickiness(engines.localApi, params)]);
+    tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
+    tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
+    tt.same(essence(fromCh), essence(fromLocal), `${zone}, ${name}: the local engine's answer`);
+  }
+}
+
+t.test('stickiness in UTC: ClickHouse answers as the local engine', async (tt) => {
+  const first = await stickiness(engines.localApi, { events: [pageviews] });
+  tt.ok((first.result[0].data as number[]).filter((v) => v > 0).length >= 4, 'persons are spread over several interval counts (not zeros on both sides)');
+  await compareAll(tt, 'UTC');
+});
+
+t.test('stickiness in America/New_York', async (tt) => {
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  await compareAll(tt, 'New York');
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+});
+
+t.test('the StickinessQuery kind of /query/ is computed on ClickHouse too', async (tt) => {
+  const query = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'purchase' }], interval: 'day', dateRange: DATES };
+  const [fromCh, fromLocal] = await Promise.all([engines.chApi, engines.localApi].map(async (api) => {
+    const res = await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' });
+    tt.equal(res.status, 200);
+    return res.body;
+  }));
+  tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  tt.equal(essence(fromCh).length, 2, 'one result per series');
+  tt.same(essence(fromCh), essence(fromLocal), "the local engine's answer");
+});
+
+t.test('what ClickHouse does not compute yet falls back to the local engine and says why', async (tt) => {
+  const params = { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] };
+  const [fromCh, fromLocal] = await Promise.all([stickiness(engines.chApi, params), stickiness(engines.localApi, params)]);
+  tt.match(fromCh.clickhouse?.fallback, /person property filters/, `falls back, saying ${fromCh.clickhouse?.fallback}`);
+  tt.same(essence(fromCh).map((r: any) => r.days), essence(fromLocal).map((r: any) => r.days), "the local engine's intervals");
+  tt.equal(fromLocal.clickhouse, undefined, 'the local engine says nothing of ClickHouse');
+});
+
+t.test("another project's events in the same ClickHouse database are never counted", async (tt) => {
+  const params = { events: [pageviews] };
+  const before = await stickiness(engines.chApi, params);
+  const created = await engines.chApi.post('/api/projects/', { name: 'other team' });
+  tt.equal(created.status, 201);
+  const at = (d: number) => new Date(START + d * DAY).toISOString();
+  // anon-1 is a distinct id project A has too; b-visitor is active on three days.
+  const batch = [event('anon-1', '$pageview', {}, { timestamp: at(2) }), ...[1, 3, 5].map((d) => event('b-visitor', '$pageview', {}, { timestamp: at(d) }))];
+  const sent = await fetch(`${engines.onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
+  tt.equal(sent.status, 200);
+  const own = await stickiness(engines.chApi, params, String(created.body.id));
+  tt.same(own.clickhouse, { fallback: null });
+  tt.same(own.result[0].data.slice(0, 4), [1, 0, 1, 0], "project B's two persons: one active on one day, one on three");
+  tt.same(essence(await stickiness(engines.chApi, params)), essence(before), 'project A: the same answer as before project B had events');
+});
