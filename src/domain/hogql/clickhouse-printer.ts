@@ -49,6 +49,11 @@ export interface ClickHousePrintOptions {
    * the filters they already parsed, printed by the same code as the request's.
    */
   filterTree?: FilterNode | null;
+  /**
+   * Named filter trees (`{name}` stands for one, over the SELECT's events): an analysis whose query filters two
+   * sets of events differently (retention's target and returning events) passes each under its own name.
+   */
+  filterTrees?: Readonly<Record<string, FilterNode | null>>;
 }
 
 export interface PrintedClickHouse {
@@ -575,6 +580,10 @@ class ClickHousePrinter {
         return this.field(e.chain, scope);
       case 'placeholder':
         if (e.chain[0] === 'filters') return this.filters(e.chain, scope);
+        if (e.chain.length === 1 && this.opts.filterTrees && Object.hasOwn(this.opts.filterTrees, e.chain[0]!)) {
+          const tree = this.opts.filterTrees[e.chain[0]!]!;
+          return { sql: tree === null ? 'true' : this.filterNode(tree, this.filterSource(scope)), t: 'bool' };
+        }
         return this.literal(this.placeholderValue(e.chain));
       case 'filter':
         return { sql: this.filterNode(e.node, this.filterSource(scope)), t: 'bool' };

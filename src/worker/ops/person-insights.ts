@@ -14,9 +14,11 @@ import { stickinessLabel } from '../../domain/analytics/stickiness.js';
 import { localIso } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
+import { clickHouseRetentionGap } from '../../domain/analytics/clickhouse/retention-sql.js';
 import { clickHouseStickinessGap } from '../../domain/analytics/clickhouse/stickiness-sql.js';
 import { actorPage } from '../analytics/actors.js';
-import { runLifecycle, runRetention, runStickiness } from '../analytics/person-analyses.js';
+import { runLifecycle, runRetention, runStickiness, type RetentionRun } from '../analytics/person-analyses.js';
+import { runRetentionOnClickHouse } from '../analytics/retention-clickhouse.js';
 import { queryContext, type QueryContext } from '../analytics/query-context.js';
 import { runStickinessOnClickHouse } from '../analytics/stickiness-clickhouse.js';
 import { json } from '../reply.js';
@@ -67,8 +69,22 @@ export const retention: OpHandler = (item, rt) => answering(async () => {
 /** The retention answer (§4.4) to `p`, computed now. */
 export async function retentionAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = retentionQueryOf(p);
+  let where: Record<string, unknown> = {};
+  let run: Pick<RetentionRun, 'ctx' | 'window' | 'matrix' | 'byValue'>;
+  if (rt.config.analytics === 'clickhouse') {
+    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why.
+    const ctx = queryContext(rt, team, now, []);
+    const gap = clickHouseRetentionGap(q, [q.properties, q.target.properties, q.returning.properties, q.filterTestAccounts ? ctx.testAccountFilters : null]);
+    if (gap === null) {
+      const onClickHouse = await runRetentionOnClickHouse(rt, team, q, now);
+      run = onClickHouse;
+      where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
+    } else {
+      run = await runRetention(rt, team, q, now);
+      where = { clickhouse: { fallback: gap } };
+    }
+  } else run = await runRetention(rt, team, q, now);
   {
-    const run = await runRetention(rt, team, q, now);
     const tz = run.ctx.timeZone;
     const base = baseParams(p);
     let result: unknown[];
@@ -86,7 +102,7 @@ export async function retentionAnswer(rt: WorkerRuntime, team: number, p: Filter
         people_url: personsUrl(team, 'retention', { ...base, display: 'ActionsTable', breakdown_values: [i] }),
       }));
     }
-    return { result, timezone: tz };
+    return { result, timezone: tz, ...where };
   }
 }
 

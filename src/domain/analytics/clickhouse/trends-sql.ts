@@ -132,13 +132,16 @@ export function trendsSeriesSql(
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
 }
 
-/** The bucket index of an event: the last start at or before its timestamp (starts become parameters in `values`). */
-export function bucketExpr(starts: readonly number[], values: Record<string, unknown>): string {
+/**
+ * The bucket index of an event: the last start at or before its timestamp (or the time `column` names); the starts
+ * become parameters in `values`.
+ */
+export function bucketExpr(starts: readonly number[], values: Record<string, unknown>, column = 'timestamp'): string {
   if (starts.length <= 1) return '0';
   const arms: string[] = [];
   for (let k = 1; k < starts.length; k++) {
     values[`b${k}`] = new Date(starts[k]!);
-    arms.push(`timestamp < {b${k}}, ${k - 1}`);
+    arms.push(`${column} < {b${k}}, ${k - 1}`);
   }
   return `multiIf(${arms.join(', ')}, ${starts.length - 1})`;
 }

@@ -1,6 +1,6 @@
-// Stickiness answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and answering from
-// it, one on its own engine, fed the same events (test/helpers/two-engines.ts). The same stickiness requests
-// (legacy endpoint and StickinessQuery) must answer the same on both, in UTC and in New York (a DST change inside
+// Stickiness and retention answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and
+// answering from it, one on its own engine, fed the same events (test/helpers/two-engines.ts). The same requests
+// (legacy endpoints and the query kinds) must answer the same on both, in UTC and in New York (a DST change inside
 // the data); a second project's events in the same database are never counted; what ClickHouse does not compute
 // yet falls back and says so.
 import t from 'tap';
@@ -119,4 +119,59 @@ t.test("another project's events in the same ClickHouse database are never count
   tt.same(own.clickhouse, { fallback: null });
   tt.same(own.result[0].data.slice(0, 4), [1, 0, 1, 0], "project B's two persons: one active on one day, one on three");
   tt.same(essence(await stickiness(engines.chApi, params)), essence(before), 'project A: the same answer as before project B had events');
+});
+
+// ---------------------------------------------------------------------------------------------------- retention
+
+async function retention(api: Client, params: Record<string, unknown>, project = '@current'): Promise<any> {
+  const query = Object.entries({ refresh: true, date_to: '2026-11-09', ...params })
+    .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+  const res = await api.get(`/api/projects/${project}/insights/retention/?${query}`);
+  if (res.status !== 200) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Per cohort: its label, date and counts. */
+const cohorts = (body: any) => ((body.result ?? body.results) as any[]).map((r) => ({ label: r.label, date: r.date, counts: r.values.map((v: any) => v.count) }));
+
+const purchase = { id: 'purchase', type: 'events' };
+const RETENTION: [string, Record<string, unknown>][] = [
+  ['daily recurring, pageview then pageview', { target_entity: pageviews, returning_entity: pageviews, period: 'Day', total_intervals: 11 }],
+  ['daily first time, pageview then purchase', { target_entity: pageviews, returning_entity: purchase, period: 'Day', total_intervals: 11, retention_type: 'retention_first_time' }],
+  ['weekly recurring', { target_entity: pageviews, returning_entity: pageviews, period: 'Week', total_intervals: 3 }],
+  ['hourly, with filters', { target_entity: pageviews, returning_entity: purchase, period: 'Hour', total_intervals: 24, date_to: '2026-11-01T12:00:00',
+    properties: [{ key: '$browser', value: 'Firefox', operator: 'is_not', type: 'event' }] }],
+];
+
+async function compareRetention(tt: Tap.Test, zone: string): Promise<void> {
+  for (const [name, params] of RETENTION) {
+    const [fromCh, fromLocal] = await Promise.all([retention(engines.chApi, params), retention(engines.localApi, params)]);
+    tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
+    tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
+    tt.same(cohorts(fromCh), cohorts(fromLocal), `${zone}, ${name}: the local engine's answer`);
+  }
+}
+
+t.test('retention in UTC and New York: ClickHouse answers as the local engine', async (tt) => {
+  const first = cohorts(await retention(engines.localApi, RETENTION[0]![1]));
+  tt.ok(first.filter((c) => c.counts.slice(1).some((n: number) => n > 0)).length >= 3, 'cohorts with returns (not zeros on both sides)');
+  await compareRetention(tt, 'UTC');
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  await compareRetention(tt, 'New York');
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+});
+
+t.test('the RetentionQuery kind; a breakdown falls back and says why', async (tt) => {
+  const query = { kind: 'RetentionQuery', retentionFilter: { targetEntity: pageviews, returningEntity: purchase, period: 'Day', totalIntervals: 11 }, dateRange: { date_to: '2026-11-09' } };
+  const [fromCh, fromLocal] = await Promise.all([engines.chApi, engines.localApi].map(async (api) => {
+    const res = await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' });
+    tt.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    return res.body;
+  }));
+  tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  tt.same(cohorts(fromCh), cohorts(fromLocal), "the local engine's answer");
+  const params = { ...RETENTION[0]![1], breakdowns: [{ property: '$browser', type: 'event' }] };
+  const split = await retention(engines.chApi, params);
+  tt.match(split.clickhouse?.fallback, /breakdowns/, `falls back, saying ${split.clickhouse?.fallback}`);
+  tt.same(split.result, (await retention(engines.localApi, params)).result, "the local engine's answer");
 });

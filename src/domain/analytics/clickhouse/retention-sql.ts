@@ -1,0 +1,67 @@
+/**
+ * Retention (analytics.md §4) as ClickHouse SQL, for `QUILL_ANALYTICS=clickhouse`: the cohort sizes and the
+ * returns of each cohort k periods later, as two HogQL queries printed by the team-guarded printer
+ * (src/domain/hogql/clickhouse-printer.ts). The periods are the local engine's own starts (retentionWindow), so
+ * the project's time zone and weeks match it exactly; `person_id` is the person an event counts for now.
+ */
+import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { parseQuery } from '../../hogql/parser.js';
+import { isFilterGroup, type FilterNode } from '../property-filters.js';
+import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
+import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+
+function namesEvents(node: FilterNode | null): boolean {
+  if (node === null) return false;
+  return isFilterGroup(node) ? node.children.some(namesEvents) : node.type === 'event_name';
+}
+
+/** Why a retention query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
+export function clickHouseRetentionGap(q: RetentionQuery, filters: readonly (FilterNode | null)[]): string | null {
+  if (q.breakdown) return 'retention breakdowns are not computed on ClickHouse yet';
+  // An action's steps name their events inside its filter tree.
+  if (namesEvents(q.target.properties) || namesEvents(q.returning.properties)) return 'actions are not computed on ClickHouse yet';
+  for (const f of filters) {
+    const gap = f ? filterGap(f) : null;
+    if (gap) return gap;
+  }
+  return null;
+}
+
+/**
+ * The subquery of (person_id, bucket) a cohort is made of: every period with a target event (recurring), or the
+ * period of the person's first target event ever when it falls in the window (first time).
+ */
+function cohortRows(q: RetentionQuery, filter: FilterNode | null, w: RetentionWindow, values: Record<string, unknown>): string {
+  values.target = q.target.event;
+  const event = q.target.event === null ? '' : ' AND event = {target}';
+  if (q.retentionType === 'retention_first_time') {
+    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} GROUP BY person_id`;
+    return `SELECT person_id, ${bucketExpr(w.starts, values, 'first_seen')} AS bucket FROM (${firsts}) WHERE first_seen >= {from}`;
+  }
+  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters}`;
+}
+
+function entityWhere(e: EntityRef, name: string, values: Record<string, unknown>): string {
+  values[name] = e.event;
+  return e.event === null ? '' : ` AND event = {${name}}`;
+}
+
+/** Rows (bucket, persons): the size of each period's cohort. */
+export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  const text = `SELECT bucket, count() AS persons FROM (${cohortRows(q, targetFilter, w, values)}) GROUP BY bucket`;
+  return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
+}
+
+/** Rows (cohort, later, persons): the persons of cohort i with a returning event `later` ≥ 1 periods after it. */
+export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  const cohorts = cohortRows(q, targetFilter, w, values);
+  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters}`;
+  const text = `SELECT c.bucket AS cohort, r.bucket - c.bucket AS later, count() AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY cohort, later`;
+  return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
+}
+
+function print(text: string, values: Record<string, unknown>, columns: { name: string; type: 'Int' }[], target: FilterNode | null, returning: FilterNode | null, opts: TrendsSqlOptions): PrintedClickHouse {
+  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTrees: { target_filters: target, returning_filters: returning } });
+}

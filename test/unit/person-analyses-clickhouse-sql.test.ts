@@ -1,0 +1,70 @@
+// Stickiness and retention as ClickHouse SQL (src/domain/analytics/clickhouse/stickiness-sql.ts, retention-sql.ts):
+// every stored table read guarded by the project's team (also inside subqueries and joins), user text only as
+// parameters, Quill's bucket starts as exact instants, and what is not computed on ClickHouse yet named as a gap.
+import t from 'tap';
+import { clickHouseRetentionGap, retentionCohortsSql, retentionReturnsSql } from '../../src/domain/analytics/clickhouse/retention-sql.js';
+import { clickHouseStickinessGap, stickinessSql } from '../../src/domain/analytics/clickhouse/stickiness-sql.js';
+import { retentionQueryOf, retentionWindow } from '../../src/domain/analytics/retention.js';
+import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
+import { FilterParams } from '../../src/domain/analytics/filter-params.js';
+import { trendsQueryOf } from '../../src/domain/analytics/legacy-filters.js';
+import { parseFilters } from '../../src/domain/analytics/property-filters.js';
+import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
+
+const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
+const query = (params: Record<string, unknown>) => trendsQueryOf(new FilterParams({ insight: 'STICKINESS', ...params }));
+const DAY = 86_400_000;
+const STARTS = [Date.UTC(2026, 10, 1), Date.UTC(2026, 10, 2), Date.UTC(2026, 10, 3)];
+const EVIL = "x' OR 1=1 --";
+
+t.test('guard, parameters and buckets', async (tt) => {
+  const q = query({ events: [{ id: EVIL, type: 'events' }] });
+  const filter = parseFilters([{ key: '$browser', value: EVIL, operator: 'exact', type: 'event' }]);
+  const printed = stickinessSql(q.series[0]!, filter, STARTS, STARTS[0]!, STARTS[2]! + DAY - 1, OPTS);
+  const reads = storedTableReads(printed.sql, 'posthog');
+  tt.ok(reads.length >= 1 && reads.every((r) => r.team === 42), 'every stored table read guarded by the team');
+  tt.ok(reads.some((r) => r.table === 'events'), 'the events');
+  tt.notMatch(printed.sql, /OR 1=1|\$browser/, 'no user text in the SQL');
+  tt.ok(Object.values(printed.params).includes(EVIL), 'the event name and filter value as parameters');
+  tt.ok(Object.values(printed.params).includes('Europe/Paris'), 'the project time zone');
+  for (const ms of [STARTS[1]!, STARTS[2]!]) tt.match(printed.sql, `toInt64(${ms})`, `the bucket start ${new Date(ms).toISOString()} exact to the ms`);
+  tt.match(printed.sql, /uniq/, 'distinct intervals per person');
+});
+
+t.test('gaps', async (tt) => {
+  tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), []), null, 'an event series runs on ClickHouse');
+  const events = query({ events: [{ id: '$pageview' }] });
+  tt.match(clickHouseStickinessGap({ ...events, series: [{ ...events.series[0]!, kind: 'actions' }] }, []) ?? '', /actions/, 'actions fall back');
+  tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }], date_from: 'all' }), []) ?? '', /date_from=all/);
+  const person = parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }]);
+  tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [person]) ?? '', /person property filters/);
+  const cohort = parseFilters([{ key: 'id', value: 3, type: 'cohort' }]);
+  tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [cohort]) ?? '', /cohort filters/);
+});
+
+t.test('retention: both filter trees, each over its own events, guarded and as parameters', async (tt) => {
+  const q = retentionQueryOf(new FilterParams({ target_entity: { id: EVIL, type: 'events' }, returning_entity: { id: 'purchase', type: 'events' }, period: 'Day', total_intervals: 5, date_to: '2026-11-05', retention_type: 'retention_first_time' }));
+  const w = retentionWindow(q, 'Europe/Paris', OPTS.now);
+  const target = parseFilters([{ key: '$browser', value: 'target-value', operator: 'exact', type: 'event' }]);
+  const returning = parseFilters([{ key: '$os', value: EVIL, operator: 'exact', type: 'event' }]);
+  for (const printed of [retentionCohortsSql(q, target, w, OPTS), retentionReturnsSql(q, target, returning, w, OPTS)]) {
+    const reads = storedTableReads(printed.sql, 'posthog');
+    tt.ok(reads.length >= 1 && reads.every((r) => r.team === 42), 'every stored table read guarded by the team');
+    tt.notMatch(printed.sql, /OR 1=1|\$browser|\$os|target-value/, 'no user text in the SQL');
+    tt.ok(Object.values(printed.params).includes('target-value'), "the target's filter value as a parameter");
+    tt.match(printed.sql, /min(OrNull)?\(/, 'first time: the first target event');
+  }
+  const returns = retentionReturnsSql(q, target, returning, w, OPTS);
+  tt.ok(Object.values(returns.params).includes(EVIL), "the returning events' filter value as a parameter");
+  tt.match(returns.sql, /JOIN/, 'cohorts joined with returns');
+});
+
+t.test('retention gaps', async (tt) => {
+  const q = retentionQueryOf(new FilterParams({ target_entity: { id: '$pageview', type: 'events' } }));
+  tt.equal(clickHouseRetentionGap(q, []), null, 'events run on ClickHouse');
+  tt.match(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []) ?? '', /breakdowns/);
+  // An action's tree names its events (src/domain/analytics/action-filter.ts).
+  const action = { type: 'AND', children: [{ type: 'event_name', key: 'event', operator: 'exact', value: 'signed_up', groupTypeIndex: null, negation: false }] };
+  tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action as never } }, []) ?? '', /actions/);
+  tt.match(clickHouseRetentionGap(q, [parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }])]) ?? '', /person property filters/);
+});
