@@ -2,6 +2,7 @@
 // every stored table read guarded by the project's team (also inside subqueries and joins), user text only as
 // parameters, Quill's bucket starts as exact instants, and what is not computed on ClickHouse yet named as a gap.
 import t from 'tap';
+import { clickHouseLifecycleGap, lifecycleActiveSql, lifecycleDormantSql } from '../../src/domain/analytics/clickhouse/lifecycle-sql.js';
 import { clickHouseRetentionGap, retentionCohortsSql, retentionReturnsSql } from '../../src/domain/analytics/clickhouse/retention-sql.js';
 import { clickHouseStickinessGap, stickinessSql } from '../../src/domain/analytics/clickhouse/stickiness-sql.js';
 import { retentionQueryOf, retentionWindow } from '../../src/domain/analytics/retention.js';
@@ -67,4 +68,19 @@ t.test('retention gaps', async (tt) => {
   const action = { type: 'AND', children: [{ type: 'event_name', key: 'event', operator: 'exact', value: 'signed_up', groupTypeIndex: null, negation: false }] };
   tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action as never } }, []) ?? '', /actions/);
   tt.match(clickHouseRetentionGap(q, [parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }])]) ?? '', /person property filters/);
+});
+
+t.test('lifecycle: active and dormant queries guarded, the filter on every events read, values as parameters', async (tt) => {
+  const q = query({ insight: 'LIFECYCLE', events: [{ id: EVIL, type: 'events' }] });
+  const filter = parseFilters([{ key: '$browser', value: EVIL, operator: 'exact', type: 'event' }]);
+  const periods = { withBefore: [STARTS[0]! - DAY, ...STARTS], end: STARTS[2]! + DAY - 1 };
+  for (const printed of [lifecycleActiveSql(q.series[0]!, filter, periods, OPTS), lifecycleDormantSql(q.series[0]!, filter, periods, OPTS)]) {
+    const reads = storedTableReads(printed.sql, 'posthog');
+    tt.ok(reads.length >= 2 && reads.every((r) => r.team === 42), 'every stored table read guarded by the team');
+    tt.notMatch(printed.sql, /OR 1=1|\$browser/, 'no user text in the SQL');
+    tt.ok(Object.values(printed.params).includes(EVIL), 'the event name and filter value as parameters');
+  }
+  tt.ok(storedTableReads(lifecycleActiveSql(q.series[0]!, filter, periods, OPTS).sql, 'posthog').some((r) => r.table === 'person'), "persons' created_at read from the person table");
+  tt.match(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }], date_from: 'all' }), []) ?? '', /date_from=all/);
+  tt.equal(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }] }), []), null);
 });

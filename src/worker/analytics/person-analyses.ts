@@ -106,14 +106,20 @@ export interface LifecycleRun {
   counts: Record<LifecycleStatus, number[]>;
 }
 
+/** A lifecycle's periods: the range's bucket starts, the start of the period before them, the last period's end. */
+export function lifecycleWindow(q: TrendsQuery, timeZone: string, now: number, first: number | null): { range: DateRange; starts: number[]; before: number; end: number } {
+  const range = resolveDateRange(q.dates, q.interval, timeZone, now, first);
+  const starts = bucketStarts(range);
+  const before = addIntervals(starts[0]!, q.interval, -1, timeZone);
+  const end = addIntervals(starts[starts.length - 1]!, q.interval, 1, timeZone) - 1;
+  return { range, starts, before, end };
+}
+
 export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<LifecycleRun> {
   const series = q.series[0]!;
   const ctx = queryContext(rt, team, now, [q.properties, series.properties]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
-  const starts = bucketStarts(range);
-  const before = addIntervals(starts[0]!, q.interval, -1, ctx.timeZone);
-  const end = addIntervals(starts[starts.length - 1]!, q.interval, 1, ctx.timeZone) - 1;
+  const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const withBefore = [before, ...starts];
   // One scan (analytics.md §5): who was active in each period (the period before the range first), and each

@@ -14,10 +14,12 @@ import { stickinessLabel } from '../../domain/analytics/stickiness.js';
 import { localIso } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
 import type { Reply, TaskItem } from '../../protocol/worker-messages.js';
+import { clickHouseLifecycleGap } from '../../domain/analytics/clickhouse/lifecycle-sql.js';
 import { clickHouseRetentionGap } from '../../domain/analytics/clickhouse/retention-sql.js';
 import { clickHouseStickinessGap } from '../../domain/analytics/clickhouse/stickiness-sql.js';
 import { actorPage } from '../analytics/actors.js';
-import { runLifecycle, runRetention, runStickiness, type RetentionRun } from '../analytics/person-analyses.js';
+import { runLifecycle, runRetention, runStickiness, type LifecycleRun, type RetentionRun } from '../analytics/person-analyses.js';
+import { runLifecycleOnClickHouse } from '../analytics/lifecycle-clickhouse.js';
 import { runRetentionOnClickHouse } from '../analytics/retention-clickhouse.js';
 import { queryContext, type QueryContext } from '../analytics/query-context.js';
 import { runStickinessOnClickHouse } from '../analytics/stickiness-clickhouse.js';
@@ -152,8 +154,22 @@ export async function lifecycleInsight(item: TaskItem, rt: WorkerRuntime, team: 
 export async function lifecycleAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
   if (q.series.length !== 1) invalidInput('events', 'A lifecycle takes exactly one event.');
+  let where: Record<string, unknown> = {};
+  let run: Pick<LifecycleRun, 'ctx' | 'starts' | 'counts'>;
+  if (rt.config.analytics === 'clickhouse') {
+    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why.
+    const ctx = queryContext(rt, team, now, []);
+    const gap = clickHouseLifecycleGap(q, [q.properties, ...q.series.map((s) => s.properties), q.filterTestAccounts ? ctx.testAccountFilters : null]);
+    if (gap === null) {
+      const onClickHouse = await runLifecycleOnClickHouse(rt, team, q, now);
+      run = onClickHouse;
+      where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
+    } else {
+      run = await runLifecycle(rt, team, q, now);
+      where = { clickhouse: { fallback: gap } };
+    }
+  } else run = await runLifecycle(rt, team, q, now);
   {
-    const run = await runLifecycle(rt, team, q, now);
     const s = q.series[0]!;
     const tz = run.ctx.timeZone;
     const echo = filterEcho(q, p);
@@ -166,7 +182,7 @@ export async function lifecycleAnswer(rt: WorkerRuntime, team: number, p: Filter
         filter: echo,
       };
     });
-    return { result, timezone: tz, next: null };
+    return { result, timezone: tz, next: null, ...where };
   }
 }
 

@@ -1,0 +1,74 @@
+/**
+ * Lifecycle (analytics.md §5) as ClickHouse SQL, for `QUILL_ANALYTICS=clickhouse`: per period of the range, how
+ * many persons were new, returning, resurrecting and dormant, as two HogQL queries printed by the team-guarded
+ * printer (src/domain/hogql/clickhouse-printer.ts). The periods are the local engine's (lifecycleWindow: the
+ * range's bucket starts with the period before them at index 0), so the project's time zone matches it; "new" is
+ * the period of the person's created_at as its current row has it (a merge keeps the earlier one), as the local
+ * engine reads it.
+ */
+import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { parseQuery } from '../../hogql/parser.js';
+import type { FilterNode } from '../property-filters.js';
+import type { SeriesNode, TrendsQuery } from '../query.js';
+import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+
+/** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
+export function clickHouseLifecycleGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
+  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
+  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
+  for (const f of filters) {
+    const gap = f ? filterGap(f) : null;
+    if (gap) return gap;
+  }
+  return null;
+}
+
+export interface LifecyclePeriods {
+  /** The period before the range, then the range's bucket starts (epoch ms). */
+  withBefore: readonly number[];
+  /** The last period's last instant. */
+  end: number;
+}
+
+/** (person_id, period) of every period with an event of the series; period 0 is the one before the range. */
+function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>, extra = ''): string {
+  values.from = new Date(p.withBefore[0]!);
+  values.to = new Date(p.end);
+  let event = '';
+  if (s.event !== null) {
+    values.event = s.event;
+    event = ' AND event = {event}';
+  }
+  return `SELECT DISTINCT person_id, ${bucketExpr(p.withBefore, values)} AS period${extra} FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {filters}`;
+}
+
+/**
+ * Rows (period, status, persons) for the persons active in a period of the range (period ≥ 1): 'new' when created
+ * in it, else 'returning' when active in the period before, else 'resurrecting'.
+ */
+export function lifecycleActiveSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { first_start: new Date(p.withBefore[1]!) };
+  const now = activeRows(s, p, values);
+  const previous = `SELECT person_id, period + 1 AS next_period, 1 AS hit FROM (${activeRows(s, p, values)})`;
+  const bornAt = bucketExpr(p.withBefore, values, 'created_at');
+  // Created in a period of the range, or -1 (before it, or after it: never "new" here).
+  const born = `SELECT id, if(created_at >= {first_start} AND created_at <= {to}, ${bornAt}, -1) AS born FROM persons`;
+  const text = `SELECT a.period AS period, multiIf(c.born = a.period, 'new', ifNull(b.hit, 0) = 1, 'returning', 'resurrecting') AS status, count() AS persons
+    FROM (${now}) AS a LEFT JOIN (${previous}) AS b ON b.person_id = a.person_id AND b.next_period = a.period
+    LEFT JOIN (${born}) AS c ON c.id = a.person_id
+    WHERE a.period >= 1 GROUP BY period, status`;
+  return printClickHouse(parseQuery(text), [{ name: 'period', type: 'Int' }, { name: 'status', type: 'String' }, { name: 'persons', type: 'Int' }],
+    { ...opts, values, filters: null, filterTree: filter });
+}
+
+/** Rows (period, persons): the persons active in the period before `period` of the range and not in it (dormant). */
+export function lifecycleDormantSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = {};
+  const before = activeRows(s, p, values);
+  const after = `SELECT person_id, period - 1 AS previous_period, 1 AS hit FROM (${activeRows(s, p, values)})`;
+  const last = p.withBefore.length - 1;
+  const text = `SELECT a.period AS period, count() AS persons
+    FROM (${before}) AS a LEFT JOIN (${after}) AS n ON n.person_id = a.person_id AND n.previous_period = a.period
+    WHERE a.period < ${last} AND ifNull(n.hit, 0) = 0 GROUP BY period`;
+  return printClickHouse(parseQuery(text), [{ name: 'period', type: 'Int' }, { name: 'persons', type: 'Int' }], { ...opts, values, filters: null, filterTree: filter });
+}
