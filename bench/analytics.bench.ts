@@ -10,12 +10,20 @@
 // per event, the time a restart takes to open them) and Quill's memory while
 // answering. One JSON document on stdout (and in bench/results/analytics-latest.json), progress on stderr.
 //
+// With QUILL_BENCH_ANALYTICS=clickhouse, Quill exports into ClickHouse (chdb behind ClickHouse's HTTP interface,
+// bench/lib/clickhouse-process.ts, 2 threads on the same machine) and answers with QUILL_ANALYTICS=clickhouse:
+// the timed rounds start once the export holds every event, and each case says which executor answered it (what
+// ClickHouse does not compute yet is answered by the local engine and named as a fallback).
+//
 // Environment: QUILL_BENCH_EVENTS, QUILL_BENCH_PERSONS, QUILL_BENCH_DAYS, QUILL_BENCH_SEED, QUILL_BENCH_OUT,
-// QUILL_BENCH_KEEP_DATA=1.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// QUILL_BENCH_KEEP_DATA=1, QUILL_BENCH_ANALYTICS=local|clickhouse.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DATASET, Dataset } from './lib/analytics-dataset.js';
 import { BENCH_ACTION } from './lib/action-cases.js';
+import { ClickHouseProcess } from './lib/clickhouse-process.js';
+import { exportCaughtUp } from './lib/export-stats.js';
 import { loadDataset } from './lib/dataset-load.js';
 import { DuckReference } from './lib/duckdb-reference.js';
 import { commit, machine } from './lib/machine.js';
@@ -39,6 +47,8 @@ const opts = {
   seed: Number(process.env.QUILL_BENCH_SEED ?? DEFAULT_DATASET.seed),
 };
 const REPEATS = 5;
+const EXECUTOR = process.env.QUILL_BENCH_ANALYTICS === 'clickhouse' ? 'clickhouse' : 'local';
+const EXPORT_TIMEOUT_MS = 60 * 60_000;
 const AUTH = { authorization: `Bearer ${PERSONAL_KEY}` };
 
 const t0 = performance.now();
@@ -109,8 +119,12 @@ async function compare(base: string, pid: number, duck: DuckReference, c: Compar
   }
   const diffs = differences(c.quill(body), c.duck(rows));
   if (diffs.length > 0) failed = true;
+  // Which executor answered (QUILL_BENCH_ANALYTICS=clickhouse): ClickHouse, or the local engine and why.
+  // (A HogQL answer carries the ClickHouse SQL it ran instead.)
+  const answeredBy = body?.clickhouse === undefined ? 'local' : typeof body.clickhouse === 'string' || body.clickhouse.fallback === null ? 'clickhouse'
+    : `local (fallback: ${body.clickhouse.fallback})`;
   const entry = {
-    case: c.name, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
+    case: c.name, answered_by: answeredBy, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
     quill_rounds_ms: quillMs.map(round1), duckdb_rounds_ms: duckMs.map(round1), same_answer: diffs.length === 0, ...(diffs.length > 0 ? { differences: diffs.slice(0, 10) } : {}),
   };
   log(JSON.stringify(entry));
@@ -119,12 +133,23 @@ async function compare(base: string, pid: number, duck: DuckReference, c: Compar
 
 const host = machine();
 const dataset = new Dataset(opts);
-const quill = await startQuill({ env: { QUILL_LOG_LEVEL: 'info' } });
+const ch = EXECUTOR === 'clickhouse' ? new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-bench-ch-'))) : null;
+await ch?.start();
+const quill = await startQuill({
+  env: { QUILL_LOG_LEVEL: 'info', ...(ch ? { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: 'clickhouse' } : {}) },
+});
 log(`quill pid ${quill.pid}, data in ${quill.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
 const duck = await DuckReference.open(2);
 const loading = await loadDataset(quill.base, dataset, log, (rows) => duck.append(rows));
 await duck.finish(opts.persons * 2, (d) => dataset.personOfDevice(d));
 log(`loaded: ${JSON.stringify(loading)}`);
+let exportS: number | null = null;
+if (ch) {
+  const started = performance.now();
+  await exportCaughtUp(quill.base, EXPORT_TIMEOUT_MS);
+  exportS = round1((performance.now() - started) / 1000);
+  log(`the export caught up ${exportS} s after the load was applied`);
+}
 const layout = (await stats(quill.base)).scan;
 
 const from = new Date(opts.end - opts.days * 86_400_000).toISOString().slice(0, 10);
@@ -301,11 +326,17 @@ const restarted = await startQuill({ dataDir: quill.dataDir, env: { QUILL_LOG_LE
 const restartMs = Math.round(performance.now() - restartStarted);
 await restarted.stop();
 duck.close();
+if (ch) {
+  await ch.stop();
+  rmSync(ch.dataDir, { recursive: true, force: true });
+}
 
 const report = {
   bench: 'analytics', machine: host, ...commit(), at: new Date().toISOString(),
   dataset: opts,
+  analytics: EXECUTOR === 'clickhouse' ? 'QUILL_ANALYTICS=clickhouse: chdb behind ClickHouse\'s HTTP interface, same machine' : 'local',
   load: loading,
+  ...(ch ? { export_caught_up_after_apply_s: exportS } : {}),
   layout: {
     bytes_per_event: round1(layout.sealedBytes / Math.max(1, layout.sealedEvents)), sealed_events: layout.sealedEvents, open_events: layout.openEvents,
     restart_ms: restartMs,

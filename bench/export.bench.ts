@@ -17,9 +17,10 @@ import { runSustained } from './cases/sustained.js';
 import { AppliedProbe } from './lib/applied.js';
 import { ClickHouseProcess, DISCARD } from './lib/clickhouse-process.js';
 import { BenchContext, type Settings } from './lib/context.js';
+import { exportCaughtUp, exportStats } from './lib/export-stats.js';
 import { LoadGenerator } from './lib/load.js';
 import { commit, machine } from './lib/machine.js';
-import { PERSONAL_KEY, RESULTS_DIR } from './lib/paths.js';
+import { RESULTS_DIR } from './lib/paths.js';
 import { round1, serverCpuSeconds } from './lib/proc-stats.js';
 import { QuillApi } from './lib/quill-api.js';
 import { startQuill } from './lib/server-process.js';
@@ -32,17 +33,6 @@ const SINK = process.env.QUILL_BENCH_EXPORT_SINK === 'discard' ? 'discard' : 'ch
 const t0 = performance.now();
 const log = (msg: string) => process.stderr.write(`[export ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
 const settings: Settings = { warmupS: 3, measureS: 10, busyPct: 25, repeat: 1 };
-
-interface ExportStats {
-  shards: { lagEvents: number; rows: number; failures: number; error: string | null }[];
-  persons: { lagChanges: number; rows: number } | null;
-}
-
-async function exportStats(base: string): Promise<ExportStats> {
-  const res = await fetch(`${base}/_stats`, { headers: { authorization: `Bearer ${PERSONAL_KEY}` } });
-  const body = (await res.json()) as { export: ExportStats };
-  return body.export;
-}
 
 async function run(gen: LoadGenerator, baseline: Awaited<ReturnType<typeof runBaseline>>, exporting: boolean) {
   const ch = exporting ? new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-bench-ch-')), SINK === 'discard' ? DISCARD : undefined) : null;
@@ -63,12 +53,7 @@ async function run(gen: LoadGenerator, baseline: Awaited<ReturnType<typeof runBa
     log(`export ${exporting ? 'on' : 'off'}: ${sustained.events_s} events/s acknowledged, ${sustained.end_to_end_events_s} end to end`);
     if (!ch) return { export: 'off', ...sustained };
     // Until every event and person change is in ClickHouse.
-    let stats = await exportStats(quill.base);
-    while (stats.shards.some((s) => s.lagEvents > 0) || (stats.persons?.lagChanges ?? 0) > 0) {
-      if (performance.now() - applyEnd > EXPORT_TIMEOUT_MS) throw new Error('the export did not catch up within 15 minutes');
-      await new Promise((r) => setTimeout(r, 250));
-      stats = await exportStats(quill.base);
-    }
+    const stats = await exportCaughtUp(quill.base, EXPORT_TIMEOUT_MS - (performance.now() - applyEnd));
     const exportEnd = performance.now();
     clearInterval(sampler!);
     const quillCpuEnd = serverCpuSeconds(quill.pid);
