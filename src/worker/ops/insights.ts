@@ -20,6 +20,7 @@ import { ResultCache } from '../analytics/result-cache.js';
 import { scanEverywhere } from '../analytics/scatter.js';
 import { clickHouseTrendsGap } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { runTrendsOnClickHouse } from '../analytics/trends-clickhouse.js';
+import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { runTrends, seriesRange, type SeriesResult, type TrendsRun } from '../analytics/trends.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -196,17 +197,11 @@ export const trend: OpHandler = (item, rt) => answering(async () => {
 export async function trendsAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, url: string): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
   const offset = p.int('offset', 0, 0);
-  if (rt.config.analytics === 'clickhouse') {
-    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why: a slower
-    // right answer rather than a fast wrong one (src/domain/analytics/clickhouse/trends-sql.ts).
-    const ctx = queryContext(rt, team, now, []);
-    const gap = clickHouseTrendsGap(q, [q.properties, ...q.series.map((s) => s.properties), q.filterTestAccounts ? ctx.testAccountFilters : null]);
-    if (gap !== null) return { ...trendsJson(team, await runTrends(rt, team, q, now, offset), q, p, url), clickhouse: { fallback: gap } };
-    const run = await runTrendsOnClickHouse(rt, team, q, now, offset);
-    return { ...trendsJson(team, run, q, p, url), clickhouse: { fallback: null }, clickhouse_export: { caught_up: run.caughtUp } };
-  }
-  const run = await runTrends(rt, team, q, now, offset);
-  return trendsJson(team, run, q, p, url);
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<TrendsRun>(rt,
+    () => clickHouseTrendsGap(q, [q.properties, ...q.series.map((s) => s.properties), testAccounts()]),
+    () => runTrendsOnClickHouse(rt, team, q, now, offset), () => runTrends(rt, team, q, now, offset));
+  return { ...trendsJson(team, run, q, p, url), ...where };
 }
 
 /** The entity id answers and persons URLs carry: the event name (null: all events) or the action id. */

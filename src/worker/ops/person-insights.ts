@@ -22,6 +22,7 @@ import { runLifecycle, runRetention, runStickiness, type LifecycleRun, type Rete
 import { runLifecycleOnClickHouse } from '../analytics/lifecycle-clickhouse.js';
 import { runRetentionOnClickHouse } from '../analytics/retention-clickhouse.js';
 import { queryContext, type QueryContext } from '../analytics/query-context.js';
+import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { runStickinessOnClickHouse } from '../analytics/stickiness-clickhouse.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -71,21 +72,10 @@ export const retention: OpHandler = (item, rt) => answering(async () => {
 /** The retention answer (§4.4) to `p`, computed now. */
 export async function retentionAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = retentionQueryOf(p);
-  let where: Record<string, unknown> = {};
-  let run: Pick<RetentionRun, 'ctx' | 'window' | 'matrix' | 'byValue'>;
-  if (rt.config.analytics === 'clickhouse') {
-    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why.
-    const ctx = queryContext(rt, team, now, []);
-    const gap = clickHouseRetentionGap(q, [q.properties, q.target.properties, q.returning.properties, q.filterTestAccounts ? ctx.testAccountFilters : null]);
-    if (gap === null) {
-      const onClickHouse = await runRetentionOnClickHouse(rt, team, q, now);
-      run = onClickHouse;
-      where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
-    } else {
-      run = await runRetention(rt, team, q, now);
-      where = { clickhouse: { fallback: gap } };
-    }
-  } else run = await runRetention(rt, team, q, now);
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<Pick<RetentionRun, 'ctx' | 'window' | 'matrix' | 'byValue'>>(rt,
+    () => clickHouseRetentionGap(q, [q.properties, q.target.properties, q.returning.properties, testAccounts()]),
+    () => runRetentionOnClickHouse(rt, team, q, now), () => runRetention(rt, team, q, now));
   {
     const tz = run.ctx.timeZone;
     const base = baseParams(p);
@@ -154,21 +144,10 @@ export async function lifecycleInsight(item: TaskItem, rt: WorkerRuntime, team: 
 export async function lifecycleAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
   if (q.series.length !== 1) invalidInput('events', 'A lifecycle takes exactly one event.');
-  let where: Record<string, unknown> = {};
-  let run: Pick<LifecycleRun, 'ctx' | 'starts' | 'counts'>;
-  if (rt.config.analytics === 'clickhouse') {
-    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why.
-    const ctx = queryContext(rt, team, now, []);
-    const gap = clickHouseLifecycleGap(q, [q.properties, ...q.series.map((s) => s.properties), q.filterTestAccounts ? ctx.testAccountFilters : null]);
-    if (gap === null) {
-      const onClickHouse = await runLifecycleOnClickHouse(rt, team, q, now);
-      run = onClickHouse;
-      where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
-    } else {
-      run = await runLifecycle(rt, team, q, now);
-      where = { clickhouse: { fallback: gap } };
-    }
-  } else run = await runLifecycle(rt, team, q, now);
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<Pick<LifecycleRun, 'ctx' | 'starts' | 'counts'>>(rt,
+    () => clickHouseLifecycleGap(q, [q.properties, ...q.series.map((s) => s.properties), testAccounts()]),
+    () => runLifecycleOnClickHouse(rt, team, q, now), () => runLifecycle(rt, team, q, now));
   {
     const s = q.series[0]!;
     const tz = run.ctx.timeZone;
@@ -234,21 +213,10 @@ export async function stickinessInsight(item: TaskItem, rt: WorkerRuntime, team:
 /** The stickiness answer (§6.3) to `p`, computed now. */
 export async function stickinessAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = trendsQueryOf(p);
-  let where: Record<string, unknown> = {};
-  let run: { ctx: QueryContext; series: { index: number; data: number[]; compareLabel?: 'current' | 'previous' }[] };
-  if (rt.config.analytics === 'clickhouse') {
-    // What ClickHouse does not compute yet is answered by the local engine, and the answer says why.
-    const ctx = queryContext(rt, team, now, []);
-    const gap = clickHouseStickinessGap(q, [q.properties, ...q.series.map((s) => s.properties), q.filterTestAccounts ? ctx.testAccountFilters : null]);
-    if (gap === null) {
-      const onClickHouse = await runStickinessOnClickHouse(rt, team, q, now);
-      run = onClickHouse;
-      where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
-    } else {
-      run = await runStickiness(rt, team, q, now);
-      where = { clickhouse: { fallback: gap } };
-    }
-  } else run = await runStickiness(rt, team, q, now);
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<{ ctx: QueryContext; series: { index: number; data: number[]; compareLabel?: 'current' | 'previous' }[] }>(rt,
+    () => clickHouseStickinessGap(q, [q.properties, ...q.series.map((s) => s.properties), testAccounts()]),
+    () => runStickinessOnClickHouse(rt, team, q, now), () => runStickiness(rt, team, q, now));
   {
     const echo = filterEcho(q, p);
     const result = run.series.map((r) => {

@@ -10,17 +10,11 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
-import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseLifecycleGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
-  for (const f of filters) {
-    const gap = f ? filterGap(f) : null;
-    if (gap) return gap;
-  }
-  return null;
+  return eventSeriesGap(q, filters);
 }
 
 export interface LifecyclePeriods {
@@ -31,7 +25,7 @@ export interface LifecyclePeriods {
 }
 
 /** (person_id, period) of every period with an event of the series; period 0 is the one before the range. */
-function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>, extra = ''): string {
+function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
   values.from = new Date(p.withBefore[0]!);
   values.to = new Date(p.end);
   let event = '';
@@ -39,7 +33,7 @@ function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, u
     values.event = s.event;
     event = ' AND event = {event}';
   }
-  return `SELECT DISTINCT person_id, ${bucketExpr(p.withBefore, values)} AS period${extra} FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {filters}`;
+  return `SELECT DISTINCT person_id, ${bucketExpr(p.withBefore, values)} AS period FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {filters}`;
 }
 
 /**

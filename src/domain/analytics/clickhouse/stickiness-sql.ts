@@ -9,17 +9,11 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
-import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
-/** Why a stickiness query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
+/** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseStickinessGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
-  for (const f of filters) {
-    const gap = f ? filterGap(f) : null;
-    if (gap) return gap;
-  }
-  return null;
+  return eventSeriesGap(q, filters);
 }
 
 /**

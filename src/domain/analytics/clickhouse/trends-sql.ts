@@ -45,13 +45,21 @@ const OPERATORS = new Set(['is_set', 'is_not_set', 'exact', 'is_not', 'icontains
  * engine rather than approximated: a fallback costs time, a wrong number costs trust.
  */
 export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  for (const s of q.series) {
-    if (s.kind !== 'events') return 'actions are not computed on ClickHouse yet';
-    if (AGGREGATES[s.math] === undefined) return `math ${s.math} is not computed on ClickHouse yet`;
-  }
+  const gap = eventSeriesGap(q, filters);
+  if (gap !== null) return gap;
+  for (const s of q.series) if (AGGREGATES[s.math] === undefined) return `math ${s.math} is not computed on ClickHouse yet`;
   // Cumulative unique users count each person once from their first bucket on: not a running sum of the buckets.
   if (q.display === CUMULATIVE_DISPLAY && q.series.some((s) => s.math === 'dau')) return 'cumulative unique users are not computed on ClickHouse yet';
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
+  return null;
+}
+
+/**
+ * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: event series (not actions), a
+ * bounded range, and filters it reads as the local engine does (null: all of it holds).
+ */
+export function eventSeriesGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
+  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
   if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;

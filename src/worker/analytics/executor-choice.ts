@@ -1,0 +1,21 @@
+/**
+ * Which executor answers an analysis (`QUILL_ANALYTICS`): the local engine, or ClickHouse when it computes the
+ * question (what it does not compute yet is answered locally, and the answer says why: a slower right answer
+ * rather than a fast wrong one). The answer's extra fields say which: `clickhouse: {fallback}` and, from
+ * ClickHouse, `clickhouse_export: {caught_up}`.
+ */
+import type { WorkerRuntime } from '../runtime.js';
+
+export async function runOnChosenExecutor<R>(
+  rt: WorkerRuntime,
+  /** Why ClickHouse cannot answer (null: it can). */
+  gap: () => string | null,
+  onClickHouse: () => Promise<R & { caughtUp: boolean }>,
+  local: () => Promise<R>,
+): Promise<{ run: R; where: Record<string, unknown> }> {
+  if (rt.config.analytics !== 'clickhouse') return { run: await local(), where: {} };
+  const reason = gap();
+  if (reason !== null) return { run: await local(), where: { clickhouse: { fallback: reason } } };
+  const run = await onClickHouse();
+  return { run, where: { clickhouse: { fallback: null }, clickhouse_export: { caught_up: run.caughtUp } } };
+}
