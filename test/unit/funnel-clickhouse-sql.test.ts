@@ -55,9 +55,9 @@ t.test('gaps: what falls back to the local engine, named', async (tt) => {
   tt.match(clickHouseFunnelGap(funnel({ events: steps }), [parseFilters([{ key: 'id', value: 3, type: 'cohort' }])]), /cohort filters/);
 });
 
-t.test('rows regrouped per person, breakdown values interned, no-person rows dropped', async (tt) => {
+t.test('rows regrouped per person in time order (whatever order they come in), breakdown values interned, no-person rows dropped', async (tt) => {
   const rows = [
-    ['p1', '1000', '1', 'pro'], ['p1', '2000', '2', ''], ['p2', 3000, 1, 'free'], ['00000000-0000-0000-0000-000000000000', 4000, 1, 'x'], ['p3', 5000, 3, 'pro'],
+    ['p1', '2000', '2', ''], ['p2', 3000, 1, 'free'], ['p1', '1000', '1', 'pro'], ['00000000-0000-0000-0000-000000000000', 4000, 1, 'x'], ['p3', 5000, 3, 'pro'],
   ];
   const persons = [...personsOfRows(rows, true)].map((p) => ({ pid: p.pid, ts: [...p.ts], mask: [...p.mask], values: [...p.value].map((v) => (v < 0 ? null : p.values[v])) }));
   tt.same(persons, [
@@ -65,4 +65,15 @@ t.test('rows regrouped per person, breakdown values interned, no-person rows dro
     { pid: 2, ts: [3000], mask: [1], values: ['free'] },
     { pid: 3, ts: [5000], mask: [3], values: ['pro'] },
   ]);
+});
+
+t.test('ordered and strict funnels read only the events of persons with a step-0 event', async (tt) => {
+  const steps = [{ id: 'a', type: 'events', order: 0 }, { id: 'b', type: 'events', order: 1 }];
+  for (const order of ['ordered', 'strict']) {
+    const printed = funnelEventsSql(funnel({ events: steps, funnel_order_type: order }), null, FROM, TO, OPTS);
+    tt.match(printed.sql, /person_id` IN \(SELECT/, `${order}: persons who may enter`);
+    const reads = storedTableReads(printed.sql, 'posthog');
+    tt.ok(reads.filter((r) => r.table === 'events').length >= 2 && reads.every((r) => r.team === 42), `${order}: both reads of events guarded`);
+  }
+  tt.notMatch(funnelEventsSql(funnel({ events: steps, funnel_order_type: 'unordered' }), null, FROM, TO, OPTS).sql, /person_id` IN \(SELECT/, 'unordered: any step may start');
 });

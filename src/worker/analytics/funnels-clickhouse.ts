@@ -21,23 +21,33 @@ export interface ClickHouseFunnelRun extends FunnelRun {
 }
 
 /**
- * Rows (person, ms, mask, [value]) ordered by person then time, as one PersonEvents per person (`pid` counts the
- * persons: the uuid is not needed by the sums). Breakdown values '' are "no value", as the local engine's -1.
+ * Rows (person, ms, mask, [value]) as one PersonEvents per person, its events in time order (`pid` counts the
+ * persons in order of first row: the uuid is not needed by the sums). The query orders its rows so, but the rows
+ * are regrouped here rather than trusted to come contiguous through the printer's outer SELECT. Breakdown values
+ * '' are "no value", as the local engine's -1.
  */
 export function* personsOfRows(rows: readonly unknown[][], withValue: boolean): Generator<PersonEvents> {
   const values: string[] = [];
   const valueIds = new Map<string, number>();
+  const byPerson = new Map<string, number[]>();
+  for (let r = 0; r < rows.length; r++) {
+    const person = String(rows[r]![0] ?? '');
+    // Events of no person (none in Quill's export, but a row without one must not become a person).
+    if (person === '' || person === NO_PERSON) continue;
+    const list = byPerson.get(person);
+    if (list) list.push(r);
+    else byPerson.set(person, [r]);
+  }
   let pid = 0;
-  for (let at = 0; at < rows.length;) {
-    const person = String(rows[at]![0] ?? '');
-    let end = at;
-    while (end < rows.length && String(rows[end]![0] ?? '') === person) end++;
-    const n = end - at;
+  for (const list of byPerson.values()) {
+    // Stable: rows at the same instant keep the order they came in.
+    list.sort((a, b) => Number(rows[a]![1]) - Number(rows[b]![1]));
+    const n = list.length;
     const ts = new Float64Array(n);
     const mask = new Uint32Array(n);
     const value = new Int32Array(n).fill(-1);
     for (let k = 0; k < n; k++) {
-      const row = rows[at + k]!;
+      const row = rows[list[k]!]!;
       ts[k] = Number(row[1]);
       mask[k] = Number(row[2]) >>> 0;
       const text = withValue ? String(row[3] ?? '') : '';
@@ -47,12 +57,11 @@ export function* personsOfRows(rows: readonly unknown[][], withValue: boolean): 
         value[k] = id;
       }
     }
-    at = end;
-    // Events of no person (none in Quill's export, but a row without one must not become a person).
-    if (person === '' || person === '00000000-0000-0000-0000-000000000000') continue;
     yield { pid: ++pid, n, ts, mask, value, values, name: new Int32Array(0), names: [] };
   }
 }
+
+const NO_PERSON = '00000000-0000-0000-0000-000000000000';
 
 export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number): Promise<ClickHouseFunnelRun> {
   const requested = Date.now();

@@ -48,7 +48,8 @@ export function funnelMatchers(q: FunnelsQuery): FunnelMatcher[] {
 
 /**
  * Rows (person, time in epoch ms, mask, [breakdown value]) of the events in [from, to] passing `filter` that match
- * a matcher (every event for strict funnels, whose steps are "the next event"), ordered by person then time. The
+ * a matcher (every event for strict funnels, whose steps are "the next event") of the persons who may enter the
+ * funnel, ordered by person then time. The
  * breakdown value is the event property's text, '' when missing, as the local engine keys it.
  */
 export function funnelEventsSql(
@@ -66,6 +67,9 @@ export function funnelEventsSql(
   const mask = matches.map((m, i) => `multiIf(${m}, ${2 ** i}, 0)`).join(' + ');
   const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}'];
   if (q.order !== 'strict') where.push(`(${matches.join(' OR ')})`);
+  // Ordered and strict funnels start at step 0: a person with no step-0 event in range reaches nothing, so their
+  // events are not worth sending (for strict funnels, otherwise every event in range of everyone).
+  if (q.order !== 'unordered') where.push(`person_id IN (SELECT person_id FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${matches[0]})`);
   const select = ['person_id', 'timestamp', `${mask} AS mask`];
   const columns: { name: string; type: 'Person' | 'DateTime' | 'Int' | 'String' }[] = [
     { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
