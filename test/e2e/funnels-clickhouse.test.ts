@@ -32,6 +32,9 @@ function dataset(): ReturnType<typeof event>[][] {
       const name = NAMES[(u * 3 + k * 5) % NAMES.length]!;
       const props: Record<string, unknown> = { $browser: browsers[(u + 2 * k) % 3] };
       if (k % 4 === 1) delete props.$browser;
+      // Breakdown values that are not strings: numbers, booleans, null.
+      props.rank = k % 5 === 0 ? null : (u + k) % 3 === 0 ? 2.5 : (u + k) % 3;
+      if (k % 3 === 0) props.vip = u % 4 === 0;
       if (name === 'signup' && (u + k) % 2 === 0) props.plan = 'pro';
       if (k === 0) props.$set = { tier: u % 2 ? 'gold' : 'basic' };
       batch.push(event(id, name, props, { timestamp: at }));
@@ -101,6 +104,8 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['breakdown, last touch', { events: NARROWING, ...BY_BROWSER, breakdown_attribution_type: 'last_touch' }],
   ['breakdown, step 1', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, breakdown_attribution_type: 'step', breakdown_attribution_value: 1 }],
   ['breakdown, all events', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, breakdown_attribution_type: 'all_events' }],
+  ['breakdown by a number property', { events: VIEW_SIGNUP_PAY, breakdown: 'rank', breakdown_type: 'event' }],
+  ['breakdown by a boolean property, last touch', { events: VIEW_SIGNUP_PAY, breakdown: 'vip', breakdown_type: 'event', breakdown_attribution_type: 'last_touch' }],
   ['breakdown with a limit ("Other")', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, breakdown_limit: 1 }],
   ['breakdown with an exclusion, strict', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, exclusions: CANCEL(0, 2), funnel_order_type: 'strict' }],
   ['funnel trends per day', { events: VIEW_SIGNUP_PAY, funnel_viz_type: 'trends' }],
@@ -129,6 +134,10 @@ t.test('funnels in UTC: ClickHouse answers as the local engine', async (tt) => {
   const converted = (body: any) => body.result[2].count;
   tt.ok(converted(await funnel(engines.localApi, { events: VIEW_SIGNUP_PAY, exclusions: CANCEL(0, 2) })) < converted(await funnel(engines.localApi, { events: VIEW_SIGNUP_PAY })),
     'the exclusion drops conversions');
+  const valuesOf = async (property: string) => (await funnel(engines.localApi, { events: VIEW_SIGNUP_PAY, breakdown: property, breakdown_type: 'event' })).result
+    .map((steps: any[]) => steps[0].breakdown_value[0]).sort();
+  tt.same(await valuesOf('rank'), ['1', '2', '2.5'], 'number breakdown values as their text (first touch)');
+  tt.same(await valuesOf('vip'), ['false', 'true'], 'boolean breakdown values as their text');
   await compareAll(tt, 'UTC');
 });
 
