@@ -153,6 +153,12 @@ t.test("the project's test-account filters (event properties) on ClickHouse", as
 
 t.test('funnels in America/New_York', async (tt) => {
   for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  // The UTC answers are cached (refresh only recomputes): the project's time zone is part of the cache key.
+  const trends = { ...DATES, events: VIEW_SIGNUP_PAY, funnel_viz_type: 'trends' };
+  for (const api of [engines.chApi, engines.localApi]) {
+    const cachedBody = (await api.get(`/api/projects/@current/insights/funnel/?${qs({ ...trends, refresh: false })}`)).body;
+    tt.same(cachedBody.result, (await funnel(api, trends)).result, 'a cached funnel is not an answer of the old time zone');
+  }
   await compareAll(tt, 'New York');
   for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });

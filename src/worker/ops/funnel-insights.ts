@@ -100,7 +100,8 @@ export const funnel: OpHandler = (item, rt) => answering(async () => {
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
   if (q.steps.length === 0) return json(200, { result: [], timezone: 'UTC', is_cached: false, last_refresh: new Date().toISOString() });
-  const key = normalisedKey('funnel', p, [Math.floor(now / 3_600_000)]);
+  // The project's time zone and test-account filters shape the answer: part of the key, as for trends.
+  const key = normalisedKey('funnel', p, [queryContext(rt, team, now, []).fingerprint, Math.floor(now / 3_600_000)]);
   const body = await cached(rt, team, key, p.bool('refresh'), () => funnelAnswer(rt, team, p, now));
   return json(200, body);
 });
