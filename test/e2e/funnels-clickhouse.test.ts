@@ -100,6 +100,8 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['exclusion, three-day window', { events: VIEW_SIGNUP_PAY, exclusions: CANCEL(1, 2), funnel_window_days: 3 }],
   ['any event then pay', { events: [{ id: null, type: 'events', name: 'All events', order: 0 }, e('pay', 1)] }],
   ['property filter on the whole funnel', { events: VIEW_SIGNUP_PAY, properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }] }],
+  ['strict with a property filter (the next event among those kept)', { events: VIEW_SIGNUP_PAY, funnel_order_type: 'strict', properties: [{ key: '$browser', value: 'Firefox', operator: 'is_not', type: 'event' }] }],
+  ['unordered, breakdown by step 2', { events: NARROWING, funnel_order_type: 'unordered', ...BY_BROWSER, breakdown_attribution_type: 'step', breakdown_attribution_value: 2 }],
   ['breakdown, first touch', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER }],
   ['breakdown, last touch', { events: NARROWING, ...BY_BROWSER, breakdown_attribution_type: 'last_touch' }],
   ['breakdown, step 1', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, breakdown_attribution_type: 'step', breakdown_attribution_value: 1 }],
