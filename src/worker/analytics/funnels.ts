@@ -61,7 +61,8 @@ function emptyStats(p: FunnelParams): ValueStats {
   };
 }
 
-function funnelReducer(params: unknown): SequenceReducer<FunnelPartial> {
+/** The per-person fold into sums, also what the ClickHouse executor feeds (src/worker/analytics/funnels-clickhouse.ts). */
+export function funnelReducer(params: unknown): SequenceReducer<FunnelPartial> {
   const p = params as FunnelParams;
   const index = p.periods ? new BucketIndex(p.periods.starts, p.periods.end) : null;
   const periodOf = index ? (t: number) => index.of(t) : undefined;
@@ -171,6 +172,14 @@ export interface FunnelRun {
   partial: FunnelPartial;
 }
 
+/** What the fold needs of the query, whichever engine gathers the events. */
+export function funnelParams(q: FunnelsQuery, range: DateRange, periods: number[], persons: boolean): FunnelParams {
+  return {
+    shape: funnelShape(q), attribution: q.attribution, attributionStep: q.attributionStep, breakdown: q.breakdown !== null,
+    periods: q.viz === 'trends' ? { starts: periods, end: range.to } : null, persons, fromStep: q.fromStep, toStep: q.toStep,
+  };
+}
+
 export async function runFunnel(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons = false): Promise<FunnelRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
@@ -186,10 +195,7 @@ export async function runFunnel(rt: WorkerRuntime, team: number, q: FunnelsQuery
     valueColumn: b ? (b.type === 'person' ? PERSON_PROP : EVENT_PROP) + b.property : null,
     names: false,
   };
-  const params: FunnelParams = {
-    shape: funnelShape(q), attribution: q.attribution, attributionStep: q.attributionStep, breakdown: b !== null,
-    periods: q.viz === 'trends' ? { starts: periods, end: range.to } : null, persons, fromStep: q.fromStep, toStep: q.toStep,
-  };
+  const params = funnelParams(q, range, periods, persons);
   const partial = await reduceEverywhere<FunnelPartial>(rt, spec, ctx.scan, { kind: 'funnel', params });
   return { ctx, range, periods, partial };
 }

@@ -8,7 +8,10 @@ import { invalidInput } from '../../domain/analytics/errors.js';
 import { bucketDay, bucketLabel, parseDate } from '../../domain/analytics/date-range.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { actorPage } from '../analytics/actors.js';
-import { runFunnel, type FunnelPartial, type ValueStats } from '../analytics/funnels.js';
+import { clickHouseFunnelGap, funnelMatchers } from '../../domain/analytics/clickhouse/funnel-sql.js';
+import { runFunnel, type FunnelPartial, type FunnelRun, type ValueStats } from '../analytics/funnels.js';
+import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
+import { queryContext } from '../analytics/query-context.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { OpHandler } from './types.js';
@@ -97,7 +100,8 @@ export const funnel: OpHandler = (item, rt) => answering(async () => {
   await rt.ingest.appliedEverywhere();
   const now = item.meta.now;
   if (q.steps.length === 0) return json(200, { result: [], timezone: 'UTC', is_cached: false, last_refresh: new Date().toISOString() });
-  const key = normalisedKey('funnel', p, [Math.floor(now / 3_600_000)]);
+  // The project's time zone and test-account filters shape the answer: part of the key, as for trends.
+  const key = normalisedKey('funnel', p, [queryContext(rt, team, now, []).fingerprint, Math.floor(now / 3_600_000)]);
   const body = await cached(rt, team, key, p.bool('refresh'), () => funnelAnswer(rt, team, p, now));
   return json(200, body);
 });
@@ -107,14 +111,28 @@ export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterPar
   const q = funnelsQueryOf(p);
   if (q.steps.length === 0) return { result: [], timezone: 'UTC' };
   {
-    const run = await runFunnel(rt, team, q, now);
+    let run: FunnelRun;
+    let where: Record<string, unknown> = {};
+    if (rt.config.analytics === 'clickhouse') {
+      // What ClickHouse does not gather yet is answered by the local engine, and the answer says why.
+      const ctx = queryContext(rt, team, now, []);
+      const gap = clickHouseFunnelGap(q, [q.properties, ...funnelMatchers(q).map((m) => m.filter), q.filterTestAccounts ? ctx.testAccountFilters : null]);
+      if (gap === null) {
+        const onClickHouse = await runFunnelOnClickHouse(rt, team, q, now);
+        run = onClickHouse;
+        where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
+      } else {
+        run = await runFunnel(rt, team, q, now);
+        where = { clickhouse: { fallback: gap } };
+      }
+    } else run = await runFunnel(rt, team, q, now);
     const tz = run.ctx.timeZone;
     const values = q.breakdown ? rankedValues(q, run.partial) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
     let result: unknown;
     if (q.viz === 'trends') result = values.map(([v, s]) => trendsJson(q, s, run.periods, tz, q.breakdown ? v : null));
     else if (q.viz === 'time_to_convert') result = timeToConvertJson(q, values.flatMap(([, s]) => s.toConvert));
     else result = q.breakdown ? values.map(([v, s]) => stepsJson(team, q, p, s, v)) : stepsJson(team, q, p, values[0]![1], null);
-    return { result, timezone: tz };
+    return { result, timezone: tz, ...where };
   }
 }
 

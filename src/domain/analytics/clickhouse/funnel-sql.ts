@@ -1,0 +1,83 @@
+/**
+ * Funnels (analytics.md §2) on ClickHouse, for `QUILL_ANALYTICS=clickhouse`: the same FunnelsQuery the local engine
+ * runs (src/domain/analytics/funnel-query.ts). Pure: SQL text and parameters out.
+ *
+ * ClickHouse does what the local engine's shuffle does (src/worker/analytics/sequences.ts): it finds the events of
+ * every step and exclusion, resolves each to the person it counts for now (merges included), tags it with the bit
+ * set of the steps and exclusions it matches and hands them over grouped by person in time order. The fold over a
+ * person's events stays the local engine's own (src/domain/analytics/funnel.ts) rather than a second copy in SQL:
+ * its rules (one event fills at most one step, unordered funnels' matching of steps to events, exclusions between
+ * the steps they guard, the best attempts' conversion times) are subtle, and ClickHouse's windowFunnel does not
+ * keep the first of them. One definition of a funnel, so the two engines cannot disagree on what one means.
+ *
+ * The SQL is HogQL printed by src/domain/hogql/clickhouse-printer.ts (team guard, parameters, property semantics),
+ * each step's and exclusion's filters a named filter tree.
+ */
+import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { parseQuery } from '../../hogql/parser.js';
+import type { FunnelsQuery } from '../funnel-query.js';
+import type { FilterNode } from '../property-filters.js';
+import { filterGap, hogqlIdentifier, type TrendsSqlOptions } from './trends-sql.js';
+
+/**
+ * Why a funnel cannot run on ClickHouse yet (null: it can); `filters` are every filter tree the query applies
+ * (global, steps, exclusions, test accounts). What is not built is answered by the local engine, not approximated.
+ */
+export function clickHouseFunnelGap(q: FunnelsQuery, filters: readonly (FilterNode | null)[]): string | null {
+  if (q.steps.some((s) => s.kind !== 'events') || q.exclusions.some((e) => e.actionId !== null)) return 'actions are not computed on ClickHouse yet';
+  // The export writes the person as it is at export time, not as it was at the event (see filterGap).
+  if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns of funnels are not computed on ClickHouse yet`;
+  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
+  for (const f of filters) {
+    const gap = f ? filterGap(f) : null;
+    if (gap) return gap;
+  }
+  return null;
+}
+
+/** One matcher (a step or an exclusion, in the local engine's bit order): its event name (null: any) and filters. */
+export interface FunnelMatcher {
+  event: string | null;
+  filter: FilterNode | null;
+}
+
+/** The matchers of a funnel: steps 0..n-1 at bits 0..n-1, then the exclusions (funnelShape's bits). */
+export function funnelMatchers(q: FunnelsQuery): FunnelMatcher[] {
+  return [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))];
+}
+
+/**
+ * Rows (person, time in epoch ms, mask, [breakdown value]) of the events in [from, to] passing `filter` that match
+ * a matcher (every event for strict funnels, whose steps are "the next event") of the persons who may enter the
+ * funnel, ordered by person then time. The
+ * breakdown value is the event property's text, '' when missing, as the local engine keys it.
+ */
+export function funnelEventsSql(
+  q: FunnelsQuery, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions,
+): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
+  const trees: Record<string, FilterNode | null> = {};
+  const matches = funnelMatchers(q).map((m, i) => {
+    trees[`m${i}`] = m.filter;
+    if (m.event === null) return `{m${i}}`;
+    values[`e${i}`] = m.event;
+    return `(event = {e${i}} AND {m${i}})`;
+  });
+  // Bit i is 2^i (at most 31 bits, as the local engine's Uint32 masks).
+  const mask = matches.map((m, i) => `multiIf(${m}, ${2 ** i}, 0)`).join(' + ');
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}'];
+  if (q.order !== 'strict') where.push(`(${matches.join(' OR ')})`);
+  // Ordered and strict funnels start at step 0: a person with no step-0 event in range reaches nothing, so their
+  // events are not worth sending (for strict funnels, otherwise every event in range of everyone).
+  if (q.order !== 'unordered') where.push(`person_id IN (SELECT person_id FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${matches[0]})`);
+  const select = ['person_id', 'timestamp', `${mask} AS mask`];
+  const columns: { name: string; type: 'Person' | 'DateTime' | 'Int' | 'String' }[] = [
+    { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
+  ];
+  if (q.breakdown) {
+    select.push(`ifNull(toString(properties.${hogqlIdentifier(q.breakdown.property!)}), '') AS breakdown`);
+    columns.push({ name: 'breakdown', type: 'String' });
+  }
+  const text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} ORDER BY person_id, timestamp`;
+  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter, filterTrees: trees });
+}
