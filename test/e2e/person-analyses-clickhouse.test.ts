@@ -161,7 +161,33 @@ t.test('retention in UTC and New York: ClickHouse answers as the local engine', 
   for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
 });
 
-t.test('the RetentionQuery kind; a breakdown falls back and says why', async (tt) => {
+/** Per breakdown value: its label and counts, in the answer's order. */
+const byValue = (body: any) => ((body.result ?? body.results) as any[]).map((r) => ({ label: r.label, breakdown_values: r.breakdown_values, counts: r.values.map((v: any) => v.count) }));
+
+t.test('retention by an event property: ClickHouse answers as the local engine, in UTC and New York', async (tt) => {
+  const cases: [string, Record<string, unknown>][] = [
+    ['by browser, daily', { ...RETENTION[0]![1], breakdowns: [{ property: '$browser', type: 'event' }] }],
+    ['by url, weekly, purchases returning', { ...RETENTION[2]![1], returning_entity: purchase, breakdowns: [{ property: '$current_url', type: 'event' }] }],
+    // Only $identify events have $anon_distinct_id: every other event is in the row of the missing value ('').
+    ['any event, by a property only some events have, with a filter', { ...RETENTION[0]![1], target_entity: { id: null, type: 'events', name: 'All events' },
+      breakdowns: [{ property: '$anon_distinct_id', type: 'event' }], properties: [{ key: '$browser', value: 'Safari', operator: 'is_not', type: 'event' }] }],
+  ];
+  const sparse = byValue(await retention(engines.localApi, cases[2]![1]));
+  tt.ok(sparse.length >= 3 && sparse.some((r) => r.label === ''), 'the missing value is a row of its own, beside the values');
+  const first = byValue(await retention(engines.localApi, cases[0]![1]));
+  tt.ok(first.length >= 3 && first.some((r) => r.counts.slice(1).some((n: number) => n > 0)), 'several values, with returns (not zeros on both sides)');
+  for (const zone of ['UTC', 'America/New_York']) {
+    for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: zone })).status, 200);
+    for (const [name, params] of cases) {
+      const [fromCh, fromLocal] = await Promise.all([retention(engines.chApi, params), retention(engines.localApi, params)]);
+      tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
+      tt.same(byValue(fromCh), byValue(fromLocal), `${zone}, ${name}: the local engine's answer`);
+    }
+  }
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+});
+
+t.test('the RetentionQuery kind; a person property breakdown falls back and says why', async (tt) => {
   const query = { kind: 'RetentionQuery', retentionFilter: { targetEntity: pageviews, returningEntity: purchase, period: 'Day', totalIntervals: 11 }, dateRange: { date_to: '2026-11-09' } };
   const [fromCh, fromLocal] = await Promise.all([engines.chApi, engines.localApi].map(async (api) => {
     const res = await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' });
@@ -170,10 +196,12 @@ t.test('the RetentionQuery kind; a breakdown falls back and says why', async (tt
   }));
   tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
   tt.same(cohorts(fromCh), cohorts(fromLocal), "the local engine's answer");
-  const params = { ...RETENTION[0]![1], breakdowns: [{ property: '$browser', type: 'event' }] };
+  const params = { ...RETENTION[0]![1], breakdowns: [{ property: 'plan', type: 'person' }] };
   const split = await retention(engines.chApi, params);
-  tt.match(split.clickhouse?.fallback, /breakdowns/, `falls back, saying ${split.clickhouse?.fallback}`);
-  tt.same(split.result, (await retention(engines.localApi, params)).result, "the local engine's answer");
+  tt.match(split.clickhouse?.fallback, /person breakdowns/, `falls back, saying ${split.clickhouse?.fallback}`);
+  // Not compared with the other Quill: after a merge across shards the two may keep different persons, whose
+  // properties (here, the plan) differ — the local engine's answer depends on which one survived.
+  tt.ok(byValue(split).length >= 1, "the local engine's rows");
 });
 
 // ---------------------------------------------------------------------------------------------------- lifecycle

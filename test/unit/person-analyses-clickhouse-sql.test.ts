@@ -3,7 +3,7 @@
 // parameters, Quill's bucket starts as exact instants, and what is not computed on ClickHouse yet named as a gap.
 import t from 'tap';
 import { clickHouseLifecycleGap, lifecycleActiveSql, lifecycleDormantSql } from '../../src/domain/analytics/clickhouse/lifecycle-sql.js';
-import { clickHouseRetentionGap, retentionCohortsSql, retentionReturnsSql } from '../../src/domain/analytics/clickhouse/retention-sql.js';
+import { clickHouseRetentionGap, retentionCohortsSql, retentionReturnsSql, retentionValueReturnsSql, retentionValueSizesSql } from '../../src/domain/analytics/clickhouse/retention-sql.js';
 import { clickHouseStickinessGap, stickinessSql } from '../../src/domain/analytics/clickhouse/stickiness-sql.js';
 import { retentionQueryOf, retentionWindow } from '../../src/domain/analytics/retention.js';
 import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
@@ -60,10 +60,24 @@ t.test('retention: both filter trees, each over its own events, guarded and as p
   tt.match(returns.sql, /JOIN/, 'cohorts joined with returns');
 });
 
+t.test('retention by an event property: the key as an identifier, values as parameters, persons counted once', async (tt) => {
+  const q = retentionQueryOf(new FilterParams({ target_entity: { id: '$pageview', type: 'events' }, period: 'Day', total_intervals: 5, date_to: '2026-11-05', breakdowns: [{ property: EVIL, type: 'event' }] }));
+  const w = retentionWindow(q, 'Europe/Paris', OPTS.now);
+  const filter = parseFilters([{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }]);
+  for (const printed of [retentionValueSizesSql(q, filter, w, OPTS), retentionValueReturnsSql(q, filter, filter, w, OPTS)]) {
+    const reads = storedTableReads(printed.sql, 'posthog');
+    tt.ok(reads.length >= 1 && reads.every((r) => r.team === 42), 'every stored table read guarded by the team');
+    tt.notMatch(printed.sql, /OR 1=1|\$browser|Chrome/, 'no user text in the SQL');
+    tt.ok(Object.values(printed.params).includes('$pageview'), 'the event name as a parameter');
+    tt.match(printed.sql, /uniqExact/, 'each person once per value, however many cohorts it sits in');
+  }
+});
+
 t.test('retention gaps', async (tt) => {
   const q = retentionQueryOf(new FilterParams({ target_entity: { id: '$pageview', type: 'events' } }));
   tt.equal(clickHouseRetentionGap(q, []), null, 'events run on ClickHouse');
-  tt.match(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []) ?? '', /breakdowns/);
+  tt.equal(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []), null, 'an event property breakdown runs on ClickHouse');
+  tt.match(clickHouseRetentionGap({ ...q, breakdown: { type: 'person', property: 'plan' } }, []) ?? '', /person breakdowns/);
   // An action's tree names its events (src/domain/analytics/action-filter.ts).
   const action = { type: 'AND', children: [{ type: 'event_name', key: 'event', operator: 'exact', value: 'signed_up', groupTypeIndex: null, negation: false }] };
   tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action as never } }, []) ?? '', /actions/);
