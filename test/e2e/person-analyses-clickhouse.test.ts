@@ -62,6 +62,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['event property filters', { events: [{ ...pageviews, properties: [{ key: '$current_url', value: 'docs', operator: 'icontains', type: 'event' }] }],
     properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }] }],
   ['compare with the previous period', { events: [pageviews], compare: true, date_from: '2026-11-02' }],
+  ['all time, weeks', { events: [pageviews], interval: 'week', date_from: 'all' }],
 ];
 
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
@@ -215,6 +216,7 @@ const LIFECYCLE: [string, Record<string, unknown>][] = [
   ['weeks', { events: [pageviews], interval: 'week', date_from: '2026-10-12' }],
   ['hours, purchases', { events: [{ ...purchases, order: 0 }], interval: 'hour', date_from: '2026-10-31', date_to: '2026-11-02' }],
   ['event property filters', { events: [{ ...pageviews, properties: [{ key: '$current_url', value: 'blog', operator: 'icontains', type: 'event' }] }] }],
+  ['all time', { events: [pageviews], date_from: 'all' }],
 ];
 
 /**

@@ -15,7 +15,6 @@ import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 /** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseLifecycleGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
   if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;
