@@ -140,6 +140,8 @@ const RETENTION: [string, Record<string, unknown>][] = [
   ['daily recurring, pageview then pageview', { target_entity: pageviews, returning_entity: pageviews, period: 'Day', total_intervals: 11 }],
   ['daily first time, pageview then purchase', { target_entity: pageviews, returning_entity: purchase, period: 'Day', total_intervals: 11, retention_type: 'retention_first_time' }],
   ['weekly recurring', { target_entity: pageviews, returning_entity: pageviews, period: 'Week', total_intervals: 3 }],
+  // Months: calendar months in the project's zone, the window starting on a day inside the first cohort's month (§4.2).
+  ['monthly first time', { target_entity: pageviews, returning_entity: pageviews, period: 'Month', total_intervals: 3, date_to: '2026-12-05', retention_type: 'retention_first_time' }],
   ['hourly, with filters', { target_entity: pageviews, returning_entity: purchase, period: 'Hour', total_intervals: 24, date_to: '2026-11-01T12:00:00',
     properties: [{ key: '$browser', value: 'Firefox', operator: 'is_not', type: 'event' }] }],
 ];
@@ -269,6 +271,14 @@ t.test('lifecycle in UTC and New York: ClickHouse answers as the local engine', 
   for (const api of [engines.chApi, engines.localApi]) {
     for (const project of ['@current', unmerged.get(api)!]) tt.equal((await api.patch(`/api/projects/${project}/`, { timezone: 'UTC' })).status, 200);
   }
+});
+
+t.test('a lifecycle by a person property falls back and says why', async (tt) => {
+  const params = { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] };
+  const body = await lifecycleOf(engines.chApi, params);
+  tt.match(body.clickhouse?.fallback, /person property filters/, `falls back, saying ${body.clickhouse?.fallback}`);
+  tt.equal(body.clickhouse_export, undefined, 'nothing asked of the export');
+  tt.same(statuses(body).map((r) => r.status), ['new', 'returning', 'resurrecting', 'dormant'], "the local engine's four statuses");
 });
 
 t.test('the LifecycleQuery kind is computed on ClickHouse too', async (tt) => {
