@@ -291,3 +291,24 @@ t.test('the LifecycleQuery kind is computed on ClickHouse too', async (tt) => {
   tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
   tt.same(statuses(fromCh), statuses(fromLocal), "the local engine's answer");
 });
+
+t.test('after persons are deleted (their events kept), ClickHouse still answers as the local engine', async (tt) => {
+  for (const api of [engines.chApi, engines.localApi]) {
+    const project = unmerged.get(api)!;
+    for (const distinctId of ['visitor-3', 'visitor-12']) {
+      const found = await api.get(`/api/projects/${project}/persons/?distinct_id=${distinctId}`);
+      const uuid = found.body.results?.[0]?.uuid;
+      tt.ok(uuid, `${distinctId} found`);
+      tt.equal((await api.delete(`/api/projects/${project}/persons/${uuid}/`)).status, 204, `${distinctId} deleted`);
+    }
+  }
+  for (const [name, params] of LIFECYCLE) {
+    const [fromCh, fromLocal] = await Promise.all([lifecycleOf(engines.chApi, params, unmerged.get(engines.chApi)), lifecycleOf(engines.localApi, params, unmerged.get(engines.localApi))]);
+    tt.same(fromCh.clickhouse, { fallback: null }, `lifecycle, ${name}: computed on ClickHouse`);
+    tt.same(statuses(fromCh), statuses(fromLocal), `lifecycle, ${name}: the local engine's answer`);
+  }
+  const [stickyCh, stickyLocal] = await Promise.all([stickiness(engines.chApi, { events: [pageviews] }, unmerged.get(engines.chApi)), stickiness(engines.localApi, { events: [pageviews] }, unmerged.get(engines.localApi))]);
+  tt.same(essence(stickyCh), essence(stickyLocal), "stickiness: the local engine's answer");
+  const [retCh, retLocal] = await Promise.all([retention(engines.chApi, RETENTION[0]![1], unmerged.get(engines.chApi)), retention(engines.localApi, RETENTION[0]![1], unmerged.get(engines.localApi))]);
+  tt.same(cohorts(retCh), cohorts(retLocal), "retention: the local engine's answer");
+});

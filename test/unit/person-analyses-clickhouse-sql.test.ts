@@ -95,6 +95,7 @@ t.test('lifecycle: active and dormant queries guarded, the filter on every event
     tt.ok(Object.values(printed.params).includes(EVIL), 'the event name and filter value as parameters');
   }
   tt.ok(storedTableReads(lifecycleActiveSql(q.series[0]!, filter, periods, OPTS).sql, 'posthog').some((r) => r.table === 'person'), "persons' created_at read from the person table");
+  tt.match(lifecycleActiveSql(q.series[0]!, filter, periods, OPTS).sql, /person_created_at/, "and from the events' snapshot for a person deleted since");
   tt.equal(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }], date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   tt.equal(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }] }), []), null);
 });
