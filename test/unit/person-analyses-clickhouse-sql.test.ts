@@ -30,6 +30,7 @@ t.test('guard, parameters and buckets', async (tt) => {
   tt.ok(Object.values(printed.params).includes('Europe/Paris'), 'the project time zone');
   for (const ms of [STARTS[1]!, STARTS[2]!]) tt.match(printed.sql, `toInt64(${ms})`, `the bucket start ${new Date(ms).toISOString()} exact to the ms`);
   tt.match(printed.sql, /uniq/, 'distinct intervals per person');
+  tt.match(printed.sql, /person_created_at/, 'events ingested without a person left out, as the local engine leaves them');
 });
 
 t.test('gaps', async (tt) => {

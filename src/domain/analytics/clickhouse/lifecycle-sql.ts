@@ -10,6 +10,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
+import { hadPerson } from './person-events.js';
 import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
@@ -38,7 +39,7 @@ function seriesWhere(s: SeriesNode, p: LifecyclePeriods, values: Record<string, 
     values.event = s.event;
     event = ' AND event = {event}';
   }
-  return `timestamp >= {from} AND timestamp <= {to}${event} AND {filters}`;
+  return `timestamp >= {from} AND timestamp <= {to}${event} AND {filters} AND ${hadPerson(values)}`;
 }
 
 /** (person_id, period) of every period with an event of the series; period 0 is the one before the range. */

@@ -8,6 +8,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
+import { hadPerson } from './person-events.js';
 import { bucketExpr, filterGap, hogqlIdentifier, type TrendsSqlOptions } from './trends-sql.js';
 
 function namesEvents(node: FilterNode | null): boolean {
@@ -36,10 +37,10 @@ function cohortRows(q: RetentionQuery, filter: FilterNode | null, w: RetentionWi
   values.target = q.target.event;
   const event = q.target.event === null ? '' : ' AND event = {target}';
   if (q.retentionType === 'retention_first_time') {
-    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} GROUP BY person_id`;
+    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)} GROUP BY person_id`;
     return `SELECT person_id, ${bucketExpr(w.starts, values, 'first_seen')} AS bucket FROM (${firsts}) WHERE first_seen >= {from}`;
   }
-  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters}`;
+  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)}`;
 }
 
 function entityWhere(e: EntityRef, name: string, values: Record<string, unknown>): string {
@@ -58,7 +59,7 @@ export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode 
 export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
   const cohorts = cohortRows(q, targetFilter, w, values);
-  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters}`;
+  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
   const text = `SELECT c.bucket AS cohort, r.bucket - c.bucket AS later, count() AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY cohort, later`;
   return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
 }
@@ -69,7 +70,7 @@ export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode 
  */
 function cohortRowsByValue(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
   const value = `ifNull(toString(properties.${hogqlIdentifier(q.breakdown!.property)}), '')`;
-  return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters}`;
+  return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters} AND ${hadPerson(values)}`;
 }
 
 /** With a breakdown (event property, recurring): rows (value, persons), the persons in any cohort of each value. */
@@ -87,7 +88,7 @@ export function retentionValueSizesSql(q: RetentionQuery, targetFilter: FilterNo
 export function retentionValueReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
   const cohorts = cohortRowsByValue(q, w, values);
-  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters}`;
+  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
   const text = `SELECT c.value AS value, r.bucket - c.bucket AS later, uniq(c.person_id) AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY value, later`;
   return print(text, values, [{ name: 'value', type: 'String' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
 }
