@@ -1,8 +1,8 @@
-// Stickiness and retention answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and
+// Stickiness, retention and lifecycle answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and
 // answering from it, one on its own engine, fed the same events (test/helpers/two-engines.ts). The same requests
 // (legacy endpoints and the query kinds) must answer the same on both, in UTC and in New York (a DST change inside
-// the data); a second project's events in the same database are never counted; what ClickHouse does not compute
-// yet falls back and says so.
+// the data); a second project's events in the same database are never counted; deleted persons and events without
+// a person count as on the local engine; what ClickHouse does not compute yet falls back and says so.
 import t from 'tap';
 import { event } from '../helpers/ingest.js';
 import type { Client } from '../helpers/quill.js';
@@ -142,6 +142,9 @@ const RETENTION: [string, Record<string, unknown>][] = [
   ['weekly recurring', { target_entity: pageviews, returning_entity: pageviews, period: 'Week', total_intervals: 3 }],
   // Months: calendar months in the project's zone, the window starting on a day inside the first cohort's month (§4.2).
   ['monthly first time', { target_entity: pageviews, returning_entity: pageviews, period: 'Month', total_intervals: 3, date_to: '2026-12-05', retention_type: 'retention_first_time' }],
+  ['entities with filters of their own', { period: 'Day', total_intervals: 11,
+    target_entity: { ...pageviews, properties: [{ key: '$current_url', value: 'docs', operator: 'icontains', type: 'event' }] },
+    returning_entity: { ...purchase, properties: [{ key: '$browser', value: 'Chrome', operator: 'is_not', type: 'event' }] } }],
   ['hourly, with filters', { target_entity: pageviews, returning_entity: purchase, period: 'Hour', total_intervals: 24, date_to: '2026-11-01T12:00:00',
     properties: [{ key: '$browser', value: 'Firefox', operator: 'is_not', type: 'event' }] }],
 ];
@@ -219,6 +222,7 @@ const LIFECYCLE: [string, Record<string, unknown>][] = [
   ['hours, purchases', { events: [{ ...purchases, order: 0 }], interval: 'hour', date_from: '2026-10-31', date_to: '2026-11-02' }],
   ['event property filters', { events: [{ ...pageviews, properties: [{ key: '$current_url', value: 'blog', operator: 'icontains', type: 'event' }] }] }],
   ['all time', { events: [pageviews], date_from: 'all' }],
+  ['any event, weeks', { events: [{ id: null, type: 'events', name: 'All events', order: 0 }], interval: 'week', date_from: '2026-10-12' }],
 ];
 
 /**

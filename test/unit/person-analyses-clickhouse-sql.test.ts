@@ -1,4 +1,4 @@
-// Stickiness and retention as ClickHouse SQL (src/domain/analytics/clickhouse/stickiness-sql.ts, retention-sql.ts):
+// Stickiness, retention and lifecycle as ClickHouse SQL (src/domain/analytics/clickhouse/*-sql.ts):
 // every stored table read guarded by the project's team (also inside subqueries and joins), user text only as
 // parameters, Quill's bucket starts as exact instants, and what is not computed on ClickHouse yet named as a gap.
 import t from 'tap';
