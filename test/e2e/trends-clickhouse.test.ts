@@ -77,9 +77,11 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['a formula', { events: [pageviews, { ...purchases, order: 1 }], formula: 'A/B' }],
   ['a formula with a breakdown and compare', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], formula: 'A / B', breakdown: '$browser', breakdown_type: 'event', compare: true, date_from: '2026-11-02' }],
   ['cumulative counts and sums', { events: [pageviews, { ...purchases, math: 'sum', math_property: 'price', order: 1 }], display: 'ActionsLineGraphCumulative' }],
+  ['cumulative unique users, with a breakdown and compare', { events: [{ ...pageviews, math: 'dau' }, { ...purchases, math: 'dau', order: 1 }], display: 'ActionsLineGraphCumulative',
+    breakdown: '$browser', breakdown_type: 'event', compare: true, date_from: '2026-11-02' }],
+  ['cumulative unique users per week', { events: [{ ...pageviews, math: 'dau' }], display: 'ActionsLineGraphCumulative', interval: 'week' }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
-  ['cumulative unique users', { events: [{ ...pageviews, math: 'dau' }], display: 'ActionsLineGraphCumulative' }, /cumulative unique users/],
   ['weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }] }, /weekly_active/],
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }, /person property filters/],
   ['person breakdown', { events: [pageviews], breakdown: 'plan', breakdown_type: 'person' }, /person breakdowns/],

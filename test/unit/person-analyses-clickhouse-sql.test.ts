@@ -1,9 +1,9 @@
-// Stickiness and retention as ClickHouse SQL (src/domain/analytics/clickhouse/stickiness-sql.ts, retention-sql.ts):
+// Stickiness, retention and lifecycle as ClickHouse SQL (src/domain/analytics/clickhouse/*-sql.ts):
 // every stored table read guarded by the project's team (also inside subqueries and joins), user text only as
 // parameters, Quill's bucket starts as exact instants, and what is not computed on ClickHouse yet named as a gap.
 import t from 'tap';
 import { clickHouseLifecycleGap, lifecycleActiveSql, lifecycleDormantSql } from '../../src/domain/analytics/clickhouse/lifecycle-sql.js';
-import { clickHouseRetentionGap, retentionCohortsSql, retentionReturnsSql } from '../../src/domain/analytics/clickhouse/retention-sql.js';
+import { clickHouseRetentionGap, retentionCohortsSql, retentionReturnsSql, retentionValueReturnsSql, retentionValueSizesSql } from '../../src/domain/analytics/clickhouse/retention-sql.js';
 import { clickHouseStickinessGap, stickinessSql } from '../../src/domain/analytics/clickhouse/stickiness-sql.js';
 import { retentionQueryOf, retentionWindow } from '../../src/domain/analytics/retention.js';
 import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
@@ -30,13 +30,14 @@ t.test('guard, parameters and buckets', async (tt) => {
   tt.ok(Object.values(printed.params).includes('Europe/Paris'), 'the project time zone');
   for (const ms of [STARTS[1]!, STARTS[2]!]) tt.match(printed.sql, `toInt64(${ms})`, `the bucket start ${new Date(ms).toISOString()} exact to the ms`);
   tt.match(printed.sql, /uniq/, 'distinct intervals per person');
+  tt.match(printed.sql, /person_created_at/, 'events ingested without a person left out, as the local engine leaves them');
 });
 
 t.test('gaps', async (tt) => {
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), []), null, 'an event series runs on ClickHouse');
   const events = query({ events: [{ id: '$pageview' }] });
   tt.match(clickHouseStickinessGap({ ...events, series: [{ ...events.series[0]!, kind: 'actions' }] }, []) ?? '', /actions/, 'actions fall back');
-  tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }], date_from: 'all' }), []) ?? '', /date_from=all/);
+  tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }], date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   const person = parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }]);
   tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [person]) ?? '', /person property filters/);
   const cohort = parseFilters([{ key: 'id', value: 3, type: 'cohort' }]);
@@ -60,10 +61,24 @@ t.test('retention: both filter trees, each over its own events, guarded and as p
   tt.match(returns.sql, /JOIN/, 'cohorts joined with returns');
 });
 
+t.test('retention by an event property: the key as an identifier, values as parameters, persons counted once', async (tt) => {
+  const q = retentionQueryOf(new FilterParams({ target_entity: { id: '$pageview', type: 'events' }, period: 'Day', total_intervals: 5, date_to: '2026-11-05', breakdowns: [{ property: EVIL, type: 'event' }] }));
+  const w = retentionWindow(q, 'Europe/Paris', OPTS.now);
+  const filter = parseFilters([{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }]);
+  for (const printed of [retentionValueSizesSql(q, filter, w, OPTS), retentionValueReturnsSql(q, filter, filter, w, OPTS)]) {
+    const reads = storedTableReads(printed.sql, 'posthog');
+    tt.ok(reads.length >= 1 && reads.every((r) => r.team === 42), 'every stored table read guarded by the team');
+    tt.notMatch(printed.sql, /OR 1=1|\$browser|Chrome/, 'no user text in the SQL');
+    tt.ok(Object.values(printed.params).includes('$pageview'), 'the event name as a parameter');
+    tt.match(printed.sql, /uniqExact/, 'each person once per value, however many cohorts it sits in');
+  }
+});
+
 t.test('retention gaps', async (tt) => {
   const q = retentionQueryOf(new FilterParams({ target_entity: { id: '$pageview', type: 'events' } }));
   tt.equal(clickHouseRetentionGap(q, []), null, 'events run on ClickHouse');
-  tt.match(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []) ?? '', /breakdowns/);
+  tt.equal(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []), null, 'an event property breakdown runs on ClickHouse');
+  tt.match(clickHouseRetentionGap({ ...q, breakdown: { type: 'person', property: 'plan' } }, []) ?? '', /person breakdowns/);
   // An action's tree names its events (src/domain/analytics/action-filter.ts).
   const action = { type: 'AND', children: [{ type: 'event_name', key: 'event', operator: 'exact', value: 'signed_up', groupTypeIndex: null, negation: false }] };
   tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action as never } }, []) ?? '', /actions/);
@@ -81,6 +96,7 @@ t.test('lifecycle: active and dormant queries guarded, the filter on every event
     tt.ok(Object.values(printed.params).includes(EVIL), 'the event name and filter value as parameters');
   }
   tt.ok(storedTableReads(lifecycleActiveSql(q.series[0]!, filter, periods, OPTS).sql, 'posthog').some((r) => r.table === 'person'), "persons' created_at read from the person table");
-  tt.match(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }], date_from: 'all' }), []) ?? '', /date_from=all/);
+  tt.match(lifecycleActiveSql(q.series[0]!, filter, periods, OPTS).sql, /person_created_at/, "and from the events' snapshot for a person deleted since");
+  tt.equal(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }], date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   tt.equal(clickHouseLifecycleGap(query({ insight: 'LIFECYCLE', events: [{ id: '$pageview' }] }), []), null);
 });

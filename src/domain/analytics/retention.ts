@@ -118,3 +118,8 @@ export function retentionByValue(target: readonly (Uint32Array | null)[], return
     return popcount(unionOf(hits));
   });
 }
+
+/** A breakdown's rows in the answer's order: most persons first, then by value. */
+export function rankRetentionValues<T extends { value: string; counts: number[] }>(rows: T[]): T[] {
+  return rows.sort((a, b) => b.counts[0]! - a.counts[0]! || (a.value < b.value ? -1 : 1));
+}

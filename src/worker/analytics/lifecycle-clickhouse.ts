@@ -11,6 +11,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { lifecycleWindow, type LifecycleRun } from './person-analyses.js';
 import { queryContext } from './query-context.js';
+import { firstEvent } from './scatter.js';
 
 /** The four statuses' values over `periods` periods (dormant negative) from the two queries' rows. */
 export function lifecycleCountsOfRows(periods: number, active: readonly unknown[][], dormant: readonly unknown[][]): Record<LifecycleStatus, number[]> {
@@ -31,7 +32,10 @@ export async function runLifecycleOnClickHouse(rt: WorkerRuntime, team: number, 
   const requested = Date.now();
   const series = q.series[0]!;
   const ctx = queryContext(rt, team, now, [q.properties, series.properties]);
-  const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, null);
+  // date_from=all starts at Quill's own first event (block metadata, events after 2015), so both engines' periods
+  // are the same instants; only the counting is ClickHouse's.
+  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const caughtUp = await exportCaughtUp(rt, requested);
   const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };

@@ -7,7 +7,7 @@ import { bitmapOf, type Partial } from '../../domain/analytics/aggregates.js';
 import { BucketIndex, bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
 import { lifecycleCounts, type LifecycleStatus } from '../../domain/analytics/lifecycle.js';
 import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
-import { retentionMatrix, retentionByValue, retentionWindow, type RetentionQuery, type RetentionWindow } from '../../domain/analytics/retention.js';
+import { rankRetentionValues, retentionMatrix, retentionByValue, retentionWindow, type RetentionQuery, type RetentionWindow } from '../../domain/analytics/retention.js';
 import type { TrendsQuery } from '../../domain/analytics/query.js';
 import { activeIntervals, stickinessHistogram, stickinessIntervals } from '../../domain/analytics/stickiness.js';
 import { addIntervals } from '../../domain/analytics/time-zone.js';
@@ -67,8 +67,7 @@ export async function runRetention(rt: WorkerRuntime, team: number, q: Retention
     const column = (q.breakdown.type === 'person' ? PERSON_PROP : EVENT_PROP) + q.breakdown.property;
     const byValueSets = await personSets(rt, ctx, q.target.event, targetFilter, window.starts, window.from, window.to, { kind: 'column', column, only: null });
     const returning = await returningSets();
-    const byValue = [...byValueSets].map(([value, sets]) => ({ value, counts: retentionByValue(sets, returning) }))
-      .sort((a, b) => b.counts[0]! - a.counts[0]! || (a.value < b.value ? -1 : 1));
+    const byValue = rankRetentionValues([...byValueSets].map(([value, sets]) => ({ value, counts: retentionByValue(sets, returning) })));
     return { ctx, window, target: [], returning, matrix: [], byValue };
   }
 

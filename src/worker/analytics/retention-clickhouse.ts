@@ -3,9 +3,9 @@
  * engine (src/worker/analytics/person-analyses.ts), the cohort sizes and returns as two queries printed by
  * src/domain/analytics/clickhouse/retention-sql.ts, run after the same bounded wait for the export as HogQL.
  */
-import { retentionCohortsSql, retentionReturnsSql } from '../../domain/analytics/clickhouse/retention-sql.js';
+import { retentionCohortsSql, retentionReturnsSql, retentionValueReturnsSql, retentionValueSizesSql } from '../../domain/analytics/clickhouse/retention-sql.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { retentionWindow, type RetentionQuery } from '../../domain/analytics/retention.js';
+import { rankRetentionValues, retentionWindow, type RetentionQuery } from '../../domain/analytics/retention.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { RetentionRun } from './person-analyses.js';
@@ -26,6 +26,18 @@ export function retentionMatrixOfRows(n: number, cohorts: readonly unknown[][], 
   return matrix;
 }
 
+/** With a breakdown: per value its counts over the offsets (k = 0: the persons in any of its cohorts), ranked. */
+export function retentionByValueOfRows(n: number, sizes: readonly unknown[][], returns: readonly unknown[][]): { value: string; counts: number[] }[] {
+  const byValue = new Map<string, number[]>();
+  for (const [value, persons] of sizes) byValue.set(String(value), [Number(persons), ...new Array<number>(n - 1).fill(0)]);
+  for (const [value, later, persons] of returns) {
+    const counts = byValue.get(String(value));
+    const k = Number(later);
+    if (counts && k >= 1 && k < n) counts[k] = Number(persons);
+  }
+  return rankRetentionValues([...byValue].map(([value, counts]) => ({ value, counts })));
+}
+
 export async function runRetentionOnClickHouse(rt: WorkerRuntime, team: number, q: RetentionQuery, now: number): Promise<Pick<RetentionRun, 'ctx' | 'window' | 'matrix' | 'byValue'> & { caughtUp: boolean }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, q.target.properties, q.returning.properties]);
@@ -36,6 +48,13 @@ export async function runRetentionOnClickHouse(rt: WorkerRuntime, team: number, 
   const caughtUp = await exportCaughtUp(rt, requested);
   const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
   const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
+  if (q.breakdown) {
+    const [sizes, returns] = await Promise.all([
+      select(retentionValueSizesSql(q, targetFilter, window, opts)),
+      select(retentionValueReturnsSql(q, targetFilter, returningFilter, window, opts)),
+    ]);
+    return { ctx, window, matrix: [], byValue: retentionByValueOfRows(window.starts.length, sizes, returns), caughtUp };
+  }
   const [cohorts, returns] = await Promise.all([
     select(retentionCohortsSql(q, targetFilter, window, opts)),
     select(retentionReturnsSql(q, targetFilter, returningFilter, window, opts)),

@@ -12,6 +12,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { stickinessPeriods, type StickinessSeries } from './person-analyses.js';
 import { queryContext, type QueryContext } from './query-context.js';
+import { firstEvent } from './scatter.js';
 
 /** data[k - 1] = persons active in exactly k intervals, k = 1 … points, from rows of (intervals, persons). */
 export function histogramOfRows(rows: readonly unknown[][], points: number): number[] {
@@ -26,7 +27,10 @@ export function histogramOfRows(rows: readonly unknown[][], points: number): num
 export async function runStickinessOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<{ ctx: QueryContext; series: Omit<StickinessSeries, 'counts'>[]; caughtUp: boolean }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)]);
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
+  // date_from=all starts at Quill's own first event (block metadata, events after 2015), so both engines' ranges
+  // are the same instants; only the counting is ClickHouse's.
+  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
   const caughtUp = await exportCaughtUp(rt, requested);
   const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
   const out: Omit<StickinessSeries, 'counts'>[] = [];

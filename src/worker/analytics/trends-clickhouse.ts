@@ -60,8 +60,10 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         const values = data ?? new Array<number>(sr.starts.length).fill(0);
         results.push({ series: s, breakdownValue, label, data: smooth(cumulative ? runningSum(values) : values, q.smoothingIntervals), sr, compareLabel: period.label });
       };
+      // Cumulative unique users: each person counted in their first bucket, summed up below like the counts.
+      const firstSeen = cumulative && s.math === 'dau';
       if (!q.breakdown) {
-        const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null }, opts));
+        const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null, firstSeen }, opts));
         push(seriesData(rows, sr.starts.length, false).get(''), undefined, name);
         continue;
       }
@@ -71,7 +73,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       const page = ranked.slice(offset, offset + q.breakdown.limit).map(([key]) => key);
       if (ranked.length > offset + q.breakdown.limit) more = true;
-      const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: { property, only: page } }, opts));
+      const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: { property, only: page }, firstSeen }, opts));
       const data = seriesData(rows, sr.starts.length, true);
       for (const key of page) push(data.get(key), key, `${name} - ${key}`);
     }

@@ -3,13 +3,14 @@
  * many persons were new, returning, resurrecting and dormant, as two HogQL queries printed by the team-guarded
  * printer (src/domain/hogql/clickhouse-printer.ts). The periods are the local engine's (lifecycleWindow: the
  * range's bucket starts with the period before them at index 0), so the project's time zone matches it; "new" is
- * the period of the person's created_at as its current row has it (a merge keeps the earlier one), as the local
- * engine reads it.
+ * the period of the person's created_at as its current row has it (a merge keeps the earlier one), or as its events
+ * carried it once the row is deleted, as the local engine reads it.
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
+import { hadPerson } from './person-events.js';
 import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
@@ -24,8 +25,8 @@ export interface LifecyclePeriods {
   end: number;
 }
 
-/** (person_id, period) of every period with an event of the series; period 0 is the one before the range. */
-function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
+/** The series' events in the periods (the one before the range included), as a WHERE condition. */
+function seriesWhere(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
   values.from = new Date(p.withBefore[0]!);
   values.to = new Date(p.end);
   let event = '';
@@ -33,7 +34,21 @@ function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, u
     values.event = s.event;
     event = ' AND event = {event}';
   }
-  return `SELECT DISTINCT person_id, ${bucketExpr(p.withBefore, values)} AS period FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {filters}`;
+  return `timestamp >= {from} AND timestamp <= {to}${event} AND {filters} AND ${hadPerson(values)}`;
+}
+
+/** (person_id, period) of every period with an event of the series; period 0 is the one before the range. */
+function activeRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
+  return `SELECT DISTINCT person_id, ${bucketExpr(p.withBefore, values)} AS period FROM events WHERE ${seriesWhere(s, p, values)}`;
+}
+
+/**
+ * (id, born_at) of the series' persons: the created_at of the person's row, or — for a person deleted since, whose
+ * events stay — the smallest created_at its events carried, as the local engine falls back to its events' snapshot.
+ */
+function bornRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
+  const snapshots = `SELECT person_id, min(person.created_at) AS first_created FROM events WHERE ${seriesWhere(s, p, values)} GROUP BY person_id`;
+  return `SELECT f.person_id AS id, ifNull(r.created_at, f.first_created) AS born_at FROM (${snapshots}) AS f LEFT JOIN persons AS r ON r.id = f.person_id`;
 }
 
 /**
@@ -44,9 +59,9 @@ export function lifecycleActiveSql(s: SeriesNode, filter: FilterNode | null, p: 
   const values: Record<string, unknown> = { first_start: new Date(p.withBefore[1]!) };
   const now = activeRows(s, p, values);
   const previous = `SELECT person_id, period + 1 AS next_period, 1 AS hit FROM (${activeRows(s, p, values)})`;
-  const bornAt = bucketExpr(p.withBefore, values, 'created_at');
+  const bornAt = bucketExpr(p.withBefore, values, 'born_at');
   // Created in a period of the range, or -1 (before it, or after it: never "new" here).
-  const born = `SELECT id, if(created_at >= {first_start} AND created_at <= {to}, ${bornAt}, -1) AS born FROM persons`;
+  const born = `SELECT id, if(born_at >= {first_start} AND born_at <= {to}, ${bornAt}, -1) AS born FROM (${bornRows(s, p, values)})`;
   const text = `SELECT a.period AS period, multiIf(c.born = a.period, 'new', ifNull(b.hit, 0) = 1, 'returning', 'resurrecting') AS status, count() AS persons
     FROM (${now}) AS a LEFT JOIN (${previous}) AS b ON b.person_id = a.person_id AND b.next_period = a.period
     LEFT JOIN (${born}) AS c ON c.id = a.person_id

@@ -8,6 +8,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
+import { hadPerson } from './person-events.js';
 import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 function namesEvents(node: FilterNode | null): boolean {
@@ -17,7 +18,8 @@ function namesEvents(node: FilterNode | null): boolean {
 
 /** Why a retention query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseRetentionGap(q: RetentionQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.breakdown) return 'retention breakdowns are not computed on ClickHouse yet';
+  // Person properties at the event depend on which person survived a merge: not verified against the local engine.
+  if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
   // An action's steps name their events inside its filter tree.
   if (namesEvents(q.target.properties) || namesEvents(q.returning.properties)) return 'actions are not computed on ClickHouse yet';
   for (const f of filters) {
@@ -35,10 +37,10 @@ function cohortRows(q: RetentionQuery, filter: FilterNode | null, w: RetentionWi
   values.target = q.target.event;
   const event = q.target.event === null ? '' : ' AND event = {target}';
   if (q.retentionType === 'retention_first_time') {
-    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} GROUP BY person_id`;
+    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)} GROUP BY person_id`;
     return `SELECT person_id, ${bucketExpr(w.starts, values, 'first_seen')} AS bucket FROM (${firsts}) WHERE first_seen >= {from}`;
   }
-  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters}`;
+  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)}`;
 }
 
 function entityWhere(e: EntityRef, name: string, values: Record<string, unknown>): string {
@@ -57,11 +59,50 @@ export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode 
 export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
   const cohorts = cohortRows(q, targetFilter, w, values);
-  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters}`;
+  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
   const text = `SELECT c.bucket AS cohort, r.bucket - c.bucket AS later, count() AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY cohort, later`;
   return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
 }
 
-function print(text: string, values: Record<string, unknown>, columns: { name: string; type: 'Int' }[], target: FilterNode | null, returning: FilterNode | null, opts: TrendsSqlOptions): PrintedClickHouse {
+/**
+ * The breakdown value of an event as the local engine keys it (propertyText): '' when missing, a string as itself,
+ * anything else as its JSON text — a JSON null is 'null', not missing. `properties.key` reads null and missing
+ * alike, so the raw JSON is read instead.
+ */
+function breakdownValue(property: string, values: Record<string, unknown>): string {
+  values.breakdown_key = property;
+  const raw = 'JSONExtractRaw(properties, {breakdown_key})';
+  // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
+  const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
+  return `multiIf(JSONHas(properties, {breakdown_key}) = 0, '', startsWith(${raw}, '"'), JSONExtractString(properties, {breakdown_key}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
+}
+
+/** With a breakdown: the (person_id, value, bucket) of every target event in the window. */
+function cohortRowsByValue(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
+  const value = breakdownValue(q.breakdown!.property, values);
+  return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters} AND ${hadPerson(values)}`;
+}
+
+/** With a breakdown (event property, recurring): rows (value, persons), the persons in any cohort of each value. */
+export function retentionValueSizesSql(q: RetentionQuery, targetFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  const text = `SELECT value, uniq(person_id) AS persons FROM (${cohortRowsByValue(q, w, values)}) GROUP BY value`;
+  return print(text, values, [{ name: 'value', type: 'String' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
+}
+
+/**
+ * With a breakdown: rows (value, later, persons), the persons of some cohort i of the value with a returning event in
+ * period i + later, each person once per value and offset — the local engine's union over cohorts
+ * (retentionByValue), not a sum of the cohorts' returns.
+ */
+export function retentionValueReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  const cohorts = cohortRowsByValue(q, w, values);
+  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
+  const text = `SELECT c.value AS value, r.bucket - c.bucket AS later, uniq(c.person_id) AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY value, later`;
+  return print(text, values, [{ name: 'value', type: 'String' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
+}
+
+function print(text: string, values: Record<string, unknown>, columns: { name: string; type: 'Int' | 'String' }[], target: FilterNode | null, returning: FilterNode | null, opts: TrendsSqlOptions): PrintedClickHouse {
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTrees: { target_filters: target, returning_filters: returning } });
 }

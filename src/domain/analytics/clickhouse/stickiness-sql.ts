@@ -9,9 +9,10 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
+import { hadPerson } from './person-events.js';
 import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
-/** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
+/** Why a stickiness query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseStickinessGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
   return eventSeriesGap(q, filters);
 }
@@ -22,7 +23,7 @@ export function clickHouseStickinessGap(q: TrendsQuery, filters: readonly (Filte
  */
 export function stickinessSql(s: SeriesNode, filter: FilterNode | null, starts: readonly number[], from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}'];
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
   if (s.event !== null) {
     values.event = s.event;
     where.push('event = {event}');

@@ -11,7 +11,7 @@
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
-import { CUMULATIVE_DISPLAY, type MathKind, type SeriesNode, type TrendsQuery } from '../query.js';
+import type { MathKind, SeriesNode, TrendsQuery } from '../query.js';
 
 export interface TrendsSqlOptions {
   team: number;
@@ -48,19 +48,17 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
   const gap = eventSeriesGap(q, filters);
   if (gap !== null) return gap;
   for (const s of q.series) if (AGGREGATES[s.math] === undefined) return `math ${s.math} is not computed on ClickHouse yet`;
-  // Cumulative unique users count each person once from their first bucket on: not a running sum of the buckets.
-  if (q.display === CUMULATIVE_DISPLAY && q.series.some((s) => s.math === 'dau')) return 'cumulative unique users are not computed on ClickHouse yet';
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
+  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   return null;
 }
 
 /**
- * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: event series (not actions), a
- * bounded range, and filters it reads as the local engine does (null: all of it holds).
+ * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: event series (not actions) and
+ * filters it reads as the local engine does (null: both hold).
  */
 export function eventSeriesGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
   if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;
@@ -94,7 +92,12 @@ export function hogqlIdentifier(name: string): string {
 
 /** Which rows one series query returns: per bucket (and breakdown value), or event counts per breakdown value. */
 export type SeriesSqlShape =
-  | { kind: 'buckets'; breakdown: { property: string; only: string[] } | null }
+  | {
+    kind: 'buckets';
+    breakdown: { property: string; only: string[] } | null;
+    /** Unique users counted in the first bucket each is seen in (cumulative unique users: a running sum of these). */
+    firstSeen?: boolean;
+  }
   | { kind: 'breakdown_counts'; property: string };
 
 /**
@@ -132,7 +135,13 @@ export function trendsSeriesSql(
       where.push(shape.breakdown.only.length === 0 ? 'false' : `${breakdown} IN {only}`);
     }
   }
-  const text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY ${groupBy.join(', ')}`;
+  let text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY ${groupBy.join(', ')}`;
+  if (shape.kind === 'buckets' && shape.firstSeen === true) {
+    // Per person (and breakdown value) the first bucket, then persons per first bucket.
+    const keys = breakdown !== null ? 'breakdown, ' : '';
+    const firsts = `SELECT ${breakdown !== null ? `${breakdown} AS breakdown, ` : ''}person_id, min(${bucketExpr(starts, values)}) AS bucket FROM events WHERE ${where.join(' AND ')} GROUP BY ${keys}person_id`;
+    text = `SELECT ${keys}bucket, count() AS value FROM (${firsts}) GROUP BY ${keys}bucket`;
+  }
   const columns = [
     ...(breakdown !== null ? [{ name: 'breakdown', type: 'String' as const }] : []),
     ...(shape.kind === 'buckets' ? [{ name: 'bucket', type: 'Int' as const }] : []),
