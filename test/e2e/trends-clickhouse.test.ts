@@ -34,6 +34,13 @@ function dataset(): ReturnType<typeof event>[][] {
     }
     batches.push(batch);
   }
+  // Events without a person (counted as events, never as users) and breakdown values the local engine keys by
+  // their JSON text: null, a number, a boolean, quotes and backslashes, a large number's exponent.
+  const odd: unknown[] = [null, 12, true, 'say "hi" \\ there', 1e21, 2.5];
+  batches.push(odd.flatMap((browser, i) => [
+    event(`guest-${i}`, '$pageview', { $browser: browser, $process_person_profile: false }, { timestamp: new Date(START + i * DAY + 3_600_000).toISOString() }),
+    event(`anon-${i}`, '$pageview', { $browser: browser }, { timestamp: new Date(START + i * DAY + 7_200_000).toISOString() }),
+  ]));
   return batches;
 }
 

@@ -17,7 +17,8 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FunnelsQuery } from '../funnel-query.js';
 import type { FilterNode } from '../property-filters.js';
-import { filterGap, hogqlIdentifier, type TrendsSqlOptions } from './trends-sql.js';
+import { hadPerson } from './person-events.js';
+import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /**
  * Why a funnel cannot run on ClickHouse yet (null: it can); `filters` are every filter tree the query applies
@@ -65,7 +66,8 @@ export function funnelEventsSql(
   });
   // Bit i is 2^i (at most 31 bits, as the local engine's Uint32 masks).
   const mask = matches.map((m, i) => `multiIf(${m}, ${2 ** i}, 0)`).join(' + ');
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}'];
+  // Events ingested without a person reach no step, as on the local engine.
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
   if (q.order !== 'strict') where.push(`(${matches.join(' OR ')})`);
   // Ordered and strict funnels start at step 0: a person with no step-0 event in range reaches nothing, so their
   // events are not worth sending (for strict funnels, otherwise every event in range of everyone).
@@ -75,7 +77,7 @@ export function funnelEventsSql(
     { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
   ];
   if (q.breakdown) {
-    select.push(`ifNull(toString(properties.${hogqlIdentifier(q.breakdown.property!)}), '') AS breakdown`);
+    select.push(`${breakdownValue(q.breakdown.property!, values, '')} AS breakdown`);
     columns.push({ name: 'breakdown', type: 'String' });
   }
   const text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} ORDER BY person_id, timestamp`;

@@ -1,5 +1,6 @@
 /**
- * Which exported events count for a person in the person analyses on ClickHouse (stickiness, retention, lifecycle).
+ * Which exported events count for a person in the analyses on ClickHouse (unique users, stickiness, retention,
+ * lifecycle, funnels).
  * The local engine leaves an event ingested without a person (`$process_person_profile: false` from a distinct id
  * that has no person) out of every person count, even if the distinct id gets a person later. ClickHouse gives
  * such an event a person_id of its own (PostHog's personless id), so it must be left out by hand: the export

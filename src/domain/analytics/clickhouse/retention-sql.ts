@@ -9,7 +9,7 @@ import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
 import { hadPerson } from './person-events.js';
-import { bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+import { breakdownValue, bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 function namesEvents(node: FilterNode | null): boolean {
   if (node === null) return false;
@@ -64,18 +64,6 @@ export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode 
   return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
 }
 
-/**
- * The breakdown value of an event as the local engine keys it (propertyText): '' when missing, a string as itself,
- * anything else as its JSON text — a JSON null is 'null', not missing. `properties.key` reads null and missing
- * alike, so the raw JSON is read instead.
- */
-function breakdownValue(property: string, values: Record<string, unknown>): string {
-  values.breakdown_key = property;
-  const raw = 'JSONExtractRaw(properties, {breakdown_key})';
-  // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
-  const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
-  return `multiIf(JSONHas(properties, {breakdown_key}) = 0, '', startsWith(${raw}, '"'), JSONExtractString(properties, {breakdown_key}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
-}
 
 /** With a breakdown: the (person_id, value, bucket) of every target event in the window. */
 function cohortRowsByValue(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {

@@ -9,6 +9,7 @@
  * (daylight saving included) are exactly Quill's, not ClickHouse's toStartOf… rules.
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { hadPerson } from './person-events.js';
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
 import type { MathKind, SeriesNode, TrendsQuery } from '../query.js';
@@ -114,8 +115,10 @@ export function trendsSeriesSql(
     values.event = s.event;
     where.push('event = {event}');
   }
+  // Unique users count persons: an event ingested without a person counts for none, as on the local engine.
+  if (s.math === 'dau') where.push(hadPerson(values));
   const breakdownProperty = shape.kind === 'buckets' ? shape.breakdown?.property ?? null : shape.property;
-  const breakdown = breakdownProperty === null ? null : `ifNull(toString(properties.${hogqlIdentifier(breakdownProperty)}), '')`;
+  const breakdown = breakdownProperty === null ? null : breakdownValue(breakdownProperty, values);
   const select: string[] = [];
   const groupBy: string[] = [];
   if (breakdown !== null) {
@@ -148,6 +151,20 @@ export function trendsSeriesSql(
     { name: 'value', type: 'Float' as const },
   ];
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+}
+
+/**
+ * The breakdown value of an event as the local engine keys it (propertyText): '' when missing, a string as itself,
+ * anything else as its JSON text. A JSON null is 'null' in trends and retention; the sequence analyses (funnels)
+ * read it as missing, and pass `jsonNull: ''`. `properties.key` reads null and missing alike, so the raw JSON is
+ * read instead.
+ */
+export function breakdownValue(property: string, values: Record<string, unknown>, jsonNull: 'null' | '' = 'null'): string {
+  values.breakdown_key = property;
+  const raw = 'JSONExtractRaw(properties, {breakdown_key})';
+  // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
+  const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
+  return `multiIf(JSONHas(properties, {breakdown_key}) = 0, '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(properties, {breakdown_key}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
 }
 
 /**
