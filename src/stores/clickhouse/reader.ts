@@ -12,6 +12,8 @@ export interface ReadLimits {
   maxExecutionS: number;
   /** Bytes of memory it may use for it. */
   maxMemoryBytes: number;
+  /** Rows the answer may have; beyond them ClickHouse fails the query (TOO_MANY_ROWS_OR_BYTES, code 396). */
+  maxResultRows?: number;
 }
 
 export interface ReadResult {
@@ -55,6 +57,7 @@ export class ClickHouseReader {
           readonly: '2',
           max_execution_time: Math.max(1, Math.ceil(limits.maxExecutionS)),
           max_memory_usage: String(Math.max(1, Math.floor(limits.maxMemoryBytes))),
+          ...(limits.maxResultRows !== undefined ? { max_result_rows: String(limits.maxResultRows), result_overflow_mode: 'throw' as const } : {}),
           // Quill's dialect: a LEFT JOIN's missing side is NULL; 64-bit numbers as JSON numbers.
           join_use_nulls: 1,
           output_format_json_quote_64bit_integers: 0,

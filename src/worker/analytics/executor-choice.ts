@@ -6,6 +6,13 @@
  */
 import type { WorkerRuntime } from '../runtime.js';
 
+/** Thrown by a ClickHouse executor that finds, once asked, that the local engine must answer (the reason says why). */
+export class AnsweredLocally extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
 export async function runOnChosenExecutor<R>(
   rt: WorkerRuntime,
   /** Why ClickHouse cannot answer (null: it can). */
@@ -16,6 +23,11 @@ export async function runOnChosenExecutor<R>(
   if (rt.config.analytics !== 'clickhouse') return { run: await local(), where: {} };
   const reason = gap();
   if (reason !== null) return { run: await local(), where: { clickhouse: { fallback: reason } } };
-  const run = await onClickHouse();
-  return { run, where: { clickhouse: { fallback: null }, clickhouse_export: { caught_up: run.caughtUp } } };
+  try {
+    const run = await onClickHouse();
+    return { run, where: { clickhouse: { fallback: null }, clickhouse_export: { caught_up: run.caughtUp } } };
+  } catch (error) {
+    if (!(error instanceof AnsweredLocally)) throw error;
+    return { run: await local(), where: { clickhouse: { fallback: error.reason } } };
+  }
 }

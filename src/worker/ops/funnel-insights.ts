@@ -11,6 +11,7 @@ import { actorPage } from '../analytics/actors.js';
 import { clickHouseFunnelGap, funnelMatchers } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import { runFunnel, type FunnelPartial, type FunnelRun, type ValueStats } from '../analytics/funnels.js';
 import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
+import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { queryContext } from '../analytics/query-context.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -111,21 +112,10 @@ export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterPar
   const q = funnelsQueryOf(p);
   if (q.steps.length === 0) return { result: [], timezone: 'UTC' };
   {
-    let run: FunnelRun;
-    let where: Record<string, unknown> = {};
-    if (rt.config.analytics === 'clickhouse') {
-      // What ClickHouse does not gather yet is answered by the local engine, and the answer says why.
-      const ctx = queryContext(rt, team, now, []);
-      const gap = clickHouseFunnelGap(q, [q.properties, ...funnelMatchers(q).map((m) => m.filter), q.filterTestAccounts ? ctx.testAccountFilters : null]);
-      if (gap === null) {
-        const onClickHouse = await runFunnelOnClickHouse(rt, team, q, now);
-        run = onClickHouse;
-        where = { clickhouse: { fallback: null }, clickhouse_export: { caught_up: onClickHouse.caughtUp } };
-      } else {
-        run = await runFunnel(rt, team, q, now);
-        where = { clickhouse: { fallback: gap } };
-      }
-    } else run = await runFunnel(rt, team, q, now);
+    const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+    const { run, where } = await runOnChosenExecutor<FunnelRun>(rt,
+      () => clickHouseFunnelGap(q, [q.properties, ...funnelMatchers(q).map((m) => m.filter), testAccounts()]),
+      () => runFunnelOnClickHouse(rt, team, q, now), () => runFunnel(rt, team, q, now));
     const tz = run.ctx.timeZone;
     const values = q.breakdown ? rankedValues(q, run.partial) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
     let result: unknown;

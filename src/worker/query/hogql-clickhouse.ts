@@ -16,6 +16,7 @@ import { failureText } from '../../stores/clickhouse/sink.js';
 import { queryContext } from '../analytics/query-context.js';
 import { currentBudget, QueryMemoryError, QueryTimeoutError } from '../query-budget.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { AnsweredLocally } from '../analytics/executor-choice.js';
 import { answerRows } from './clickhouse-rows.js';
 import type { RanQuery } from './hogql-kind.js';
 import type { QueryContext } from './runners.js';
@@ -79,11 +80,12 @@ export async function runOnClickHouse(
  * Runs printed SQL on the export's ClickHouse within the request's budget: ClickHouse's own limits are the budget's,
  * answered with the local engine's errors; no answer at all is a 503 the client may retry.
  */
-export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params: Record<string, string>): Promise<ReadResult> {
+export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params: Record<string, string>, maxResultRows?: number): Promise<ReadResult> {
   const budget = currentBudget();
   const limits = {
     maxExecutionS: budget ? Math.max(1, (budget.deadline - Date.now()) / 1000) : rt.config.queryTimeoutS,
     maxMemoryBytes: budget ? budget.memoryBytes : rt.config.queryMemoryMb * 1024 * 1024,
+    maxResultRows,
   };
   try {
     const reader = await rt.export!.reader();
@@ -92,6 +94,7 @@ export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params:
     if (!(error instanceof ClickHouseQueryError)) throw Errors.clickhouseUnavailable(failureText(error).slice(0, 200));
     if (error.code === '159') throw new QueryTimeoutError(budget?.timeoutS ?? rt.config.queryTimeoutS);
     if (error.code === '241') throw new QueryMemoryError(Math.round(limits.maxMemoryBytes / 1024 / 1024));
+    if (error.code === '396' && maxResultRows !== undefined) throw new AnsweredLocally(`more than ${maxResultRows.toLocaleString('en')} rows to bring back from ClickHouse`);
     return hogqlError(`ClickHouse could not run the query: ${error.message.slice(0, 500)}`);
   }
 }
