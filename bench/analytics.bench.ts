@@ -130,7 +130,7 @@ async function compare(base: string, pid: number, duck: DuckReference, c: Compar
   if (diffs.length > 0) failed = true;
   // Which executor answered (QUILL_BENCH_ANALYTICS=clickhouse): ClickHouse, or the local engine and why.
   // (A HogQL answer carries the ClickHouse SQL it ran instead.)
-  const answeredBy = body?.clickhouse === undefined ? 'local' : typeof body.clickhouse === 'string' || body.clickhouse.fallback === null ? 'clickhouse'
+  const answeredBy = body?.clickhouse == null ? 'local' : typeof body.clickhouse === 'string' || body.clickhouse.fallback === null ? 'clickhouse'
     : `local (fallback: ${body.clickhouse.fallback})`;
   const entry = {
     case: c.name, answered_by: answeredBy, quill_ms: round1(median(quillMs)), duckdb_ms: round1(median(duckMs)), ratio_to_duckdb: round2(median(quillMs) / median(duckMs)),
