@@ -248,6 +248,8 @@ function suite(): void {
     await page.getByLabel('dashboard date range').selectOption('');
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=tile-range]')].every((e) => e.textContent === '2024-03-01 – 2024-03-10'));
     await tilesRendered();
+    // The range label changes with the dashboard's state; the chart with the tile's new answer, a moment later.
+    await probes.locator(`[data-testid=trend-chart][data-points="${DAYS}"]`).waitFor({ timeout: 10_000 }).catch(() => undefined);
     t.equal(await probes.locator('[data-testid=trend-chart]').getAttribute('data-points'), String(DAYS), 'each tile its own dates again');
     t.equal(await page.locator('[data-testid=override-badge]').count(), 0);
     t.same((await api.get(`${P}/dashboards/${dashboardId}/`)).body.filters, {});
