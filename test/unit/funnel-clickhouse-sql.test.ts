@@ -8,7 +8,8 @@ import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
-import { personsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { eventsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { forEachPerson, groupByPerson } from '../../src/worker/analytics/sequences.js';
 
 const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
 const funnel = (params: Record<string, unknown>) => funnelsQueryOf(new FilterParams(params));
@@ -59,7 +60,10 @@ t.test('rows regrouped per person in time order (whatever order they come in), b
   const rows = [
     ['p1', '2000', '2', ''], ['p2', 3000, 1, 'free'], ['p1', '1000', '1', 'pro'], ['00000000-0000-0000-0000-000000000000', 4000, 1, 'x'], ['p3', 5000, 3, 'pro'],
   ];
-  const persons = [...personsOfRows(rows, true)].map((p) => ({ pid: p.pid, ts: [...p.ts], mask: [...p.mask], values: [...p.value].map((v) => (v < 0 ? null : p.values[v])) }));
+  const persons: unknown[] = [];
+  await forEachPerson(groupByPerson(eventsOfRows(rows, true)), () => true, (p) => persons.push({
+    pid: p.pid, ts: [...p.ts.subarray(0, p.n)], mask: [...p.mask.subarray(0, p.n)], values: [...p.value.subarray(0, p.n)].map((v) => (v < 0 ? null : p.values[v])),
+  }));
   tt.same(persons, [
     { pid: 1, ts: [1000, 2000], mask: [1, 2], values: ['pro', null] },
     { pid: 2, ts: [3000], mask: [1], values: ['free'] },

@@ -14,51 +14,44 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { funnelParams, funnelReducer, type FunnelPartial, type FunnelRun } from './funnels.js';
 import { queryContext } from './query-context.js';
-import type { PersonEvents } from './sequences.js';
+import { forEachPerson, groupByPerson, type Events } from './sequences.js';
 
 export interface ClickHouseFunnelRun extends FunnelRun {
   caughtUp: boolean;
 }
 
 /**
- * Rows (person, ms, mask, [value]) as one PersonEvents per person, its events in time order (`pid` counts the
- * persons in order of first row: the uuid is not needed by the sums). The query orders its rows so, but the rows
- * are regrouped here rather than trusted to come contiguous through the printer's outer SELECT. Breakdown values
- * '' are "no value", as the local engine's -1.
+ * Rows (person, ms, mask, [value]) as collected events, as the local engine's collect leaves them, so that the same
+ * regrouping per person (groupByPerson: time order, ties in the order the rows came) and the same sliced walk
+ * (forEachPerson) fold them. Persons are numbered in order of their first row (the uuid is not needed by the sums);
+ * rows of no person are dropped; a breakdown value '' is "no value", as the local engine's -1.
  */
-export function* personsOfRows(rows: readonly unknown[][], withValue: boolean): Generator<PersonEvents> {
-  const values: string[] = [];
+export function eventsOfRows(rows: readonly unknown[][], withValue: boolean): Events {
+  const n = rows.length;
+  const events: Events = {
+    n: 0, pid: new Uint32Array(n), ts: new Float64Array(n), mask: new Uint32Array(n), value: new Int32Array(n), values: [], name: new Int32Array(n).fill(-1), names: [],
+  };
+  const pids = new Map<string, number>();
   const valueIds = new Map<string, number>();
-  const byPerson = new Map<string, number[]>();
-  for (let r = 0; r < rows.length; r++) {
-    const person = String(rows[r]![0] ?? '');
+  for (const row of rows) {
+    const person = String(row[0] ?? '');
     // Events of no person (none in Quill's export, but a row without one must not become a person).
     if (person === '' || person === NO_PERSON) continue;
-    const list = byPerson.get(person);
-    if (list) list.push(r);
-    else byPerson.set(person, [r]);
-  }
-  let pid = 0;
-  for (const list of byPerson.values()) {
-    // Stable: rows at the same instant keep the order they came in.
-    list.sort((a, b) => Number(rows[a]![1]) - Number(rows[b]![1]));
-    const n = list.length;
-    const ts = new Float64Array(n);
-    const mask = new Uint32Array(n);
-    const value = new Int32Array(n).fill(-1);
-    for (let k = 0; k < n; k++) {
-      const row = rows[list[k]!]!;
-      ts[k] = Number(row[1]);
-      mask[k] = Number(row[2]) >>> 0;
-      const text = withValue ? String(row[3] ?? '') : '';
-      if (text !== '') {
-        let id = valueIds.get(text);
-        if (id === undefined) valueIds.set(text, (id = values.push(text) - 1));
-        value[k] = id;
-      }
+    let pid = pids.get(person);
+    if (pid === undefined) pids.set(person, (pid = pids.size + 1));
+    const text = withValue ? String(row[3] ?? '') : '';
+    let value = -1;
+    if (text !== '') {
+      value = valueIds.get(text) ?? -1;
+      if (value === -1) valueIds.set(text, (value = events.values.push(text) - 1));
     }
-    yield { pid: ++pid, n, ts, mask, value, values, name: new Int32Array(0), names: [] };
+    const k = events.n++;
+    events.pid[k] = pid;
+    events.ts[k] = Number(row[1]);
+    events.mask[k] = Number(row[2]) >>> 0;
+    events.value[k] = value;
   }
+  return events;
 }
 
 const NO_PERSON = '00000000-0000-0000-0000-000000000000';
@@ -80,6 +73,6 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, FUNNEL_ROWS_MAX)).data;
   const reducer = funnelReducer(funnelParams(q, range, periods, false));
   const partial: FunnelPartial = reducer.empty();
-  for (const person of personsOfRows(rows, q.breakdown !== null)) reducer.add(partial, person);
+  await forEachPerson(groupByPerson(eventsOfRows(rows, q.breakdown !== null)), () => true, (person) => reducer.add(partial, person));
   return { ctx, range, periods, partial, caughtUp };
 }
