@@ -2,7 +2,8 @@
 // steps and exclusions, each tagged with the local engine's bit set, user text only as parameters; what is not
 // gathered on ClickHouse yet named as a gap. And the rows regrouped per person as the local fold reads them.
 import t from 'tap';
-import { clickHouseFunnelGap, funnelEventsSql, funnelMatchers } from '../../src/domain/analytics/clickhouse/funnel-sql.js';
+import { clickHouseFunnelGap, funnelEventsSql } from '../../src/domain/analytics/clickhouse/funnel-sql.js';
+import { funnelMatchers } from '../../src/domain/analytics/funnel-query.js';
 import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
 import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';

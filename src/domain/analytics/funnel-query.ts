@@ -6,7 +6,7 @@ import { invalidInput } from './errors.js';
 import type { FilterParams } from './filter-params.js';
 import type { FunnelOrder, FunnelShape } from './funnel.js';
 import { breakdownOf, entityTarget, intervalOf, seriesOf } from './legacy-filters.js';
-import { leavesOf, parseFilters, type FilterGroup } from './property-filters.js';
+import { leavesOf, parseFilters, type FilterGroup, type FilterNode } from './property-filters.js';
 import type { Breakdown, DateParams, SeriesNode } from './query.js';
 import type { Interval } from './time-zone.js';
 
@@ -145,6 +145,17 @@ function breakdownsListOf(p: FilterParams): Breakdown | null {
   const type = b.type ?? p.string('breakdown_type') ?? 'event';
   if (type !== 'event' && type !== 'person') invalidInput('breakdowns', 'Funnels break down by event or person properties here.');
   return { type, property: b.property as string, cohorts: [], groupTypeIndex: null, limit: p.int('breakdown_limit', 25, 1, 10_000) };
+}
+
+/** One matcher (a step or an exclusion, in the local engine's bit order): its event name (null: any) and filters. */
+export interface FunnelMatcher {
+  event: string | null;
+  filter: FilterNode | null;
+}
+
+/** The matchers of a funnel: steps 0..n-1 at bits 0..n-1, then the exclusions (funnelShape's bits). */
+export function funnelMatchers(q: FunnelsQuery): FunnelMatcher[] {
+  return [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))];
 }
 
 /** Bits of an event's mask: steps 0..n-1, then exclusions. */

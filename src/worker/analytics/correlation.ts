@@ -5,7 +5,7 @@
  * from every shard (src/worker/analytics/sequences.ts); this reducer counts.
  */
 import { personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js';
-import { funnelShape, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { funnelMatchers, funnelShape, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -125,7 +125,7 @@ export async function runCorrelation(rt: WorkerRuntime, team: number, q: Funnels
   const partial = await reduceEverywhere<CorrelationPartial>(rt, {
     team, from: range.from, to: range.to,
     filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),
-    matchers: [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))],
+    matchers: funnelMatchers(q),
     allEvents: true, valueColumn: null, names: true,
   }, ctx.scan, { kind: 'correlation', params: { shape: funnelShape(q), skip: [...stepNames, ...exclude], to: range.to, personsOf } satisfies CorrelationParams });
   return { ctx, partial };

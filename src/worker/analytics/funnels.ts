@@ -6,7 +6,7 @@
  */
 import { BucketIndex, bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
 import { personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js';
-import { funnelShape, type Attribution, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { funnelMatchers, funnelShape, type Attribution, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -190,7 +190,7 @@ export async function runFunnel(rt: WorkerRuntime, team: number, q: FunnelsQuery
   const spec: SequenceSpec = {
     team, from: range.from, to: range.to,
     filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),
-    matchers: [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))],
+    matchers: funnelMatchers(q),
     allEvents: q.order === 'strict',
     valueColumn: b ? (b.type === 'person' ? PERSON_PROP : EVENT_PROP) + b.property : null,
     names: false,

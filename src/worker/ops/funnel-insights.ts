@@ -3,12 +3,12 @@
  * src/worker/analytics/funnels.ts, cached like trends.
  */
 import { median } from '../../domain/analytics/funnel.js';
-import { funnelsQueryOf, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { funnelMatchers, funnelsQueryOf, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { bucketDay, bucketLabel, parseDate } from '../../domain/analytics/date-range.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { actorPage } from '../analytics/actors.js';
-import { clickHouseFunnelGap, funnelMatchers } from '../../domain/analytics/clickhouse/funnel-sql.js';
+import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import { runFunnel, type FunnelPartial, type FunnelRun, type ValueStats } from '../analytics/funnels.js';
 import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';

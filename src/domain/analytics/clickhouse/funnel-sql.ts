@@ -15,7 +15,7 @@
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import { parseQuery } from '../../hogql/parser.js';
-import type { FunnelsQuery } from '../funnel-query.js';
+import { funnelMatchers, type FunnelsQuery } from '../funnel-query.js';
 import type { FilterNode } from '../property-filters.js';
 import { hadPerson } from './person-events.js';
 import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.js';
@@ -34,17 +34,6 @@ export function clickHouseFunnelGap(q: FunnelsQuery, filters: readonly (FilterNo
     if (gap) return gap;
   }
   return null;
-}
-
-/** One matcher (a step or an exclusion, in the local engine's bit order): its event name (null: any) and filters. */
-export interface FunnelMatcher {
-  event: string | null;
-  filter: FilterNode | null;
-}
-
-/** The matchers of a funnel: steps 0..n-1 at bits 0..n-1, then the exclusions (funnelShape's bits). */
-export function funnelMatchers(q: FunnelsQuery): FunnelMatcher[] {
-  return [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))];
 }
 
 /**
