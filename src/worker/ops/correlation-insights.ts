@@ -1,7 +1,9 @@
 /**
  * `/insights/funnel/correlation/` and `/persons/funnel/correlation/` (GET and POST): analytics.md §3.4-§3.5.
  * `events` correlates other event names with converting; `properties` the persons' current properties
- * (`funnel_correlation_names`, `$all` for every key). `event_with_properties` is refused for now.
+ * (`funnel_correlation_names`, `$all` for every key). `event_with_properties` is refused for now. With
+ * `QUILL_ANALYTICS=clickhouse` the insight's events are gathered on ClickHouse
+ * (src/worker/analytics/correlation-clickhouse.ts); the persons of an entry stay local.
  */
 import { correlate, type CorrelationCounts } from '../../domain/analytics/correlation.js';
 import { invalidInput } from '../../domain/analytics/errors.js';

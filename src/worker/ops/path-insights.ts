@@ -1,6 +1,7 @@
 /**
  * `/insights/path/` and `/persons/path/` (GET and POST): analytics.md §7.3-§7.4, computed by
- * src/worker/analytics/paths.ts, cached like trends.
+ * src/worker/analytics/paths.ts, cached like trends. With `QUILL_ANALYTICS=clickhouse` the insight's events are
+ * gathered on ClickHouse (src/worker/analytics/paths-clickhouse.ts); the persons of an edge stay local.
  */
 import { pathsQueryOf, rankEdges } from '../../domain/analytics/paths.js';
 import { actorPage } from '../analytics/actors.js';
