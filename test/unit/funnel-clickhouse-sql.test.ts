@@ -9,7 +9,7 @@ import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
-import { eventsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { breakdownOfRow, eventsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
 import { forEachPerson, groupByPerson } from '../../src/worker/analytics/sequences.js';
 
 const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
@@ -62,7 +62,7 @@ t.test('rows regrouped per person in time order (whatever order they come in), b
     ['p1', '2000', '2', ''], ['p2', 3000, 1, 'free'], ['p1', '1000', '1', 'pro'], ['00000000-0000-0000-0000-000000000000', 4000, 1, 'x'], ['p3', 5000, 3, 'pro'],
   ];
   const persons: unknown[] = [];
-  await forEachPerson(groupByPerson(eventsOfRows(rows, true)), () => true, (p) => persons.push({
+  await forEachPerson(groupByPerson(eventsOfRows(rows, { value: breakdownOfRow })), () => true, (p) => persons.push({
     pid: p.pid, ts: [...p.ts.subarray(0, p.n)], mask: [...p.mask.subarray(0, p.n)], values: [...p.value.subarray(0, p.n)].map((v) => (v < 0 ? null : p.values[v])),
   }));
   tt.same(persons, [

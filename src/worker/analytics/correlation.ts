@@ -8,6 +8,7 @@ import { personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js
 import { funnelMatchers, funnelShape, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
+import type { PersonRow } from '../../stores/persons/person-store.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext, type QueryContext } from './query-context.js';
 import { firstEvent } from './scatter.js';
@@ -32,7 +33,7 @@ export interface CorrelationPartial {
   keepPersons: boolean;
 }
 
-function correlationReducer(params: unknown): SequenceReducer<CorrelationPartial> {
+export function correlationReducer(params: unknown): SequenceReducer<CorrelationPartial> {
   const p = params as CorrelationParams;
   const skip = new Set(p.skip);
   const stepBits = (1 << p.shape.steps) - 1;
@@ -116,17 +117,28 @@ function correlationReducer(params: unknown): SequenceReducer<CorrelationPartial
 
 registerReducer('correlation', correlationReducer);
 
-export async function runCorrelation(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null): Promise<{ ctx: QueryContext; partial: CorrelationPartial }> {
+export interface CorrelationRun {
+  ctx: QueryContext;
+  partial: CorrelationPartial;
+  /** The person behind an id of `partial.persons`, as Quill holds it now (undefined: deleted meanwhile). */
+  person: (pid: number) => PersonRow | undefined;
+}
+
+/** The reducer's parameters: events of the steps are no candidates (the step's event, or every event an action step names). */
+export function correlationParams(q: FunnelsQuery, to: number, exclude: string[], personsOf: string | null): CorrelationParams {
+  const stepNames = q.steps.flatMap((s) => (s.action !== null ? s.action.events : s.event !== null ? [s.event] : []));
+  return { shape: funnelShape(q), skip: [...stepNames, ...exclude], to, personsOf };
+}
+
+export async function runCorrelation(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null): Promise<CorrelationRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
-  // Events of the steps are no candidates: the step's event, or every event an action step names.
-  const stepNames = q.steps.flatMap((s) => (s.action !== null ? s.action.events : s.event !== null ? [s.event] : []));
   const partial = await reduceEverywhere<CorrelationPartial>(rt, {
     team, from: range.from, to: range.to,
     filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),
     matchers: funnelMatchers(q),
     allEvents: true, valueColumn: null, names: true,
-  }, ctx.scan, { kind: 'correlation', params: { shape: funnelShape(q), skip: [...stepNames, ...exclude], to: range.to, personsOf } satisfies CorrelationParams });
-  return { ctx, partial };
+  }, ctx.scan, { kind: 'correlation', params: correlationParams(q, range.to, exclude, personsOf) });
+  return { ctx, partial, person: (pid) => rt.persons.person(team, pid) };
 }

@@ -162,11 +162,21 @@ export function pathReducer(params: unknown): SequenceReducer<PathPartial> {
 
 registerReducer('paths', pathReducer);
 
-export async function runPaths(rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null): Promise<{ ctx: QueryContext; partial: PathPartial }> {
+export interface PathRun {
+  ctx: QueryContext;
+  partial: PathPartial;
+}
+
+/** The cleaning rules a query applies: the project's (with path_replacements), then the query's own. */
+export function pathRules(ctx: QueryContext, q: PathsQuery): CleaningRule[] {
+  return [...(q.pathReplacements ? ctx.project.path_cleaning_filters ?? [] : []), ...q.localCleaning];
+}
+
+export async function runPaths(rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null): Promise<PathRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)]);
   const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, first);
-  const rules = [...(q.pathReplacements ? ctx.project.path_cleaning_filters ?? [] : []), ...q.localCleaning];
+  const rules = pathRules(ctx, q);
   const partial = await reduceEverywhere<PathPartial>(rt, {
     team, from: range.from, to: range.to, filter: andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null),
     matchers: q.includeActions.map((a) => ({ event: null, filter: a.filter })), allEvents: true, valueColumn: PATH_ITEM, names: true,

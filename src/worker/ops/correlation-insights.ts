@@ -1,15 +1,21 @@
 /**
  * `/insights/funnel/correlation/` and `/persons/funnel/correlation/` (GET and POST): analytics.md §3.4-§3.5.
  * `events` correlates other event names with converting; `properties` the persons' current properties
- * (`funnel_correlation_names`, `$all` for every key). `event_with_properties` is refused for now.
+ * (`funnel_correlation_names`, `$all` for every key). `event_with_properties` is refused for now. With
+ * `QUILL_ANALYTICS=clickhouse` the insight's events are gathered on ClickHouse
+ * (src/worker/analytics/correlation-clickhouse.ts); the persons of an entry stay local.
  */
 import { correlate, type CorrelationCounts } from '../../domain/analytics/correlation.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
-import { funnelsQueryOf } from '../../domain/analytics/funnel-query.js';
+import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
+import { funnelMatchers, funnelsQueryOf } from '../../domain/analytics/funnel-query.js';
 import { propertyText } from '../../domain/analytics/property-filters.js';
 import { actorPage } from '../analytics/actors.js';
-import { runCorrelation } from '../analytics/correlation.js';
+import { runCorrelation, type CorrelationRun } from '../analytics/correlation.js';
+import { runCorrelationOnClickHouse } from '../analytics/correlation-clickhouse.js';
+import { runOnChosenExecutor } from '../analytics/executor-choice.js';
+import { queryContext } from '../analytics/query-context.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { answering, cached, encodeParams, normalisedKey, paramsOf } from './insights.js';
@@ -30,13 +36,13 @@ function stringList(p: FilterParams, name: string): string[] {
 }
 
 /** (key::value) of the persons' current properties, counted by converted / not. */
-function propertyCounts(rt: WorkerRuntime, team: number, persons: [number, boolean][], names: string[], exclude: string[]): Map<string, CorrelationCounts> {
+function propertyCounts(rt: WorkerRuntime, run: CorrelationRun, names: string[], exclude: string[]): Map<string, CorrelationCounts> {
   rt.persons.env.resetReadTxn();
   const all = names.includes('$all');
   const skip = new Set(exclude);
   const out = new Map<string, CorrelationCounts>();
-  for (const [pid, converted] of persons) {
-    const row = rt.persons.person(team, pid);
+  for (const [pid, converted] of run.partial.persons) {
+    const row = run.person(pid);
     if (!row) continue;
     for (const key of all ? Object.keys(row.properties) : names) {
       if (skip.has(key) || !Object.hasOwn(row.properties, key)) continue;
@@ -62,10 +68,16 @@ export const correlation: OpHandler = (item, rt) => answering(async () => {
   const now = item.meta.now;
   const key = normalisedKey('correlation', p, [Math.floor(now / 3_600_000)]);
   const body = await cached(rt, team, key, p.bool('refresh'), async () => {
-    const run = await runCorrelation(rt, team, q, now, stringList(p, 'funnel_correlation_exclude_event_names'), type === 'properties' ? '' : null);
+    const exclude = stringList(p, 'funnel_correlation_exclude_event_names');
+    const personsOf = type === 'properties' ? '' : null;
+    const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+    const { run, where } = await runOnChosenExecutor<CorrelationRun>(rt,
+      // Correlation reads no breakdown: the funnel's own does not keep it from ClickHouse.
+      () => clickHouseFunnelGap({ ...q, breakdown: null }, [q.properties, ...funnelMatchers(q).map((m) => m.filter), testAccounts()]),
+      () => runCorrelationOnClickHouse(rt, team, q, now, exclude, personsOf), () => runCorrelation(rt, team, q, now, exclude, personsOf));
     const candidates = type === 'events'
       ? new Map([...run.partial.events].map(([name, [success, failure]]) => [name, { success, failure }]))
-      : propertyCounts(rt, team, run.partial.persons, names, stringList(p, 'funnel_correlation_exclude_names'));
+      : propertyCounts(rt, run, names, stringList(p, 'funnel_correlation_exclude_names'));
     const { entries, skewed } = correlate(candidates, run.partial.success, run.partial.failure);
     const base = Object.fromEntries(p.entries().filter(([k]) => k !== 'refresh'));
     const url = (name: string, converted: boolean) => {
@@ -83,6 +95,7 @@ export const correlation: OpHandler = (item, rt) => answering(async () => {
         })),
         skewed,
       },
+      ...where,
     };
   });
   return json(200, body);

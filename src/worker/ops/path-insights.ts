@@ -1,10 +1,15 @@
 /**
  * `/insights/path/` and `/persons/path/` (GET and POST): analytics.md §7.3-§7.4, computed by
- * src/worker/analytics/paths.ts, cached like trends.
+ * src/worker/analytics/paths.ts, cached like trends. With `QUILL_ANALYTICS=clickhouse` the insight's events are
+ * gathered on ClickHouse (src/worker/analytics/paths-clickhouse.ts); the persons of an edge stay local.
  */
 import { pathsQueryOf, rankEdges } from '../../domain/analytics/paths.js';
 import { actorPage } from '../analytics/actors.js';
-import { namedEdges, runPaths } from '../analytics/paths.js';
+import { clickHousePathsGap } from '../../domain/analytics/clickhouse/path-sql.js';
+import { runOnChosenExecutor } from '../analytics/executor-choice.js';
+import { namedEdges, runPaths, type PathRun } from '../analytics/paths.js';
+import { runPathsOnClickHouse } from '../analytics/paths-clickhouse.js';
+import { queryContext } from '../analytics/query-context.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
@@ -26,8 +31,10 @@ export const path: OpHandler = (item, rt) => answering(async () => {
 /** The paths answer (§7.3) to `p`, computed now. */
 export async function pathAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number): Promise<Record<string, unknown>> {
   const q = pathsQueryOf(p);
-  const run = await runPaths(rt, team, q, now);
-  return { result: rankEdges(namedEdges(run.partial), q), timezone: run.ctx.timeZone };
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<PathRun>(rt, () => clickHousePathsGap(q, [q.properties, testAccounts()]),
+    () => runPathsOnClickHouse(rt, team, q, now), () => runPaths(rt, team, q, now));
+  return { result: rankEdges(namedEdges(run.partial), q), timezone: run.ctx.timeZone, ...where };
 }
 
 export async function personsPathAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {

@@ -37,13 +37,23 @@ export function clickHouseFunnelGap(q: FunnelsQuery, filters: readonly (FilterNo
 }
 
 /**
- * Rows (person, time in epoch ms, mask, [breakdown value]) of the events in [from, to] passing `filter` that match
- * a matcher (every event for strict funnels, whose steps are "the next event") of the persons who may enter the
- * funnel, ordered by person then time. The
- * breakdown value is the event property's text, '' when missing, as the local engine keys it.
+ * What correlation (analytics.md §3) gathers beyond a funnel's own events: every event of the persons who may enter
+ * (the other events are the candidates), with its name.
+ */
+export interface FunnelGather {
+  everyEvent: boolean;
+  names: boolean;
+}
+
+/**
+ * Rows (person, time in epoch ms, mask, [breakdown value], [event name]) of the events in [from, to] passing
+ * `filter` that match a matcher (every event for strict funnels, whose steps are "the next event", and with
+ * `gather.everyEvent`) of the persons who may enter the funnel, ordered by person then time. The breakdown value is
+ * the event property's text, '' when missing, as the local engine keys it.
  */
 export function funnelEventsSql(
   q: FunnelsQuery, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions,
+  gather: FunnelGather = { everyEvent: false, names: false },
 ): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
   const trees: Record<string, FilterNode | null> = {};
@@ -57,10 +67,12 @@ export function funnelEventsSql(
   const mask = matches.map((m, i) => `multiIf(${m}, ${2 ** i}, 0)`).join(' + ');
   // Events ingested without a person reach no step, as on the local engine.
   const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
-  if (q.order !== 'strict') where.push(`(${matches.join(' OR ')})`);
+  if (q.order !== 'strict' && !gather.everyEvent) where.push(`(${matches.join(' OR ')})`);
   // Ordered and strict funnels start at step 0: a person with no step-0 event in range reaches nothing, so their
-  // events are not worth sending (for strict funnels, otherwise every event in range of everyone).
-  if (q.order !== 'unordered') where.push(`person_id IN (SELECT person_id FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${matches[0]})`);
+  // events are not worth sending (for strict funnels, otherwise every event in range of everyone). Unordered ones
+  // start at any step: with every event gathered, only the persons with one are worth it.
+  const entry = q.order !== 'unordered' ? matches[0] : gather.everyEvent ? `(${matches.slice(0, q.steps.length).join(' OR ')})` : null;
+  if (entry !== null) where.push(`person_id IN (SELECT person_id FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${entry})`);
   const select = ['person_id', 'timestamp', `${mask} AS mask`];
   const columns: { name: string; type: 'Person' | 'DateTime' | 'Int' | 'String' }[] = [
     { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
@@ -68,6 +80,10 @@ export function funnelEventsSql(
   if (q.breakdown) {
     select.push(`${breakdownValue(q.breakdown.property!, values, '')} AS breakdown`);
     columns.push({ name: 'breakdown', type: 'String' });
+  }
+  if (gather.names) {
+    select.push('event');
+    columns.push({ name: 'event', type: 'String' });
   }
   const text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} ORDER BY person_id, timestamp`;
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter, filterTrees: trees });

@@ -157,14 +157,14 @@ export function trendsSeriesSql(
  * The breakdown value of an event as the local engine keys it (propertyText): '' when missing, a string as itself,
  * anything else as its JSON text. A JSON null is 'null' in trends and retention; the sequence analyses (funnels)
  * read it as missing, and pass `jsonNull: ''`. `properties.key` reads null and missing alike, so the raw JSON is
- * read instead.
+ * read instead. `key` names the placeholder of the property's name (a query reading two properties needs two).
  */
-export function breakdownValue(property: string, values: Record<string, unknown>, jsonNull: 'null' | '' = 'null'): string {
-  values.breakdown_key = property;
-  const raw = 'JSONExtractRaw(properties, {breakdown_key})';
+export function breakdownValue(property: string, values: Record<string, unknown>, jsonNull: 'null' | '' = 'null', key = 'breakdown_key'): string {
+  values[key] = property;
+  const raw = `JSONExtractRaw(properties, {${key}})`;
   // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
   const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
-  return `multiIf(JSONHas(properties, {breakdown_key}) = 0, '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(properties, {breakdown_key}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
+  return `multiIf(JSONHas(properties, {${key}}) = 0, '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(properties, {${key}}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
 }
 
 /**

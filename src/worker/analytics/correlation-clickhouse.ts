@@ -1,0 +1,41 @@
+/**
+ * Funnel correlation answered by ClickHouse (`QUILL_ANALYTICS=clickhouse`): the same FunnelsQuery and date range as
+ * src/worker/analytics/correlation.ts. ClickHouse gathers every event of the persons who may enter the funnel, each
+ * tagged with the funnel's bit set and its name (funnelEventsSql, gathering every event); they then go through the
+ * local engine's own fold (correlationReducer: the first attempt, its window, the candidates), so both engines
+ * share one definition. Property correlation reads the population's persons as Quill holds them now, by the uuid
+ * ClickHouse resolved each event to, as the local engine reads them by id.
+ */
+import { resolveDateRange } from '../../domain/analytics/date-range.js';
+import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
+import type { FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { andFilters } from '../../domain/analytics/property-filters.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
+import { eventsOfRows, FUNNEL_ROWS_MAX } from './funnels-clickhouse.js';
+import { queryContext } from './query-context.js';
+import { forEachPerson, groupByPerson } from './sequences.js';
+
+/** A row of funnelEventsSql without a breakdown, names gathered: (person, ms, mask, event). */
+const nameOfRow = (row: readonly unknown[]) => String(row[3]);
+
+export async function runCorrelationOnClickHouse(
+  rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null,
+): Promise<CorrelationRun & { caughtUp: boolean }> {
+  const requested = Date.now();
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
+  const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
+  // Correlation reads no breakdown: the same rows whatever the funnel's breakdown.
+  const printed = funnelEventsSql({ ...q, breakdown: null }, filter, range.from, range.to,
+    { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now }, { everyEvent: true, names: true });
+  const caughtUp = await exportCaughtUp(rt, requested);
+  // Every event of the persons who may enter comes back: beyond the funnels' bound the local engine answers.
+  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, FUNNEL_ROWS_MAX)).data;
+  const reducer = correlationReducer(correlationParams(q, range.to, exclude, personsOf));
+  const partial = reducer.empty();
+  const events = eventsOfRows(rows, { name: nameOfRow });
+  await forEachPerson(groupByPerson(events), () => true, (person) => reducer.add(partial, person));
+  return { ctx, partial, caughtUp, person: (pid) => rt.persons.personByUuid(team, events.uuids[pid - 1]!) };
+}

@@ -1,0 +1,37 @@
+/**
+ * Paths answered by ClickHouse (`QUILL_ANALYTICS=clickhouse`): the same PathsQuery, date range and cleaning rules as
+ * src/worker/analytics/paths.ts. ClickHouse gathers each person's events that may be path items (one query printed
+ * by src/domain/analytics/clickhouse/path-sql.ts, after the same bounded wait for the export as HogQL); they then
+ * go through the local engine's own fold (pathReducer), so both engines share one definition of a path.
+ */
+import { resolveDateRange } from '../../domain/analytics/date-range.js';
+import { pathEventsSql } from '../../domain/analytics/clickhouse/path-sql.js';
+import { rawItem, type PathsQuery } from '../../domain/analytics/paths.js';
+import { andFilters } from '../../domain/analytics/property-filters.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { eventsOfRows, FUNNEL_ROWS_MAX, type RowColumns } from './funnels-clickhouse.js';
+import { pathReducer, pathRules, type PathRun } from './paths.js';
+import { queryContext } from './query-context.js';
+import { forEachPerson, groupByPerson } from './sequences.js';
+
+/** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
+export const PATH_ROW: RowColumns = {
+  name: (row) => String(row[3]),
+  value: (row) => rawItem(String(row[3]), String(row[4] ?? ''), String(row[4] ?? '')),
+};
+
+export async function runPathsOnClickHouse(rt: WorkerRuntime, team: number, q: PathsQuery, now: number): Promise<PathRun & { caughtUp: boolean }> {
+  const requested = Date.now();
+  const ctx = queryContext(rt, team, now, [q.properties], []);
+  const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, null);
+  const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
+  const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
+  const caughtUp = await exportCaughtUp(rt, requested);
+  // As many rows as a funnel at most: beyond, the local engine (which holds the events as columns) answers.
+  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, FUNNEL_ROWS_MAX)).data;
+  const reducer = pathReducer({ query: q, actionNames: [], rules: pathRules(ctx, q), persons: null });
+  const partial = reducer.empty();
+  await forEachPerson(groupByPerson(eventsOfRows(rows, PATH_ROW)), () => true, (person) => reducer.add(partial, person));
+  return { ctx, partial, caughtUp };
+}

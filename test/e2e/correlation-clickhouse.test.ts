@@ -1,0 +1,142 @@
+// Funnel correlation answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and
+// answering from it, one on its own engine, fed the same events. The same correlation requests must answer the same
+// on both — which events and person properties go with converting, their counts and odds ratios — in UTC and in New
+// York; what ClickHouse does not gather yet falls back and says so.
+import t from 'tap';
+import { event } from '../helpers/ingest.js';
+import type { Client } from '../helpers/quill.js';
+import { twoEngines } from '../helpers/two-engines.js';
+
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 9, 26);
+const DATES = { date_from: '2026-10-25', date_to: '2026-11-09' };
+const OTHERS = ['demo', 'docs', 'menu', 'help', '$pageleave'];
+
+/**
+ * 40 visitors over two weeks across the end of DST in New York: a view, then for most a signup and for some a
+ * payment (the steps), a cancellation now and then (the exclusion), and other events before, inside and after their
+ * attempt — converters watch the demo more, the others read the docs more. Person properties set once as anonymous
+ * (tier) and once identified (region), two thirds identified midway (merges). No two events of a person share an
+ * instant (ties' order is not defined across engines).
+ */
+function dataset(): ReturnType<typeof event>[][] {
+  const batches: ReturnType<typeof event>[][] = [];
+  for (let u = 0; u < 40; u++) {
+    const anon = `anon-${u}`;
+    const user = `user-${u}`;
+    const identified = u % 3 !== 0;
+    const batch: ReturnType<typeof event>[] = [];
+    const base = START + ((u * 5) % 13) * DAY + ((u * 7) % 24) * 3_600_000 + u * 1000;
+    const steps: [string, number][] = [['view', 0]];
+    if (u % 5 !== 0) steps.push(['signup', ((u % 4) + 1) * 3_600_000]);
+    if (u % 2 === 0 && u % 5 !== 0) steps.push(['pay', ((u % 6) + 2) * 5 * 3_600_000]);
+    if (u % 7 === 3) steps.push(['cancel', 2 * 3_600_000 + 60_000]);
+    const others: [string, number][] = [];
+    for (let k = 0; k < 6; k++) {
+      const name = u % 2 === 0 && k % 3 === 0 ? 'demo' : u % 2 === 1 && k % 3 === 1 ? 'docs' : OTHERS[(u + k) % OTHERS.length]!;
+      others.push([name, (k - 1) * 7 * 3_600_000 + k * 61_000 + 17_000]);
+    }
+    const all = [...steps, ...others].sort((a, b) => a[1] - b[1]);
+    all.forEach(([name, offset], k) => {
+      const id = identified && k >= all.length / 2 ? user : anon;
+      const props: Record<string, unknown> = { $browser: ['Chrome', 'Safari', 'Firefox'][(u + k) % 3] };
+      if (k === 0) props.$set = { tier: u % 4 === 0 ? 'gold' : u % 4 === 1 ? 'silver' : 'basic' };
+      if (id === user && k === Math.ceil(all.length / 2)) props.$set = { region: u % 3 === 1 ? 'eu' : 'us' };
+      batch.push(event(id, name, props, { timestamp: new Date(base + offset).toISOString() }));
+      if (identified && k === Math.ceil(all.length / 2) - 1) batch.push(event(user, '$identify', { $anon_distinct_id: anon }, { timestamp: new Date(base + offset + 11).toISOString() }));
+    });
+    batches.push(batch);
+  }
+  return batches;
+}
+
+const engines = twoEngines(t, dataset);
+
+const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, ...params })
+  .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+
+async function correlation(api: Client, params: Record<string, unknown>, status = 200): Promise<any> {
+  const res = await api.get(`/api/projects/@current/insights/funnel/correlation/?${qs({ ...DATES, ...params })}`);
+  if (res.status !== status) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** `actual` with each number replaced by `expected`'s where they agree to 1e-9 relative. */
+function aligned(actual: unknown, expected: unknown): unknown {
+  if (typeof actual === 'number' && typeof expected === 'number') return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)) ? expected : actual;
+  if (Array.isArray(actual) && Array.isArray(expected)) return actual.map((v, i) => aligned(v, expected[i]));
+  if (actual !== null && typeof actual === 'object' && expected !== null && typeof expected === 'object') {
+    return Object.fromEntries(Object.entries(actual).map(([k, v]) => [k, aligned(v, (expected as Record<string, unknown>)[k])]));
+  }
+  return actual;
+}
+
+const e = (id: string, order: number, properties?: unknown[]) => ({ id, type: 'events', name: id, order, ...(properties ? { properties } : {}) });
+const VIEW_PAY = [e('view', 0), e('pay', 1)];
+const VIEW_SIGNUP_PAY = [e('view', 0), e('signup', 1), e('pay', 2)];
+const CANCEL = [{ id: 'cancel', type: 'events', name: 'cancel', funnel_from_step: 0, funnel_to_step: 1 }];
+const PROPERTIES = { funnel_correlation_type: 'properties' };
+
+const SUPPORTED: [string, Record<string, unknown>][] = [
+  ['events, two steps', { events: VIEW_PAY }],
+  ['events, three steps', { events: VIEW_SIGNUP_PAY }],
+  ['events, strict', { events: VIEW_SIGNUP_PAY, funnel_order_type: 'strict' }],
+  ['events, unordered', { events: VIEW_SIGNUP_PAY, funnel_order_type: 'unordered' }],
+  ['events, one-day window', { events: VIEW_SIGNUP_PAY, funnel_window_interval: 1, funnel_window_interval_unit: 'day' }],
+  ['events, an exclusion', { events: VIEW_SIGNUP_PAY, exclusions: CANCEL }],
+  ['events, excluded names', { events: VIEW_PAY, funnel_correlation_exclude_event_names: ['menu', '$pageleave'] }],
+  ['events, a step with a property filter', { events: [e('view', 0, [{ key: '$browser', value: 'Firefox', operator: 'is_not', type: 'event' }]), e('signup', 1)] }],
+  ['events, a filter on the whole funnel', { events: VIEW_SIGNUP_PAY, properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }] }],
+  ['events, the funnel broken down by a person property (correlation reads no breakdown)', { events: VIEW_PAY, breakdown: 'tier', breakdown_type: 'person' }],
+  ['person properties', { events: VIEW_SIGNUP_PAY, ...PROPERTIES, funnel_correlation_names: ['tier', 'region'] }],
+  ['person properties, unordered', { events: VIEW_SIGNUP_PAY, funnel_order_type: 'unordered', ...PROPERTIES, funnel_correlation_names: ['tier'] }],
+];
+
+async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
+  for (const [name, params] of SUPPORTED) {
+    const [fromCh, fromLocal] = await Promise.all([correlation(engines.chApi, params), correlation(engines.localApi, params)]);
+    tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
+    tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
+    tt.same(aligned(fromCh.result, fromLocal.result), fromLocal.result, `${zone}, ${name}: the local engine's answer`);
+  }
+}
+
+t.test('correlation in UTC: ClickHouse answers as the local engine', async (tt) => {
+  const events = (await correlation(engines.localApi, { events: VIEW_PAY })).result.events;
+  const byName = Object.fromEntries(events.map((x: any) => [x.event.event, x]));
+  tt.equal(byName.demo?.correlation_type, 'success', 'the demo goes with converting');
+  tt.equal(byName.docs?.correlation_type, 'failure', 'the docs go with dropping');
+  const props = (await correlation(engines.localApi, SUPPORTED[10]![1])).result.events.map((x: any) => x.event.event);
+  tt.ok(props.some((n: string) => n.startsWith('tier::')) && props.some((n: string) => n.startsWith('region::')), 'properties set as anonymous and once identified');
+  await compareAll(tt, 'UTC');
+});
+
+t.test('correlation in America/New_York', async (tt) => {
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  await compareAll(tt, 'New York');
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+});
+
+t.test('event_with_properties is refused by both', async (tt) => {
+  const params = { events: VIEW_PAY, funnel_correlation_type: 'event_with_properties', funnel_correlation_event_names: ['demo'] };
+  const [fromCh, fromLocal] = await Promise.all([correlation(engines.chApi, params, 400), correlation(engines.localApi, params, 400)]);
+  tt.same(fromCh, fromLocal, 'the same error');
+  tt.equal(fromCh.attr, 'funnel_correlation_type');
+});
+
+t.test('what ClickHouse does not gather yet falls back to the local engine and says why', async (tt) => {
+  const actions = await Promise.all([engines.chApi, engines.localApi].map((api) => api.post('/api/projects/@current/actions/', { name: 'Paid', steps: [{ event: 'pay' }] })));
+  tt.same(actions.map((a) => a.status), [201, 201]);
+  tt.equal(actions[0]!.body.id, actions[1]!.body.id, 'the same action id on both');
+  const fallbacks: [string, Record<string, unknown>, RegExp][] = [
+    ['date_from=all', { events: VIEW_PAY, date_from: 'all' }, /date_from=all/],
+    ['an action step', { events: [e('view', 0)], actions: [{ id: actions[0]!.body.id, type: 'actions', order: 1 }] }, /actions/],
+    ['a person property filter', { events: VIEW_PAY, properties: [{ key: 'tier', value: 'gold', operator: 'is_not', type: 'person' }] }, /person property filters/],
+  ];
+  for (const [name, params, reason] of fallbacks) {
+    const [fromCh, fromLocal] = await Promise.all([correlation(engines.chApi, params), correlation(engines.localApi, params)]);
+    tt.match(fromCh.clickhouse?.fallback, reason, `${name}: falls back, saying ${fromCh.clickhouse?.fallback}`);
+    tt.same(aligned(fromCh.result, fromLocal.result), fromLocal.result, `${name}: the local engine's answer`);
+  }
+  tt.equal((await correlation(engines.localApi, { events: VIEW_PAY })).clickhouse, undefined, 'the local engine says nothing of ClickHouse');
+});

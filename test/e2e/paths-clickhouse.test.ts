@@ -1,0 +1,171 @@
+// Paths answered by ClickHouse (QUILL_ANALYTICS=clickhouse): one Quill exporting into chdb and answering paths from
+// it, one on its own engine, fed the same events. The same path requests (legacy endpoint and PathsQuery) must
+// answer the same on both — edges, weights, average times — in UTC and in New York (a DST change inside the data,
+// and the range's ends move with the zone); what ClickHouse does not gather yet falls back and says so.
+import t from 'tap';
+import { event } from '../helpers/ingest.js';
+import type { Client } from '../helpers/quill.js';
+import { twoEngines } from '../helpers/two-engines.js';
+
+const MIN = 60_000;
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 9, 26);
+const DATES = { date_from: '2026-10-25', date_to: '2026-11-09' };
+const PAGES = ['https://x.test/', 'https://x.test/pricing', 'https://x.test/pricing/', 'https://x.test/docs/1', 'https://x.test/docs/2?ref=mail', 'https://x.test/signup', null];
+const SCREENS = ['Home', 'Settings', 'Checkout'];
+const CUSTOM = ['clicked', 'signup', '$autocapture'];
+
+/**
+ * 24 visitors over two weeks across the end of DST in New York, each with three sessions (gaps of hours) of page
+ * views (a trailing slash, a query string, one without a URL), screens and custom events, some repeated in a row;
+ * two thirds identified in the second session (merges); browsers varying; one event of no person. No two events of
+ * a person share an instant (ties' order is not defined across engines).
+ */
+function dataset(): ReturnType<typeof event>[][] {
+  const batches: ReturnType<typeof event>[][] = [];
+  for (let u = 0; u < 24; u++) {
+    const anon = `anon-${u}`;
+    const user = `user-${u}`;
+    const batch: ReturnType<typeof event>[] = [];
+    for (let s = 0; s < 3; s++) {
+      let at = START + ((u * 5 + s * 4) % 14) * DAY + ((u * 7 + s * 5) % 20) * 3_600_000 + u * 1000;
+      const id = u % 3 !== 0 && s >= 1 ? user : anon;
+      if (u % 3 !== 0 && s === 1) batch.push(event(user, '$identify', { $anon_distinct_id: anon }, { timestamp: new Date(at - 7).toISOString() }));
+      for (let k = 0; k < 7; k++) {
+        at += ((u + k * 3 + s) % 9 + 1) * MIN + k * 13;
+        const pick = (u * 11 + s * 7 + k * 5) % 10;
+        const browser = ['Chrome', 'Safari', 'Firefox'][(u + k) % 3];
+        let name = '$pageview';
+        const props: Record<string, unknown> = { $browser: browser };
+        if (pick < 6) {
+          const url = PAGES[(u + s * 3 + k * 2 + (k === 3 ? 0 : pick)) % PAGES.length];
+          if (url !== null) props.$current_url = url;
+        } else if (pick < 8) {
+          name = '$screen';
+          props.$screen_name = SCREENS[(u + k + s) % SCREENS.length];
+        } else name = CUSTOM[(u + k) % CUSTOM.length]!;
+        batch.push(event(id, name, props, { timestamp: new Date(at).toISOString() }));
+      }
+    }
+    batches.push(batch);
+  }
+  batches.push([event('ghost', '$pageview', { $current_url: 'https://x.test/', $process_person_profile: false }, { timestamp: new Date(START + DAY).toISOString() })]);
+  return batches;
+}
+
+const engines = twoEngines(t, dataset);
+
+const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, ...params })
+  .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+
+async function paths(api: Client, params: Record<string, unknown>): Promise<any> {
+  const res = await api.get(`/api/projects/@current/insights/path/?${qs({ ...DATES, ...params })}`);
+  if (res.status !== 200) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * `actual` with each number replaced by `expected`'s where they agree to 1e-9 relative: average times sum the same
+ * milliseconds, but in another order of persons (ClickHouse's by uuid, the local engine's by shard).
+ */
+function aligned(actual: unknown, expected: unknown): unknown {
+  if (typeof actual === 'number' && typeof expected === 'number') return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)) ? expected : actual;
+  if (Array.isArray(actual) && Array.isArray(expected)) return actual.map((v, i) => aligned(v, expected[i]));
+  if (actual !== null && typeof actual === 'object' && expected !== null && typeof expected === 'object') {
+    return Object.fromEntries(Object.entries(actual).map(([k, v]) => [k, aligned(v, (expected as Record<string, unknown>)[k])]));
+  }
+  return actual;
+}
+
+const ALL_TYPES = { include_event_types: ['$pageview', '$screen', 'custom_event'] };
+const SUPPORTED: [string, Record<string, unknown>][] = [
+  ['pageviews', {}],
+  ['screens', { include_event_types: ['$screen'] }],
+  ['custom events', { include_event_types: ['custom_event'] }],
+  ['every type', ALL_TYPES],
+  ['pageviews and a named custom event', { include_custom_events: ['signup', '$autocapture'] }],
+  ['a start point', { start_point: 'https://x.test/pricing' }],
+  ['an end point', { ...ALL_TYPES, end_point: 'https://x.test/signup' }],
+  ['start and end points, step limit 3 ("...")', { ...ALL_TYPES, start_point: 'https://x.test', end_point: 'Checkout', step_limit: 3 }],
+  ['step limit 2', { ...ALL_TYPES, step_limit: 2 }],
+  ['step limit 10', { ...ALL_TYPES, step_limit: 10 }],
+  ['excluded items', { ...ALL_TYPES, exclude_events: ['https://x.test/pricing', 'clicked'] }],
+  ['groupings', { path_groupings: ['https://x.test/docs/*'] }],
+  ['local cleaning rules', { local_path_cleaning_filters: [{ regex: '\\?.*$', alias: '' }, { regex: '/docs/[0-9]+', alias: '/docs/:id' }] }],
+  ['edge weights', { ...ALL_TYPES, min_edge_weight: 2, max_edge_weight: 6 }],
+  ['an edge limit', { ...ALL_TYPES, edge_limit: 5 }],
+  ['a property filter', { ...ALL_TYPES, properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' }] }],
+  ['a narrow range', { ...ALL_TYPES, date_from: '2026-10-31', date_to: '2026-11-02' }],
+];
+
+async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
+  for (const [name, params] of SUPPORTED) {
+    const [fromCh, fromLocal] = await Promise.all([paths(engines.chApi, params), paths(engines.localApi, params)]);
+    tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
+    tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
+    tt.same(aligned(fromCh.result, fromLocal.result), fromLocal.result, `${zone}, ${name}: the local engine's answer`);
+    tt.equal(fromCh.timezone, fromLocal.timezone);
+  }
+}
+
+t.test('paths in UTC: ClickHouse answers as the local engine', async (tt) => {
+  const edges = (await paths(engines.localApi, ALL_TYPES)).result;
+  tt.ok(edges.length > 10, 'many edges (not empty on both sides)');
+  tt.ok(edges.some((e: any) => e.source.startsWith('3_')), 'paths of three steps and more');
+  tt.ok(edges.some((e: any) => e.source.includes('Home')) && edges.some((e: any) => e.target.includes('clicked')), 'screens and custom events are items');
+  const anchored = (await paths(engines.localApi, SUPPORTED[7]![1])).result;
+  tt.ok(anchored.some((e: any) => e.target === '2_...'), 'a path cut between its start and end points');
+  await compareAll(tt, 'UTC');
+});
+
+t.test('paths in America/New_York', async (tt) => {
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'America/New_York' })).status, 200);
+  await compareAll(tt, 'New York');
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
+});
+
+t.test("the project's test-account filters and path cleaning rules", async (tt) => {
+  const settings = {
+    test_account_filters: [{ key: '$browser', value: 'Firefox', operator: 'is_not', type: 'event' }],
+    path_cleaning_filters: [{ regex: 'https://x\\.test', alias: '' }],
+  };
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', settings)).status, 200);
+  const params = { ...ALL_TYPES, filter_test_accounts: true, path_replacements: true };
+  const [fromCh, fromLocal] = await Promise.all([paths(engines.chApi, params), paths(engines.localApi, params)]);
+  tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  tt.ok(fromLocal.result.some((e: any) => e.source === '1_/pricing'), "the project's rule cleaned the URLs");
+  tt.same(aligned(fromCh.result, fromLocal.result), fromLocal.result, "the local engine's answer");
+  for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.patch('/api/projects/@current/', { test_account_filters: [], path_cleaning_filters: [] })).status, 200);
+});
+
+t.test('the PathsQuery kind of /query/ is computed on ClickHouse too', async (tt) => {
+  const query = {
+    kind: 'PathsQuery', dateRange: DATES,
+    pathsFilter: { includeEventTypes: ['$pageview', '$screen'], startPoint: 'https://x.test/pricing', stepLimit: 4 },
+  };
+  const [fromCh, fromLocal] = await Promise.all([engines.chApi, engines.localApi].map(async (api) => {
+    const res = await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' });
+    tt.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    return res.body;
+  }));
+  tt.same(fromCh.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  tt.ok((fromLocal.results as unknown[]).length > 0, 'edges');
+  tt.same(aligned(fromCh.results, fromLocal.results), fromLocal.results, "the local engine's answer");
+});
+
+t.test('what ClickHouse does not gather yet falls back to the local engine and says why', async (tt) => {
+  const actions = await Promise.all([engines.chApi, engines.localApi].map((api) => api.post('/api/projects/@current/actions/', { name: 'Signed up', steps: [{ event: 'signup' }] })));
+  tt.same(actions.map((a) => a.status), [201, 201]);
+  tt.equal(actions[0]!.body.id, actions[1]!.body.id, 'the same action id on both');
+  const fallbacks: [string, Record<string, unknown>, RegExp][] = [
+    ['date_from=all', { date_from: 'all' }, /date_from=all/],
+    ['a person property filter', { properties: [{ key: 'email', value: 'x', operator: 'is_not', type: 'person' }] }, /person property filters/],
+    ['an action', { include_custom_events: [{ id: actions[0]!.body.id, type: 'actions' }] }, /actions/],
+  ];
+  for (const [name, params, reason] of fallbacks) {
+    const [fromCh, fromLocal] = await Promise.all([paths(engines.chApi, params), paths(engines.localApi, params)]);
+    tt.match(fromCh.clickhouse?.fallback, reason, `${name}: falls back, saying ${fromCh.clickhouse?.fallback}`);
+    tt.same(aligned(fromCh.result, fromLocal.result), fromLocal.result, `${name}: the local engine's answer`);
+  }
+  tt.equal((await paths(engines.localApi, {})).clickhouse, undefined, 'the local engine says nothing of ClickHouse');
+});
