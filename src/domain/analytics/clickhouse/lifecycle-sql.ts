@@ -101,7 +101,7 @@ export function lifecycleDormantSql(s: SeriesNode, filter: FilterNode | null, p:
 export function lifecycleActorsSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, period: number, status: LifecycleStatus, opts: TrendsSqlOptions): PrintedClickHouse {
   // Active statuses are rows of period + 1 (row 0 is the period before the range); dormant ones of the period
   // before it, the row the counts' `period` names.
-  const values: Record<string, unknown> = { status, target_period: status === 'dormant' ? period : period + 1 };
+  const values: Record<string, unknown> = status === 'dormant' ? { target_period: period } : { status, target_period: period + 1 };
   const text = status === 'dormant'
     ? `SELECT person_id FROM (${dormantRows(s, p, values)}) WHERE period = {target_period}`
     : `SELECT person_id FROM (${activeStatusRows(s, p, values)}) WHERE period = {target_period} AND status = {status}`;
