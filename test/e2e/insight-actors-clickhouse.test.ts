@@ -29,6 +29,7 @@ function dataset(): ReturnType<typeof event>[][] {
     const visits = 1 + (u % 8);
     const anonymous: ReturnType<typeof event>[] = [];
     const identified: ReturnType<typeof event>[] = [];
+    let identifiedFrom = Infinity;
     for (let k = 0; k < visits * 2; k++) {
       // Hours near midnight UTC land on another local day in New York: the zone changes the answer.
       const at = new Date(START + ((u * 5 + Math.floor(k / 2) * (1 + (u % 3))) % 15) * DAY + ((u * 7 + k * 5) % 24) * 3_600_000 + k * 60_000).toISOString();
@@ -37,12 +38,12 @@ function dataset(): ReturnType<typeof event>[][] {
       if (k % 5 === 4) delete props.$browser;
       if (k === 0) props.$set = { email: `person${u}@example.com`, tier: u % 2 ? 'gold' : 'basic' };
       const later = u % 3 !== 0 && k >= visits;
+      if (later) identifiedFrom = Math.min(identifiedFrom, Date.parse(at));
       (later ? identified : anonymous).push(event(later ? user : anon, name, props, { timestamp: at }));
     }
     batches.push(anonymous);
     if (identified.length > 0) {
-      const at = new Date(Date.parse(identified[0]!.timestamp as string) - 1000).toISOString();
-      batches.push([event(user, '$identify', { $anon_distinct_id: anon }, { timestamp: at }), ...identified]);
+      batches.push([event(user, '$identify', { $anon_distinct_id: anon }, { timestamp: new Date(identifiedFrom - 1000).toISOString() }), ...identified]);
     }
   }
   batches.push([event('ghost', '$pageview', { $process_person_profile: false, $browser: 'Chrome' }, { timestamp: new Date(START + 3 * DAY).toISOString() })]);
