@@ -77,7 +77,7 @@ t.test('retention: a cohort and its returns, the cohort a parameter', async (tt)
 
 t.test("the funnel's rows keep each person's uuid in the order persons are numbered", async (tt) => {
   const rows = [['p1', 2000, 2], ['p2', 3000, 1], ['p1', 1000, 1], ['00000000-0000-0000-0000-000000000000', 4000, 1], ['p3', 5000, 3]];
-  const events = eventsOfRows(rows, false);
+  const events = eventsOfRows(rows);
   tt.same(events.uuids, ['p1', 'p2', 'p3'], 'uuids[pid - 1], rows of no person left out');
   tt.same([...events.pid.subarray(0, events.n)], [1, 2, 1, 3]);
 });
