@@ -20,12 +20,21 @@ export interface TwoEngines {
   localApi: Client;
 }
 
+export interface TwoEnginesOptions {
+  /**
+   * Wait until each batch is applied on both Quills before sending the next one. Person ids are handed out as the
+   * shards apply events, in whatever order they race; with one new person per batch and this, both Quills number
+   * their persons alike, and answers ordered by person id (the persons of a point) can be compared across them.
+   */
+  appliedBetweenBatches?: boolean;
+}
+
 /**
  * Starts both Quills (and chdb) before the suite's tests and sends each the same batches in the same order; stops
  * everything after them, printing the ClickHouse side's output when a test failed. The fields are set once the
  * suite's `before` has run.
  */
-export function twoEngines(t: Tap.Test, dataset: () => unknown[][]): TwoEngines {
+export function twoEngines(t: Tap.Test, dataset: () => unknown[][], options: TwoEnginesOptions = {}): TwoEngines {
   const engines = {} as TwoEngines;
   t.before(async () => {
     const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
@@ -40,6 +49,8 @@ export function twoEngines(t: Tap.Test, dataset: () => unknown[][]): TwoEngines 
       for (const q of [onClickHouse, local]) {
         const res = await sendBatch(q.base, batch);
         if (res.status !== 200) throw new Error(`batch answered ${res.status}`);
+        // The events list answers once every acknowledged event is applied (its read-your-writes barrier).
+        if (options.appliedBetweenBatches) await new Client(q.base).get('/api/projects/@current/events/?limit=1');
       }
     }
   });

@@ -12,6 +12,7 @@ import type { FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { localPersonIdOf } from './actors-clickhouse.js';
 import { funnelParams, funnelReducer, type FunnelPartial, type FunnelRun } from './funnels.js';
 import { queryContext } from './query-context.js';
 import { forEachPerson, groupByPerson, type Events } from './sequences.js';
@@ -76,7 +77,11 @@ export const breakdownOfRow = (row: readonly unknown[]) => String(row[3] ?? '') 
 /** Events a funnel brings back from ClickHouse at most (about 150 bytes each once parsed). */
 export const FUNNEL_ROWS_MAX = 2_000_000;
 
-export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number): Promise<ClickHouseFunnelRun> {
+/**
+ * `persons`: keep each step's persons (/persons/funnel/), as the local engine's person ids (localPersonIdOf), so that
+ * the persons endpoint pages them exactly as it pages the local engine's.
+ */
+export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons = false): Promise<ClickHouseFunnelRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
@@ -88,8 +93,18 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   // Every gathered event comes back as a row folded here: beyond a bound the local engine answers instead (it
   // holds the same events as columns, far smaller than rows of JSON).
   const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, FUNNEL_ROWS_MAX)).data;
-  const reducer = funnelReducer(funnelParams(q, range, periods, false));
+  const reducer = funnelReducer(funnelParams(q, range, periods, persons));
   const partial: FunnelPartial = reducer.empty();
-  await forEachPerson(groupByPerson(eventsOfRows(rows, q.breakdown ? { value: breakdownOfRow } : {})), () => true, (person) => reducer.add(partial, person));
+  const events = eventsOfRows(rows, q.breakdown ? { value: breakdownOfRow } : {});
+  await forEachPerson(groupByPerson(events), () => true, (person) => reducer.add(partial, person));
+  if (persons) {
+    // Only the persons the steps kept are looked up (a deleted one among them sends the question to the local engine).
+    const localId = localPersonIdOf(rt, team);
+    const toLocal = (pids: number[]) => pids.map((pid) => localId(events.uuids[pid - 1]!));
+    for (const stats of partial.values()) {
+      if (stats.persons) stats.persons = stats.persons.map(toLocal);
+      if (stats.periodPersons) stats.periodPersons = stats.periodPersons.map((pp) => ({ from: toLocal(pp.from), to: toLocal(pp.to) }));
+    }
+  }
   return { ctx, range, periods, partial, caughtUp };
 }

@@ -4,7 +4,7 @@
  * ids live on several shards counts once — combined with the pure rules of src/domain/analytics/.
  */
 import { bitmapOf, type Partial } from '../../domain/analytics/aggregates.js';
-import { BucketIndex, bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
+import { BucketIndex, bucketStarts, parseDate, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
 import { lifecycleCounts, type LifecycleStatus } from '../../domain/analytics/lifecycle.js';
 import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { rankRetentionValues, retentionMatrix, retentionByValue, retentionWindow, type RetentionQuery, type RetentionWindow } from '../../domain/analytics/retention.js';
@@ -112,6 +112,14 @@ export function lifecycleWindow(q: TrendsQuery, timeZone: string, now: number, f
   const before = addIntervals(starts[0]!, q.interval, -1, timeZone);
   const end = addIntervals(starts[starts.length - 1]!, q.interval, 1, timeZone) - 1;
   return { range, starts, before, end };
+}
+
+/**
+ * The period of the range (0 = its first) a lifecycle point's `target_date` falls in, -1 before the range; the
+ * persons endpoint's reading, shared by both executors.
+ */
+export function lifecyclePeriodOf(starts: number[], range: DateRange, targetDate: string, now: number, timeZone: string): number {
+  return new BucketIndex(starts, range.to + 86_400_000 * 31).of(parseDate(targetDate, now, timeZone).ms);
 }
 
 export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<LifecycleRun> {

@@ -3,11 +3,12 @@
  * engine (src/worker/analytics/person-analyses.ts), the cohort sizes and returns as two queries printed by
  * src/domain/analytics/clickhouse/retention-sql.ts, run after the same bounded wait for the export as HogQL.
  */
-import { retentionCohortsSql, retentionReturnsSql, retentionValueReturnsSql, retentionValueSizesSql } from '../../domain/analytics/clickhouse/retention-sql.js';
+import { retentionActorReturnsSql, retentionCohortActorsSql, retentionCohortsSql, retentionReturnsSql, retentionValueReturnsSql, retentionValueSizesSql } from '../../domain/analytics/clickhouse/retention-sql.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { rankRetentionValues, retentionWindow, type RetentionQuery } from '../../domain/analytics/retention.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { ACTOR_ROWS_MAX, localPersonIdOf } from './actors-clickhouse.js';
 import type { RetentionRun } from './person-analyses.js';
 import { queryContext } from './query-context.js';
 
@@ -38,15 +39,21 @@ export function retentionByValueOfRows(n: number, sizes: readonly unknown[][], r
   return rankRetentionValues([...byValue].map(([value, counts]) => ({ value, counts })));
 }
 
-export async function runRetentionOnClickHouse(rt: WorkerRuntime, team: number, q: RetentionQuery, now: number): Promise<Pick<RetentionRun, 'ctx' | 'window' | 'matrix' | 'byValue'> & { caughtUp: boolean }> {
-  const requested = Date.now();
+/** The query's context, window and filters, as the local engine resolves them. */
+function prepared(rt: WorkerRuntime, team: number, q: RetentionQuery, now: number) {
   const ctx = queryContext(rt, team, now, [q.properties, q.target.properties, q.returning.properties]);
   const window = retentionWindow(q, ctx.timeZone, now);
   const test = q.filterTestAccounts ? ctx.testAccountFilters : null;
   const targetFilter = andFilters(q.properties, q.target.properties, test);
   const returningFilter = andFilters(q.properties, q.returning.properties, test);
-  const caughtUp = await exportCaughtUp(rt, requested);
   const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
+  return { ctx, window, targetFilter, returningFilter, opts };
+}
+
+export async function runRetentionOnClickHouse(rt: WorkerRuntime, team: number, q: RetentionQuery, now: number): Promise<Pick<RetentionRun, 'ctx' | 'window' | 'matrix' | 'byValue'> & { caughtUp: boolean }> {
+  const requested = Date.now();
+  const { ctx, window, targetFilter, returningFilter, opts } = prepared(rt, team, q, now);
+  const caughtUp = await exportCaughtUp(rt, requested);
   const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
   if (q.breakdown) {
     const [sizes, returns] = await Promise.all([
@@ -60,4 +67,33 @@ export async function runRetentionOnClickHouse(rt: WorkerRuntime, team: number, 
     select(retentionReturnsSql(q, targetFilter, returningFilter, window, opts)),
   ]);
   return { ctx, window, matrix: retentionMatrixOfRows(window.starts.length, cohorts, returns), byValue: null, caughtUp };
+}
+
+/**
+ * The persons of cohort `cohort` (§4.5) as local person ids, each with its appearances over the cohort's periods
+ * (1 at offset 0, then 1 where it returned), as the local engine lists them.
+ */
+export async function runRetentionActorsOnClickHouse(rt: WorkerRuntime, team: number, q: RetentionQuery, cohort: number, now: number): Promise<{ members: number[]; appearances: Map<number, number[]>; caughtUp: boolean }> {
+  const requested = Date.now();
+  const { window, targetFilter, returningFilter, opts } = prepared(rt, team, q, now);
+  const caughtUp = await exportCaughtUp(rt, requested);
+  const [members, returns] = await Promise.all([
+    selectOnClickHouse(rt, ...printedArgs(retentionCohortActorsSql(q, targetFilter, window, cohort, opts))),
+    selectOnClickHouse(rt, ...printedArgs(retentionActorReturnsSql(q, targetFilter, returningFilter, window, cohort, opts))),
+  ]);
+  const localId = localPersonIdOf(rt, team);
+  const length = q.totalIntervals - cohort;
+  const appearances = new Map<number, number[]>();
+  for (const [uuid] of members.data) appearances.set(localId(String(uuid)), [1, ...new Array<number>(length - 1).fill(0)]);
+  for (const [uuid, later] of returns.data) {
+    const list = appearances.get(localId(String(uuid)));
+    const k = Number(later);
+    if (list && k >= 1 && k < length) list[k] = 1;
+  }
+  return { members: [...appearances.keys()], appearances, caughtUp };
+}
+
+/** A printed query as selectOnClickHouse's arguments, bounded as every actors query is. */
+function printedArgs(printed: { sql: string; params: Record<string, string> }): [string, Record<string, string>, number] {
+  return [printed.sql, printed.params, ACTOR_ROWS_MAX];
 }

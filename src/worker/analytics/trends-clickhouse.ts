@@ -5,12 +5,13 @@
  * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
  */
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
-import { trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
-import { andFilters } from '../../domain/analytics/property-filters.js';
-import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type TrendsQuery } from '../../domain/analytics/query.js';
+import { trendsActorsSql, trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
+import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { smooth } from '../../domain/analytics/trends-values.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { actorValuesOnClickHouse } from './actors-clickhouse.js';
 import { queryContext } from './query-context.js';
 import { comparePeriods, formulaResults, seriesRange, type SeriesResult, type TrendsRun } from './trends.js';
 
@@ -80,4 +81,17 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
   }
   // Formulas combine the series' numbers: the local engine's own code, whichever engine made them.
   return { ctx, range, results: q.formula !== null ? formulaResults(q, results) : results, more, caughtUp };
+}
+
+/**
+ * The persons behind one trends point (`/persons/trends/`) with their event counts, as local person ids: the same
+ * series, final filter (the breakdown value's leaf included) and window the local engine scans.
+ */
+export async function runTrendsActorsOnClickHouse(
+  rt: WorkerRuntime, team: number, s: SeriesNode, filter: FilterNode | null, window: { from: number; to: number }, timeZone: string, now: number,
+): Promise<{ values: Map<number, number | null>; caughtUp: boolean }> {
+  const requested = Date.now();
+  const printed = trendsActorsSql(s, filter, window.from, window.to, { team, database: rt.config.clickhouseDatabase, timeZone, now });
+  const caughtUp = await exportCaughtUp(rt, requested);
+  return { values: await actorValuesOnClickHouse(rt, team, printed), caughtUp };
 }

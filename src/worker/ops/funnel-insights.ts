@@ -112,9 +112,7 @@ export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterPar
   const q = funnelsQueryOf(p);
   if (q.steps.length === 0) return { result: [], timezone: 'UTC' };
   {
-    const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
-    const { run, where } = await runOnChosenExecutor<FunnelRun>(rt,
-      () => clickHouseFunnelGap(q, [q.properties, ...funnelMatchers(q).map((m) => m.filter), testAccounts()]),
+    const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
       () => runFunnelOnClickHouse(rt, team, q, now), () => runFunnel(rt, team, q, now));
     const tz = run.ctx.timeZone;
     const values = q.breakdown ? rankedValues(q, run.partial) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
@@ -124,6 +122,12 @@ export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterPar
     else result = q.breakdown ? values.map(([v, s]) => stepsJson(team, q, p, s, v)) : stepsJson(team, q, p, values[0]![1], null);
     return { result, timezone: tz, ...where };
   }
+}
+
+/** Why the funnel (and so the persons of its steps) cannot run on ClickHouse (null: it can). */
+function funnelGap(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number): string | null {
+  const testAccounts = q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null;
+  return clickHouseFunnelGap(q, [q.properties, ...funnelMatchers(q).map((m) => m.filter), testAccounts]);
 }
 
 function emptyFor(q: FunnelsQuery): ValueStats {
@@ -138,7 +142,8 @@ export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: Fi
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const run = await runFunnel(rt, team, q, now, true);
+  const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
+    () => runFunnelOnClickHouse(rt, team, q, now, true), () => runFunnel(rt, team, q, now, true));
   const breakdownParam = p.json('funnel_step_breakdown');
   const wantedValue = breakdownParam === undefined || breakdownParam === null || breakdownParam === ''
     ? null : String(Array.isArray(breakdownParam) ? breakdownParam[0] : breakdownParam);
@@ -170,7 +175,7 @@ export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: Fi
   }
   const values = new Map<number, number | null>([...ids].map((id) => [id, null]));
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
-  return pagedActors(endpoint, p, page, offset, limit);
+  return { ...pagedActors(endpoint, p, page, offset, limit), ...where };
 }
 
 export const personsFunnel: OpHandler = (item, rt) => answering(async () =>

@@ -19,7 +19,7 @@ import { queryContext } from '../analytics/query-context.js';
 import { ResultCache } from '../analytics/result-cache.js';
 import { scanEverywhere } from '../analytics/scatter.js';
 import { clickHouseTrendsGap } from '../../domain/analytics/clickhouse/trends-sql.js';
-import { runTrendsOnClickHouse } from '../analytics/trends-clickhouse.js';
+import { runTrendsActorsOnClickHouse, runTrendsOnClickHouse } from '../analytics/trends-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { runTrends, seriesRange, type SeriesResult, type TrendsRun } from '../analytics/trends.js';
 import { json } from '../reply.js';
@@ -264,14 +264,20 @@ export async function personsTrendsAnswer(rt: WorkerRuntime, team: number, p: Fi
     from = parseDate(dateFrom, now, ctx.timeZone).ms;
     to = addIntervals(from, q.interval, 1, ctx.timeZone) - 1;
   }
-  const partial = await scanEverywhere(rt, {
-    team, event: series.event, filter: finalFilter, from, to, bucketStarts: [from], bucketEnd: to,
-    measure: { kind: 'actor_counts' }, breakdown: null, persons: null,
-  }, ctx.scan);
-  const states = partial.get('');
-  const values = new Map<number, number | null>(states && states.kind === 'actor_counts' ? states.maps[0]! : []);
-  const page = actorPage(rt, team, values, { offset, limit, search: p.string('search') });
-  return pagedActors(endpoint, p, page, offset, limit);
+  // Where the insight runs on ClickHouse, so do its points' persons (the series alone: the others do not matter).
+  const { run, where } = await runOnChosenExecutor<{ values: Map<number, number | null> }>(rt,
+    () => clickHouseTrendsGap({ ...q, series: [series] }, [finalFilter]),
+    () => runTrendsActorsOnClickHouse(rt, team, series, finalFilter, { from, to }, ctx.timeZone, now),
+    async () => {
+      const partial = await scanEverywhere(rt, {
+        team, event: series.event, filter: finalFilter, from, to, bucketStarts: [from], bucketEnd: to,
+        measure: { kind: 'actor_counts' }, breakdown: null, persons: null,
+      }, ctx.scan);
+      const states = partial.get('');
+      return { values: new Map<number, number | null>(states && states.kind === 'actor_counts' ? states.maps[0]! : []) };
+    });
+  const page = actorPage(rt, team, run.values, { offset, limit, search: p.string('search') });
+  return { ...pagedActors(endpoint, p, page, offset, limit), ...where };
 }
 
 /** The legacy actors body of one page: the people, and `next` / `initial` as the same request at other offsets. */

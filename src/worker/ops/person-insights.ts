@@ -4,10 +4,11 @@
  * by src/worker/analytics/person-analyses.ts, answered in the shapes of the spec, cached like trends.
  */
 import { hasMember, membersOf } from '../../domain/analytics/aggregates.js';
-import { bucketDay, bucketLabel, BucketIndex, parseDate } from '../../domain/analytics/date-range.js';
+import { bucketDay, bucketLabel } from '../../domain/analytics/date-range.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { trendsQueryOf } from '../../domain/analytics/legacy-filters.js';
+import type { TrendsQuery } from '../../domain/analytics/query.js';
 import { LIFECYCLE_STATUSES, lifecycleSet, type LifecycleStatus } from '../../domain/analytics/lifecycle.js';
 import { retentionQueryOf } from '../../domain/analytics/retention.js';
 import { stickinessLabel } from '../../domain/analytics/stickiness.js';
@@ -18,12 +19,12 @@ import { clickHouseLifecycleGap } from '../../domain/analytics/clickhouse/lifecy
 import { clickHouseRetentionGap } from '../../domain/analytics/clickhouse/retention-sql.js';
 import { clickHouseStickinessGap } from '../../domain/analytics/clickhouse/stickiness-sql.js';
 import { actorPage } from '../analytics/actors.js';
-import { runLifecycle, runRetention, runStickiness, type LifecycleRun, type RetentionRun } from '../analytics/person-analyses.js';
-import { runLifecycleOnClickHouse } from '../analytics/lifecycle-clickhouse.js';
-import { runRetentionOnClickHouse } from '../analytics/retention-clickhouse.js';
+import { lifecyclePeriodOf, runLifecycle, runRetention, runStickiness, type LifecycleRun, type RetentionRun } from '../analytics/person-analyses.js';
+import { runLifecycleActorsOnClickHouse, runLifecycleOnClickHouse } from '../analytics/lifecycle-clickhouse.js';
+import { runRetentionActorsOnClickHouse, runRetentionOnClickHouse } from '../analytics/retention-clickhouse.js';
 import { queryContext, type QueryContext } from '../analytics/query-context.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
-import { runStickinessOnClickHouse } from '../analytics/stickiness-clickhouse.js';
+import { runStickinessActorsOnClickHouse, runStickinessOnClickHouse } from '../analytics/stickiness-clickhouse.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { answering, cached, encodeParams, entityId, filterEcho, normalisedKey, paramsOf, pickSeries } from './insights.js';
@@ -108,18 +109,27 @@ export const personsRetentionAnswer: ActorsAnswer = async (rt, team, p, now, url
   const cohort = Array.isArray(cohortParam) && cohortParam.length > 0 ? Number(cohortParam[0]) : p.int('selected_interval', 0, 0);
   if (!Number.isInteger(cohort) || cohort < 0 || cohort >= q.totalIntervals) invalidInput('breakdown_values', `The cohort must be between 0 and ${q.totalIntervals - 1}.`);
   await rt.ingest.appliedEverywhere();
-  const run = await runRetention(rt, team, q, now);
-  const members = membersOf(run.target[cohort] ?? null);
-  const appearances = new Map<number, number[]>();
-  for (const pid of members) {
-    appearances.set(pid, Array.from({ length: q.totalIntervals - cohort }, (_, k) => (k === 0 || hasMember(run.returning[cohort + k] ?? null, pid) ? 1 : 0)));
-  }
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<{ members: number[]; appearances: Map<number, number[]> }>(rt,
+    () => clickHouseRetentionGap(q, [q.properties, q.target.properties, q.returning.properties, testAccounts()]),
+    () => runRetentionActorsOnClickHouse(rt, team, q, cohort, now),
+    async () => {
+      const local = await runRetention(rt, team, q, now);
+      const members = membersOf(local.target[cohort] ?? null);
+      const appearances = new Map<number, number[]>();
+      for (const pid of members) {
+        appearances.set(pid, Array.from({ length: q.totalIntervals - cohort }, (_, k) => (k === 0 || hasMember(local.returning[cohort + k] ?? null, pid) ? 1 : 0)));
+      }
+      return { members, appearances };
+    });
+  const { members, appearances } = run;
   const values = new Map<number, number | null>(members.map((pid) => [pid, appearances.get(pid)!.reduce((a, b) => a + b, 0)]));
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search') });
   return {
     result: page.people.map((person) => ({ person: { ...person, value_at_data_point: null }, appearances: appearances.get(personId(rt, team, person.uuid))! })),
     next: nextUrl(url, p, page.raw, offset, limit),
     missing_persons: page.missing,
+    ...where,
   };
 };
 export const personsRetention = actorsEndpoint(personsRetentionAnswer);
@@ -177,11 +187,17 @@ export const personsLifecycleAnswer: ActorsAnswer = async (rt, team, p, now, url
   const limit = p.int('limit', PAGE, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const run = await runLifecycle(rt, team, q, now);
-  const period = new BucketIndex(run.starts, run.range.to + 86_400_000 * 31).of(parseDate(targetDate, now, run.ctx.timeZone).ms);
-  const ids = period < 0 ? [] : membersOf(lifecycleSet(type as LifecycleStatus, run.active, run.created, period));
-  const page = legacyPersons(rt, team, ids, offset, limit);
-  return { results: [{ people: page.people, count: page.people.length }], next: nextUrl(url, p, ids.length, offset, limit) };
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<{ ids: number[] }>(rt,
+    () => clickHouseLifecycleGap(q, [q.properties, ...q.series.map((s) => s.properties), testAccounts()]),
+    () => runLifecycleActorsOnClickHouse(rt, team, q, targetDate, type as LifecycleStatus, now),
+    async () => {
+      const local = await runLifecycle(rt, team, q, now);
+      const period = lifecyclePeriodOf(local.starts, local.range, targetDate, now, local.ctx.timeZone);
+      return { ids: period < 0 ? [] : membersOf(lifecycleSet(type as LifecycleStatus, local.active, local.created, period)) };
+    });
+  const page = legacyPersons(rt, team, run.ids, offset, limit);
+  return { results: [{ people: page.people, count: page.people.length }], next: nextUrl(url, p, run.ids.length, offset, limit), ...where };
 };
 export const personsLifecycle = actorsEndpoint(personsLifecycleAnswer);
 
@@ -245,11 +261,18 @@ export const personsStickinessAnswer: ActorsAnswer = async (rt, team, p, now, ur
   const limit = p.int('limit', PAGE, 1, 10_000);
   const offset = p.int('offset', 0, 0);
   await rt.ingest.appliedEverywhere();
-  const run = await runStickiness(rt, team, { ...q, series: [{ ...series, index: 0 }], compare: false }, now);
-  const counts = run.series[0]!.counts;
-  const values = new Map<number, number | null>();
-  for (let pid = 1; pid < counts.length; pid++) if (counts[pid] === days) values.set(pid, null);
-  const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });
-  return { results: [{ people: page.people, count: page.people.length }], next: nextUrl(url, p, page.raw, offset, limit) };
+  const one: TrendsQuery = { ...q, series: [{ ...series, index: 0 }], compare: false };
+  const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
+  const { run, where } = await runOnChosenExecutor<{ values: Map<number, number | null> }>(rt,
+    () => clickHouseStickinessGap(one, [one.properties, series.properties, testAccounts()]),
+    () => runStickinessActorsOnClickHouse(rt, team, one, days, now),
+    async () => {
+      const counts = (await runStickiness(rt, team, one, now)).series[0]!.counts;
+      const values = new Map<number, number | null>();
+      for (let pid = 1; pid < counts.length; pid++) if (counts[pid] === days) values.set(pid, null);
+      return { values };
+    });
+  const page = actorPage(rt, team, run.values, { offset, limit, search: p.string('search'), ranked: false });
+  return { results: [{ people: page.people, count: page.people.length }], next: nextUrl(url, p, page.raw, offset, limit), ...where };
 };
 export const personsStickiness = actorsEndpoint(personsStickinessAnswer);

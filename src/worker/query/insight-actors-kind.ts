@@ -146,6 +146,9 @@ export async function runInsightActors(rt: WorkerRuntime, query: Json, ctx: Quer
     limit,
     offset,
     missing_actors_count: typeof body.missing_persons === 'number' ? body.missing_persons : 0,
+    // Which executor listed them (QUILL_ANALYTICS=clickhouse), as the insight kinds say it.
+    ...(body.clickhouse !== undefined ? { clickhouse: body.clickhouse } : {}),
+    ...(body.clickhouse_export !== undefined ? { clickhouse_export: body.clickhouse_export } : {}),
   };
 }
 

@@ -9,6 +9,7 @@
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
+import type { LifecycleStatus } from '../lifecycle.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
 import { hadPerson } from './person-events.js';
 import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
@@ -52,20 +53,36 @@ function bornRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unk
 }
 
 /**
- * Rows (period, status, persons) for the persons active in a period of the range (period ≥ 1): 'new' when created
- * in it, else 'returning' when active in the period before, else 'resurrecting'.
+ * (person_id, period, status) of the persons active in a period of the range (period ≥ 1): 'new' when created in
+ * it, else 'returning' when active in the period before, else 'resurrecting'.
  */
-export function lifecycleActiveSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, opts: TrendsSqlOptions): PrintedClickHouse {
-  const values: Record<string, unknown> = { first_start: new Date(p.withBefore[1]!) };
+function activeStatusRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
+  values.first_start = new Date(p.withBefore[1]!);
   const now = activeRows(s, p, values);
   const previous = `SELECT person_id, period + 1 AS next_period, 1 AS hit FROM (${activeRows(s, p, values)})`;
   const bornAt = bucketExpr(p.withBefore, values, 'born_at');
   // Created in a period of the range, or -1 (before it, or after it: never "new" here).
   const born = `SELECT id, if(born_at >= {first_start} AND born_at <= {to}, ${bornAt}, -1) AS born FROM (${bornRows(s, p, values)})`;
-  const text = `SELECT a.period AS period, multiIf(c.born = a.period, 'new', ifNull(b.hit, 0) = 1, 'returning', 'resurrecting') AS status, count() AS persons
+  return `SELECT a.person_id AS person_id, a.period AS period, multiIf(c.born = a.period, 'new', ifNull(b.hit, 0) = 1, 'returning', 'resurrecting') AS status
     FROM (${now}) AS a LEFT JOIN (${previous}) AS b ON b.person_id = a.person_id AND b.next_period = a.period
     LEFT JOIN (${born}) AS c ON c.id = a.person_id
-    WHERE a.period >= 1 GROUP BY period, status`;
+    WHERE a.period >= 1`;
+}
+
+/** (person_id, period): the persons active in period `period` (of withBefore) and not in the next one (dormant there). */
+function dormantRows(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
+  const before = activeRows(s, p, values);
+  const after = `SELECT person_id, period - 1 AS previous_period, 1 AS hit FROM (${activeRows(s, p, values)})`;
+  const last = p.withBefore.length - 1;
+  return `SELECT a.person_id AS person_id, a.period AS period
+    FROM (${before}) AS a LEFT JOIN (${after}) AS n ON n.person_id = a.person_id AND n.previous_period = a.period
+    WHERE a.period < ${last} AND ifNull(n.hit, 0) = 0`;
+}
+
+/** Rows (period, status, persons): how many persons were new, returning and resurrecting in each period ≥ 1. */
+export function lifecycleActiveSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = {};
+  const text = `SELECT period, status, count() AS persons FROM (${activeStatusRows(s, p, values)}) GROUP BY period, status`;
   return printClickHouse(parseQuery(text), [{ name: 'period', type: 'Int' }, { name: 'status', type: 'String' }, { name: 'persons', type: 'Int' }],
     { ...opts, values, filters: null, filterTree: filter });
 }
@@ -73,11 +90,20 @@ export function lifecycleActiveSql(s: SeriesNode, filter: FilterNode | null, p: 
 /** Rows (period, persons): the persons active in the period before `period` of the range and not in it (dormant). */
 export function lifecycleDormantSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = {};
-  const before = activeRows(s, p, values);
-  const after = `SELECT person_id, period - 1 AS previous_period, 1 AS hit FROM (${activeRows(s, p, values)})`;
-  const last = p.withBefore.length - 1;
-  const text = `SELECT a.period AS period, count() AS persons
-    FROM (${before}) AS a LEFT JOIN (${after}) AS n ON n.person_id = a.person_id AND n.previous_period = a.period
-    WHERE a.period < ${last} AND ifNull(n.hit, 0) = 0 GROUP BY period`;
+  const text = `SELECT period, count() AS persons FROM (${dormantRows(s, p, values)}) GROUP BY period`;
   return printClickHouse(parseQuery(text), [{ name: 'period', type: 'Int' }, { name: 'persons', type: 'Int' }], { ...opts, values, filters: null, filterTree: filter });
+}
+
+/**
+ * Rows (person_id): the persons of one status in period `period` of the range (0 = its first; §5.4), from the same
+ * subqueries as the counts, so that a point's persons are exactly those it counted.
+ */
+export function lifecycleActorsSql(s: SeriesNode, filter: FilterNode | null, p: LifecyclePeriods, period: number, status: LifecycleStatus, opts: TrendsSqlOptions): PrintedClickHouse {
+  // Active statuses are rows of period + 1 (row 0 is the period before the range); dormant ones of the period
+  // before it, the row the counts' `period` names.
+  const values: Record<string, unknown> = status === 'dormant' ? { target_period: period } : { status, target_period: period + 1 };
+  const text = status === 'dormant'
+    ? `SELECT person_id FROM (${dormantRows(s, p, values)}) WHERE period = {target_period}`
+    : `SELECT person_id FROM (${activeStatusRows(s, p, values)}) WHERE period = {target_period} AND status = {status}`;
+  return printClickHouse(parseQuery(text), [{ name: 'person_id', type: 'Person' }], { ...opts, values, filters: null, filterTree: filter });
 }

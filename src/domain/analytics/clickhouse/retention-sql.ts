@@ -48,6 +48,11 @@ function entityWhere(e: EntityRef, name: string, values: Record<string, unknown>
   return e.event === null ? '' : ` AND event = {${name}}`;
 }
 
+/** The subquery of (person_id, bucket): every period in which a person had a returning event. */
+function returnRows(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
+  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
+}
+
 /** Rows (bucket, persons): the size of each period's cohort. */
 export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
@@ -59,7 +64,7 @@ export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode 
 export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
   const cohorts = cohortRows(q, targetFilter, w, values);
-  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
+  const returns = returnRows(q, w, values);
   const text = `SELECT c.bucket AS cohort, r.bucket - c.bucket AS later, count() AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY cohort, later`;
   return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
 }
@@ -86,11 +91,31 @@ export function retentionValueSizesSql(q: RetentionQuery, targetFilter: FilterNo
 export function retentionValueReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
   const cohorts = cohortRowsByValue(q, w, values);
-  const returns = `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
+  const returns = returnRows(q, w, values);
   const text = `SELECT c.value AS value, r.bucket - c.bucket AS later, uniq(c.person_id) AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY value, later`;
   return print(text, values, [{ name: 'value', type: 'String' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
 }
 
-function print(text: string, values: Record<string, unknown>, columns: { name: string; type: 'Int' | 'String' }[], target: FilterNode | null, returning: FilterNode | null, opts: TrendsSqlOptions): PrintedClickHouse {
+/**
+ * Rows (person_id): the persons of cohort `cohort` (§4.5), from the same subquery as the cohort sizes. Each person's
+ * appearances come from retentionActorReturnsSql.
+ */
+export function retentionCohortActorsSql(q: RetentionQuery, targetFilter: FilterNode | null, w: RetentionWindow, cohort: number, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to), cohort };
+  const text = `SELECT person_id FROM (${cohortRows(q, targetFilter, w, values)}) WHERE bucket = {cohort}`;
+  return print(text, values, [{ name: 'person_id', type: 'Person' }], targetFilter, null, opts);
+}
+
+/**
+ * Rows (person_id, later): the persons of cohort `cohort` with a returning event `later` ≥ 1 periods after it, the
+ * pairs retentionReturnsSql counts.
+ */
+export function retentionActorReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, cohort: number, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to), cohort };
+  const text = `SELECT c.person_id AS person_id, r.bucket - c.bucket AS later FROM (${cohortRows(q, targetFilter, w, values)}) AS c INNER JOIN (${returnRows(q, w, values)}) AS r ON c.person_id = r.person_id WHERE c.bucket = {cohort} AND r.bucket > c.bucket`;
+  return print(text, values, [{ name: 'person_id', type: 'Person' }, { name: 'later', type: 'Int' }], targetFilter, returningFilter, opts);
+}
+
+function print(text: string, values: Record<string, unknown>, columns: { name: string; type: 'Int' | 'String' | 'Person' }[], target: FilterNode | null, returning: FilterNode | null, opts: TrendsSqlOptions): PrintedClickHouse {
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTrees: { target_filters: target, returning_filters: returning } });
 }

@@ -18,18 +18,31 @@ export function clickHouseStickinessGap(q: TrendsQuery, filters: readonly (Filte
 }
 
 /**
- * Rows (intervals, persons): how many persons had events of series `s` in exactly `intervals` of the buckets that
- * start at `starts` (epoch ms, ascending; events in [from, to], `to` inclusive).
+ * (person_id, intervals): each person with events of series `s` and in how many of the buckets that start at
+ * `starts` (epoch ms, ascending; events in [from, to], `to` inclusive) they had some.
  */
-export function stickinessSql(s: SeriesNode, filter: FilterNode | null, starts: readonly number[], from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
-  const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
+function intervalsPerPerson(s: SeriesNode, starts: readonly number[], from: number, to: number, values: Record<string, unknown>): string {
+  values.from = new Date(from);
+  values.to = new Date(to);
   const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
   if (s.event !== null) {
     values.event = s.event;
     where.push('event = {event}');
   }
-  const perPerson = `SELECT person_id, uniq(${bucketExpr(starts, values)}) AS intervals FROM events WHERE ${where.join(' AND ')} GROUP BY person_id`;
-  const text = `SELECT intervals, count() AS persons FROM (${perPerson}) GROUP BY intervals`;
+  return `SELECT person_id, uniq(${bucketExpr(starts, values)}) AS intervals FROM events WHERE ${where.join(' AND ')} GROUP BY person_id`;
+}
+
+/** Rows (intervals, persons): how many persons had events of series `s` in exactly `intervals` of the buckets. */
+export function stickinessSql(s: SeriesNode, filter: FilterNode | null, starts: readonly number[], from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = {};
+  const text = `SELECT intervals, count() AS persons FROM (${intervalsPerPerson(s, starts, from, to, values)}) GROUP BY intervals`;
   const columns = [{ name: 'intervals', type: 'Int' as const }, { name: 'persons', type: 'Int' as const }];
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+}
+
+/** Rows (person_id): the persons of one stickiness point, active in exactly `intervals` of the buckets (§6.4). */
+export function stickinessActorsSql(s: SeriesNode, filter: FilterNode | null, starts: readonly number[], from: number, to: number, intervals: number, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { intervals };
+  const text = `SELECT person_id FROM (${intervalsPerPerson(s, starts, from, to, values)}) WHERE intervals = {intervals}`;
+  return printClickHouse(parseQuery(text), [{ name: 'person_id', type: 'Person' }], { ...opts, values, filters: null, filterTree: filter });
 }

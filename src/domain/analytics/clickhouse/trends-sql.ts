@@ -154,6 +154,24 @@ export function trendsSeriesSql(
 }
 
 /**
+ * The persons behind one trends point (`/persons/trends/`): rows (person_id, events), each person with an event of
+ * series `s` in [from, to] passing `filter` (the point's breakdown value is a filter leaf of it, as the local engine
+ * makes it), and how many, the local engine's `actor_counts`. Whatever the series' math, a point's persons are
+ * valued by their event count, as locally. Events ingested without a person belong to no one.
+ */
+export function trendsActorsSql(s: SeriesNode, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
+  if (s.event !== null) {
+    values.event = s.event;
+    where.push('event = {event}');
+  }
+  const text = `SELECT person_id, count() AS value FROM events WHERE ${where.join(' AND ')} GROUP BY person_id`;
+  const columns = [{ name: 'person_id', type: 'Person' as const }, { name: 'value', type: 'Int' as const }];
+  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+}
+
+/**
  * The breakdown value of an event as the local engine keys it (propertyText): '' when missing, a string as itself,
  * anything else as its JSON text. A JSON null is 'null' in trends and retention; the sequence analyses (funnels)
  * read it as missing, and pass `jsonNull: ''`. `properties.key` reads null and missing alike, so the raw JSON is
