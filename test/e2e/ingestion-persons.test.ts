@@ -135,3 +135,25 @@ t.test('requests acknowledged one after the other are applied in that order, whi
   t.same([...p.distinct_ids].sort(), ['order-anon', 'order-user']);
   t.equal(p.properties.step, 40, 'the last acknowledged $set wins');
 });
+
+t.test('a distinct id whose name-based uuid a live person holds gets a person of its own, with another uuid', async (t) => {
+  // first-a's person (uuid from first-a) takes first-b; a split keeping first-b moves first-a to a new person;
+  // deleting that one leaves first-a with no person while the uuid its name gives is still held.
+  await send([event('first-a', 'seen'), event('first-b', '$identify', { $anon_distinct_id: 'first-a' })]);
+  const held = await personOf(server.api, 'first-b');
+  t.same([...held.distinct_ids].sort(), ['first-a', 'first-b']);
+  const split = await server.api.post(`/api/projects/@current/persons/${held.uuid}/split/`, { main_distinct_id: 'first-b' });
+  t.equal(split.status, 201);
+  const moved = await personOf(server.api, 'first-a');
+  t.not(moved.uuid, held.uuid, 'the split gave first-a a person with another uuid');
+  t.ok([202, 204].includes((await server.api.delete(`/api/projects/@current/persons/${moved.uuid}/`)).status), 'deleted');
+  await send([event('first-a', 'back', { $set: { back: true } })]);
+  const again = await personOf(server.api, 'first-a');
+  t.not(again.uuid, held.uuid, 'not the uuid a live person holds');
+  t.same(again.distinct_ids, ['first-a']);
+  t.equal(again.properties.back, true);
+  const stillHeld = await personOf(server.api, 'first-b');
+  t.equal(stillHeld.uuid, held.uuid);
+  t.same(stillHeld.distinct_ids, ['first-b'], 'the holder keeps its uuid and distinct id');
+  t.notOk('back' in stillHeld.properties);
+});

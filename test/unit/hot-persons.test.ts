@@ -38,5 +38,28 @@ t.test('over the memory budget it keeps a share of its budget, and grows back af
   t.ok(cache.approxBytes <= budget / 4, 'and stays there while it is over');
   cache.setShare(1);
   for (let i = 40_001; i <= 60_000; i++) cache.put(row(i));
-  t.equal(cache.size, full, 'back to its full size once under');
+  // A full cache evicts in batches of 1/32 of its bound: its size moves within that.
+  t.ok(Math.abs(cache.size - full) <= Math.ceil(full / 32), `back to its full size once under (${cache.size} against ${full})`);
+});
+
+t.test('a full cache evicts the least recently used, in batches', async (t) => {
+  const budget = 1024 * 1024;
+  const cache = new HotPersons(new SharedState(createSharedState()), budget);
+  for (let i = 1; i <= 20_000; i++) cache.put(row(i));
+  const sizes = new Set<number>();
+  for (let i = 20_001; i <= 21_000; i++) {
+    cache.put(row(i));
+    sizes.add(cache.size);
+  }
+  const [least, most] = [Math.min(...sizes), Math.max(...sizes)];
+  t.ok(most - least >= Math.floor(most / 32) - 1, `the size falls by a batch at once (${least}..${most})`);
+  // Touching an old entry makes it recent: it outlives the batches that evict its neighbours.
+  const survivor = 21_000;
+  for (let i = 21_001; i <= 40_000; i++) {
+    if (i % 100 === 0) cache.get(1, `visitor-${survivor}`) && cache.put(row(survivor));
+    cache.put(row(i));
+  }
+  t.ok(cache.get(1, `visitor-${survivor}`), 'a person seen often stays');
+  t.notOk(cache.get(1, 'visitor-21001'), 'one seen once went');
+  t.ok(cache.get(1, 'visitor-40000'));
 });

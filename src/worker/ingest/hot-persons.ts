@@ -26,6 +26,8 @@ interface Entry {
  */
 const MAX_ENTRIES = 200_000;
 const SAMPLE_EVERY = 64;
+/** A full cache evicts this fraction of its bound at once (1/32: ~6,000 entries of 200,000). */
+const EVICT_BATCH_FRACTION = 32;
 /** An entry's key string, map slot and row object headers, in bytes; the row's content is counted from its JSON. */
 const ENTRY_BYTES = 160;
 
@@ -92,7 +94,15 @@ export class HotPersons {
   private evictToBudget(): void {
     const budget = this.budgetBytes * this.share;
     const most = this.bytesPerEntry > 0 ? Math.min(MAX_ENTRIES, Math.floor(budget / this.bytesPerEntry)) : this.share === 0 ? 0 : MAX_ENTRIES;
-    while (this.entries.size > most) this.entries.delete(this.entries.keys().next().value as string);
+    if (this.entries.size <= most) return;
+    // The least recently used go in batches, in one walk of the map. One at a time, each `keys().next()` walked
+    // from the map's start over the slots earlier deletions left there (V8 keeps them until the table is rebuilt):
+    // on a full cache that walk was ~15 % of the apply's CPU (`perf`, 300,000 events after 2.7 million).
+    const keep = most - Math.ceil(most / EVICT_BATCH_FRACTION);
+    for (const key of this.entries.keys()) {
+      if (this.entries.size <= keep) break;
+      this.entries.delete(key);
+    }
   }
 
   /** Forgets the distinct ids of a row that no longer exists (merged away, deleted). */

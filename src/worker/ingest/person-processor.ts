@@ -143,18 +143,24 @@ export class PersonProcessor {
   }
 
   private create(distinctIds: string[], timestamp: string, identified: boolean): PersonRow {
-    let uuid = personUuid(this.team, distinctIds[0]!);
+    const id = this.newPersonId();
     // The deterministic uuid can already belong to a live person (e.g. after a split); never share one.
-    if (this.store.uuids.get([this.team, uuid]) !== undefined) uuid = randomUUID();
+    const uuid = this.store.claimUuid(this.team, personUuid(this.team, distinctIds[0]!), id) ?? this.claimRandomUuid(id);
     const row: PersonRow = {
-      id: this.newPersonId(), team: this.team, uuid, properties: {}, created_at: timestamp,
+      id, team: this.team, uuid, properties: {}, created_at: timestamp,
       is_identified: identified, version: -1, distinct_ids: distinctIds,
     };
-    this.store.uuids.put([this.team, uuid], row.id);
     for (const d of distinctIds) this.store.distinctIds.put([this.team, d], row.id);
     this.loaded.set(row.id, row);
     this.dirty.add(row.id);
     return row;
+  }
+
+  private claimRandomUuid(id: number): string {
+    for (;;) {
+      const uuid = this.store.claimUuid(this.team, randomUUID(), id);
+      if (uuid !== null) return uuid;
+    }
   }
 
   private addDistinctId(person: PersonRow, distinctId: string): PersonRow {
