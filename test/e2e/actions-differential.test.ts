@@ -3,14 +3,17 @@
  * autocapture chains and identify merges across shards) goes in through /batch/ and into DuckDB; every action of
  * bench/lib/action-cases.ts is created through the API, and trends over it (counts, distinct persons, weekly
  * actives, a property sum, a breakdown), a funnel of two actions and a retention between two actions are compared
- * with the SQL that selects the same events by PostHog's definitions.
+ * with the SQL that selects the same events by PostHog's definitions. Every analysis is asked of a Quill answering
+ * from ClickHouse too, fed the same events, and must answer as the local engine (test/helpers/executor-mirror.ts).
  */
 import t from 'tap';
 import { ACTION_CASES, BENCH_ACTION, PURCHASED, actionFunnelSql } from '../../bench/lib/action-cases.js';
 import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { differences } from '../../bench/lib/trends-cases.js';
-import { quillForFile, type Client } from '../helpers/quill.js';
+import { ExecutorMirror } from '../helpers/executor-mirror.js';
+import { quillForFile } from '../helpers/quill.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
+import { startOnClickHouse, stopOnClickHouse, type OnClickHouse } from '../helpers/two-engines.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 30_000), persons: 2_000, days: 10, end: END, seed: 11 };
@@ -20,20 +23,27 @@ const RANGE = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1
 const DAY = "date_trunc('day', ts)";
 
 const server = quillForFile(t, { workers: 2 });
-let api: Client;
+let onClickHouse: Partial<OnClickHouse> = {};
+/** The local Quill's client, asking every analysis of the Quill on ClickHouse too. */
+let api: ExecutorMirror;
 let duck: DuckReference;
 const ids = new Map<string, number>();
 
 t.before(async () => {
-  api = server.api;
-  ({ duck } = await loadReferenceDataset(server.q.base, api, OPTIONS));
+  onClickHouse = await startOnClickHouse();
+  api = new ExecutorMirror(server.api, onClickHouse.chApi!);
+  ({ duck } = await loadReferenceDataset(server.q.base, api, OPTIONS, [api.twin]));
+  await api.exportCaughtUp();
   for (const c of ACTION_CASES) {
     const res = await api.post('/api/projects/@current/actions/', { name: c.name, steps: c.steps });
     if (res.status !== 201) throw new Error(`action ${c.name}: ${res.status} ${res.text}`);
     ids.set(c.name, res.body.id);
   }
 });
-t.teardown(() => duck?.close());
+t.teardown(async () => {
+  duck?.close();
+  await stopOnClickHouse(onClickHouse, t.passing());
+});
 
 const enc = encodeURIComponent;
 async function get(path: string, params: Record<string, unknown>): Promise<any> {
@@ -101,3 +111,6 @@ t.test('a funnel and a retention between two actions, against DuckDB', async (t)
   const want = Array.from({ length: 7 }, (_, i) => Array.from({ length: 7 - i }, (_, k) => Number(rows.find((r) => Number(r.i) === i && Number(r.k) === k)?.v ?? 0)));
   t.same(retention.map((r: any) => r.values.map((v: any) => v.count)), want, 'target an action, return with another');
 });
+
+// Last: the ClickHouse Quill's answers to everything above, in UTC and in New York.
+t.test('the same analyses from ClickHouse', async (tt) => api.report(tt, ['UTC', 'America/New_York']));

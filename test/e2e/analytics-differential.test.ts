@@ -2,15 +2,19 @@
  * The analyses against DuckDB on the same events: a generated dataset (bench/lib/analytics-dataset.ts, with
  * identify merges whose distinct ids live on different shards) goes in through /batch/ and into DuckDB, and every
  * trends, retention, lifecycle and stickiness case is compared with the SQL that computes the same thing. Two time
- * zones: UTC, and New York across the daylight-saving change of 2026-11-01.
+ * zones: UTC, and New York across the daylight-saving change of 2026-11-01. Every analysis is asked of a second Quill
+ * too, fed the same events and answering from ClickHouse (chdb), and must answer as the local engine
+ * (test/helpers/executor-mirror.ts).
  */
 import t from 'tap';
 import type { Dataset, ReferenceRow } from '../../bench/lib/analytics-dataset.js';
 import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, sameEventFunnelSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
 import { correlate } from '../../src/domain/analytics/correlation.js';
-import { quillForFile, type Client } from '../helpers/quill.js';
+import { ExecutorMirror } from '../helpers/executor-mirror.js';
+import { quillForFile } from '../helpers/quill.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
+import { startOnClickHouse, stopOnClickHouse, type OnClickHouse } from '../helpers/two-engines.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 100_000), persons: 4_000, days: 14, end: END, seed: 7 };
@@ -19,23 +23,30 @@ const TO = '2026-11-07';
 
 const server = quillForFile(t, { workers: 2 });
 const quill = () => server.q;
-let api: Client;
+let onClickHouse: Partial<OnClickHouse> = {};
+/** The local Quill's client, asking every analysis of the Quill on ClickHouse too. */
+let api: ExecutorMirror;
 let duck: DuckReference;
 let datasetRef: Dataset;
 let rows: ReferenceRow[] = [];
 
 async function load(): Promise<void> {
-  const loaded = await loadReferenceDataset(quill().base, api, OPTIONS);
+  const loaded = await loadReferenceDataset(quill().base, api, OPTIONS, [api.twin]);
   datasetRef = loaded.dataset;
   duck = loaded.duck;
   rows = loaded.rows;
 }
 
 t.before(async () => {
-  api = server.api;
+  onClickHouse = await startOnClickHouse();
+  api = new ExecutorMirror(server.api, onClickHouse.chApi!);
   await load();
+  await api.exportCaughtUp();
 });
-t.teardown(() => duck?.close());
+t.teardown(async () => {
+  duck?.close();
+  await stopOnClickHouse(onClickHouse, t.passing());
+});
 
 const enc = encodeURIComponent;
 
@@ -294,3 +305,6 @@ t.test('path edges against DuckDB', async (tt) => {
   tt.same(got, want, 'every edge and its count');
   tt.ok(Object.keys(got).length > 100, `${Object.keys(got).length} edges`);
 });
+
+// Last: the ClickHouse Quill's answers to everything above.
+t.test('the same analyses from ClickHouse', async (tt) => api.report(tt, ['UTC', 'America/New_York']));

@@ -1,0 +1,136 @@
+/**
+ * Differential by construction (issue 33): a client for a suite's local Quill that asks every analysis it is asked
+ * of a second Quill too, one answering from ClickHouse (`QUILL_ANALYTICS=clickhouse`, test/helpers/two-engines.ts)
+ * and fed the same events, and keeps both answers. A suite written against the local engine then runs every case
+ * through both executors without a line of its own; `report` turns the pairs into assertions: each answer equal to
+ * the local engine's, or, where the ClickHouse executor does not compute the question yet, an answer that names its
+ * fallback (counted and listed, so the gaps stay visible).
+ */
+import { Client, type HttpResult } from './quill.js';
+
+/** Requests that are analyses (compared); everything else the suite sends is set-up or reference data. */
+const ANALYSIS = /^\/api\/projects\/[^/]+\/(insights\/|query\/)/;
+/** Fields that say how or when an answer was made, not what it is. */
+const CIRCUMSTANCES = new Set(['clickhouse', 'clickhouse_export', 'last_refresh', 'is_cached', 'timings', 'cache_key', 'query_status', 'next_allowed_client_refresh', 'cache_target_age']);
+
+export interface MirroredAnswer {
+  /** The project's time zone when it was asked. */
+  zone: string;
+  method: string;
+  path: string;
+  body: unknown;
+  /** The request, as a reader names it. */
+  request: string;
+  local: unknown;
+  onClickHouse: unknown;
+  /** The reason the ClickHouse Quill gave for answering on its local engine (null: ClickHouse computed it). */
+  fallback: string | null;
+}
+
+export class ExecutorMirror extends Client {
+  readonly answers: MirroredAnswer[] = [];
+  private zone = 'UTC';
+
+  constructor(local: Client, readonly twin: Client) {
+    super(local.base, local.key);
+  }
+
+  override async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult<T>> {
+    const analysis = ANALYSIS.test(path);
+    // Reads of set-up state (persons pages, /_stats) are the local Quill's alone.
+    if (method === 'GET' && !analysis) return super.request<T>(method, path, body, headers);
+    const [mine, theirs] = await Promise.all([super.request<T>(method, path, body, headers), this.twin.request(method, path, body, headers)]);
+    if (!analysis) {
+      // A change (the project's time zone, an action): made on both, or the comparison would be of two projects.
+      if (theirs.status !== mine.status) throw new Error(`${method} ${path}: ${mine.status} locally, ${theirs.status} on the ClickHouse Quill: ${theirs.text}`);
+      // What the suite creates (an action) it names by the local id in its analyses: the same on both.
+      const id = (r: HttpResult) => (r.body as { id?: unknown } | null)?.id;
+      if (id(theirs) !== id(mine)) throw new Error(`${method} ${path}: id ${String(id(mine))} locally, ${String(id(theirs))} on the ClickHouse Quill`);
+      const zone = (body as { timezone?: unknown } | undefined)?.timezone;
+      if (typeof zone === 'string') this.zone = zone;
+      return mine;
+    }
+    const fallback = (theirs.body as { clickhouse?: { fallback?: unknown } } | null)?.clickhouse?.fallback;
+    this.answers.push({
+      zone: this.zone,
+      method,
+      path,
+      body,
+      request: `${method} ${describe(path, body)}`,
+      local: mine.status === 200 ? essence(mine.body, this.base) : { status: mine.status, body: mine.body },
+      onClickHouse: theirs.status === 200 ? essence(theirs.body, this.twin.base) : { status: theirs.status, body: theirs.body },
+      fallback: typeof fallback === 'string' ? fallback : (theirs.body as { clickhouse?: unknown } | null)?.clickhouse === undefined ? 'the answer does not say which executor made it' : null,
+    });
+    return mine;
+  }
+
+  /**
+   * Waits until the ClickHouse Quill's export has everything it was sent: a trend it computes says so
+   * (`clickhouse_export.caught_up`), each ask waiting up to its own bound.
+   */
+  async exportCaughtUp(): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      const res = await this.twin.get('/api/projects/@current/insights/trend/?refresh=true&events=%5B%7B%22id%22%3Anull%7D%5D');
+      if (res.status === 200 && res.body.clickhouse_export?.caught_up === true) return;
+      if (tries >= 20) throw new Error(`the ClickHouse export did not catch up: ${res.status} ${res.text.slice(0, 500)}`);
+    }
+  }
+
+  /**
+   * Asks again, in each of `zones`, every analysis the suite asked in another zone only (its reference SQL may be
+   * written for one zone; the two executors must agree in all), then sets the project back to the first zone.
+   */
+  private async askInEveryZone(zones: readonly string[]): Promise<void> {
+    const asked = [...this.answers];
+    for (const zone of zones) {
+      await this.patch('/api/projects/@current/', { timezone: zone });
+      const here = new Set(asked.filter((a) => a.zone === zone).map((a) => a.path));
+      for (const a of asked) {
+        if (here.has(a.path)) continue;
+        here.add(a.path);
+        await this.request(a.method, a.path, a.body);
+      }
+    }
+    await this.patch('/api/projects/@current/', { timezone: zones[0] });
+  }
+
+  /**
+   * One assertion per mirrored answer: the ClickHouse Quill's answer is the local engine's. A fallback answer is
+   * made by the same local engine on the other Quill's copy of the data, so it is compared too; the fallbacks are
+   * counted per zone and listed with their reasons.
+   */
+  async report(tt: Tap.Test, zones: readonly string[]): Promise<void> {
+    await this.askInEveryZone(zones);
+    tt.ok(this.answers.length > 0, 'analyses were mirrored');
+    for (const a of this.answers) tt.same(a.onClickHouse, a.local, `${a.zone}: ${a.request}${a.fallback === null ? '' : ` (fallback: ${a.fallback})`}`);
+    for (const zone of new Set(this.answers.map((a) => a.zone))) {
+      const inZone = this.answers.filter((a) => a.zone === zone);
+      const computed = inZone.filter((a) => a.fallback === null);
+      tt.comment(`${zone}: ${inZone.length} analyses, ${computed.length} computed on ClickHouse, ${inZone.length - computed.length} answered locally`);
+      const byReason = new Map<string, string[]>();
+      for (const a of inZone) if (a.fallback !== null) byReason.set(a.fallback, [...(byReason.get(a.fallback) ?? []), a.request]);
+      for (const [reason, requests] of byReason) tt.comment(`  fallback "${reason}" (${requests.length}): ${requests.join('; ')}`);
+    }
+  }
+}
+
+/** A request as a reader names it: the endpoint and its parameters, minus the ones every case repeats. */
+function describe(path: string, body: unknown): string {
+  const url = new URL(path, 'http://x');
+  url.searchParams.delete('refresh');
+  const params = [...url.searchParams].map(([k, v]) => `${k}=${v}`).join('&');
+  return `${url.pathname.replace(/^\/api\/projects\/[^/]+\//, '')}${params ? `?${params}` : ''}${body === undefined ? '' : ` ${JSON.stringify(body)}`}`;
+}
+
+/** What an answer says, without how or when it was made: numbers to 12 digits, the Quill's own address as `base`. */
+export function essence(value: unknown, base: string): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? Number(value.toPrecision(12)) : value;
+  if (typeof value === 'string') return value.split(base).join('{base}');
+  if (Array.isArray(value)) return value.map((v) => essence(v, base));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (!CIRCUMSTANCES.has(k)) out[k] = essence(v, base);
+    return out;
+  }
+  return value;
+}
