@@ -60,7 +60,8 @@ t.test('what is not computed on ClickHouse yet is named', async (tt) => {
   tt.equal(gap({ compare: true, display: 'ActionsLineGraphCumulative' }), null, 'compare, cumulative counts');
   tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math: 'dau' }], display: 'ActionsLineGraphCumulative' }), null, 'cumulative unique users');
   tt.equal(gap({ formula: 'A*2' }), null, 'a formula');
-  tt.match(gap({ events: [{ id: '$pageview', type: 'events', math: 'monthly_active' }] }), /monthly_active/);
+  for (const math of ['weekly_active', 'monthly_active', 'avg_count_per_actor', 'p90_count_per_actor']) tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math }] }), null, math);
+  tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math: 'unique_group', math_group_type_index: 1 }] }), null, 'unique groups');
   tt.match(gap({ breakdown: 'plan', breakdown_type: 'person' }), /person breakdowns/);
   tt.match(gap({ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }), /person property filters/);
   tt.match(gap({ properties: [{ key: 'id', value: 3, type: 'cohort' }] }), /cohort filters/);
