@@ -85,11 +85,11 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
 }
 
 /**
- * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: event series (not actions) and
- * filters it reads as the local engine does (null: both hold).
+ * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: filters it reads as the local engine
+ * does (null: they are). An action series is a filter tree of its steps (src/domain/analytics/action-filter.ts) in
+ * the series' properties, so an action is computed when its steps' conditions are.
  */
 export function eventSeriesGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;
@@ -111,6 +111,10 @@ export function filterGap(node: FilterNode): string | null {
   // looks the person up then): after a later $set the two engines disagree (measured on a project without merges),
   // so these are answered locally until the export writes the event's own snapshot.
   if (node.type === 'person') return 'person property filters are not computed on ClickHouse yet';
+  if (node.type === 'event_name') return node.operator === 'exact' ? null : `the event name operator ${node.operator} is not computed on ClickHouse yet`;
+  // An action step's conditions on the autocapture chain (selector, tag, href, text): the local engine parses
+  // elements_chain its own way (src/domain/analytics/element-match.ts), not printed for ClickHouse yet.
+  if (node.type === 'element') return 'autocapture element conditions of actions are not computed on ClickHouse yet';
   if (node.type !== 'event') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
   return null;
