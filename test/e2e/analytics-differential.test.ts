@@ -306,5 +306,34 @@ t.test('path edges against DuckDB', async (tt) => {
   tt.ok(Object.keys(got).length > 100, `${Object.keys(got).length} edges`);
 });
 
+/**
+ * Questions with no DuckDB reference, asked for the two executors alone (the mirror compares them; each zone of the
+ * report asks them again): variants of the cases above that take other paths through the ClickHouse executors.
+ */
+const EXECUTORS_ONLY: [string, Record<string, unknown>][] = [
+  ['insights/trend/', { events: [{ id: '$pageview' }, { id: 'purchase', math: 'dau', order: 1 }], compare: true, date_from: '2026-11-01', date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'dau' }], interval: 'hour', date_from: '2026-11-01', date_to: '2026-11-02' }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'monthly_active' }, { id: '$pageview', math: 'weekly_active', order: 1 }], interval: 'week', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'dau' }], breakdown: '$browser', breakdown_limit: 2, display: 'ActionsLineGraphCumulative', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: 'purchase', math: 'p99', math_property: 'price' }, { id: 'purchase', math: 'min', math_property: 'price', order: 1 }], formula: 'A - B', interval: 'month', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'median_count_per_actor' }], breakdown: '$current_url', display: 'ActionsTable', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'unique_session' }], properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact' }], smoothing_intervals: 3, date_from: FROM, date_to: TO }],
+  ['insights/trend/', { insight: 'STICKINESS', events: [{ id: 'purchase' }], interval: 'week', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { insight: 'LIFECYCLE', shown_as: 'Lifecycle', events: [{ id: 'purchase' }], interval: 'week', date_from: FROM, date_to: TO }],
+  ['insights/retention/', { target_entity: { id: 'signed_up', type: 'events' }, returning_entity: { id: 'purchase', type: 'events' }, date_to: TO, total_intervals: 10, period: 'Day' }],
+  ['insights/retention/', { date_to: TO, total_intervals: 8, period: 'Day', breakdowns: [{ property: '$browser', type: 'event' }] }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, funnel_window_interval: 2, funnel_window_interval_unit: 'hour', date_from: FROM, date_to: TO }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, funnel_viz_type: 'trends', date_from: FROM, date_to: TO }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, funnel_viz_type: 'time_to_convert', date_from: FROM, date_to: TO }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, exclusions: [{ id: '$pageleave', funnel_from_step: 0, funnel_to_step: 1 }], breakdown: '$current_url', date_from: FROM, date_to: TO }],
+];
+
+t.test('more questions for the two executors alone', async (tt) => {
+  for (const [path, params] of EXECUTORS_ONLY) {
+    const qs = Object.entries({ refresh: true, ...params }).map(([k, v]) => `${k}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+    tt.equal((await api.get(`/api/projects/@current/${path}?${qs}`)).status, 200, `${path} ${JSON.stringify(params)}`);
+  }
+});
+
 // Last: the ClickHouse Quill's answers to everything above.
 t.test('the same analyses from ClickHouse', async (tt) => api.report(tt, ['UTC', 'America/New_York']));
