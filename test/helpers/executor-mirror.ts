@@ -1,10 +1,11 @@
 /**
  * Differential by construction (issue 33): a client for a suite's local Quill that asks every analysis it is asked
  * of a second Quill too, one answering from ClickHouse (`QUILL_ANALYTICS=clickhouse`, test/helpers/two-engines.ts)
- * and fed the same events, and keeps both answers. A suite written against the local engine then runs every case
- * through both executors without a line of its own; `report` turns the pairs into assertions: each answer equal to
- * the local engine's, or, where the ClickHouse executor does not compute the question yet, an answer that names its
- * fallback (counted and listed, so the gaps stay visible).
+ * and fed the same events, and keeps that answer. A suite written against the local engine then runs every case
+ * through the ClickHouse executors without a line of its own. `report` restarts the second Quill on its local
+ * engine and asks everything again: each ClickHouse answer must equal the local engine's on the same data, and
+ * where the ClickHouse executor does not compute the question yet, the answer must name its fallback (counted and
+ * listed, so the gaps stay visible).
  */
 import { Client, type HttpResult } from './quill.js';
 
@@ -21,9 +22,9 @@ export interface MirroredAnswer {
   body: unknown;
   /** The request, as a reader names it. */
   request: string;
-  local: unknown;
+  /** The Quill on ClickHouse's answer (its essence, or the status and body of an error). */
   onClickHouse: unknown;
-  /** The reason the ClickHouse Quill gave for answering on its local engine (null: ClickHouse computed it). */
+  /** The reason the Quill on ClickHouse gave for answering on its local engine (null: ClickHouse computed it). */
   fallback: string | null;
 }
 
@@ -40,28 +41,27 @@ export class ExecutorMirror extends Client {
     // Reads of set-up state (persons pages, /_stats) are the local Quill's alone.
     if (method === 'GET' && !analysis) return super.request<T>(method, path, body, headers);
     const [mine, theirs] = await Promise.all([super.request<T>(method, path, body, headers), this.twin.request(method, path, body, headers)]);
-    if (!analysis) {
-      // A change (the project's time zone, an action): made on both, or the comparison would be of two projects.
-      if (theirs.status !== mine.status) throw new Error(`${method} ${path}: ${mine.status} locally, ${theirs.status} on the ClickHouse Quill: ${theirs.text}`);
-      // What the suite creates (an action) it names by the local id in its analyses: the same on both.
-      const id = (r: HttpResult) => (r.body as { id?: unknown } | null)?.id;
-      if (id(theirs) !== id(mine)) throw new Error(`${method} ${path}: id ${String(id(mine))} locally, ${String(id(theirs))} on the ClickHouse Quill`);
-      const zone = (body as { timezone?: unknown } | undefined)?.timezone;
-      if (typeof zone === 'string') this.zone = zone;
+    if (analysis) {
+      this.record(method, path, body, theirs);
       return mine;
     }
-    const fallback = (theirs.body as { clickhouse?: { fallback?: unknown } } | null)?.clickhouse?.fallback;
-    this.answers.push({
-      zone: this.zone,
-      method,
-      path,
-      body,
-      request: `${method} ${describe(path, body)}`,
-      local: mine.status === 200 ? essence(mine.body, this.base) : { status: mine.status, body: mine.body },
-      onClickHouse: theirs.status === 200 ? essence(theirs.body, this.twin.base) : { status: theirs.status, body: theirs.body },
-      fallback: typeof fallback === 'string' ? fallback : (theirs.body as { clickhouse?: unknown } | null)?.clickhouse === undefined ? 'the answer does not say which executor made it' : null,
-    });
+    // A change (the project's time zone, an action): made on both, or the comparison would be of two projects.
+    if (theirs.status !== mine.status) throw new Error(`${method} ${path}: ${mine.status} locally, ${theirs.status} on the ClickHouse Quill: ${theirs.text}`);
+    // What the suite creates (an action) it names by the local id in its analyses: the same on both.
+    const id = (r: HttpResult) => (r.body as { id?: unknown } | null)?.id;
+    if (id(theirs) !== id(mine)) throw new Error(`${method} ${path}: id ${String(id(mine))} locally, ${String(id(theirs))} on the ClickHouse Quill`);
+    const zone = (body as { timezone?: unknown } | undefined)?.timezone;
+    if (typeof zone === 'string') this.zone = zone;
     return mine;
+  }
+
+  private record(method: string, path: string, body: unknown, theirs: HttpResult): void {
+    const where = (theirs.body as { clickhouse?: { fallback?: unknown } } | null)?.clickhouse;
+    this.answers.push({
+      zone: this.zone, method, path, body, request: `${method} ${describe(path, body)}`,
+      onClickHouse: answerOf(theirs, this.twin.base),
+      fallback: where === undefined ? 'the answer does not say which executor made it' : typeof where.fallback === 'string' ? where.fallback : null,
+    });
   }
 
   /**
@@ -77,38 +77,43 @@ export class ExecutorMirror extends Client {
   }
 
   /**
-   * Asks again, in each of `zones`, every analysis the suite asked in another zone only (its reference SQL may be
-   * written for one zone; the two executors must agree in all), then sets the project back to the first zone.
+   * Asks the Quill on ClickHouse again, in each of `zones`, every analysis the suite asked in another zone only (its
+   * reference SQL may be written for one zone; the executors must agree in all).
    */
   private async askInEveryZone(zones: readonly string[]): Promise<void> {
     const asked = [...this.answers];
     for (const zone of zones) {
-      await this.patch('/api/projects/@current/', { timezone: zone });
-      const here = new Set(asked.filter((a) => a.zone === zone).map((a) => a.path));
+      this.zone = zone;
+      await this.twin.patch('/api/projects/@current/', { timezone: zone });
+      const here = new Set(asked.filter((a) => a.zone === zone).map((a) => a.request));
       for (const a of asked) {
-        if (here.has(a.path)) continue;
-        here.add(a.path);
-        await this.request(a.method, a.path, a.body);
+        if (here.has(a.request)) continue;
+        here.add(a.request);
+        this.record(a.method, a.path, a.body, await this.twin.request(a.method, a.path, a.body));
       }
     }
-    await this.patch('/api/projects/@current/', { timezone: zones[0] });
   }
 
   /**
-   * One assertion per mirrored answer: the ClickHouse Quill's answer is the local engine's. A fallback answer is
-   * made by the same local engine on the other Quill's copy of the data, so it is compared too; the fallbacks are
-   * counted per zone and listed with their reasons.
+   * One assertion per mirrored answer: the Quill on ClickHouse's answer equals its local engine's on the same data
+   * (`restartOnLocalEngine`, test/helpers/two-engines.ts); a fallback answer was made by that local engine already,
+   * so it is compared too. The fallbacks are counted per zone and listed with their reasons.
    */
-  async report(tt: Tap.Test, zones: readonly string[]): Promise<void> {
+  async report(tt: Tap.Test, zones: readonly string[], restartOnLocalEngine: () => Promise<Client>): Promise<void> {
     await this.askInEveryZone(zones);
     tt.ok(this.answers.length > 0, 'analyses were mirrored');
-    for (const a of this.answers) {
-      const name = `${a.zone}: ${a.request}${a.fallback === null ? '' : ` (fallback: ${a.fallback})`}`;
-      // Equal within float rounding, or the whole difference shown.
-      if (sameWithin(a.onClickHouse, a.local)) tt.pass(name);
-      else tt.same(a.onClickHouse, a.local, name);
+    const reference = await restartOnLocalEngine();
+    for (const zone of zones) {
+      tt.equal((await reference.patch('/api/projects/@current/', { timezone: zone })).status, 200, `${zone}: the local engine's time zone`);
+      for (const a of this.answers.filter((x) => x.zone === zone)) {
+        const local = answerOf(await reference.request(a.method, a.path, a.body), reference.base);
+        const name = `${zone}: ${a.request}${a.fallback === null ? '' : ` (fallback: ${a.fallback})`}`;
+        // Equal within float rounding, or the whole difference shown.
+        if (sameWithin(a.onClickHouse, local)) tt.pass(name);
+        else tt.same(a.onClickHouse, local, name);
+      }
     }
-    for (const zone of new Set(this.answers.map((a) => a.zone))) {
+    for (const zone of zones) {
       const inZone = this.answers.filter((a) => a.zone === zone);
       const computed = inZone.filter((a) => a.fallback === null);
       tt.comment(`${zone}: ${inZone.length} analyses, ${computed.length} computed on ClickHouse, ${inZone.length - computed.length} answered locally`);
@@ -119,6 +124,11 @@ export class ExecutorMirror extends Client {
   }
 }
 
+/** What an answer from the Quill at `base` says: its essence when it answered 200, else its status and body. */
+function answerOf(res: HttpResult, base: string): unknown {
+  return res.status === 200 ? essence(res.body, base) : { status: res.status, body: res.body };
+}
+
 /** A request as a reader names it: the endpoint and its parameters, minus the ones every case repeats. */
 function describe(path: string, body: unknown): string {
   const url = new URL(path, 'http://x');
@@ -127,7 +137,7 @@ function describe(path: string, body: unknown): string {
   return `${url.pathname.replace(/^\/api\/projects\/[^/]+\//, '')}${params ? `?${params}` : ''}${body === undefined ? '' : ` ${JSON.stringify(body)}`}`;
 }
 
-/** What an answer says, without how or when it was made: the Quill's own address as `{base}`. */
+/** What an answer says, without how or when it was made, and its Quill's own address (in links) as `{base}`. */
 export function essence(value: unknown, base: string): unknown {
   if (typeof value === 'string') return value.split(base).join('{base}');
   if (Array.isArray(value)) return value.map((v) => essence(v, base));

@@ -32,16 +32,32 @@ export interface TwoEnginesOptions {
   appliedBetweenBatches?: boolean;
 }
 
+const exportingTo = (ch: ClickHouseProcess, analytics: 'clickhouse' | 'local') =>
+  ({ QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: analytics });
+
 /** Starts chdb, then a Quill (2 workers, as the suites' local Quills) with `QUILL_ANALYTICS=clickhouse` on it. */
 export async function startOnClickHouse(): Promise<OnClickHouse> {
   const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
   await ch.start();
-  const onClickHouse = await startQuill({ env: { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: 'clickhouse' }, workers: 2 })
+  const onClickHouse = await startQuill({ env: exportingTo(ch, 'clickhouse'), workers: 2 })
     .catch(async (error: unknown) => {
       await stopOnClickHouse({ ch }, true);
       throw error;
     });
   return { ch, onClickHouse, chApi: new Client(onClickHouse.base) };
+}
+
+/**
+ * Restarts the Quill on ClickHouse on its own data directory with its local engine answering: the reference for its
+ * ClickHouse answers on exactly the same persons and events. (Two Quills fed the same events need not hold the same
+ * persons: a person whose distinct ids live on two shards gets the created_at of whichever shard applied first.)
+ */
+export async function restartOnLocalEngine(engines: OnClickHouse): Promise<Client> {
+  const { dataDir } = engines.onClickHouse;
+  await engines.onClickHouse.stop();
+  engines.onClickHouse = await startQuill({ dataDir, env: exportingTo(engines.ch, 'local'), workers: 2 });
+  engines.chApi = new Client(engines.onClickHouse.base);
+  return engines.chApi;
 }
 
 /** Stops the Quill and chdb and removes their data, printing their output first when the suite failed. */
