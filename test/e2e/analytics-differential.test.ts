@@ -328,11 +328,24 @@ const EXECUTORS_ONLY: [string, Record<string, unknown>][] = [
   ['insights/funnel/', { events: FUNNEL_STEPS, exclusions: [{ id: '$pageleave', funnel_from_step: 0, funnel_to_step: 1 }], breakdown: '$current_url', date_from: FROM, date_to: TO }],
 ];
 
+/** The same through `/query/`'s kinds (the other front door to the same internal queries). */
+const pageviews = { kind: 'EventsNode', event: '$pageview' };
+const dateRange = { date_from: FROM, date_to: TO };
+const EXECUTORS_ONLY_QUERIES: Record<string, unknown>[] = [
+  { kind: 'TrendsQuery', series: [{ ...pageviews, math: 'weekly_active' }, { kind: 'EventsNode', event: 'purchase', math: 'p75', math_property: 'price' }], dateRange,
+    breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } },
+  { kind: 'StickinessQuery', series: [pageviews], dateRange },
+  { kind: 'LifecycleQuery', series: [pageviews], dateRange },
+  { kind: 'RetentionQuery', retentionFilter: { targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: 'purchase', type: 'events' }, totalIntervals: 5, period: 'Week' }, dateRange: { date_to: TO } },
+  { kind: 'FunnelsQuery', series: [pageviews, { kind: 'EventsNode', event: 'purchase' }], dateRange, funnelsFilter: { funnelOrderType: 'strict' } },
+];
+
 t.test('more questions for the two executors alone', async (tt) => {
   for (const [path, params] of EXECUTORS_ONLY) {
     const qs = Object.entries({ refresh: true, ...params }).map(([k, v]) => `${k}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
     tt.equal((await api.get(`/api/projects/@current/${path}?${qs}`)).status, 200, `${path} ${JSON.stringify(params)}`);
   }
+  for (const query of EXECUTORS_ONLY_QUERIES) tt.equal((await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' })).status, 200, String(query.kind));
 });
 
 // Last: the ClickHouse Quill's answers to everything above.
