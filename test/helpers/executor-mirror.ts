@@ -9,8 +9,11 @@
  */
 import { Client, type HttpResult } from './quill.js';
 
-/** Requests that are analyses (compared); everything else the suite sends is set-up or reference data. */
-const ANALYSIS = /^\/api\/projects\/[^/]+\/(insights\/|query\/)/;
+/**
+ * Requests that are analyses (compared): insights, `/query/`, and the persons behind a point; everything else the
+ * suite sends is set-up or reference data.
+ */
+const ANALYSIS = /^\/api\/projects\/[^/]+\/(insights\/|query\/|persons\/(trends|stickiness|lifecycle|retention|funnel|path)\/)/;
 /** Fields that say how or when an answer was made, not what it is. */
 const CIRCUMSTANCES = new Set(['clickhouse', 'clickhouse_export', 'last_refresh', 'is_cached', 'timings', 'cache_key', 'query_status', 'next_allowed_client_refresh', 'cache_target_age']);
 
