@@ -124,6 +124,10 @@ t.test('actions without element conditions, for the two executors alone', async 
   ]) t.ok(await get('insights/trend/', { ...params, ...dates }), `trend ${JSON.stringify(params)}`);
   t.ok(await get('insights/funnel/', { actions: [entity(home, { order: 0 }), entity(big, { order: 1 })], exclusions: [{ id: ids.get(blog), type: 'actions', funnel_from_step: 0, funnel_to_step: 1 }], ...dates }), 'funnel with an action excluded');
   t.ok(await get('insights/retention/', { target_entity: entity(home), returning_entity: entity(big), date_to: TO, total_intervals: 7, period: 'Day' }), 'retention between actions');
+  t.ok(await get('insights/funnel/correlation/', { actions: [entity(home, { order: 0 }), entity(PURCHASED.name, { order: 1 })], ...dates }), 'correlation of a funnel of actions');
+  const point = { actions: [entity(blog)], entity_id: ids.get(blog), entity_type: 'actions', entity_math: 'total', date_from: '2026-11-03', date_to: '2026-11-03' };
+  const persons = await api.get(`/api/projects/@current/persons/trends/?${Object.entries(point).map(([k, v]) => `${k}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}`);
+  t.ok(persons.body.results[0].people.length > 0, 'the persons of an action point');
   const node = (name: string, extra: object = {}) => ({ kind: 'ActionsNode', id: ids.get(name), ...extra });
   for (const query of [
     { kind: 'TrendsQuery', series: [node(blog, { math: 'dau' }), node(PURCHASED.name, { math: 'sum', math_property: 'price' })], interval: 'week', dateRange: dates },
