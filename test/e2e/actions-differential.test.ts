@@ -3,14 +3,18 @@
  * autocapture chains and identify merges across shards) goes in through /batch/ and into DuckDB; every action of
  * bench/lib/action-cases.ts is created through the API, and trends over it (counts, distinct persons, weekly
  * actives, a property sum, a breakdown), a funnel of two actions and a retention between two actions are compared
- * with the SQL that selects the same events by PostHog's definitions.
+ * with the SQL that selects the same events by PostHog's definitions. Every analysis is asked of a Quill answering
+ * from ClickHouse too, fed the same events, and must answer as its own local engine does on the same data
+ * (test/helpers/executor-mirror.ts).
  */
 import t from 'tap';
 import { ACTION_CASES, BENCH_ACTION, PURCHASED, actionFunnelSql } from '../../bench/lib/action-cases.js';
 import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { differences } from '../../bench/lib/trends-cases.js';
-import { quillForFile, type Client } from '../helpers/quill.js';
+import { ExecutorMirror } from '../helpers/executor-mirror.js';
+import { quillForFile } from '../helpers/quill.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
+import { restartOnLocalEngine, startOnClickHouse, stopOnClickHouse, type OnClickHouse } from '../helpers/two-engines.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 30_000), persons: 2_000, days: 10, end: END, seed: 11 };
@@ -20,20 +24,27 @@ const RANGE = `ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1
 const DAY = "date_trunc('day', ts)";
 
 const server = quillForFile(t, { workers: 2 });
-let api: Client;
+let onClickHouse: Partial<OnClickHouse> = {};
+/** The local Quill's client, asking every analysis of the Quill on ClickHouse too. */
+let api: ExecutorMirror;
 let duck: DuckReference;
 const ids = new Map<string, number>();
 
 t.before(async () => {
-  api = server.api;
-  ({ duck } = await loadReferenceDataset(server.q.base, api, OPTIONS));
+  onClickHouse = await startOnClickHouse();
+  api = new ExecutorMirror(server.api, onClickHouse.chApi!);
+  ({ duck } = await loadReferenceDataset(server.q.base, api, OPTIONS, [api.twin]));
+  await api.exportCaughtUp();
   for (const c of ACTION_CASES) {
     const res = await api.post('/api/projects/@current/actions/', { name: c.name, steps: c.steps });
     if (res.status !== 201) throw new Error(`action ${c.name}: ${res.status} ${res.text}`);
     ids.set(c.name, res.body.id);
   }
 });
-t.teardown(() => duck?.close());
+t.teardown(async () => {
+  duck?.close();
+  await stopOnClickHouse(onClickHouse, t.passing());
+});
 
 const enc = encodeURIComponent;
 async function get(path: string, params: Record<string, unknown>): Promise<any> {
@@ -101,3 +112,28 @@ t.test('a funnel and a retention between two actions, against DuckDB', async (t)
   const want = Array.from({ length: 7 }, (_, i) => Array.from({ length: 7 - i }, (_, k) => Number(rows.find((r) => Number(r.i) === i && Number(r.k) === k)?.v ?? 0)));
   t.same(retention.map((r: any) => r.values.map((v: any) => v.count)), want, 'target an action, return with another');
 });
+
+t.test('actions without element conditions, for the two executors alone', async (t) => {
+  // The BENCH_ACTION's autocapture step falls back; these actions' steps are events, URLs and properties.
+  const [blog, home, big] = ['Blog posts 1x (url contains)', 'Home (url exact, any event)', 'Big purchases (step properties)'];
+  const dates = { date_from: FROM, date_to: TO };
+  for (const params of [
+    { actions: [entity(blog, { math: 'weekly_active' }), entity(home, { math: 'dau', order: 1 })], breakdown: '$browser' },
+    { insight: 'STICKINESS', actions: [entity(home)] },
+    { insight: 'LIFECYCLE', shown_as: 'Lifecycle', actions: [entity(PURCHASED.name)] },
+  ]) t.ok(await get('insights/trend/', { ...params, ...dates }), `trend ${JSON.stringify(params)}`);
+  t.ok(await get('insights/funnel/', { actions: [entity(home, { order: 0 }), entity(big, { order: 1 })], exclusions: [{ id: ids.get(blog), type: 'actions', funnel_from_step: 0, funnel_to_step: 1 }], ...dates }), 'funnel with an action excluded');
+  t.ok(await get('insights/retention/', { target_entity: entity(home), returning_entity: entity(big), date_to: TO, total_intervals: 7, period: 'Day' }), 'retention between actions');
+  t.ok(await get('insights/funnel/correlation/', { actions: [entity(home, { order: 0 }), entity(PURCHASED.name, { order: 1 })], ...dates }), 'correlation of a funnel of actions');
+  const point = { actions: [entity(blog)], entity_id: ids.get(blog), entity_type: 'actions', entity_math: 'total', date_from: '2026-11-03', date_to: '2026-11-03' };
+  const persons = await api.get(`/api/projects/@current/persons/trends/?${Object.entries(point).map(([k, v]) => `${k}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}`);
+  t.ok(persons.body.results[0].people.length > 0, 'the persons of an action point');
+  const node = (name: string, extra: object = {}) => ({ kind: 'ActionsNode', id: ids.get(name), ...extra });
+  for (const query of [
+    { kind: 'TrendsQuery', series: [node(blog, { math: 'dau' }), node(PURCHASED.name, { math: 'sum', math_property: 'price' })], interval: 'week', dateRange: dates },
+    { kind: 'FunnelsQuery', series: [node(home), node(PURCHASED.name)], dateRange: dates },
+  ]) t.equal((await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' })).status, 200, query.kind);
+});
+
+// Last: the ClickHouse Quill's answers to everything above, in UTC and in New York.
+t.test('the same analyses from ClickHouse', async (tt) => api.report(tt, ['UTC', 'America/New_York'], () => restartOnLocalEngine(onClickHouse as OnClickHouse)));

@@ -2,15 +2,19 @@
  * The analyses against DuckDB on the same events: a generated dataset (bench/lib/analytics-dataset.ts, with
  * identify merges whose distinct ids live on different shards) goes in through /batch/ and into DuckDB, and every
  * trends, retention, lifecycle and stickiness case is compared with the SQL that computes the same thing. Two time
- * zones: UTC, and New York across the daylight-saving change of 2026-11-01.
+ * zones: UTC, and New York across the daylight-saving change of 2026-11-01. Every analysis is asked of a second Quill
+ * too, fed the same events and answering from ClickHouse (chdb), and must answer as its own local engine does on
+ * the same data (test/helpers/executor-mirror.ts).
  */
 import t from 'tap';
 import type { Dataset, ReferenceRow } from '../../bench/lib/analytics-dataset.js';
 import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, sameEventFunnelSql, strictFunnelSql, unorderedFunnelSql } from '../../bench/lib/sequence-cases.js';
 import { correlate } from '../../src/domain/analytics/correlation.js';
-import { quillForFile, type Client } from '../helpers/quill.js';
+import { ExecutorMirror } from '../helpers/executor-mirror.js';
+import { quillForFile } from '../helpers/quill.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
+import { restartOnLocalEngine, startOnClickHouse, stopOnClickHouse, type OnClickHouse } from '../helpers/two-engines.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 100_000), persons: 4_000, days: 14, end: END, seed: 7 };
@@ -19,23 +23,30 @@ const TO = '2026-11-07';
 
 const server = quillForFile(t, { workers: 2 });
 const quill = () => server.q;
-let api: Client;
+let onClickHouse: Partial<OnClickHouse> = {};
+/** The local Quill's client, asking every analysis of the Quill on ClickHouse too. */
+let api: ExecutorMirror;
 let duck: DuckReference;
 let datasetRef: Dataset;
 let rows: ReferenceRow[] = [];
 
 async function load(): Promise<void> {
-  const loaded = await loadReferenceDataset(quill().base, api, OPTIONS);
+  const loaded = await loadReferenceDataset(quill().base, api, OPTIONS, [api.twin]);
   datasetRef = loaded.dataset;
   duck = loaded.duck;
   rows = loaded.rows;
 }
 
 t.before(async () => {
-  api = server.api;
+  onClickHouse = await startOnClickHouse();
+  api = new ExecutorMirror(server.api, onClickHouse.chApi!);
   await load();
+  await api.exportCaughtUp();
 });
-t.teardown(() => duck?.close());
+t.teardown(async () => {
+  duck?.close();
+  await stopOnClickHouse(onClickHouse, t.passing());
+});
 
 const enc = encodeURIComponent;
 
@@ -294,3 +305,58 @@ t.test('path edges against DuckDB', async (tt) => {
   tt.same(got, want, 'every edge and its count');
   tt.ok(Object.keys(got).length > 100, `${Object.keys(got).length} edges`);
 });
+
+/**
+ * Questions with no DuckDB reference, asked for the two executors alone (the mirror compares them; each zone of the
+ * report asks them again): variants of the cases above that take other paths through the ClickHouse executors.
+ */
+const EXECUTORS_ONLY: [string, Record<string, unknown>][] = [
+  ['insights/trend/', { events: [{ id: '$pageview' }, { id: 'purchase', math: 'dau', order: 1 }], compare: true, date_from: '2026-11-01', date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'dau' }], interval: 'hour', date_from: '2026-11-01', date_to: '2026-11-02' }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'monthly_active' }, { id: '$pageview', math: 'weekly_active', order: 1 }], interval: 'week', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'dau' }], breakdown: '$browser', breakdown_limit: 2, display: 'ActionsLineGraphCumulative', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: 'purchase', math: 'p99', math_property: 'price' }, { id: 'purchase', math: 'min', math_property: 'price', order: 1 }], formula: 'A - B', interval: 'month', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'median_count_per_actor' }], breakdown: '$current_url', display: 'ActionsTable', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { events: [{ id: '$pageview', math: 'unique_session' }], properties: [{ key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact' }], smoothing_intervals: 3, date_from: FROM, date_to: TO }],
+  ['insights/trend/', { insight: 'STICKINESS', events: [{ id: 'purchase' }], interval: 'week', date_from: FROM, date_to: TO }],
+  ['insights/trend/', { insight: 'LIFECYCLE', shown_as: 'Lifecycle', events: [{ id: 'purchase' }], interval: 'week', date_from: FROM, date_to: TO }],
+  ['insights/retention/', { target_entity: { id: 'signed_up', type: 'events' }, returning_entity: { id: 'purchase', type: 'events' }, date_to: TO, total_intervals: 10, period: 'Day' }],
+  ['insights/retention/', { date_to: TO, total_intervals: 8, period: 'Day', breakdowns: [{ property: '$browser', type: 'event' }] }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, funnel_window_interval: 2, funnel_window_interval_unit: 'hour', date_from: FROM, date_to: TO }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, funnel_viz_type: 'trends', date_from: FROM, date_to: TO }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, funnel_viz_type: 'time_to_convert', date_from: FROM, date_to: TO }],
+  ['insights/funnel/', { events: FUNNEL_STEPS, exclusions: [{ id: '$pageleave', funnel_from_step: 0, funnel_to_step: 1 }], breakdown: '$current_url', date_from: FROM, date_to: TO }],
+  // The persons behind points: on one Quill's data the same persons, in the same order, on both executors.
+  ['persons/trends/', { events: [{ id: '$pageview', math: 'dau' }], entity_id: '$pageview', entity_type: 'events', entity_math: 'dau', breakdown: '$browser', breakdown_value: 'Chrome',
+    date_from: '2026-11-01', date_to: '2026-11-01', limit: 50 }],
+  ['persons/stickiness/', { insight: 'STICKINESS', events: [{ id: 'purchase' }], entity_id: 'purchase', entity_type: 'events', stickiness_days: 2, date_from: FROM, date_to: TO }],
+  ['persons/lifecycle/', { insight: 'LIFECYCLE', events: [{ id: '$pageview' }], target_date: '2026-11-03', lifecycle_type: 'resurrecting', date_from: '2026-11-01', date_to: TO }],
+  ['persons/retention/', { target_entity: { id: '$pageview', type: 'events' }, returning_entity: { id: 'purchase', type: 'events' }, date_to: TO, total_intervals: 7, period: 'Day', selected_interval: 2 }],
+  ['persons/funnel/', { events: FUNNEL_STEPS, funnel_step: -3, date_from: FROM, date_to: TO, limit: 100, offset: 20 }],
+];
+
+/** The same through `/query/`'s kinds (the other front door to the same internal queries). */
+const pageviews = { kind: 'EventsNode', event: '$pageview' };
+const dateRange = { date_from: FROM, date_to: TO };
+const EXECUTORS_ONLY_QUERIES: Record<string, unknown>[] = [
+  { kind: 'TrendsQuery', series: [{ ...pageviews, math: 'weekly_active' }, { kind: 'EventsNode', event: 'purchase', math: 'p75', math_property: 'price' }], dateRange,
+    breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } },
+  { kind: 'StickinessQuery', series: [pageviews], dateRange },
+  { kind: 'LifecycleQuery', series: [pageviews], dateRange },
+  { kind: 'RetentionQuery', retentionFilter: { targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: 'purchase', type: 'events' }, totalIntervals: 5, period: 'Week' }, dateRange: { date_to: TO } },
+  { kind: 'FunnelsQuery', series: [pageviews, { kind: 'EventsNode', event: 'purchase' }], dateRange, funnelsFilter: { funnelOrderType: 'strict' } },
+];
+
+t.test('more questions for the two executors alone', async (tt) => {
+  for (const [path, params] of EXECUTORS_ONLY) {
+    const qs = Object.entries({ refresh: true, ...params }).map(([k, v]) => `${k}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
+    const res = await api.get(`/api/projects/@current/${path}?${qs}`);
+    tt.equal(res.status, 200, `${path} ${JSON.stringify(params)}`);
+    // A list of persons to compare, not two empty ones (legacy bodies: results[0].people; retention: result[].person).
+    if (path.startsWith('persons/')) tt.ok((res.body.results?.[0]?.people ?? res.body.result ?? []).length > 0, `${path}: persons listed`);
+  }
+  for (const query of EXECUTORS_ONLY_QUERIES) tt.equal((await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' })).status, 200, String(query.kind));
+});
+
+// Last: the ClickHouse Quill's answers to everything above.
+t.test('the same analyses from ClickHouse', async (tt) => api.report(tt, ['UTC', 'America/New_York'], () => restartOnLocalEngine(onClickHouse as OnClickHouse)));

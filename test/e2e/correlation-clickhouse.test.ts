@@ -125,12 +125,21 @@ t.test('event_with_properties is refused by both', async (tt) => {
 });
 
 t.test('what ClickHouse does not gather yet falls back to the local engine and says why', async (tt) => {
-  const actions = await Promise.all([engines.chApi, engines.localApi].map((api) => api.post('/api/projects/@current/actions/', { name: 'Paid', steps: [{ event: 'pay' }] })));
-  tt.same(actions.map((a) => a.status), [201, 201]);
-  tt.equal(actions[0]!.body.id, actions[1]!.body.id, 'the same action id on both');
+  const create = async (name: string, steps: object[]) => {
+    const made = await Promise.all([engines.chApi, engines.localApi].map((api) => api.post('/api/projects/@current/actions/', { name, steps })));
+    tt.same(made.map((a) => a.status), [201, 201]);
+    tt.equal(made[0]!.body.id, made[1]!.body.id, `${name}: the same action id on both`);
+    return made[0]!.body.id as number;
+  };
+  // An action whose steps are events is computed (its steps a filter tree); autocapture element conditions are not.
+  const paid = { events: [e('view', 0)], actions: [{ id: await create('Paid', [{ event: 'pay' }]), type: 'actions', order: 1 }] };
+  const [paidCh, paidLocal] = await Promise.all([correlation(engines.chApi, paid), correlation(engines.localApi, paid)]);
+  tt.same(paidCh.clickhouse, { fallback: null }, 'an action step of events: computed on ClickHouse');
+  tt.same(aligned(paidCh.result, paidLocal.result), paidLocal.result, "an action step of events: the local engine's answer");
+  const clicked = await create('Clicked pay', [{ event: '$autocapture', text: 'Pay' }]);
   const fallbacks: [string, Record<string, unknown>, RegExp][] = [
     ['date_from=all', { events: VIEW_PAY, date_from: 'all' }, /date_from=all/],
-    ['an action step', { events: [e('view', 0)], actions: [{ id: actions[0]!.body.id, type: 'actions', order: 1 }] }, /actions/],
+    ['an action step with an element condition', { events: [e('view', 0)], actions: [{ id: clicked, type: 'actions', order: 1 }] }, /autocapture element conditions/],
     ['a person property filter', { events: VIEW_PAY, properties: [{ key: 'tier', value: 'gold', operator: 'is_not', type: 'person' }] }, /person property filters/],
   ];
   for (const [name, params, reason] of fallbacks) {

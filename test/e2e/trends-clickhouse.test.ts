@@ -27,6 +27,7 @@ function dataset(): ReturnType<typeof event>[][] {
       if (k % 5 !== 2) props.$session_id = k % 5 === 4 ? '' : `s-${u}-${k % 3}`;
       if (k === 0) props.$set = { plan: u % 2 ? 'pro' : 'free' };
       if (k === 7) delete props.$browser;
+      if (k % 3 === 1) props.$groups = { company: `company-${u % 5}` };
       const name = k % 4 === 3 ? 'purchase' : '$pageview';
       if (name === 'purchase') props.price = (u * 37 + k * 11) % 250;
       batch.push(event(id, name, props, { timestamp: at }));
@@ -87,9 +88,16 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['cumulative unique users, with a breakdown and compare', { events: [{ ...pageviews, math: 'dau' }, { ...purchases, math: 'dau', order: 1 }], display: 'ActionsLineGraphCumulative',
     breakdown: '$browser', breakdown_type: 'event', compare: true, date_from: '2026-11-02' }],
   ['cumulative unique users per week', { events: [{ ...pageviews, math: 'dau' }], display: 'ActionsLineGraphCumulative', interval: 'week' }],
+  ['weekly and monthly active users per day', { events: [{ ...pageviews, math: 'weekly_active' }, { ...pageviews, math: 'monthly_active', order: 1 }] }],
+  ['weekly active users per hour and per week', { events: [{ ...pageviews, math: 'weekly_active' }], interval: 'hour', date_from: '2026-10-31', date_to: '2026-11-02' }],
+  ['weekly active users with a breakdown, compare and a number display', { events: [{ ...purchases, math: 'weekly_active' }], breakdown: '$browser', breakdown_type: 'event', compare: true,
+    date_from: '2026-11-02', display: 'BoldNumber' }],
+  ['cumulative weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }], display: 'ActionsLineGraphCumulative' }],
+  ['events per person: average, minimum, maximum, median, p90', { events: ['avg', 'min', 'max', 'median', 'p90'].map((m, order) => ({ ...pageviews, math: `${m}_count_per_actor`, order })) }],
+  ['events per person with a breakdown, per week', { events: [{ ...pageviews, math: 'avg_count_per_actor' }], breakdown: '$browser', breakdown_type: 'event', interval: 'week' }],
+  ['unique groups', { events: [{ ...pageviews, math: 'unique_group', math_group_type_index: 0 }] }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
-  ['weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }] }, /weekly_active/],
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }, /person property filters/],
   ['person breakdown', { events: [pageviews], breakdown: 'plan', breakdown_type: 'person' }, /person breakdowns/],
 ];

@@ -10,11 +10,14 @@ import { ClickHouseProcess } from '../../bench/lib/clickhouse-process.js';
 import { sendBatch } from './ingest.js';
 import { Client, removeDir, startQuill, type QuillProcess } from './quill.js';
 
-export interface TwoEngines {
+/** chdb and a Quill exporting into it and answering analyses from it. */
+export interface OnClickHouse {
   ch: ClickHouseProcess;
-  /** The Quill answering from ClickHouse, and its API client. */
   onClickHouse: QuillProcess;
   chApi: Client;
+}
+
+export interface TwoEngines extends OnClickHouse {
   /** The Quill answering from its own engine, and its API client. */
   local: QuillProcess;
   localApi: Client;
@@ -29,6 +32,43 @@ export interface TwoEnginesOptions {
   appliedBetweenBatches?: boolean;
 }
 
+const exportingTo = (ch: ClickHouseProcess, analytics: 'clickhouse' | 'local') =>
+  ({ QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: analytics });
+
+/** Starts chdb, then a Quill (2 workers, as the suites' local Quills) with `QUILL_ANALYTICS=clickhouse` on it. */
+export async function startOnClickHouse(): Promise<OnClickHouse> {
+  const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
+  await ch.start();
+  const onClickHouse = await startQuill({ env: exportingTo(ch, 'clickhouse'), workers: 2 })
+    .catch(async (error: unknown) => {
+      await stopOnClickHouse({ ch }, true);
+      throw error;
+    });
+  return { ch, onClickHouse, chApi: new Client(onClickHouse.base) };
+}
+
+/**
+ * Restarts the Quill on ClickHouse on its own data directory with its local engine answering: the reference for its
+ * ClickHouse answers on exactly the same persons and events. (Two Quills fed the same events need not hold the same
+ * persons: a person whose distinct ids live on two shards gets the created_at of whichever shard applied first.)
+ */
+export async function restartOnLocalEngine(engines: OnClickHouse): Promise<Client> {
+  const { dataDir } = engines.onClickHouse;
+  await engines.onClickHouse.stop();
+  engines.onClickHouse = await startQuill({ dataDir, env: exportingTo(engines.ch, 'local'), workers: 2 });
+  engines.chApi = new Client(engines.onClickHouse.base);
+  return engines.chApi;
+}
+
+/** Stops the Quill and chdb and removes their data, printing their output first when the suite failed. */
+export async function stopOnClickHouse(engines: Partial<OnClickHouse>, passing: boolean): Promise<void> {
+  const { ch, onClickHouse } = engines;
+  await onClickHouse?.stop();
+  if (!passing) console.error(`ClickHouse shim output:\n${ch?.output.slice(-4000)}\nQuill output:\n${onClickHouse?.output().slice(-6000)}`);
+  await ch?.stop();
+  for (const dir of [onClickHouse?.dataDir, ch?.dataDir]) if (dir) removeDir(dir);
+}
+
 /**
  * Starts both Quills (and chdb) before the suite's tests and sends each the same batches in the same order; stops
  * everything after them, printing the ClickHouse side's output when a test failed. The fields are set once the
@@ -37,16 +77,10 @@ export interface TwoEnginesOptions {
 export function twoEngines(t: Tap.Test, dataset: () => unknown[][], options: TwoEnginesOptions = {}): TwoEngines {
   const engines = {} as TwoEngines;
   t.before(async () => {
-    const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
-    engines.ch = ch;
-    await ch.start();
-    const [onClickHouse, local] = await Promise.all([
-      startQuill({ env: { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: 'clickhouse' }, workers: 2 }),
-      startQuill({ workers: 2 }),
-    ]);
-    Object.assign(engines, { onClickHouse, local, chApi: new Client(onClickHouse.base), localApi: new Client(local.base) });
+    const [onClickHouse, local] = await Promise.all([startOnClickHouse(), startQuill({ workers: 2 })]);
+    Object.assign(engines, onClickHouse, { local, localApi: new Client(local.base) });
     for (const batch of dataset()) {
-      for (const q of [onClickHouse, local]) {
+      for (const q of [engines.onClickHouse, local]) {
         const res = await sendBatch(q.base, batch);
         if (res.status !== 200) throw new Error(`batch answered ${res.status}`);
         // The events list answers once every acknowledged event is applied (its read-your-writes barrier).
@@ -55,11 +89,9 @@ export function twoEngines(t: Tap.Test, dataset: () => unknown[][], options: Two
     }
   });
   t.teardown(async () => {
-    const { ch, onClickHouse, local } = engines;
-    await Promise.all([onClickHouse?.stop(), local?.stop()]);
-    if (!t.passing()) console.error(`ClickHouse shim output:\n${ch?.output.slice(-4000)}\nQuill output:\n${onClickHouse?.output().slice(-6000)}`);
-    await ch?.stop();
-    for (const dir of [onClickHouse?.dataDir, local?.dataDir, ch?.dataDir]) if (dir) removeDir(dir);
+    await engines.local?.stop();
+    await stopOnClickHouse(engines, t.passing());
+    if (engines.local?.dataDir) removeDir(engines.local.dataDir);
   });
   return engines;
 }

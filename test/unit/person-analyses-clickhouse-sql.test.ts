@@ -9,7 +9,7 @@ import { retentionQueryOf, retentionWindow } from '../../src/domain/analytics/re
 import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
 import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { trendsQueryOf } from '../../src/domain/analytics/legacy-filters.js';
-import { parseFilters } from '../../src/domain/analytics/property-filters.js';
+import { parseFilters, type FilterNode } from '../../src/domain/analytics/property-filters.js';
 import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
 
 const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
@@ -36,7 +36,9 @@ t.test('guard, parameters and buckets', async (tt) => {
 t.test('gaps', async (tt) => {
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), []), null, 'an event series runs on ClickHouse');
   const events = query({ events: [{ id: '$pageview' }] });
-  tt.match(clickHouseStickinessGap({ ...events, series: [{ ...events.series[0]!, kind: 'actions' }] }, []) ?? '', /actions/, 'actions fall back');
+  tt.equal(clickHouseStickinessGap({ ...events, series: [{ ...events.series[0]!, kind: 'actions' }] }, []), null, 'an action (its steps a filter tree) runs on ClickHouse');
+  const element = parseFilters([{ key: 'tag_name', value: 'button', operator: 'exact', type: 'element' }]);
+  tt.match(clickHouseStickinessGap(events, [element]) ?? '', /autocapture element conditions/, 'element conditions fall back');
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }], date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   const person = parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }]);
   tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [person]) ?? '', /person property filters/);
@@ -79,9 +81,13 @@ t.test('retention gaps', async (tt) => {
   tt.equal(clickHouseRetentionGap(q, []), null, 'events run on ClickHouse');
   tt.equal(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []), null, 'an event property breakdown runs on ClickHouse');
   tt.match(clickHouseRetentionGap({ ...q, breakdown: { type: 'person', property: 'plan' } }, []) ?? '', /person breakdowns/);
-  // An action's tree names its events (src/domain/analytics/action-filter.ts).
-  const action = { type: 'AND', children: [{ type: 'event_name', key: 'event', operator: 'exact', value: 'signed_up', groupTypeIndex: null, negation: false }] };
-  tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action as never } }, []) ?? '', /actions/);
+  // An action's tree names its events (src/domain/analytics/action-filter.ts): computed, unless a step has
+  // autocapture element conditions.
+  const leaf = { key: 'event', operator: 'exact', groupTypeIndex: null, negation: false };
+  const action: FilterNode = { and: true, children: [{ ...leaf, type: 'event_name', value: 'signed_up' }] };
+  tt.equal(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action } }, [action]), null, 'an action runs on ClickHouse');
+  const clicked: FilterNode = { and: true, children: [{ ...leaf, type: 'event_name', value: '$autocapture' }, { ...leaf, type: 'element', key: 'tag_name', value: 'button' }] };
+  tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: clicked } }, [clicked]) ?? '', /autocapture element conditions/);
   tt.match(clickHouseRetentionGap(q, [parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }])]) ?? '', /person property filters/);
 });
 

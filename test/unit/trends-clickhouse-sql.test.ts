@@ -60,7 +60,8 @@ t.test('what is not computed on ClickHouse yet is named', async (tt) => {
   tt.equal(gap({ compare: true, display: 'ActionsLineGraphCumulative' }), null, 'compare, cumulative counts');
   tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math: 'dau' }], display: 'ActionsLineGraphCumulative' }), null, 'cumulative unique users');
   tt.equal(gap({ formula: 'A*2' }), null, 'a formula');
-  tt.match(gap({ events: [{ id: '$pageview', type: 'events', math: 'monthly_active' }] }), /monthly_active/);
+  for (const math of ['weekly_active', 'monthly_active', 'avg_count_per_actor', 'p90_count_per_actor']) tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math }] }), null, math);
+  tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math: 'unique_group', math_group_type_index: 1 }] }), null, 'unique groups');
   tt.match(gap({ breakdown: 'plan', breakdown_type: 'person' }), /person breakdowns/);
   tt.match(gap({ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }), /person property filters/);
   tt.match(gap({ properties: [{ key: 'id', value: 3, type: 'cohort' }] }), /cohort filters/);
@@ -73,4 +74,21 @@ t.test('cumulative unique users: each person in their first bucket', async (tt) 
   const printed = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', only: ['Chrome'] }, firstSeen: true }, OPTS);
   tt.match(printed.sql, /min(OrNull)?\(multiIf\(/, 'the first bucket per person');
   tt.ok(storedTableReads(printed.sql, 'posthog').every((r) => r.team === 42), 'guarded');
+});
+
+t.test('an action is its steps: event names as parameters, element conditions named as a gap', async (tt) => {
+  const step = { event: EVIL, properties: [], selector: null, tag_name: null, text: null, text_matching: null, href: null, href_matching: null, url: '/docs', url_matching: 'contains' as const };
+  const actions = new Map([[1, { id: 1, name: 'read docs', steps: [step, { ...step, event: 'other', url: null }] }],
+    [2, { id: 2, name: 'clicked', steps: [{ ...step, event: '$autocapture', tag_name: 'button' }] }]]);
+  const withActions = (id: number) => trendsQueryOf(new FilterParams({ actions: [{ id, type: 'actions', math: 'weekly_active' }] }, (n) => actions.get(n)));
+  const q = withActions(1);
+  const filters = [q.properties, ...q.series.map((s) => s.properties)];
+  tt.equal(clickHouseTrendsGap(q, filters), null, 'event and url conditions run on ClickHouse');
+  const printed = trendsSeriesSql({ ...q.series[0]!, math: 'total' }, q.series[0]!.properties, STARTS, STARTS[0]!, STARTS[2]! + DAY - 1, { kind: 'buckets', breakdown: null }, OPTS);
+  tt.notMatch(printed.sql, /OR 1=1/, 'no step event in the SQL');
+  tt.ok(Object.values(printed.params).includes(EVIL) && Object.values(printed.params).includes('other'), 'the step events as parameters');
+  tt.match(printed.sql, /`event` IN \(/, 'compared with the event name');
+  tt.ok(storedTableReads(printed.sql, 'posthog').every((r) => r.team === 42), 'guarded');
+  const clicked = withActions(2);
+  tt.match(clickHouseTrendsGap(clicked, [clicked.properties, ...clicked.series.map((s) => s.properties)]), /autocapture element conditions/);
 });

@@ -516,6 +516,12 @@ class ClickHousePrinter {
       if (node.children.length === 0) return 'true';
       return `(${node.children.map((c) => this.filterNode(c, events)).join(node.and ? ' AND ' : ' OR ')})`;
     }
+    if (node.type === 'event_name' && node.operator === 'exact') {
+      // An action step's event (src/domain/analytics/action-filter.ts): the event's name, case-sensitive.
+      const names = (Array.isArray(node.value) ? node.value : [node.value]).map((v) => this.param(String(v)));
+      const positive = names.length === 0 ? 'false' : `${chIdentifier(events.alias)}.\`event\` IN (${names.join(', ')}${names.length === 1 ? ',' : ''})`;
+      return node.negation ? `NOT (${positive})` : positive;
+    }
     if (node.type !== 'event' && node.type !== 'person') {
       hogqlError(`${node.type} filters in {filters} are not supported with QUILL_ANALYTICS=clickhouse yet.`);
     }

@@ -5,7 +5,7 @@
  * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
  */
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
-import { trendsActorsSql, trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { ROLLING_ACTIVE, rollingActiveSql, trendsActorsSql, trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { smooth } from '../../domain/analytics/trends-values.js';
@@ -40,6 +40,24 @@ export function seriesData(rows: readonly unknown[][], buckets: number, withBrea
   return out;
 }
 
+/** Rows of [breakdown,] then one value per point (rolling active users) into one data array per breakdown value. */
+export function wideSeriesData(rows: readonly unknown[][], withBreakdown: boolean): Map<string, number[]> {
+  return new Map(rows.map((row) => [withBreakdown ? String(row[0] ?? '') : '', row.slice(withBreakdown ? 1 : 0).map((v) => Number(v ?? 0))]));
+}
+
+/**
+ * The state buckets each point of a rolling active series reads: its own window, or on a cumulative display every
+ * bucket of its window and those before (the local engine's "distinct actors so far", a union of the windows).
+ */
+export function rollingWindows(windows: readonly (readonly number[])[], cumulative: boolean): number[][] {
+  if (!cumulative) return windows.map((w) => [...w]);
+  const seen = new Set<number>();
+  return windows.map((w) => {
+    for (const b of w) seen.add(b);
+    return [...seen].sort((a, b) => a - b);
+  });
+}
+
 export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number, offset = 0): Promise<ClickHouseTrendsRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], []);
@@ -57,15 +75,20 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
       const filter = andFilters(q.properties, s.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
       const sr = seriesRange(period.range, s.math, timeSeries);
       const name = s.customName ?? s.name;
+      // Rolling active users read each point's window of state buckets, cumulative ones already (no running sum).
+      const rolling = ROLLING_ACTIVE.has(s.math);
+      const windows = rolling ? rollingWindows(sr.windows, cumulative) : [];
       const push = (data: number[] | undefined, breakdownValue: string | undefined, label: string) => {
         const values = data ?? new Array<number>(sr.starts.length).fill(0);
-        results.push({ series: s, breakdownValue, label, data: smooth(cumulative ? runningSum(values) : values, q.smoothingIntervals), sr, compareLabel: period.label });
+        results.push({ series: s, breakdownValue, label, data: smooth(cumulative && !rolling ? runningSum(values) : values, q.smoothingIntervals), sr, compareLabel: period.label });
       };
       // Cumulative unique users: each person counted in their first bucket, summed up below like the counts.
       const firstSeen = cumulative && s.math === 'dau';
+      const points = async (only: { property: string; only: string[] } | null) => (rolling
+        ? wideSeriesData(await select(rollingActiveSql(s, filter, sr.stateStarts, windows, sr.scanFrom, sr.scanTo, only, opts)), only !== null)
+        : seriesData(await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: only, firstSeen }, opts)), sr.starts.length, only !== null));
       if (!q.breakdown) {
-        const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null, firstSeen }, opts));
-        push(seriesData(rows, sr.starts.length, false).get(''), undefined, name);
+        push((await points(null)).get(''), undefined, name);
         continue;
       }
       const property = q.breakdown.property!;
@@ -74,8 +97,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       const page = ranked.slice(offset, offset + q.breakdown.limit).map(([key]) => key);
       if (ranked.length > offset + q.breakdown.limit) more = true;
-      const rows = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: { property, only: page }, firstSeen }, opts));
-      const data = seriesData(rows, sr.starts.length, true);
+      const data = await points({ property, only: page });
       for (const key of page) push(data.get(key), key, `${name} - ${key}`);
     }
   }

@@ -25,7 +25,7 @@ import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.j
  * (global, steps, exclusions, test accounts). What is not built is answered by the local engine, not approximated.
  */
 export function clickHouseFunnelGap(q: FunnelsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.steps.some((s) => s.kind !== 'events') || q.exclusions.some((e) => e.actionId !== null)) return 'actions are not computed on ClickHouse yet';
+  // Actions (steps and exclusions) are filter trees of their steps in `filters` (funnelMatchers), checked below.
   // The export writes the person as it is at export time, not as it was at the event (see filterGap).
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns of funnels are not computed on ClickHouse yet`;
   if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';

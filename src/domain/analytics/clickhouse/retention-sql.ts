@@ -6,22 +6,16 @@
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import { parseQuery } from '../../hogql/parser.js';
-import { isFilterGroup, type FilterNode } from '../property-filters.js';
+import type { FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
 import { hadPerson } from './person-events.js';
 import { breakdownValue, bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
-
-function namesEvents(node: FilterNode | null): boolean {
-  if (node === null) return false;
-  return isFilterGroup(node) ? node.children.some(namesEvents) : node.type === 'event_name';
-}
 
 /** Why a retention query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseRetentionGap(q: RetentionQuery, filters: readonly (FilterNode | null)[]): string | null {
   // Person properties at the event depend on which person survived a merge: not verified against the local engine.
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
-  // An action's steps name their events inside its filter tree.
-  if (namesEvents(q.target.properties) || namesEvents(q.returning.properties)) return 'actions are not computed on ClickHouse yet';
+  // An action's steps (their events included) are a filter tree in the entity's properties, checked below.
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;

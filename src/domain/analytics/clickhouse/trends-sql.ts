@@ -21,7 +21,10 @@ export interface TrendsSqlOptions {
   now: number;
 }
 
-/** Maths computed on ClickHouse, each as a HogQL aggregate of one event's `x` (its numeric property). */
+/**
+ * Maths computed on ClickHouse, each as a HogQL aggregate of one event's `x` (its numeric property). The printer
+ * prints `uniq` as uniqExact and quantiles as quantileExactInclusive: exact, as the local engine counts.
+ */
 const AGGREGATES: Readonly<Partial<Record<MathKind, string>>> = {
   total: 'count()',
   dau: 'uniq(person_id)',
@@ -38,6 +41,33 @@ const AGGREGATES: Readonly<Partial<Record<MathKind, string>>> = {
   p99: 'quantile(0.99)(toFloat(x))',
 };
 
+/** Per-actor maths: an aggregate of `c`, each person's event count in a bucket (persons with no event not counted). */
+const PER_ACTOR: Readonly<Partial<Record<MathKind, string>>> = {
+  avg_count_per_actor: 'avg(c)',
+  min_count_per_actor: 'min(c)',
+  max_count_per_actor: 'max(c)',
+  median_count_per_actor: 'median(c)',
+  p75_count_per_actor: 'quantile(0.75)(c)',
+  p90_count_per_actor: 'quantile(0.9)(c)',
+  p95_count_per_actor: 'quantile(0.95)(c)',
+  p99_count_per_actor: 'quantile(0.99)(c)',
+};
+
+/** Rolling active users: the persons active in the trailing days of each point (src/worker/analytics/trends.ts). */
+export const ROLLING_ACTIVE: ReadonlySet<MathKind> = new Set(['weekly_active', 'monthly_active']);
+
+/** The HogQL aggregate of a series' math over its events (`x` its numeric property), undefined when it has none. */
+function aggregateFor(s: SeriesNode): string | undefined {
+  // Distinct non-empty texts of the group key, as unique sessions (the index is a validated 0-4, not user text).
+  if (s.math === 'unique_group') return `uniq(nullIf(toString(properties.\`$group_${Number(s.mathGroupTypeIndex)}\`), ''))`;
+  return AGGREGATES[s.math];
+}
+
+/** Whether ClickHouse computes a math (the rolling and per-actor ones by their own query shapes). */
+function computesMath(s: SeriesNode): boolean {
+  return aggregateFor(s) !== undefined || PER_ACTOR[s.math] !== undefined || ROLLING_ACTIVE.has(s.math);
+}
+
 /** Filter operators the printer's filter code reads as Quill's engine does. */
 const OPERATORS = new Set(['is_set', 'is_not_set', 'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte']);
 
@@ -48,18 +78,18 @@ const OPERATORS = new Set(['is_set', 'is_not_set', 'exact', 'is_not', 'icontains
 export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
   const gap = eventSeriesGap(q, filters);
   if (gap !== null) return gap;
-  for (const s of q.series) if (AGGREGATES[s.math] === undefined) return `math ${s.math} is not computed on ClickHouse yet`;
+  for (const s of q.series) if (!computesMath(s)) return `math ${s.math} is not computed on ClickHouse yet`;
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
   if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   return null;
 }
 
 /**
- * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: event series (not actions) and
- * filters it reads as the local engine does (null: both hold).
+ * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: filters it reads as the local engine
+ * does (null: they are). An action series is a filter tree of its steps (src/domain/analytics/action-filter.ts) in
+ * the series' properties, so an action is computed when its steps' conditions are.
  */
 export function eventSeriesGap(q: TrendsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.series.some((s) => s.kind !== 'events')) return 'actions are not computed on ClickHouse yet';
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;
@@ -81,6 +111,10 @@ export function filterGap(node: FilterNode): string | null {
   // looks the person up then): after a later $set the two engines disagree (measured on a project without merges),
   // so these are answered locally until the export writes the event's own snapshot.
   if (node.type === 'person') return 'person property filters are not computed on ClickHouse yet';
+  if (node.type === 'event_name') return node.operator === 'exact' ? null : `the event name operator ${node.operator} is not computed on ClickHouse yet`;
+  // An action step's conditions on the autocapture chain (selector, tag, href, text): the local engine parses
+  // elements_chain its own way (src/domain/analytics/element-match.ts), not printed for ClickHouse yet.
+  if (node.type === 'element') return 'autocapture element conditions of actions are not computed on ClickHouse yet';
   if (node.type !== 'event') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
   return null;
@@ -116,7 +150,7 @@ export function trendsSeriesSql(
     where.push('event = {event}');
   }
   // Unique users count persons: an event ingested without a person counts for none, as on the local engine.
-  if (s.math === 'dau') where.push(hadPerson(values));
+  if (s.math === 'dau' || PER_ACTOR[s.math] !== undefined) where.push(hadPerson(values));
   const breakdownProperty = shape.kind === 'buckets' ? shape.breakdown?.property ?? null : shape.property;
   const breakdown = breakdownProperty === null ? null : breakdownValue(breakdownProperty, values);
   const select: string[] = [];
@@ -130,15 +164,26 @@ export function trendsSeriesSql(
   } else {
     select.push(`${bucketExpr(starts, values)} AS bucket`);
     groupBy.push('bucket');
-    const aggregate = AGGREGATES[s.math];
-    if (aggregate === undefined) throw new Error(`internal: math ${s.math} on ClickHouse`);
-    select.push(`${aggregate.replace('(x)', `(properties.${hogqlIdentifier(s.mathProperty ?? '')})`)} AS value`);
+    if (PER_ACTOR[s.math] !== undefined) {
+      // Each person's events per bucket (and breakdown value) here, the math over those counts around it.
+      select.push('person_id', 'count() AS c');
+      groupBy.push('person_id');
+    } else {
+      const aggregate = aggregateFor(s);
+      if (aggregate === undefined) throw new Error(`internal: math ${s.math} on ClickHouse`);
+      select.push(`${aggregate.replace('(x)', `(properties.${hogqlIdentifier(s.mathProperty ?? '')})`)} AS value`);
+    }
     if (shape.breakdown !== null) {
       values.only = shape.breakdown.only;
       where.push(shape.breakdown.only.length === 0 ? 'false' : `${breakdown} IN {only}`);
     }
   }
+  const perActor = shape.kind === 'buckets' ? PER_ACTOR[s.math] : undefined;
   let text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY ${groupBy.join(', ')}`;
+  if (perActor !== undefined) {
+    const keys = breakdown !== null ? 'breakdown, ' : '';
+    text = `SELECT ${keys}bucket, ${perActor} AS value FROM (${text}) GROUP BY ${keys}bucket`;
+  }
   if (shape.kind === 'buckets' && shape.firstSeen === true) {
     // Per person (and breakdown value) the first bucket, then persons per first bucket.
     const keys = breakdown !== null ? 'breakdown, ' : '';
@@ -168,6 +213,38 @@ export function trendsActorsSql(s: SeriesNode, filter: FilterNode | null, from: 
   }
   const text = `SELECT person_id, count() AS value FROM events WHERE ${where.join(' AND ')} GROUP BY person_id`;
   const columns = [{ name: 'person_id', type: 'Person' as const }, { name: 'value', type: 'Int' as const }];
+  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+}
+
+/**
+ * Rolling active users (weekly_active, monthly_active) over state buckets `stateStarts`: point k counts the persons
+ * with an event in the state buckets `windows[k]` (contiguous, ascending; src/worker/analytics/trends.ts
+ * seriesRange). One row per breakdown value (one row without): [breakdown,] then one column `v{k}` per point. HogQL
+ * has no ARRAY JOIN to send a (person, bucket) row to every window holding it, so each point is its own conditional
+ * distinct count over the (person, bucket) pairs: one scan, as many aggregates as points.
+ */
+export function rollingActiveSql(
+  s: SeriesNode, filter: FilterNode | null, stateStarts: readonly number[], windows: readonly (readonly number[])[], from: number, to: number,
+  breakdown: { property: string; only: string[] } | null, opts: TrendsSqlOptions,
+): PrintedClickHouse {
+  const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
+  if (s.event !== null) {
+    values.event = s.event;
+    where.push('event = {event}');
+  }
+  const key = breakdown === null ? null : breakdownValue(breakdown.property, values);
+  if (breakdown !== null) {
+    values.only = breakdown.only;
+    where.push(breakdown.only.length === 0 ? 'false' : `${key} IN {only}`);
+  }
+  const active = `SELECT DISTINCT ${key !== null ? `${key} AS breakdown, ` : ''}person_id, ${bucketExpr(stateStarts, values)} AS bucket FROM events WHERE ${where.join(' AND ')}`;
+  const points = windows.map((w, k) => (w.length === 0 ? `0 AS v${k}` : `uniqIf(person_id, bucket >= ${w[0]!} AND bucket <= ${w[w.length - 1]!}) AS v${k}`));
+  const text = `SELECT ${key !== null ? 'breakdown, ' : ''}${points.join(', ')} FROM (${active})${key !== null ? ' GROUP BY breakdown' : ''}`;
+  const columns = [
+    ...(key !== null ? [{ name: 'breakdown', type: 'String' as const }] : []),
+    ...windows.map((_, k) => ({ name: `v${k}`, type: 'Int' as const })),
+  ];
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
 }
 
