@@ -15,6 +15,7 @@ import { ExecutorMirror } from '../helpers/executor-mirror.js';
 import { quillForFile } from '../helpers/quill.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
 import { restartOnLocalEngine, startOnClickHouse, stopOnClickHouse, type OnClickHouse } from '../helpers/two-engines.js';
+import { nearlyEqual } from '../helpers/insight-compare.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 100_000), persons: 4_000, days: 14, end: END, seed: 7 };
@@ -69,16 +70,12 @@ async function perDay(sql: string): Promise<Map<string, number>> {
   return out;
 }
 
-function close(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-}
-
 function sameSeries(tt: { same(a: unknown, b: unknown, m: string): void; ok(a: unknown, m: string): void }, series: any, expected: Map<string, number>, what: string): void {
   const got = new Map<string, number>(series.days.map((d: string, i: number) => [d, series.data[i]]));
   const diffs: string[] = [];
   for (const [day, v] of got) {
     const want = expected.get(day) ?? 0;
-    if (!close(v, want)) diffs.push(`${day}: quill ${v}, duckdb ${want}`);
+    if (!nearlyEqual(v, want)) diffs.push(`${day}: quill ${v}, duckdb ${want}`);
   }
   for (const day of expected.keys()) if (!got.has(day)) diffs.push(`${day}: missing from quill`);
   tt.same(diffs, [], what);
@@ -264,7 +261,7 @@ t.test('funnels against DuckDB', async (tt) => {
   const res = await funnel();
   const [row] = await duck.rows(orderedFunnelSql(range)) as [Record<string, number>];
   tt.same(res.result.map((s: any) => s.count), [row.c1, row.c2, row.c3], 'persons reaching each step of an ordered 14-day funnel');
-  tt.ok(close(res.result[1].average_conversion_time, row.a1!) && close(res.result[2].average_conversion_time, row.a2!), `average conversion times (${res.result[1].average_conversion_time} / ${row.a1}, ${res.result[2].average_conversion_time} / ${row.a2})`);
+  tt.ok(nearlyEqual(res.result[1].average_conversion_time, row.a1!) && nearlyEqual(res.result[2].average_conversion_time, row.a2!), `average conversion times (${res.result[1].average_conversion_time} / ${row.a1}, ${res.result[2].average_conversion_time} / ${row.a2})`);
   tt.ok(row.c3! > 0, 'some persons convert');
   for (const [order, sql] of [['strict', strictFunnelSql(range)], ['unordered', unorderedFunnelSql(range)]] as const) {
     const [want] = await duck.rows(sql) as [Record<string, number>];

@@ -6,6 +6,7 @@ import t from 'tap';
 import { event } from '../helpers/ingest.js';
 import type { Client } from '../helpers/quill.js';
 import { twoEngines } from '../helpers/two-engines.js';
+import { aligned, insightQuery } from '../helpers/insight-compare.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
@@ -52,23 +53,10 @@ function dataset(): ReturnType<typeof event>[][] {
 
 const engines = twoEngines(t, dataset);
 
-const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, ...params })
-  .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
-
 async function correlation(api: Client, params: Record<string, unknown>, status = 200): Promise<any> {
-  const res = await api.get(`/api/projects/@current/insights/funnel/correlation/?${qs({ ...DATES, ...params })}`);
+  const res = await api.get(`/api/projects/@current/insights/funnel/correlation/?${insightQuery({ ...DATES, ...params })}`);
   if (res.status !== status) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-/** `actual` with each number replaced by `expected`'s where they agree to 1e-9 relative. */
-function aligned(actual: unknown, expected: unknown): unknown {
-  if (typeof actual === 'number' && typeof expected === 'number') return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)) ? expected : actual;
-  if (Array.isArray(actual) && Array.isArray(expected)) return actual.map((v, i) => aligned(v, expected[i]));
-  if (actual !== null && typeof actual === 'object' && expected !== null && typeof expected === 'object') {
-    return Object.fromEntries(Object.entries(actual).map(([k, v]) => [k, aligned(v, (expected as Record<string, unknown>)[k])]));
-  }
-  return actual;
 }
 
 const e = (id: string, order: number, properties?: unknown[]) => ({ id, type: 'events', name: id, order, ...(properties ? { properties } : {}) });

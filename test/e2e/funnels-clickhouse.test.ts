@@ -7,6 +7,7 @@ import t from 'tap';
 import { event } from '../helpers/ingest.js';
 import type { Client } from '../helpers/quill.js';
 import { twoEngines } from '../helpers/two-engines.js';
+import { aligned, insightQuery } from '../helpers/insight-compare.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
@@ -47,30 +48,14 @@ function dataset(): ReturnType<typeof event>[][] {
 
 const engines = twoEngines(t, dataset);
 
-const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, ...params })
-  .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
-
 async function funnel(api: Client, params: Record<string, unknown>, project = '@current'): Promise<any> {
-  const res = await api.get(`/api/projects/${project}/insights/funnel/?${qs({ ...DATES, ...params })}`);
+  const res = await api.get(`/api/projects/${project}/insights/funnel/?${insightQuery({ ...DATES, ...params })}`);
   if (res.status !== 200) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** What must be equal: the whole result (steps, counts, conversion times, breakdown values, URLs). */
 const essence = (body: any): unknown => body.result ?? body.results;
-
-/**
- * `actual` with each number replaced by `expected`'s where they agree to 1e-9 relative: averages sum the same
- * conversion times, but in another order of persons (ClickHouse's by uuid, the local engine's by shard).
- */
-function aligned(actual: unknown, expected: unknown): unknown {
-  if (typeof actual === 'number' && typeof expected === 'number') return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)) ? expected : actual;
-  if (Array.isArray(actual) && Array.isArray(expected)) return actual.map((v, i) => aligned(v, expected[i]));
-  if (actual !== null && typeof actual === 'object' && expected !== null && typeof expected === 'object') {
-    return Object.fromEntries(Object.entries(actual).map(([k, v]) => [k, aligned(v, (expected as Record<string, unknown>)[k])]));
-  }
-  return actual;
-}
 
 /** Persons who entered (the first step's count, summed over breakdown values). */
 function entered(body: any): number {
@@ -158,7 +143,7 @@ t.test('funnels in America/New_York', async (tt) => {
   // The UTC answers are cached (refresh only recomputes): the project's time zone is part of the cache key.
   const trends = { ...DATES, events: VIEW_SIGNUP_PAY, funnel_viz_type: 'trends' };
   for (const api of [engines.chApi, engines.localApi]) {
-    const cachedBody = (await api.get(`/api/projects/@current/insights/funnel/?${qs({ ...trends, refresh: false })}`)).body;
+    const cachedBody = (await api.get(`/api/projects/@current/insights/funnel/?${insightQuery({ ...trends, refresh: false })}`)).body;
     tt.same(cachedBody.result, (await funnel(api, trends)).result, 'a cached funnel is not an answer of the old time zone');
   }
   await compareAll(tt, 'New York');

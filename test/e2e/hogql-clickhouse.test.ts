@@ -9,6 +9,7 @@ import { NEW_YORK_CASES, UTC_CASES, type Case } from '../helpers/hogql-corpus.js
 import { event } from '../helpers/ingest.js';
 import { Client, removeDir, startQuill } from '../helpers/quill.js';
 import { twoEngines } from '../helpers/two-engines.js';
+import { nearlyEqual } from '../helpers/insight-compare.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
@@ -86,7 +87,7 @@ function norm(api: Client, v: unknown): unknown {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  if (typeof a === 'number' && typeof b === 'number') return nearlyEqual(a, b);
   return a === b;
 }
 

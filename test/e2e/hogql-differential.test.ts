@@ -16,6 +16,7 @@ import type { DuckReference } from '../../bench/lib/duckdb-reference.js';
 import { quillForFile, type Client } from '../helpers/quill.js';
 import { NEW_YORK_CASES, UTC_CASES, type Case } from '../helpers/hogql-corpus.js';
 import { loadReferenceDataset } from '../helpers/reference-dataset.js';
+import { nearlyEqual } from '../helpers/insight-compare.js';
 
 const END = Date.UTC(2026, 10, 8);
 const OPTIONS = { events: Number(process.env.QUILL_TEST_HOGQL_EVENTS ?? 40_000), persons: 2_000, days: 14, end: END, seed: 11 };
@@ -64,7 +65,7 @@ function norm(v: unknown): unknown {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  if (typeof a === 'number' && typeof b === 'number') return nearlyEqual(a, b);
   return a === b;
 }
 

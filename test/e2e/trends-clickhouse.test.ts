@@ -6,11 +6,11 @@ import t from 'tap';
 import { event } from '../helpers/ingest.js';
 import type { Client } from '../helpers/quill.js';
 import { twoEngines } from '../helpers/two-engines.js';
+import { insightQuery } from '../helpers/insight-compare.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
 const DATES = { date_from: '2026-10-25', date_to: '2026-11-09' };
-
 
 /** 24 visitors over two weeks across the end of DST in New York, some identified, some purchases with a price. */
 function dataset(): ReturnType<typeof event>[][] {
@@ -47,11 +47,8 @@ function dataset(): ReturnType<typeof event>[][] {
 
 const engines = twoEngines(t, dataset);
 
-const qs = (params: Record<string, unknown>) => Object.entries({ refresh: true, ...params })
-  .map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
-
 async function trend(api: Client, params: Record<string, unknown>, project = '@current'): Promise<any> {
-  const res = await api.get(`/api/projects/${project}/insights/trend/?${qs({ ...DATES, ...params })}`);
+  const res = await api.get(`/api/projects/${project}/insights/trend/?${insightQuery({ ...DATES, ...params })}`);
   if (res.status !== 200) throw new Error(`${JSON.stringify(params)} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -101,8 +98,6 @@ const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }, /person property filters/],
   ['person breakdown', { events: [pageviews], breakdown: 'plan', breakdown_type: 'person' }, /person breakdowns/],
 ];
-
-
 
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
   for (const [name, params] of SUPPORTED) {

@@ -8,6 +8,7 @@
  * listed, so the gaps stay visible).
  */
 import { Client, type HttpResult } from './quill.js';
+import { nearlyEqual } from './insight-compare.js';
 
 /**
  * Requests that are analyses (compared): insights, `/query/`, and the persons behind a point; everything else the
@@ -157,7 +158,7 @@ export function essence(value: unknown, base: string): unknown {
  * average of conversion times differs in its 16th digit), which is rounding, not a different answer.
  */
 export function sameWithin(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') return a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  if (typeof a === 'number' && typeof b === 'number') return nearlyEqual(a, b);
   if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameWithin(x, b[i]));
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
     const keys = Object.keys(a);
