@@ -137,3 +137,27 @@ t.test('what ClickHouse does not gather yet falls back to the local engine and s
   }
   tt.equal((await correlation(engines.localApi, { events: VIEW_PAY })).clickhouse, undefined, 'the local engine says nothing of ClickHouse');
 });
+
+t.test("another project's events in the same ClickHouse database never reach this project's correlation", async (tt) => {
+  const before = await correlation(engines.chApi, { events: VIEW_PAY });
+  const created = await engines.chApi.post('/api/projects/', { name: 'other team' });
+  tt.equal(created.status, 201);
+  const at = (h: number) => new Date(START + 3 * DAY + h * 3_600_000).toISOString();
+  // The same distinct ids and funnel events as project A, and a name of its own between them.
+  const batch = ['anon-1', 'anon-2', 'anon-4'].flatMap((id, i) => [
+    event(id, 'view', {}, { timestamp: at(i * 10) }),
+    event(id, 'b-secret', {}, { timestamp: at(i * 10 + 1) }),
+    ...(i < 2 ? [event(id, 'pay', {}, { timestamp: at(i * 10 + 2) })] : []),
+  ]);
+  const sent = await fetch(`${engines.onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
+  tt.equal(sent.status, 200);
+  // Project B sees its own events through the same path (so an unchanged A means guarded, not missing).
+  const own = await engines.chApi.get(`/api/projects/${created.body.id}/insights/funnel/correlation/?${insightQuery({ ...DATES, events: VIEW_PAY })}`);
+  tt.equal(own.status, 200);
+  tt.same(own.body.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  const secret = own.body.result.events.find((x: any) => x.event.event === 'b-secret');
+  tt.match(secret, { success_count: 2, failure_count: 1 }, "project B's three persons");
+  const after = await correlation(engines.chApi, { events: VIEW_PAY });
+  tt.same(after.clickhouse, { fallback: null });
+  tt.same(after.result, before.result, 'project A: the same answer as before project B had events');
+});

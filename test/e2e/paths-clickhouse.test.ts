@@ -154,3 +154,23 @@ t.test('what ClickHouse does not gather yet falls back to the local engine and s
   }
   tt.equal((await paths(engines.localApi, {})).clickhouse, undefined, 'the local engine says nothing of ClickHouse');
 });
+
+t.test("another project's events in the same ClickHouse database never reach this project's paths", async (tt) => {
+  const before = await paths(engines.chApi, ALL_TYPES);
+  const created = await engines.chApi.post('/api/projects/', { name: 'other team' });
+  tt.equal(created.status, 201);
+  const at = (m: number) => new Date(START + 3 * DAY + m * MIN).toISOString();
+  // The same distinct ids as project A, URLs of its own.
+  const batch = [0, 1, 2].flatMap((k) => ['anon-1', 'user-2'].map((id, i) => event(id, '$pageview', { $current_url: `https://b-secret.test/${k}` }, { timestamp: at(k * 3 + i) })));
+  const sent = await fetch(`${engines.onClickHouse.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
+  tt.equal(sent.status, 200);
+  // Project B sees its own events through the same path (so an unchanged A means guarded, not missing).
+  const own = await engines.chApi.get(`/api/projects/${created.body.id}/insights/path/?${insightQuery({ ...DATES, ...ALL_TYPES })}`);
+  tt.equal(own.status, 200);
+  tt.same(own.body.clickhouse, { fallback: null }, 'computed on ClickHouse');
+  tt.same(own.body.result.map((e: any) => [e.source, e.target, e.value]).sort(),
+    [['1_https://b-secret.test/0', '2_https://b-secret.test/1', 2], ['2_https://b-secret.test/1', '3_https://b-secret.test/2', 2]], "project B's two persons");
+  const after = await paths(engines.chApi, ALL_TYPES);
+  tt.same(after.clickhouse, { fallback: null });
+  tt.same(after.result, before.result, 'project A: the same answer as before project B had events');
+});
