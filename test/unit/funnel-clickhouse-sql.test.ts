@@ -9,7 +9,8 @@ import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
-import { breakdownOfRow, eventsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { breakdownOfRow } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { eventsOfRows } from '../../src/worker/analytics/gathered-events.js';
 import { forEachPerson, groupByPerson } from '../../src/worker/analytics/sequences.js';
 
 const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };

@@ -13,7 +13,7 @@ import { LIFECYCLE_STATUSES } from '../../src/domain/analytics/lifecycle.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { retentionQueryOf, retentionWindow } from '../../src/domain/analytics/retention.js';
 import { storedTableReads, type PrintedClickHouse } from '../../src/domain/hogql/clickhouse-printer.js';
-import { eventsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { eventsOfRows } from '../../src/worker/analytics/gathered-events.js';
 
 const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
 const DAY = 86_400_000;

@@ -10,7 +10,7 @@ import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';
 import { pathsQueryOf, rankEdges } from '../../src/domain/analytics/paths.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
-import { eventsOfRows } from '../../src/worker/analytics/funnels-clickhouse.js';
+import { eventsOfRows } from '../../src/worker/analytics/gathered-events.js';
 import { namedEdges, pathReducer } from '../../src/worker/analytics/paths.js';
 import { PATH_ROW } from '../../src/worker/analytics/paths-clickhouse.js';
 import { forEachPerson, groupByPerson } from '../../src/worker/analytics/sequences.js';

@@ -13,7 +13,7 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
-import { eventsOfRows, FUNNEL_ROWS_MAX } from './funnels-clickhouse.js';
+import { eventsOfRows, GATHERED_ROWS_MAX } from './gathered-events.js';
 import { queryContext } from './query-context.js';
 import { forEachPerson, groupByPerson } from './sequences.js';
 
@@ -32,7 +32,7 @@ export async function runCorrelationOnClickHouse(
     { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now }, { everyEvent: true, names: true });
   const caughtUp = await exportCaughtUp(rt, requested);
   // Every event of the persons who may enter comes back: beyond the funnels' bound the local engine answers.
-  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, FUNNEL_ROWS_MAX)).data;
+  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, GATHERED_ROWS_MAX)).data;
   const reducer = correlationReducer(correlationParams(q, range.to, exclude, personsOf));
   const partial = reducer.empty();
   const events = eventsOfRows(rows, { name: nameOfRow });

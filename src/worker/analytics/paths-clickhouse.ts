@@ -10,7 +10,7 @@ import { rawItem, type PathsQuery } from '../../domain/analytics/paths.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { eventsOfRows, FUNNEL_ROWS_MAX, type RowColumns } from './funnels-clickhouse.js';
+import { eventsOfRows, GATHERED_ROWS_MAX, type RowColumns } from './gathered-events.js';
 import { pathReducer, pathRules, type PathRun } from './paths.js';
 import { queryContext } from './query-context.js';
 import { forEachPerson, groupByPerson } from './sequences.js';
@@ -29,7 +29,7 @@ export async function runPathsOnClickHouse(rt: WorkerRuntime, team: number, q: P
   const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);
   // As many rows as a funnel at most: beyond, the local engine (which holds the events as columns) answers.
-  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, FUNNEL_ROWS_MAX)).data;
+  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, GATHERED_ROWS_MAX)).data;
   const reducer = pathReducer({ query: q, actionNames: [], rules: pathRules(ctx, q), persons: null });
   const partial = reducer.empty();
   await forEachPerson(groupByPerson(eventsOfRows(rows, PATH_ROW)), () => true, (person) => reducer.add(partial, person));
