@@ -60,13 +60,39 @@ export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode 
   return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
 }
 
+/**
+ * Recurring retention, one row per person from one read of the events: the periods with a target event (its
+ * cohorts) and those with a returning event. Joining the two (person, period) sets instead read the events twice
+ * and failed at the 1 GB memory bound on 10M events (seed 20261123, chdb).
+ */
+function personCohortsAndReturns(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
+  const bucket = bucketExpr(w.starts, values);
+  const target = `(true${entityWhere(q.target, 'target', values)} AND {target_filters})`;
+  const returning = `(true${entityWhere(q.returning, 'returning', values)} AND {returning_filters})`;
+  return `SELECT person_id, groupUniqArrayIf(${bucket}, ${target}) AS cohorts, groupUniqArrayIf(${bucket}, ${returning}) AS returns FROM events
+    WHERE timestamp >= {from} AND timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
+}
+
+/** The (i, k) pairs of a retention matrix of n periods: cohort i, k ≥ 1 periods later, within the window. */
+function cohortOffsets(n: number): string {
+  const selects: string[] = [];
+  for (let i = 0; i < n; i++) for (let k = 1; i + k < n; k++) selects.push(`SELECT ${i} AS i, ${k} AS k`);
+  return selects.join(' UNION ALL ');
+}
+
 /** Rows (cohort, later, persons): the persons of cohort i with a returning event `later` ≥ 1 periods after it. */
 export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  const columns: { name: string; type: 'Int' }[] = [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }];
+  if (q.retentionType !== 'retention_first_time' && w.starts.length > 1) {
+    const text = `SELECT n.i AS cohort, n.k AS later, count() AS persons FROM (${personCohortsAndReturns(q, w, values)}) AS p CROSS JOIN (${cohortOffsets(w.starts.length)}) AS n
+      WHERE has(p.cohorts, n.i) AND has(p.returns, n.i + n.k) GROUP BY cohort, later`;
+    return print(text, values, columns, targetFilter, returningFilter, opts);
+  }
   const cohorts = cohortRows(q, targetFilter, w, values);
   const returns = returnRows(q, w, values);
   const text = `SELECT c.bucket AS cohort, r.bucket - c.bucket AS later, count() AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY cohort, later`;
-  return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
+  return print(text, values, columns, targetFilter, returningFilter, opts);
 }
 
 
