@@ -12,6 +12,7 @@ import type { FilterNode } from '../property-filters.js';
 import type { LifecycleStatus } from '../lifecycle.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
 import { hadPerson } from './person-events.js';
+import { periodNumbers } from './period-numbers.js';
 import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a lifecycle query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
@@ -59,13 +60,6 @@ function bornPersons(s: SeriesNode, p: LifecyclePeriods, values: Record<string, 
   const withBornAt = `SELECT f.person_id AS person_id, f.periods AS periods, ifNull(r.created_at, f.first_created) AS born_at FROM (${personPeriods(s, p, values)}) AS f LEFT JOIN persons AS r ON r.id = f.person_id`;
   const born = bucketExpr(p.withBefore, values, 'born_at');
   return `SELECT person_id, periods, if(born_at >= {first_start} AND born_at <= {to}, ${born}, -1) AS born FROM (${withBornAt})`;
-}
-
-/** The period numbers from..to as a table (k): each person's row is crossed with it, the periods being few. */
-function periodNumbers(from: number, to: number): string {
-  const selects: string[] = [];
-  for (let k = from; k <= to; k++) selects.push(`SELECT ${k} AS k`);
-  return selects.join(' UNION ALL ');
 }
 
 /**

@@ -9,6 +9,7 @@ import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
 import { hadPerson } from './person-events.js';
+import { cohortOffsets, periodNumbers } from './period-numbers.js';
 import { breakdownValue, bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 function namesEvents(node: FilterNode | null): boolean {
@@ -56,6 +57,15 @@ function returnRows(q: RetentionQuery, w: RetentionWindow, values: Record<string
 /** Rows (bucket, persons): the size of each period's cohort. */
 export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  if (q.retentionType !== 'retention_first_time') {
+    // One row per person (its cohorts) rather than DISTINCT (person, period): on 10M events 256-512 MB and 0.9 s
+    // instead of 512 MB-1 GB and 2.6 s.
+    values.target = q.target.event;
+    const event = q.target.event === null ? '' : ' AND event = {target}';
+    const persons = `SELECT person_id, groupUniqArray(${bucketExpr(w.starts, values)}) AS cohorts FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)} GROUP BY person_id`;
+    const text = `SELECT n.k AS bucket, count() AS persons FROM (${persons}) AS p CROSS JOIN (${periodNumbers(0, w.starts.length - 1)}) AS n WHERE has(p.cohorts, n.k) GROUP BY bucket`;
+    return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
+  }
   const text = `SELECT bucket, count() AS persons FROM (${cohortRows(q, targetFilter, w, values)}) GROUP BY bucket`;
   return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
 }
@@ -71,13 +81,6 @@ function personCohortsAndReturns(q: RetentionQuery, w: RetentionWindow, values: 
   const returning = `(true${entityWhere(q.returning, 'returning', values)} AND {returning_filters})`;
   return `SELECT person_id, groupUniqArrayIf(${bucket}, ${target}) AS cohorts, groupUniqArrayIf(${bucket}, ${returning}) AS returns FROM events
     WHERE timestamp >= {from} AND timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
-}
-
-/** The (i, k) pairs of a retention matrix of n periods: cohort i, k ≥ 1 periods later, within the window. */
-function cohortOffsets(n: number): string {
-  const selects: string[] = [];
-  for (let i = 0; i < n; i++) for (let k = 1; i + k < n; k++) selects.push(`SELECT ${i} AS i, ${k} AS k`);
-  return selects.join(' UNION ALL ');
 }
 
 /** Rows (cohort, later, persons): the persons of cohort i with a returning event `later` ≥ 1 periods after it. */
