@@ -16,7 +16,7 @@
 // ClickHouse does not compute yet is answered by the local engine and named as a fallback).
 //
 // Environment: QUILL_BENCH_EVENTS, QUILL_BENCH_PERSONS, QUILL_BENCH_DAYS, QUILL_BENCH_SEED, QUILL_BENCH_OUT,
-// QUILL_BENCH_KEEP_DATA=1, QUILL_BENCH_ANALYTICS=local|clickhouse.
+// QUILL_BENCH_KEEP_DATA=1 (Quill's data directory and ClickHouse's), QUILL_BENCH_ANALYTICS=local|clickhouse.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,7 +147,7 @@ await ch?.start();
 const quill = await startQuill({
   env: { QUILL_LOG_LEVEL: 'info', ...(ch ? { QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: 'clickhouse' } : {}) },
 });
-log(`quill pid ${quill.pid}, data in ${quill.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
+log(`quill pid ${quill.pid}, data in ${quill.dataDir}${ch ? `, ClickHouse (pid ${ch.pid}) at ${ch.url} on ${ch.dataDir}` : ''}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days`);
 const duck = await DuckReference.open(2);
 const loading = await loadDataset(quill.base, dataset, log, (rows) => duck.append(rows));
 await duck.finish(opts.persons * 2, (d) => dataset.personOfDevice(d));
@@ -337,7 +337,9 @@ await restarted.stop();
 duck.close();
 if (ch) {
   await ch.stop();
-  rmSync(ch.dataDir, { recursive: true, force: true });
+  // Kept with Quill's: a ClickHouse holding the dataset, to try its queries again without a load.
+  if (process.env.QUILL_BENCH_KEEP_DATA) log(`ClickHouse's data kept: ${ch.dataDir} (node dist/bench/lib/clickhouse-shim.js <dir> serves it)`);
+  else rmSync(ch.dataDir, { recursive: true, force: true });
 }
 
 const report = {

@@ -102,6 +102,14 @@ function main(): void {
           const text = String((error as Error)?.message ?? error);
           const code = /Code: (\d+)/.exec(text)?.[1] ?? '1000';
           process.stderr.write(`error ${code}: ${text.slice(0, 300)}\n`);
+          // chdb hands what a failed query had already written (its format's header) to the next query's answer,
+          // which then is not valid JSON (seen after memory limits: the next analyses failed to parse); a
+          // throwaway query takes it instead.
+          try {
+            session.query('SELECT 1', 'TabSeparated');
+          } catch {
+            // nothing to take
+          }
           res.statusCode = 500;
           res.setHeader('X-ClickHouse-Exception-Code', code);
           res.end(text.startsWith('Code:') ? text : `Code: ${code}. DB::Exception: ${text}`);

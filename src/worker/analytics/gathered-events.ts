@@ -21,7 +21,7 @@ export type RowEvents = Events & { uuids: string[] };
 /**
  * Rows (person, ms, mask, ...) as collected events, as the local engine's collect leaves them, so that the same
  * regrouping per person (groupByPerson: time order, ties in the order the rows came) and the same sliced walk
- * (forEachPerson) fold them. Persons are numbered in order of their first row (the sums need no uuid; what reads
+ * (forEachPerson) fold them. Persons are numbered in the order of their uuids (the sums need no uuid; what reads
  * persons looks them up in `uuids`); rows of no person are dropped. Values and names are interned as the local
  * engine's tables are.
  */
@@ -47,7 +47,20 @@ export function eventsOfRows(rows: readonly unknown[][], columns: RowColumns = {
     events.value[k] = value === null ? -1 : interned(valueIds, events.values, value);
     if (columns.name) events.name[k] = interned(nameIds, events.names, columns.name(row));
   }
+  numberByUuid(events);
   return events;
+}
+
+/**
+ * Renumbers the persons in the order of their uuids. ClickHouse sends the rows in no set order, and the fold's sums
+ * over persons (conversion times, floating point) must add up in the same order for the same events every time.
+ */
+function numberByUuid(events: RowEvents): void {
+  const byUuid = events.uuids.map((uuid, i) => ({ uuid, pid: i + 1 })).sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  const renumbered = new Uint32Array(byUuid.length + 1);
+  byUuid.forEach((p, i) => (renumbered[p.pid] = i + 1));
+  for (let k = 0; k < events.n; k++) events.pid[k] = renumbered[events.pid[k]!]!;
+  events.uuids = byUuid.map((p) => p.uuid);
 }
 
 function interned(ids: Map<string, number>, list: string[], text: string): number {

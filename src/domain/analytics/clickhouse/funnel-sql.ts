@@ -4,7 +4,7 @@
  *
  * ClickHouse does what the local engine's shuffle does (src/worker/analytics/sequences.ts): it finds the events of
  * every step and exclusion, resolves each to the person it counts for now (merges included), tags it with the bit
- * set of the steps and exclusions it matches and hands them over grouped by person in time order. The fold over a
+ * set of the steps and exclusions it matches and hands them over; the local grouping (groupByPerson) puts them per person in time order. The fold over a
  * person's events stays the local engine's own (src/domain/analytics/funnel.ts) rather than a second copy in SQL:
  * its rules (one event fills at most one step, unordered funnels' matching of steps to events, exclusions between
  * the steps they guard, the best attempts' conversion times) are subtle, and ClickHouse's windowFunnel does not
@@ -48,7 +48,7 @@ export interface FunnelGather {
 /**
  * Rows (person, time in epoch ms, mask, [breakdown value], [event name]) of the events in [from, to] passing
  * `filter` that match a matcher (every event for strict funnels, whose steps are "the next event", and with
- * `gather.everyEvent`) of the persons who may enter the funnel, ordered by person then time. The breakdown value is
+ * `gather.everyEvent`) of the persons who may enter the funnel, in no particular order. The breakdown value is
  * the event property's text, '' when missing, as the local engine keys it.
  */
 export function funnelEventsSql(
@@ -85,6 +85,9 @@ export function funnelEventsSql(
     select.push('event');
     columns.push({ name: 'event', type: 'String' });
   }
-  const text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')} ORDER BY person_id, timestamp`;
+  // No ORDER BY: the rows are regrouped per person and put in time order by the local engine's own grouping
+  // (groupByPerson), and ClickHouse sorting them first held them all in memory: measured on 3M events (the funnel by
+  // $browser, 2.1M rows), 512 MB-1 GB with the sort, under 128 MB without.
+  const text = `SELECT ${select.join(', ')} FROM events WHERE ${where.join(' AND ')}`;
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter, filterTrees: trees });
 }

@@ -9,6 +9,7 @@ import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
 import { hadPerson } from './person-events.js';
+import { cohortOffsets, periodNumbers } from './period-numbers.js';
 import { breakdownValue, bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a retention query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
@@ -50,17 +51,45 @@ function returnRows(q: RetentionQuery, w: RetentionWindow, values: Record<string
 /** Rows (bucket, persons): the size of each period's cohort. */
 export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  if (q.retentionType !== 'retention_first_time') {
+    // One row per person (its cohorts) rather than DISTINCT (person, period): on 10M events 256-512 MB and 0.9 s
+    // instead of 512 MB-1 GB and 2.6 s.
+    values.target = q.target.event;
+    const event = q.target.event === null ? '' : ' AND event = {target}';
+    const persons = `SELECT person_id, groupUniqArray(${bucketExpr(w.starts, values)}) AS cohorts FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)} GROUP BY person_id`;
+    const text = `SELECT n.k AS bucket, count() AS persons FROM (${persons}) AS p CROSS JOIN (${periodNumbers(0, w.starts.length - 1)}) AS n WHERE has(p.cohorts, n.k) GROUP BY bucket`;
+    return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
+  }
   const text = `SELECT bucket, count() AS persons FROM (${cohortRows(q, targetFilter, w, values)}) GROUP BY bucket`;
   return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
+}
+
+/**
+ * Recurring retention, one row per person from one read of the events: the periods with a target event (its
+ * cohorts) and those with a returning event. Joining the two (person, period) sets instead read the events twice
+ * and failed at the 1 GB memory bound on 10M events (seed 20261123, chdb).
+ */
+function personCohortsAndReturns(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
+  const bucket = bucketExpr(w.starts, values);
+  const target = `(true${entityWhere(q.target, 'target', values)} AND {target_filters})`;
+  const returning = `(true${entityWhere(q.returning, 'returning', values)} AND {returning_filters})`;
+  return `SELECT person_id, groupUniqArrayIf(${bucket}, ${target}) AS cohorts, groupUniqArrayIf(${bucket}, ${returning}) AS returns FROM events
+    WHERE timestamp >= {from} AND timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
 }
 
 /** Rows (cohort, later, persons): the persons of cohort i with a returning event `later` ≥ 1 periods after it. */
 export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
+  const columns: { name: string; type: 'Int' }[] = [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }];
+  if (q.retentionType !== 'retention_first_time' && w.starts.length > 1) {
+    const text = `SELECT n.i AS cohort, n.k AS later, count() AS persons FROM (${personCohortsAndReturns(q, w, values)}) AS p CROSS JOIN (${cohortOffsets(w.starts.length)}) AS n
+      WHERE has(p.cohorts, n.i) AND has(p.returns, n.i + n.k) GROUP BY cohort, later`;
+    return print(text, values, columns, targetFilter, returningFilter, opts);
+  }
   const cohorts = cohortRows(q, targetFilter, w, values);
   const returns = returnRows(q, w, values);
   const text = `SELECT c.bucket AS cohort, r.bucket - c.bucket AS later, count() AS persons FROM (${cohorts}) AS c INNER JOIN (${returns}) AS r ON c.person_id = r.person_id WHERE r.bucket > c.bucket GROUP BY cohort, later`;
-  return print(text, values, [{ name: 'cohort', type: 'Int' }, { name: 'later', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, returningFilter, opts);
+  return print(text, values, columns, targetFilter, returningFilter, opts);
 }
 
 
