@@ -302,19 +302,21 @@ export function groupByPerson(e: Events): PersonGroups {
   return { maxPid, starts, ts, mask, value, values: e.values, name, names: e.names, most };
 }
 
-/** Beyond this many rows out of order, a person's rows are sorted through their indexes rather than by insertion. */
-const INSERTION_SORT_MAX = 32;
+/**
+ * Rows an insertion sort may move per row of the range before the range is sorted through its indexes instead:
+ * the local engine's rows come nearly in time order (a person's rows from two shards interleave a little), where
+ * insertion is one pass and a few moves; ClickHouse's funnel rows come in its storage order (not by time within a
+ * day), where insertion would be quadratic in a person's events.
+ */
+const MOVES_PER_ROW = 4;
 
 /**
  * Sorts rows [from, to) by time, moving every column; stable (ties keep the order the rows came in), one pass when
- * already in order. The local engine's rows come nearly in order; ClickHouse's funnel rows come in its storage order
- * (not by time within a day), where insertion would be quadratic in a person's events.
+ * already in order. By insertion while that stays cheap; past MOVES_PER_ROW moves per row, the rest through the
+ * indexes (a stable sort of the partly sorted range: ties still keep their order).
  */
 function sortRowsByTime(ts: Float64Array, mask: Uint32Array, value: Int32Array | null, name: Int32Array | null, from: number, to: number): void {
-  if (to - from > INSERTION_SORT_MAX && !inTimeOrder(ts, from, to)) {
-    sortRowsThroughIndexes(ts, mask, value, name, from, to);
-    return;
-  }
+  let movesLeft = MOVES_PER_ROW * (to - from) + 64;
   for (let k = from + 1; k < to; k++) {
     const t = ts[k]!;
     if (ts[k - 1]! <= t) continue;
@@ -328,17 +330,17 @@ function sortRowsByTime(ts: Float64Array, mask: Uint32Array, value: Int32Array |
       if (value !== null) value[j + 1] = value[j]!;
       if (name !== null) name[j + 1] = name[j]!;
       j--;
+      movesLeft--;
     }
     ts[j + 1] = t;
     mask[j + 1] = m;
     if (value !== null) value[j + 1] = v;
     if (name !== null) name[j + 1] = nm;
+    if (movesLeft < 0) {
+      sortRowsThroughIndexes(ts, mask, value, name, from, to);
+      return;
+    }
   }
-}
-
-function inTimeOrder(ts: Float64Array, from: number, to: number): boolean {
-  for (let k = from + 1; k < to; k++) if (ts[k - 1]! > ts[k]!) return false;
-  return true;
 }
 
 /** Array.prototype.sort is stable: equal times keep their rows' order, as the insertion sort keeps it. */
