@@ -42,6 +42,7 @@ export const ConfigSchema = Type.Object({
   clickhouseCluster: Type.Union([Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Null()], { description: 'QUILL_CLICKHOUSE_CLUSTER: a cluster name: sharded, replicated tables with Distributed tables over them, as PostHog creates them' }),
   clickhouseLagPolicy: Type.Union([Type.Literal('fall_behind'), Type.Literal('backpressure')], { description: 'QUILL_CLICKHOUSE_LAG_POLICY: past QUILL_CLICKHOUSE_MAX_LAG events not yet exported by a shard, fall_behind keeps ingesting; backpressure answers new requests to that shard 503 with Retry-After' }),
   clickhouseMaxLag: Type.Integer({ description: 'QUILL_CLICKHOUSE_MAX_LAG: events of one shard not yet exported beyond which the lag policy acts', minimum: 1 }),
+  clickhouseGatherRows: Type.Integer({ description: 'QUILL_CLICKHOUSE_GATHER_ROWS: events a funnel, path or correlation on ClickHouse brings back to the worker at once; more come in parts of persons, each part read again', minimum: 1 }),
   analytics: Type.Union([Type.Literal('local'), Type.Literal('clickhouse')], { description: 'QUILL_ANALYTICS: where HogQL queries, the insights (trends, stickiness, retention, lifecycle, funnels, paths, correlation) and the persons behind a point of the first five run: local (Quill\'s own engine) or clickhouse (the exported tables of QUILL_CLICKHOUSE_URL, once the export has caught up)' }),
 });
 
@@ -86,5 +87,6 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   clickhouseCluster: 'QUILL_CLICKHOUSE_CLUSTER',
   clickhouseLagPolicy: 'QUILL_CLICKHOUSE_LAG_POLICY',
   clickhouseMaxLag: 'QUILL_CLICKHOUSE_MAX_LAG',
+  clickhouseGatherRows: 'QUILL_CLICKHOUSE_GATHER_ROWS',
   analytics: 'QUILL_ANALYTICS',
 };

@@ -36,10 +36,10 @@ const exportingTo = (ch: ClickHouseProcess, analytics: 'clickhouse' | 'local') =
   ({ QUILL_CLICKHOUSE_URL: ch.url, QUILL_CLICKHOUSE_DATABASE: 'posthog', QUILL_ANALYTICS: analytics });
 
 /** Starts chdb, then a Quill (2 workers, as the suites' local Quills) with `QUILL_ANALYTICS=clickhouse` on it. */
-export async function startOnClickHouse(): Promise<OnClickHouse> {
+export async function startOnClickHouse(env: Record<string, string> = {}): Promise<OnClickHouse> {
   const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-ch-')));
   await ch.start();
-  const onClickHouse = await startQuill({ env: exportingTo(ch, 'clickhouse'), workers: 2 })
+  const onClickHouse = await startQuill({ env: { ...exportingTo(ch, 'clickhouse'), ...env }, workers: 2 })
     .catch(async (error: unknown) => {
       await stopOnClickHouse({ ch }, true);
       throw error;

@@ -10,19 +10,18 @@ import { resolveDateRange } from '../../domain/analytics/date-range.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
-import { eventsOfRows, GATHERED_ROWS_MAX } from './gathered-events.js';
+import { foldGatheredRows } from './gathered-events.js';
 import { queryContext } from './query-context.js';
-import { forEachPerson, groupByPerson } from './sequences.js';
 
 /** A row of funnelEventsSql without a breakdown, names gathered: (person, ms, mask, event). */
 const nameOfRow = (row: readonly unknown[]) => String(row[3]);
 
 export async function runCorrelationOnClickHouse(
   rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null,
-): Promise<CorrelationRun & { caughtUp: boolean }> {
+): Promise<CorrelationRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
@@ -31,11 +30,9 @@ export async function runCorrelationOnClickHouse(
   const printed = funnelEventsSql({ ...q, breakdown: null }, filter, range.from, range.to,
     { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now }, { everyEvent: true, names: true });
   const caughtUp = await exportCaughtUp(rt, requested);
-  // Every event of the persons who may enter comes back: beyond the funnels' bound the local engine answers.
-  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, GATHERED_ROWS_MAX)).data;
+  // Every event of the persons who may enter comes back, part after part (a part's persons at a time).
   const reducer = correlationReducer(correlationParams(q, range.to, exclude, personsOf));
   const partial = reducer.empty();
-  const events = eventsOfRows(rows, { name: nameOfRow });
-  await forEachPerson(groupByPerson(events), () => true, (person) => reducer.add(partial, person));
-  return { ctx, partial, caughtUp, person: (pid) => rt.persons.personByUuid(team, events.uuids[pid - 1]!) };
+  const { uuids, parts } = await foldGatheredRows(rt, printed, { name: nameOfRow }, (person) => reducer.add(partial, person));
+  return { ctx, partial, caughtUp, gatheredParts: parts, person: (pid) => rt.persons.personByUuid(team, uuids[pid - 1]!) };
 }

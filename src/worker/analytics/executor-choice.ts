@@ -17,7 +17,8 @@ export async function runOnChosenExecutor<R>(
   rt: WorkerRuntime,
   /** Why ClickHouse cannot answer (null: it can). */
   gap: () => string | null,
-  onClickHouse: () => Promise<R & { caughtUp: boolean }>,
+  /** `gatheredParts`: how many parts a sequence analysis brought its events back in (gathered-events.ts). */
+  onClickHouse: () => Promise<R & { caughtUp: boolean; gatheredParts?: number }>,
   local: () => Promise<R>,
 ): Promise<{ run: R; where: Record<string, unknown> }> {
   if (rt.config.analytics !== 'clickhouse') return { run: await local(), where: {} };
@@ -25,7 +26,8 @@ export async function runOnChosenExecutor<R>(
   if (reason !== null) return { run: await local(), where: { clickhouse: { fallback: reason } } };
   try {
     const run = await onClickHouse();
-    return { run, where: { clickhouse: { fallback: null }, clickhouse_export: { caught_up: run.caughtUp } } };
+    const clickhouse = run.gatheredParts === undefined ? { fallback: null } : { fallback: null, gathered_parts: run.gatheredParts };
+    return { run, where: { clickhouse, clickhouse_export: { caught_up: run.caughtUp } } };
   } catch (error) {
     if (!(error instanceof AnsweredLocally)) throw error;
     return { run: await local(), where: { clickhouse: { fallback: error.reason } } };

@@ -10,16 +10,16 @@ import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import type { FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { localPersonIdOf } from './actors-clickhouse.js';
 import { funnelParams, funnelReducer, type FunnelPartial, type FunnelRun } from './funnels.js';
 import { queryContext } from './query-context.js';
-import { eventsOfRows, GATHERED_ROWS_MAX } from './gathered-events.js';
-import { forEachPerson, groupByPerson } from './sequences.js';
+import { foldGatheredRows } from './gathered-events.js';
 
 export interface ClickHouseFunnelRun extends FunnelRun {
   caughtUp: boolean;
+  gatheredParts: number;
 }
 
 /** A funnel row's breakdown value (its fourth column): '' is "no value", as the local engine's -1. */
@@ -39,21 +39,18 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts);
   const caughtUp = await exportCaughtUp(rt, requested);
-  // Every gathered event comes back as a row folded here: beyond a bound the local engine answers instead (it
-  // holds the same events as columns, far smaller than rows of JSON).
-  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, GATHERED_ROWS_MAX)).data;
+  // Every gathered event comes back as a row folded here, part after part (a part's persons at a time).
   const reducer = funnelReducer(funnelParams(q, range, periods, persons));
   const partial: FunnelPartial = reducer.empty();
-  const events = eventsOfRows(rows, q.breakdown ? { value: breakdownOfRow } : {});
-  await forEachPerson(groupByPerson(events), () => true, (person) => reducer.add(partial, person));
+  const { uuids, parts } = await foldGatheredRows(rt, printed, q.breakdown ? { value: breakdownOfRow } : {}, (person) => reducer.add(partial, person));
   if (persons) {
     // Only the persons the steps kept are looked up (a deleted one among them sends the question to the local engine).
     const localId = localPersonIdOf(rt, team);
-    const toLocal = (pids: number[]) => pids.map((pid) => localId(events.uuids[pid - 1]!));
+    const toLocal = (pids: number[]) => pids.map((pid) => localId(uuids[pid - 1]!));
     for (const stats of partial.values()) {
       if (stats.persons) stats.persons = stats.persons.map(toLocal);
       if (stats.periodPersons) stats.periodPersons = stats.periodPersons.map((pp) => ({ from: toLocal(pp.from), to: toLocal(pp.to) }));
     }
   }
-  return { ctx, range, periods, partial, caughtUp };
+  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts };
 }

@@ -2,11 +2,80 @@
  * Events gathered by ClickHouse for a sequence analysis (funnels, paths, correlation): rows of (person uuid, ms,
  * step bits, …) turned into the collected-events columns the local engine's own fold reads
  * (src/worker/analytics/sequences.ts), so both executors share one definition of each analysis.
+ *
+ * The rows come back in parts of at most QUILL_CLICKHOUSE_GATHER_ROWS rows, each part a disjoint set of persons (by a hash of the
+ * person's uuid), folded as it arrives: the fold is per person, so it does not matter which part a person is in,
+ * and Quill holds one part's rows at a time whatever the number of events.
  */
-import type { Events } from './sequences.js';
+import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
+import { selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { AnsweredLocally } from './executor-choice.js';
+import { forEachPerson, groupByPerson, type Events, type PersonEvents } from './sequences.js';
 
-/** Events a sequence analysis brings back from ClickHouse at most (about 150 bytes each once parsed); past it the local engine answers. */
-export const GATHERED_ROWS_MAX = 2_000_000;
+/**
+ * Parts at most: each reads the events again, so past it (a person with more events than a part holds, or more
+ * events than reading them this way makes sense for) the local engine answers.
+ */
+export const GATHERED_PARTS_MAX = 256;
+/** A part is aimed at this share of the bound, so that uneven persons rarely push one over it. */
+const PART_FILL = 0.7;
+
+/**
+ * Runs `printed` (its first column the person's uuid as text) and hands every person's events, regrouped and in
+ * time order, to `each`: in one part when the rows fit the bound, else in as many parts as the rows' count asks
+ * for (a part that still overflows is split in two). Returns the uuid of each person by the number the fold saw
+ * (`uuids[pid - 1]`: persons are numbered by uuid within a part, the parts one after another) and how many parts
+ * the rows came in.
+ */
+export async function foldGatheredRows(
+  rt: WorkerRuntime, printed: PrintedClickHouse, columns: RowColumns, each: (person: PersonEvents) => void,
+): Promise<{ uuids: string[]; parts: number }> {
+  // Rows of one part at most (QUILL_CLICKHOUSE_GATHER_ROWS; about 150 bytes each once parsed).
+  const rowsMax = rt.config.clickhouseGatherRows;
+  const uuids: string[] = [];
+  let folded = 0;
+  const foldPart = async (parts: number, part: number): Promise<void> => {
+    const { sql, params } = parts === 1 ? printed : partOf(printed, parts, part);
+    let rows: unknown[][];
+    try {
+      rows = (await selectOnClickHouse(rt, sql, params, rowsMax)).data;
+    } catch (error) {
+      if (!(error instanceof AnsweredLocally) || parts * 2 > GATHERED_PARTS_MAX) throw error;
+      if (parts > 1) {
+        // Persons whose hash modulo `parts` is `part` are those whose hash modulo 2·parts is `part` or `part + parts`.
+        await foldPart(parts * 2, part);
+        return foldPart(parts * 2, part + parts);
+      }
+      const total = await countRows(rt, printed);
+      const needed = Math.max(2, Math.ceil(total / (rowsMax * PART_FILL)));
+      if (needed > GATHERED_PARTS_MAX) throw new AnsweredLocally(`${total.toLocaleString('en')} rows to bring back from ClickHouse, more than ${GATHERED_PARTS_MAX} parts of ${rowsMax.toLocaleString('en')}`);
+      for (let k = 0; k < needed; k++) await foldPart(needed, k);
+      return;
+    }
+    const events = eventsOfRows(rows, columns, uuids.length);
+    rows = [];
+    for (const uuid of events.uuids) uuids.push(uuid);
+    await forEachPerson(groupByPerson(events), () => true, each);
+    folded++;
+  };
+  await foldPart(1, 0);
+  return { uuids, parts: folded };
+}
+
+/** The rows of `printed` whose person's hash modulo `parts` is `part`. */
+function partOf(printed: PrintedClickHouse, parts: number, part: number): PrintedClickHouse {
+  return {
+    ...printed,
+    sql: `SELECT * FROM (${printed.sql}) AS gathered WHERE cityHash64(gathered.c0) % {gather_parts:UInt32} = {gather_part:UInt32}`,
+    params: { ...printed.params, gather_parts: String(parts), gather_part: String(part) },
+  };
+}
+
+async function countRows(rt: WorkerRuntime, printed: PrintedClickHouse): Promise<number> {
+  const { data } = await selectOnClickHouse(rt, `SELECT count() FROM (${printed.sql}) AS gathered`, printed.params);
+  return Number(data[0]?.[0] ?? 0);
+}
 
 /** How a row of ClickHouse's answer carries an event's value and name (absent: the events carry none). */
 export interface RowColumns {
@@ -15,7 +84,7 @@ export interface RowColumns {
   name?: (row: readonly unknown[]) => string;
 }
 
-/** Collected events, and the uuid of each person by the number given to it (`uuids[pid - 1]`). */
+/** Collected events, and the uuid of each person by the number given to it (`uuids[pid - 1 - firstPid]`). */
 export type RowEvents = Events & { uuids: string[] };
 
 /**
@@ -25,7 +94,7 @@ export type RowEvents = Events & { uuids: string[] };
  * persons looks them up in `uuids`); rows of no person are dropped. Values and names are interned as the local
  * engine's tables are.
  */
-export function eventsOfRows(rows: readonly unknown[][], columns: RowColumns = {}): RowEvents {
+export function eventsOfRows(rows: readonly unknown[][], columns: RowColumns = {}, firstPid = 0): RowEvents {
   const n = rows.length;
   const events: RowEvents = {
     n: 0, pid: new Uint32Array(n), ts: new Float64Array(n), mask: new Uint32Array(n), value: new Int32Array(n), values: [], name: new Int32Array(n).fill(-1), names: [], uuids: [],
@@ -47,18 +116,19 @@ export function eventsOfRows(rows: readonly unknown[][], columns: RowColumns = {
     events.value[k] = value === null ? -1 : interned(valueIds, events.values, value);
     if (columns.name) events.name[k] = interned(nameIds, events.names, columns.name(row));
   }
-  numberByUuid(events);
+  numberByUuid(events, firstPid);
   return events;
 }
 
 /**
- * Renumbers the persons in the order of their uuids. ClickHouse sends the rows in no set order, and the fold's sums
- * over persons (conversion times, floating point) must add up in the same order for the same events every time.
+ * Renumbers the persons in the order of their uuids, from `firstPid + 1`. ClickHouse sends the rows in no set order,
+ * and the fold's sums over persons (conversion times, floating point) must add up in the same order for the same
+ * events every time.
  */
-function numberByUuid(events: RowEvents): void {
+function numberByUuid(events: RowEvents, firstPid: number): void {
   const byUuid = events.uuids.map((uuid, i) => ({ uuid, pid: i + 1 })).sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
   const renumbered = new Uint32Array(byUuid.length + 1);
-  byUuid.forEach((p, i) => (renumbered[p.pid] = i + 1));
+  byUuid.forEach((p, i) => (renumbered[p.pid] = firstPid + i + 1));
   for (let k = 0; k < events.n; k++) events.pid[k] = renumbered[events.pid[k]!]!;
   events.uuids = byUuid.map((p) => p.uuid);
 }

@@ -8,12 +8,11 @@ import { resolveDateRange } from '../../domain/analytics/date-range.js';
 import { pathEventsSql } from '../../domain/analytics/clickhouse/path-sql.js';
 import { rawItem, type PathsQuery } from '../../domain/analytics/paths.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { eventsOfRows, GATHERED_ROWS_MAX, type RowColumns } from './gathered-events.js';
+import { foldGatheredRows, type RowColumns } from './gathered-events.js';
 import { pathReducer, pathRules, type PathRun } from './paths.js';
 import { queryContext } from './query-context.js';
-import { forEachPerson, groupByPerson } from './sequences.js';
 
 /** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
 export const PATH_ROW: RowColumns = {
@@ -21,17 +20,15 @@ export const PATH_ROW: RowColumns = {
   value: (row) => rawItem(String(row[3]), String(row[4] ?? ''), String(row[4] ?? '')),
 };
 
-export async function runPathsOnClickHouse(rt: WorkerRuntime, team: number, q: PathsQuery, now: number): Promise<PathRun & { caughtUp: boolean }> {
+export async function runPathsOnClickHouse(rt: WorkerRuntime, team: number, q: PathsQuery, now: number): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, null);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);
-  // As many rows as a funnel at most: beyond, the local engine (which holds the events as columns) answers.
-  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params, GATHERED_ROWS_MAX)).data;
   const reducer = pathReducer({ query: q, actionNames: [], rules: pathRules(ctx, q), persons: null });
   const partial = reducer.empty();
-  await forEachPerson(groupByPerson(eventsOfRows(rows, PATH_ROW)), () => true, (person) => reducer.add(partial, person));
-  return { ctx, partial, caughtUp };
+  const { parts } = await foldGatheredRows(rt, printed, PATH_ROW, (person) => reducer.add(partial, person));
+  return { ctx, partial, caughtUp, gatheredParts: parts };
 }
