@@ -17,7 +17,10 @@ export async function runOnChosenExecutor<R>(
   rt: WorkerRuntime,
   /** Why ClickHouse cannot answer (null: it can). */
   gap: () => string | null,
-  /** `gatheredParts`: how many parts a sequence analysis brought its events back in (gathered-events.ts). */
+  /**
+   * `gatheredParts`: how many parts a sequence analysis brought its events back in (gathered-events.ts), said in the
+   * answer when more than one (each part read the events again: it is why such an answer took longer).
+   */
   onClickHouse: () => Promise<R & { caughtUp: boolean; gatheredParts?: number }>,
   local: () => Promise<R>,
 ): Promise<{ run: R; where: Record<string, unknown> }> {
@@ -26,7 +29,7 @@ export async function runOnChosenExecutor<R>(
   if (reason !== null) return { run: await local(), where: { clickhouse: { fallback: reason } } };
   try {
     const run = await onClickHouse();
-    const clickhouse = run.gatheredParts === undefined ? { fallback: null } : { fallback: null, gathered_parts: run.gatheredParts };
+    const clickhouse = (run.gatheredParts ?? 1) <= 1 ? { fallback: null } : { fallback: null, gathered_parts: run.gatheredParts };
     return { run, where: { clickhouse, clickhouse_export: { caught_up: run.caughtUp } } };
   } catch (error) {
     if (!(error instanceof AnsweredLocally)) throw error;
