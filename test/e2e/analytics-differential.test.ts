@@ -359,13 +359,33 @@ t.test('more questions for the two executors alone', async (tt) => {
   for (const query of EXECUTORS_ONLY_QUERIES) tt.equal((await api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' })).status, 200, String(query.kind));
 });
 
+t.test('the persons behind a path edge, a path drop-off and a correlation entry', async (tt) => {
+  // Asked through the mirror: both executors must list the same persons in the same order (the report compares).
+  const window = `date_from=${FROM}&date_to=${TO}`;
+  const edges = await get(`insights/path/?${window}&edge_limit=20&refresh=true`);
+  const edge = edges.result.find((e: any) => e.source.startsWith('2_')) ?? edges.result[0];
+  const persons = async (path: string) => {
+    const res = await api.get(`/api/projects/@current/${path}`);
+    tt.equal(res.status, 200, path);
+    return res.body.results[0].people;
+  };
+  tt.ok((await persons(`persons/path/?${window}&path_start_key=${enc(edge.source)}&path_end_key=${enc(edge.target)}&limit=500`)).length > 0, `persons of the edge ${edge.source} → ${edge.target}`);
+  tt.ok((await persons(`persons/path/?${window}&path_dropoff_key=${enc(edge.target)}&limit=500`)).length > 0, `persons who stop at ${edge.target}`);
+  const correlation = await get(`insights/funnel/correlation/?events=${enc(JSON.stringify(FUNNEL_STEPS))}&${window}&refresh=true`);
+  const entry = correlation.result.events[0];
+  for (const url of [entry.success_people_url, entry.failure_people_url]) {
+    tt.ok((await persons(`${String(url).replace(/^\/api\/projects\/[^/]+\//, '')}&funnel_correlation_person_limit=500`)).length > 0, `persons of ${entry.event.event}: ${url.includes('converted=true') ? 'converted' : 'not converted'}`);
+  }
+});
+
 t.test('sequence analyses with more events than a part are gathered in parts on ClickHouse', async (tt) => {
   tt.equal((await api.twin.patch('/api/projects/@current/', { timezone: 'UTC' })).status, 200);
   const range = `event IN ('$pageview', 'signed_up', 'purchase') AND ts >= TIMESTAMP '${FROM}' AND ts < TIMESTAMP '${TO}' + INTERVAL 1 DAY`;
   const [{ n }] = await duck.rows(`SELECT count(*) AS n FROM events WHERE ${range}`) as [{ n: number }];
   tt.ok(Number(n) > 2 * GATHER_ROWS, `the funnel's events (${n}) fill more than two parts of ${GATHER_ROWS}`);
   const steps = enc(JSON.stringify(FUNNEL_STEPS));
-  for (const path of [`insights/funnel/?events=${steps}&breakdown=%24browser`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50', `persons/funnel/?events=${steps}&funnel_step=2`]) {
+  for (const path of [`insights/funnel/?events=${steps}&breakdown=%24browser`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50', `persons/funnel/?events=${steps}&funnel_step=2`,
+    'persons/path/?path_dropoff_key=2_%2F', `persons/funnel/correlation/?events=${steps}&funnel_correlation_person_entity=${enc('{"id":"$pageleave","type":"events"}')}`]) {
     const res = await api.twin.get(`/api/projects/@current/${path}&date_from=${FROM}&date_to=${TO}&refresh=true`);
     tt.equal(res.status, 200, path);
     tt.equal(res.body.clickhouse?.fallback, null, `${path}: answered by ClickHouse`);

@@ -15,12 +15,17 @@ import type { WorkerRuntime } from '../runtime.js';
 import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
 import { foldGatheredRows } from './gathered-events.js';
 import { queryContext } from './query-context.js';
+import { localPersonIdOf } from './actors-clickhouse.js';
 
 /** A row of funnelEventsSql without a breakdown, names gathered: (person, ms, mask, event). */
 const nameOfRow = (row: readonly unknown[]) => String(row[3]);
 
+/**
+ * `localIds` (/persons/funnel/correlation/): the population's persons as the local engine's person ids
+ * (localPersonIdOf), so that the persons endpoint filters and pages them exactly as it does the local engine's.
+ */
 export async function runCorrelationOnClickHouse(
-  rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null,
+  rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null, localIds = false,
 ): Promise<CorrelationRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
@@ -34,5 +39,9 @@ export async function runCorrelationOnClickHouse(
   const reducer = correlationReducer(correlationParams(q, range.to, exclude, personsOf));
   const partial = reducer.empty();
   const { uuids, parts } = await foldGatheredRows(rt, printed, { name: nameOfRow }, (person) => reducer.add(partial, person));
+  if (localIds) {
+    const localId = localPersonIdOf(rt, team);
+    partial.persons = partial.persons.map(([pid, converted]) => [localId(uuids[pid - 1]!), converted]);
+  }
   return { ctx, partial, caughtUp, gatheredParts: parts, person: (pid) => rt.persons.personByUuid(team, uuids[pid - 1]!) };
 }

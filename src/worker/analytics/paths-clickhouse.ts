@@ -11,7 +11,8 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { foldGatheredRows, type RowColumns } from './gathered-events.js';
-import { pathReducer, pathRules, type PathRun } from './paths.js';
+import { pathReducer, pathRules, type PathParams, type PathRun } from './paths.js';
+import { localPersonIdOf } from './actors-clickhouse.js';
 import { queryContext } from './query-context.js';
 
 /** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
@@ -20,15 +21,25 @@ export const PATH_ROW: RowColumns = {
   value: (row) => rawItem(String(row[3]), String(row[4] ?? ''), String(row[4] ?? '')),
 };
 
-export async function runPathsOnClickHouse(rt: WorkerRuntime, team: number, q: PathsQuery, now: number): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
+/**
+ * `persons` (/persons/path/): keep the persons whose paths hold the edge or end at the node, as the local engine's
+ * person ids (localPersonIdOf), so that the persons endpoint pages them exactly as it pages the local engine's.
+ */
+export async function runPathsOnClickHouse(
+  rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null,
+): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, null);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);
-  const reducer = pathReducer({ query: q, actionNames: [], rules: pathRules(ctx, q), persons: null });
+  const reducer = pathReducer({ query: q, actionNames: [], rules: pathRules(ctx, q), persons });
   const partial = reducer.empty();
-  const { parts } = await foldGatheredRows(rt, printed, PATH_ROW, (person) => reducer.add(partial, person));
+  const { uuids, parts } = await foldGatheredRows(rt, printed, PATH_ROW, (person) => reducer.add(partial, person));
+  if (persons) {
+    const localId = localPersonIdOf(rt, team);
+    partial.persons = partial.persons.map((pid) => localId(uuids[pid - 1]!));
+  }
   return { ctx, partial, caughtUp, gatheredParts: parts };
 }

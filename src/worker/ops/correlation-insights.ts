@@ -3,13 +3,13 @@
  * `events` correlates other event names with converting; `properties` the persons' current properties
  * (`funnel_correlation_names`, `$all` for every key). `event_with_properties` is refused for now. With
  * `QUILL_ANALYTICS=clickhouse` the insight's events are gathered on ClickHouse
- * (src/worker/analytics/correlation-clickhouse.ts); the persons of an entry stay local.
+ * (src/worker/analytics/correlation-clickhouse.ts), and so are the persons behind an entry.
  */
 import { correlate, type CorrelationCounts } from '../../domain/analytics/correlation.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
-import { funnelMatchers, funnelsQueryOf } from '../../domain/analytics/funnel-query.js';
+import { funnelMatchers, funnelsQueryOf, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { propertyText } from '../../domain/analytics/property-filters.js';
 import { actorPage } from '../analytics/actors.js';
 import { runCorrelation, type CorrelationRun } from '../analytics/correlation.js';
@@ -70,10 +70,7 @@ export const correlation: OpHandler = (item, rt) => answering(async () => {
   const body = await cached(rt, team, key, p.bool('refresh'), async () => {
     const exclude = stringList(p, 'funnel_correlation_exclude_event_names');
     const personsOf = type === 'properties' ? '' : null;
-    const testAccounts = () => (q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null);
-    const { run, where } = await runOnChosenExecutor<CorrelationRun>(rt,
-      // Correlation reads no breakdown: the funnel's own does not keep it from ClickHouse.
-      () => clickHouseFunnelGap({ ...q, breakdown: null }, [q.properties, ...funnelMatchers(q).map((m) => m.filter), testAccounts()]),
+    const { run, where } = await runOnChosenExecutor<CorrelationRun>(rt, () => correlationGap(rt, team, q, now),
       () => runCorrelationOnClickHouse(rt, team, q, now, exclude, personsOf), () => runCorrelation(rt, team, q, now, exclude, personsOf));
     const candidates = type === 'events'
       ? new Map([...run.partial.events].map(([name, [success, failure]]) => [name, { success, failure }]))
@@ -101,6 +98,13 @@ export const correlation: OpHandler = (item, rt) => answering(async () => {
   return json(200, body);
 });
 
+/** Why ClickHouse cannot compute the correlation of `q` (null: it can). */
+function correlationGap(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number): string | null {
+  const testAccounts = q.filterTestAccounts ? queryContext(rt, team, now, []).testAccountFilters : null;
+  // Correlation reads no breakdown: the funnel's own does not keep it from ClickHouse.
+  return clickHouseFunnelGap({ ...q, breakdown: null }, [q.properties, ...funnelMatchers(q).map((m) => m.filter), testAccounts]);
+}
+
 export const personsCorrelation: OpHandler = (item, rt) => answering(async () => {
   const team = projectIdOf(item);
   const p = paramsOf(item, rt);
@@ -114,7 +118,9 @@ export const personsCorrelation: OpHandler = (item, rt) => answering(async () =>
   const offset = p.int('funnel_correlation_person_offset', 0, 0);
   const convertedParam = p.has('funnel_correlation_person_converted') ? p.bool('funnel_correlation_person_converted') : null;
   await rt.ingest.appliedEverywhere();
-  const run = await runCorrelation(rt, team, q, item.meta.now, [], event ?? '');
+  const now = item.meta.now;
+  const { run, where } = await runOnChosenExecutor<CorrelationRun>(rt, () => correlationGap(rt, team, q, now),
+    () => runCorrelationOnClickHouse(rt, team, q, now, [], event ?? '', true), () => runCorrelation(rt, team, q, now, [], event ?? ''));
   let persons = run.partial.persons.filter(([, converted]) => convertedParam === null || converted === convertedParam);
   if (event === null) {
     rt.persons.env.resetReadTxn();
@@ -135,5 +141,6 @@ export const personsCorrelation: OpHandler = (item, rt) => answering(async () =>
     missing_persons: page.missing,
     is_cached: false,
     last_refresh: new Date().toISOString(),
+    ...where,
   });
 });
