@@ -5,6 +5,7 @@ import t from 'tap';
 import { clickHousePathsGap, pathEventsSql } from '../../src/domain/analytics/clickhouse/path-sql.js';
 import { funnelEventsSql } from '../../src/domain/analytics/clickhouse/funnel-sql.js';
 import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
+import { actionFilter } from '../../src/domain/analytics/action-filter.js';
 import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';
 import { pathsQueryOf, rankEdges } from '../../src/domain/analytics/paths.js';
@@ -37,6 +38,17 @@ t.test('paths: one guarded read of the events that may be path items, user text 
   const custom = pathEventsSql(paths({ include_event_types: ['custom_event'] }), null, FROM, TO, OPTS);
   tt.match(custom.sql, /not\(startsWith\(`events`\.`event`/, 'custom_event: every event not named $…');
   tt.ok(guarded(custom.sql));
+});
+
+t.test('paths: actions as items, each its bit of the mask, their text as parameters', async (tt) => {
+  const action = (id: number, steps: Parameters<typeof actionFilter>[0]['steps']) => ({ id, name: `action ${id}`, filter: actionFilter({ steps }) });
+  const q = { ...paths({ include_event_types: ['$screen'] }), includeActions: [action(1, [{ event: EVIL }]), action(2, [{ event: '$pageview', url: EVIL, url_matching: 'contains' }])] };
+  tt.equal(clickHousePathsGap(q, []), null, 'actions of events and URLs run on ClickHouse');
+  const printed = pathEventsSql(q, null, FROM, TO, OPTS);
+  tt.ok(guarded(printed.sql));
+  tt.notMatch(printed.sql, /OR 1=1/, 'no user text in the SQL');
+  tt.match(printed.sql, /multiIf\(.*, 1, 0\)/, "the first action's bit");
+  tt.match(printed.sql, /multiIf\(.*, 2, 0\)/, "the second action's bit");
 });
 
 t.test('paths: gaps, what falls back to the local engine, named', async (tt) => {

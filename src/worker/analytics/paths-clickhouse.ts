@@ -29,12 +29,12 @@ export async function runPathsOnClickHouse(
   rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null,
 ): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
-  const ctx = queryContext(rt, team, now, [q.properties], []);
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, null);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);
-  const reducer = pathReducer({ query: q, actionNames: [], rules: pathRules(ctx, q), persons });
+  const reducer = pathReducer({ query: q, actionNames: q.includeActions.map((a) => a.name), rules: pathRules(ctx, q), persons });
   const partial = reducer.empty();
   const { uuids, parts } = await foldGatheredRows(rt, printed, PATH_ROW, (person) => reducer.add(partial, person));
   if (persons) {

@@ -20,9 +20,9 @@ import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.j
  * test accounts).
  */
 export function clickHousePathsGap(q: PathsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.includeActions.length > 0) return 'actions are not computed on ClickHouse yet';
   if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
-  for (const f of filters) {
+  // Actions as path items are their steps' filter trees, printed as the funnels' action steps are.
+  for (const f of [...filters, ...q.includeActions.map((a) => a.filter)]) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;
   }
@@ -30,10 +30,11 @@ export function clickHousePathsGap(q: PathsQuery, filters: readonly (FilterNode 
 }
 
 /**
- * Rows (person, time in epoch ms, 0, event, item property) of the events in [from, to] passing `filter` whose name
- * paths may include (as includesEvent reads it; the fold checks again). The item
+ * Rows (person, time in epoch ms, action bits, event, item property) of the events in [from, to] passing `filter`
+ * whose name paths may include (as includesEvent reads it; the fold checks again) or that match an included
+ * action. The item
  * property is the text of `$current_url` for a pageview, of `$screen_name` for a screen ('' when missing, as
- * rawItem reads a missing one), else ''. The 0 stands for the mask, which only actions set. In no particular order:
+ * rawItem reads a missing one), else ''. In no particular order:
  * the local grouping (groupByPerson) puts each person's events in time order, as for funnels; sorting them here
  * made ClickHouse hold every row at once (past 1 GB at 10M events).
  */
@@ -47,13 +48,21 @@ export function pathEventsSql(q: PathsQuery, filter: FilterNode | null, from: nu
   }
   // Custom events: every event whose name is not one of PostHog's own ($…).
   if (q.includeTypes.includes('custom_event')) included.push("NOT startsWith(event, '$')");
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values), `(${included.join(' OR ')})`];
+  // An action's events carry its bit (2^i, the local engine's matcher i); an event of several actions is the item
+  // of the first (the fold reads the lowest bit), whatever its name.
+  const trees: Record<string, FilterNode | null> = {};
+  const actions = q.includeActions.map((a, i) => {
+    trees[`a${i}`] = a.filter;
+    return `{a${i}}`;
+  });
+  const mask = actions.length === 0 ? '0' : actions.map((a, i) => `multiIf(${a}, ${2 ** i}, 0)`).join(' + ');
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values), `(${[...included, ...actions].join(' OR ')})`];
   const url = breakdownValue('$current_url', values, 'null', 'url_key');
   const screen = breakdownValue('$screen_name', values, 'null', 'screen_key');
   const item = `multiIf(event = '$pageview', ${url}, event = '$screen', ${screen}, '')`;
-  const text = `SELECT person_id, timestamp, 0 AS mask, event, ${item} AS item FROM events WHERE ${where.join(' AND ')}`;
+  const text = `SELECT person_id, timestamp, ${mask} AS mask, event, ${item} AS item FROM events WHERE ${where.join(' AND ')}`;
   return printClickHouse(parseQuery(text), [
     { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
     { name: 'event', type: 'String' }, { name: 'item', type: 'String' },
-  ], { ...opts, values, filters: null, filterTree: filter, filterTrees: {} });
+  ], { ...opts, values, filters: null, filterTree: filter, filterTrees: trees });
 }
