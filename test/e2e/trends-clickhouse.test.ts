@@ -93,6 +93,9 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['events per person: average, minimum, maximum, median, p90', { events: ['avg', 'min', 'max', 'median', 'p90'].map((m, order) => ({ ...pageviews, math: `${m}_count_per_actor`, order })) }],
   ['events per person with a breakdown, per week', { events: [{ ...pageviews, math: 'avg_count_per_actor' }], breakdown: '$browser', breakdown_type: 'event', interval: 'week' }],
   ['unique groups', { events: [{ ...pageviews, math: 'unique_group', math_group_type_index: 0 }] }],
+  // From Quill's own first event, as the local engine's range starts.
+  ['all time, per week, with cumulative unique users', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], date_from: 'all', interval: 'week', display: 'ActionsLineGraphCumulative' }],
+  ['all time, a total', { events: [{ ...purchases, math: 'weekly_active' }], date_from: 'all', display: 'ActionsTable' }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }, /person property filters/],

@@ -54,7 +54,7 @@ t.test('paths: actions as items, each its bit of the mask, their text as paramet
 t.test('paths: gaps, what falls back to the local engine, named', async (tt) => {
   tt.equal(clickHousePathsGap(paths({}), []), null, 'pageview paths run on ClickHouse');
   tt.equal(clickHousePathsGap(paths({ include_event_types: ['$screen', 'custom_event'], start_point: 'a', end_point: 'b', step_limit: 3 }), []), null);
-  tt.match(clickHousePathsGap(paths({ date_from: 'all' }), []), /date_from=all/);
+  tt.equal(clickHousePathsGap(paths({ date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   tt.match(clickHousePathsGap(paths({}), [parseFilters([{ key: 'email', value: 'x', operator: 'exact', type: 'person' }])]), /person property filters/);
   tt.match(clickHousePathsGap(paths({}), [parseFilters([{ key: 'id', value: 3, type: 'cohort' }])]), /cohort filters/);
 });

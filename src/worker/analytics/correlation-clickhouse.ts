@@ -15,6 +15,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
 import { foldGatheredRows } from './gathered-events.js';
 import { queryContext } from './query-context.js';
+import { firstEvent } from './scatter.js';
 import { localPersonIdOf } from './actors-clickhouse.js';
 
 /** A row of funnelEventsSql without a breakdown, names gathered: (person, ms, mask, event). */
@@ -29,7 +30,7 @@ export async function runCorrelationOnClickHouse(
 ): Promise<CorrelationRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   // Correlation reads no breakdown: the same rows whatever the funnel's breakdown.
   const printed = funnelEventsSql({ ...q, breakdown: null }, filter, range.from, range.to,

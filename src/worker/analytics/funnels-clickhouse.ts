@@ -15,6 +15,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { localPersonIdOf } from './actors-clickhouse.js';
 import { funnelParams, funnelReducer, type FunnelPartial, type FunnelRun } from './funnels.js';
 import { queryContext } from './query-context.js';
+import { firstEvent } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
 
 export interface ClickHouseFunnelRun extends FunnelRun {
@@ -33,7 +34,7 @@ export const breakdownOfRow = (row: readonly unknown[]) => String(row[3] ?? '') 
 export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons = false): Promise<ClickHouseFunnelRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, null);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);

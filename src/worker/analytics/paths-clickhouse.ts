@@ -14,6 +14,7 @@ import { foldGatheredRows, type RowColumns } from './gathered-events.js';
 import { pathReducer, pathRules, type PathParams, type PathRun } from './paths.js';
 import { localPersonIdOf } from './actors-clickhouse.js';
 import { queryContext } from './query-context.js';
+import { firstEvent } from './scatter.js';
 
 /** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
 export const PATH_ROW: RowColumns = {
@@ -30,7 +31,7 @@ export async function runPathsOnClickHouse(
 ): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
-  const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, null);
+  const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);

@@ -28,7 +28,6 @@ export function clickHouseFunnelGap(q: FunnelsQuery, filters: readonly (FilterNo
   // Actions (steps and exclusions) are filter trees of their steps in `filters` (funnelMatchers), checked below.
   // The export writes the person as it is at export time, not as it was at the event (see filterGap).
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns of funnels are not computed on ClickHouse yet`;
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;

@@ -20,7 +20,6 @@ import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.j
  * test accounts).
  */
 export function clickHousePathsGap(q: PathsQuery, filters: readonly (FilterNode | null)[]): string | null {
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   // Actions as path items are their steps' filter trees, printed as the funnels' action steps are.
   for (const f of [...filters, ...q.includeActions.map((a) => a.filter)]) {
     const gap = f ? filterGap(f) : null;

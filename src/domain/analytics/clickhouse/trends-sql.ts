@@ -80,7 +80,6 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
   if (gap !== null) return gap;
   for (const s of q.series) if (!computesMath(s)) return `math ${s.math} is not computed on ClickHouse yet`;
   if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
-  if (q.dates.dateFrom === 'all') return 'date_from=all is not computed on ClickHouse yet';
   return null;
 }
 
