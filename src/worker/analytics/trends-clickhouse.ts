@@ -5,7 +5,7 @@
  * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
  */
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
-import { ROLLING_ACTIVE, rollingActiveSql, trendsActorsSql, trendsSeriesSql, type PropertyOwner, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { ownerOf, ROLLING_ACTIVE, rollingActiveSql, trendsActorsSql, trendsSeriesSql, type PropertyOwner, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { smooth } from '../../domain/analytics/trends-values.js';
@@ -92,7 +92,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         continue;
       }
       const property = q.breakdown.property!;
-      const of = q.breakdown.type === 'person' ? 'person' : 'event';
+      const of = ownerOf(q.breakdown.type);
       const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property, of }, opts));
       const ranked = counts.map((row) => [String(row[0] ?? ''), Number(row[1])] as const)
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));

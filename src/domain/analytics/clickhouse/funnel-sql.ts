@@ -18,7 +18,7 @@ import { parseQuery } from '../../hogql/parser.js';
 import { funnelMatchers, type FunnelsQuery } from '../funnel-query.js';
 import type { FilterNode } from '../property-filters.js';
 import { hadPerson } from './person-events.js';
-import { breakdownValue, filterGap, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
+import { breakdownValue, filterGap, ownerOf, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
 
 /**
  * Why a funnel cannot run on ClickHouse yet (null: it can); `filters` are every filter tree the query applies
@@ -77,7 +77,7 @@ export function funnelEventsSql(
     { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
   ];
   if (q.breakdown) {
-    select.push(`${breakdownValue(q.breakdown.property!, values, '', 'breakdown_key', q.breakdown.type === 'person' ? 'person' : 'event')} AS breakdown`);
+    select.push(`${breakdownValue(q.breakdown.property!, values, '', 'breakdown_key', ownerOf(q.breakdown.type))} AS breakdown`);
     columns.push({ name: 'breakdown', type: 'String' });
   }
   if (gather.names) {

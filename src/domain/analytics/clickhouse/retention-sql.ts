@@ -10,7 +10,7 @@ import type { FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
 import { hadPerson } from './person-events.js';
 import { cohortOffsets, periodNumbers } from './period-numbers.js';
-import { breakdownValue, bucketExpr, filterGap, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
+import { breakdownValue, bucketExpr, filterGap, ownerOf, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a retention query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseRetentionGap(q: RetentionQuery, filters: readonly (FilterNode | null)[]): string | null {
@@ -94,7 +94,7 @@ export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode 
 
 /** With a breakdown: the (person_id, value, bucket) of every target event in the window. */
 function cohortRowsByValue(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
-  const value = breakdownValue(q.breakdown!.property, values, 'null', 'breakdown_key', q.breakdown!.type === 'person' ? 'person' : 'event');
+  const value = breakdownValue(q.breakdown!.property, values, 'null', 'breakdown_key', ownerOf(q.breakdown!.type));
   return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters} AND ${hadPerson(values)}`;
 }
 

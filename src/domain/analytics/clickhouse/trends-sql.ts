@@ -96,6 +96,11 @@ export function propertyBreakdown(type: string): type is PropertyOwner {
   return type === 'event' || type === 'person';
 }
 
+/** Whose property a property breakdown of this type reads. */
+export function ownerOf(type: string): PropertyOwner {
+  return type === 'person' ? 'person' : 'event';
+}
+
 /**
  * What every series query on ClickHouse (trends, stickiness, lifecycle) needs: filters it reads as the local engine
  * does (null: they are). An action series is a filter tree of its steps (src/domain/analytics/action-filter.ts) in
