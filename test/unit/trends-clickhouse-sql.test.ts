@@ -34,15 +34,30 @@ t.test('one bucket needs no comparison; a breakdown keeps only its page of value
   const q = trends({ events: [{ id: '$pageview', type: 'events', math: 'dau' }], breakdown: '$browser' });
   const one = trendsSeriesSql(q.series[0]!, null, [STARTS[0]!], STARTS[0]!, STARTS[0]! + DAY - 1, { kind: 'buckets', breakdown: null }, OPTS);
   tt.notMatch(one.sql, /multiIf/, 'a single bucket');
-  const page = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', only: ['Chrome', EVIL] } }, OPTS);
+  const page = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', of: 'event', only: ['Chrome', EVIL] } }, OPTS);
   tt.ok(Object.values(page.params).includes(EVIL), 'breakdown values as parameters');
   tt.notMatch(page.sql, /OR 1=1/);
   tt.ok(storedTableReads(page.sql, 'posthog').every((r) => r.team === 42), 'guarded');
-  const none = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', only: [] } }, OPTS);
+  const none = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: { property: '$browser', of: 'event', only: [] } }, OPTS);
   tt.match(none.sql, /false/, 'an empty page selects nothing');
-  const counts = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'breakdown_counts', property: '$browser' }, OPTS);
+  const counts = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'breakdown_counts', property: '$browser', of: 'event' }, OPTS);
   tt.match(counts.sql, /count\(\)/, 'values ranked by event count');
   tt.notOk(counts.sql.includes(`toInt64(${STARTS[1]})`), 'over the whole range (no bucket starts)');
+  tt.notMatch(counts.sql, /JSONHas\([^,]*person_properties/, "an event property's breakdown reads the event's properties");
+  tt.match(page.sql, /greater\(`events`\.`person_created_at`/, 'unique users: events without a person count for no one');
+  tt.notMatch(counts.sql, /greater\(`events`\.`person_created_at`/, 'but the values are ranked by event count, those events included (as locally)');
+});
+
+t.test("a person property breakdown and filter read the person's properties at the event", async (tt) => {
+  const q = trends({ events: [{ id: '$pageview', type: 'events' }], breakdown: EVIL, breakdown_type: 'person' });
+  const filter = parseFilters([{ key: 'plan', value: EVIL, operator: 'exact', type: 'person' }]);
+  for (const shape of [{ kind: 'breakdown_counts', property: EVIL, of: 'person' }, { kind: 'buckets', breakdown: { property: EVIL, of: 'person', only: ['pro'] } }] as const) {
+    const printed = trendsSeriesSql(q.series[0]!, filter, STARTS, STARTS[0]!, STARTS[2]! + DAY, shape, OPTS);
+    tt.match(printed.sql, /JSONHas\([^,]*person_properties/, `${shape.kind}: the breakdown value from person_properties`);
+    tt.notMatch(printed.sql, /JSONHas\([^,]*\.`properties`/, `${shape.kind}: not from the event's properties`);
+    tt.notMatch(printed.sql, /OR 1=1/, `${shape.kind}: the key and value as parameters`);
+    tt.same(storedTableReads(printed.sql, 'posthog').map((r) => r.table), ['events'], `${shape.kind}: the events table alone (no join to the person now)`);
+  }
 });
 
 t.test('HogQL identifiers for any property key', async (tt) => {
@@ -62,8 +77,10 @@ t.test('what is not computed on ClickHouse yet is named', async (tt) => {
   tt.equal(gap({ formula: 'A*2' }), null, 'a formula');
   for (const math of ['weekly_active', 'monthly_active', 'avg_count_per_actor', 'p90_count_per_actor']) tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math }] }), null, math);
   tt.equal(gap({ events: [{ id: '$pageview', type: 'events', math: 'unique_group', math_group_type_index: 1 }] }), null, 'unique groups');
-  tt.match(gap({ breakdown: 'plan', breakdown_type: 'person' }), /person breakdowns/);
-  tt.match(gap({ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }), /person property filters/);
+  // Person properties at the event: the export writes each event's own snapshot (src/stores/persons/event-snapshots.ts).
+  tt.equal(gap({ breakdown: 'plan', breakdown_type: 'person' }), null, 'a person property breakdown');
+  tt.equal(gap({ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }), null, 'a person property filter');
+  tt.match(gap({ breakdown: 'name', breakdown_type: 'group', breakdown_group_type_index: 0 }), /group breakdowns/);
   tt.match(gap({ properties: [{ key: 'id', value: 3, type: 'cohort' }] }), /cohort filters/);
   tt.match(gap({ properties: [{ key: 'x', value: 'a', operator: 'is_date_after', type: 'event' }] }), /operator is_date_after/);
   tt.equal(gap({ date_from: 'all' }), null, "date_from=all (from Quill's first event)");

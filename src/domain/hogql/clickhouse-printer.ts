@@ -19,7 +19,8 @@
  *   - property values keep their JSON type: `properties.k` is the raw JSON of the value (null when missing or
  *     JSON null), read as text next to a string, as a number next to a number or in numeric aggregates;
  *   - `person_id` is the person the event counts for now (the distinct id's latest row of person_distinct_id2,
- *     argMax by version), `person.properties.k` the person as it was at the event (person_properties);
+ *     argMax by version), `person.properties.k` the person as it was right after the event (person_properties:
+ *     the export writes the snapshot the event was applied with, the one the local engine reads);
  *   - timestamps are in the project's time zone (`toTimeZone`), string times parsed in it;
  *   - `uniq` is exact, `sum`/`avg`/`min`/`max` of no values are NULL, a LEFT JOIN's missing side is NULL
  *     (`join_use_nulls`, a setting the executor sends).

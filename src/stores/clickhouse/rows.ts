@@ -8,17 +8,28 @@ import { addGroupIndexes, personProfileMode, personUuid, type NormalizedEvent } 
 import type { GroupTypes } from '../../domain/model.js';
 import type { GroupRow, PersonRow } from '../persons/person-store.js';
 
-/** The person an event belongs to when it is exported (null: its distinct id has none; captured without a profile). */
+/**
+ * The person an event belongs to when it is exported (null: its distinct id has none; captured without a profile):
+ * its uuid and creation time. Its properties then are only for events whose own snapshot was not kept (applied
+ * before the export was on; src/stores/persons/event-snapshots.ts).
+ */
 export interface EventPerson {
   uuid: string;
   /** Its properties as JSON text, and its creation time as ClickHouse text: made once for all its events of a batch. */
-  propertiesJson: string;
+  readonly propertiesJson: string;
   createdAt: string;
 }
 
-/** An EventPerson from a person row. */
+/** An EventPerson from a person row; the JSON of its properties is made when first asked for. */
 export function eventPerson(row: { uuid: string; properties: Record<string, unknown>; created_at: string }): EventPerson {
-  return { uuid: row.uuid, propertiesJson: JSON.stringify(row.properties), createdAt: chTime(row.created_at) };
+  let json: string | undefined;
+  return {
+    uuid: row.uuid,
+    createdAt: chTime(row.created_at),
+    get propertiesJson() {
+      return (json ??= JSON.stringify(row.properties));
+    },
+  };
 }
 
 const ZERO_TIME = '1970-01-01 00:00:00.000000';
@@ -89,10 +100,15 @@ export interface EventRow {
 }
 
 /**
- * One event. `receivedAt`: when Quill received it (PostHog's `created_at`); `offset`: the ingest-log position of
- * its record (`_offset`); `exportedAt`: `_timestamp`.
+ * One event. `personProperties`: the JSON text of the person properties the event was applied with (what the local
+ * engine's person-property filters and breakdowns read), null when not kept: then the person's as exported.
+ * `receivedAt`: when Quill received it (PostHog's `created_at`); `offset`: the ingest-log position of its record
+ * (`_offset`); `exportedAt`: `_timestamp`.
  */
-export function eventRow(team: number, ev: NormalizedEvent, personless: boolean, person: EventPerson | null, receivedAt: number, offset: number, exportedAt: number): EventRow {
+export function eventRow(
+  team: number, ev: NormalizedEvent, personless: boolean, person: EventPerson | null, personProperties: string | null,
+  receivedAt: number, offset: number, exportedAt: number,
+): EventRow {
   return {
     uuid: ev.uuid,
     event: ev.event,
@@ -104,7 +120,7 @@ export function eventRow(team: number, ev: NormalizedEvent, personless: boolean,
     created_at: chTime(Number.isFinite(receivedAt) ? receivedAt : exportedAt),
     person_id: person ? person.uuid : personUuid(team, ev.distinct_id),
     person_created_at: person ? person.createdAt : ZERO_TIME,
-    person_properties: person ? person.propertiesJson : '{}',
+    person_properties: personProperties ?? (person ? person.propertiesJson : '{}'),
     person_mode: personless ? 'propertyless' : 'full',
     _timestamp: chSeconds(exportedAt),
     _offset: offset,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PERSONS_ENV } from '../data-dir/paths.js';
 import { all, atomically, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 import { PersonChangeLog, type MirroredDeletion, type PersonChanges } from './change-log.js';
+import { EventSnapshots } from './event-snapshots.js';
 
 export interface PersonRow {
   id: number;
@@ -52,6 +53,8 @@ export class PersonStore {
   private readonly sequences: Table<number, string>;
   /** What each write transaction changed, for the ClickHouse export (written once `exportChanges()` turned it on). */
   readonly changes: PersonChangeLog;
+  /** The person properties each event was applied with, until the ClickHouse export sent it (written while it is on). */
+  readonly eventSnapshots: EventSnapshots;
   private logChanges = false;
 
   constructor(
@@ -71,6 +74,7 @@ export class PersonStore {
     this.staticCohortPeople = openIndex(this.env, 'static_cohort_people');
     this.sequences = openTable(this.env, 'sequences');
     this.changes = new PersonChangeLog(this.env);
+    this.eventSnapshots = new EventSnapshots(this.env);
   }
 
   /** From now on every write transaction also records what it changed (`changeLog`), for the ClickHouse export. */

@@ -5,7 +5,7 @@
  * follow the local engine's two steps: the top values by event count (ties by value), then the series of those.
  */
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
-import { ROLLING_ACTIVE, rollingActiveSql, trendsActorsSql, trendsSeriesSql, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { ownerOf, ROLLING_ACTIVE, rollingActiveSql, trendsActorsSql, trendsSeriesSql, type PropertyOwner, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { smooth } from '../../domain/analytics/trends-values.js';
@@ -85,7 +85,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
       };
       // Cumulative unique users: each person counted in their first bucket, summed up below like the counts.
       const firstSeen = cumulative && s.math === 'dau';
-      const points = async (only: { property: string; only: string[] } | null) => (rolling
+      const points = async (only: { property: string; of: PropertyOwner; only: string[] } | null) => (rolling
         ? wideSeriesData(await select(rollingActiveSql(s, filter, sr.stateStarts, windows, sr.scanFrom, sr.scanTo, only, opts)), only !== null)
         : seriesData(await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: only, firstSeen }, opts)), sr.starts.length, only !== null));
       if (!q.breakdown) {
@@ -93,12 +93,13 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         continue;
       }
       const property = q.breakdown.property!;
-      const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property }, opts));
+      const of = ownerOf(q.breakdown.type);
+      const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property, of }, opts));
       const ranked = counts.map((row) => [String(row[0] ?? ''), Number(row[1])] as const)
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       const page = ranked.slice(offset, offset + q.breakdown.limit).map(([key]) => key);
       if (ranked.length > offset + q.breakdown.limit) more = true;
-      const data = await points({ property, only: page });
+      const data = await points({ property, of, only: page });
       for (const key of page) push(data.get(key), key, `${name} - ${key}`);
     }
   }

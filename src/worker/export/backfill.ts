@@ -14,7 +14,7 @@
  * person deletion are repeated in ClickHouse anyway, and what a rewrite kept is skipped with it (a known gap).
  */
 import { shardOf } from '../../domain/shard-of.js';
-import { eventsOfBlock, STATE_KEYS } from '../../stores/events/event-store.js';
+import { eventsOfBlock, personPropertiesOfBlock, STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
@@ -141,10 +141,13 @@ export class BackfillExporter {
     const slicer = new BackgroundSlicer(this.foreground);
     const people = new BatchPersons(this.persons);
     // Stored properties are the apply's: `$group_N` and the person-profile flag are as the log exporter sends them.
+    // The person properties are each event's own, as the block keeps them for the local engine's analyses.
+    const personProperties = personPropertiesOfBlock(block, from, to);
     for (const e of eventsOfBlock(team, block, from, to)) {
       const personless = e.properties.$process_person_profile === false;
+      const snapshot = JSON.stringify(personProperties.next().value);
       rows.push(eventRow(team, { uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, properties: e.properties, timestamp: e.timestamp, elements_chain: e.elements_chain },
-        personless, people.of(team, e.distinct_id), e.ts, 0, now));
+        personless, people.of(team, e.distinct_id), snapshot, e.ts, 0, now));
       if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     }
     return rows;

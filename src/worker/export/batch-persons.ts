@@ -1,6 +1,7 @@
 /**
  * The person of each event of one export batch, as its rows carry it: a visitor's events in a batch share one read
- * of the persons store and one JSON of its properties. Made per batch, on a fresh read of the store.
+ * of the persons store (and one JSON of its properties, made only for events whose own snapshot was not kept). Made
+ * per batch, on a fresh read of the store.
  */
 import { eventPerson, type EventPerson } from '../../stores/clickhouse/rows.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';

@@ -8,8 +8,11 @@
  * redoes the same range with the same token, which ClickHouse drops if the first attempt had landed. The log keeps
  * its segments until both the apply and the export have passed them (src/worker/ingest/source-log.ts).
  *
- * Person columns are read from the persons store when the batch is built: the person the distinct id belongs to
- * then (after any merge that was applied before), its properties and creation time.
+ * The person of an event is read from the persons store when the batch is built: the person the distinct id belongs
+ * to then (after any merge that was applied before) and its creation time. Its properties are the ones the event was
+ * applied with, which the owner's apply kept for this (src/stores/persons/event-snapshots.ts): the local engine's
+ * person-property filters and breakdowns read those, not the person's later ones. An event applied before the
+ * export was on has none kept, and gets the person's properties as exported.
  */
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import { comparePositions, formatPosition, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
@@ -122,6 +125,8 @@ export class EventExporter {
     });
     this.checkpoint = to;
     await this.shard.source.exportedUpTo(to);
+    // After the checkpoint: a crash before this leaves snapshots of exported records, forgotten by the next batch.
+    await this.persons.eventSnapshots.forgetUpTo(this.shard.id, positionNumber(to));
     return rows.length;
   }
 
@@ -174,12 +179,13 @@ export class EventExporter {
       const offset = positionNumber(end);
       const groupTypes = this.groupTypes(team);
       const filtered = offset <= this.filterEnd;
+      const snapshots = this.persons.eventSnapshots.ofRecord(this.shard.id, offset);
       for (const ev of events) {
         if (filtered && inBackfill(this.filter!, team, ev.distinct_id, offset, this.shardCount)) continue;
         const stored = storedForm(ev, groupTypes);
         if (!stored) continue;
         const person = people.of(team, ev.distinct_id);
-        rows.push(eventRow(team, stored.event, stored.personless, person, receivedAt, offset, now));
+        rows.push(eventRow(team, stored.event, stored.personless, person, snapshots.get(ev.uuid) ?? null, receivedAt, offset, now));
         if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
       }
     }

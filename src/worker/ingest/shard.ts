@@ -37,7 +37,7 @@ import { ChunkSizer } from './chunk-sizer.js';
 import { CHUNK_EVENTS, Lag, catchingUp, chunkLimit } from './chunk-limit.js';
 import { isStorageFailureText } from '../../stores/storage-failure.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { PersonProcessor, groupTypeNamesOf } from './person-processor.js';
+import { PersonProcessor, groupTypeNamesOf, type PersonOutcome } from './person-processor.js';
 import { SourceLog } from './source-log.js';
 import type { ApplyPacer } from './apply-pacer.js';
 import { BACKLOG_RESUME } from './part-publisher.js';
@@ -660,6 +660,7 @@ export class Shard {
           const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
           const out = fresh.map(({ event }) => processor.process(event));
           processor.flush();
+          if (this.ctx.exporting) this.keepSnapshots(fresh, out);
           return out;
         })));
       } catch (error) {
@@ -705,6 +706,19 @@ export class Shard {
     this.totals.deadLetteredEvents += setAside.length;
     for (const team of scanned.keys()) this.ctx.shared.projectChanged(team);
     if (reached) this.advanced(reached);
+  }
+
+  /**
+   * With the ClickHouse export on: the person properties each event is applied with (what its column block keeps),
+   * for the exporter of its log to send as the event's person_properties. Inside the persons write transaction.
+   */
+  private keepSnapshots(events: readonly ChunkEvent[], outcomes: readonly (PersonOutcome | null)[]): void {
+    const writer = this.ctx.persons.eventSnapshots.writer();
+    events.forEach((e, i) => {
+      const outcome = outcomes[i];
+      if (outcome) writer.add(e.source, e.end, e.event.uuid, outcome.properties);
+    });
+    writer.commit();
   }
 
   /** Runs a transaction callback of the chunk being applied, noting the longest one for the chunk sizer. */

@@ -18,7 +18,7 @@ import { parseQuery } from '../../hogql/parser.js';
 import { funnelMatchers, type FunnelsQuery } from '../funnel-query.js';
 import type { FilterNode } from '../property-filters.js';
 import { hadPerson } from './person-events.js';
-import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+import { breakdownValue, filterGap, ownerOf, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
 
 /**
  * Why a funnel cannot run on ClickHouse yet (null: it can); `filters` are every filter tree the query applies
@@ -26,8 +26,7 @@ import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.j
  */
 export function clickHouseFunnelGap(q: FunnelsQuery, filters: readonly (FilterNode | null)[]): string | null {
   // Actions (steps and exclusions) are filter trees of their steps in `filters` (funnelMatchers), checked below.
-  // The export writes the person as it is at export time, not as it was at the event (see filterGap).
-  if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns of funnels are not computed on ClickHouse yet`;
+  if (q.breakdown && !propertyBreakdown(q.breakdown.type)) return `${q.breakdown.type} breakdowns of funnels are not computed on ClickHouse yet`;
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
     if (gap) return gap;
@@ -77,7 +76,7 @@ export function funnelEventsSql(
     { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
   ];
   if (q.breakdown) {
-    select.push(`${breakdownValue(q.breakdown.property!, values, '')} AS breakdown`);
+    select.push(`${breakdownValue(q.breakdown.property!, values, '', 'breakdown_key', ownerOf(q.breakdown.type))} AS breakdown`);
     columns.push({ name: 'breakdown', type: 'String' });
   }
   if (gather.names) {

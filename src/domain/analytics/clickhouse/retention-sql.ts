@@ -10,12 +10,11 @@ import type { FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
 import { hadPerson } from './person-events.js';
 import { cohortOffsets, periodNumbers } from './period-numbers.js';
-import { breakdownValue, bucketExpr, filterGap, type TrendsSqlOptions } from './trends-sql.js';
+import { breakdownValue, bucketExpr, filterGap, ownerOf, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a retention query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
 export function clickHouseRetentionGap(q: RetentionQuery, filters: readonly (FilterNode | null)[]): string | null {
-  // Person properties at the event depend on which person survived a merge: not verified against the local engine.
-  if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
+  if (q.breakdown && !propertyBreakdown(q.breakdown.type)) return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
   // An action's steps (their events included) are a filter tree in the entity's properties, checked below.
   for (const f of filters) {
     const gap = f ? filterGap(f) : null;
@@ -95,7 +94,7 @@ export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode 
 
 /** With a breakdown: the (person_id, value, bucket) of every target event in the window. */
 function cohortRowsByValue(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
-  const value = breakdownValue(q.breakdown!.property, values);
+  const value = breakdownValue(q.breakdown!.property, values, 'null', 'breakdown_key', ownerOf(q.breakdown!.type));
   return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters} AND ${hadPerson(values)}`;
 }
 

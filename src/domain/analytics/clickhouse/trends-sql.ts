@@ -79,8 +79,25 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
   const gap = eventSeriesGap(q, filters);
   if (gap !== null) return gap;
   for (const s of q.series) if (!computesMath(s)) return `math ${s.math} is not computed on ClickHouse yet`;
-  if (q.breakdown && q.breakdown.type !== 'event') return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
+  if (q.breakdown && !propertyBreakdown(q.breakdown.type)) return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
   return null;
+}
+
+/**
+ * Whose property a breakdown reads on ClickHouse: the event's (properties) or the person's as it was at the event
+ * (person_properties, the snapshot the event was applied with: src/stores/persons/event-snapshots.ts), the column
+ * the local engine's scans read for each. Cohort and group breakdowns are not computed there.
+ */
+export type PropertyOwner = 'event' | 'person';
+
+/** Whether a breakdown type is a property breakdown ClickHouse computes (event or person property). */
+export function propertyBreakdown(type: string): type is PropertyOwner {
+  return type === 'event' || type === 'person';
+}
+
+/** Whose property a property breakdown of this type reads. */
+export function ownerOf(type: string): PropertyOwner {
+  return type === 'person' ? 'person' : 'event';
 }
 
 /**
@@ -105,16 +122,14 @@ export function filterGap(node: FilterNode): string | null {
     }
     return null;
   }
-  // The printer reads person properties at the event (person_properties), but the export fills that column with
-  // the person as it is when the event is exported, not as it was at the event (src/worker/export/event-exporter.ts
-  // looks the person up then): after a later $set the two engines disagree (measured on a project without merges),
-  // so these are answered locally until the export writes the event's own snapshot.
-  if (node.type === 'person') return 'person property filters are not computed on ClickHouse yet';
   if (node.type === 'event_name') return node.operator === 'exact' ? null : `the event name operator ${node.operator} is not computed on ClickHouse yet`;
   // An action step's conditions on the autocapture chain (selector, tag, href, text): the local engine parses
   // elements_chain its own way (src/domain/analytics/element-match.ts), not printed for ClickHouse yet.
   if (node.type === 'element') return 'autocapture element conditions of actions are not computed on ClickHouse yet';
-  if (node.type !== 'event') return `${node.type} filters are not computed on ClickHouse yet`;
+  // Person properties are read at the event (person_properties): the export writes the snapshot each event was
+  // applied with (src/stores/persons/event-snapshots.ts), the one the local engine's column blocks keep, so a later
+  // $set or a merge changes neither engine's answer.
+  if (node.type !== 'event' && node.type !== 'person') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
   return null;
 }
@@ -128,11 +143,11 @@ export function hogqlIdentifier(name: string): string {
 export type SeriesSqlShape =
   | {
     kind: 'buckets';
-    breakdown: { property: string; only: string[] } | null;
+    breakdown: { property: string; of: PropertyOwner; only: string[] } | null;
     /** Unique users counted in the first bucket each is seen in (cumulative unique users: a running sum of these). */
     firstSeen?: boolean;
   }
-  | { kind: 'breakdown_counts'; property: string };
+  | { kind: 'breakdown_counts'; property: string; of: PropertyOwner };
 
 /**
  * One series over buckets `starts` (epoch ms, ascending; events in [from, to], `to` inclusive). Columns: for
@@ -148,10 +163,11 @@ export function trendsSeriesSql(
     values.event = s.event;
     where.push('event = {event}');
   }
-  // Unique users count persons: an event ingested without a person counts for none, as on the local engine.
-  if (s.math === 'dau' || PER_ACTOR[s.math] !== undefined) where.push(hadPerson(values));
-  const breakdownProperty = shape.kind === 'buckets' ? shape.breakdown?.property ?? null : shape.property;
-  const breakdown = breakdownProperty === null ? null : breakdownValue(breakdownProperty, values);
+  // Unique users count persons: an event ingested without a person counts for none, as on the local engine. The
+  // breakdown values are ranked by event count whatever the math, those events included, as there too.
+  if (shape.kind === 'buckets' && (s.math === 'dau' || PER_ACTOR[s.math] !== undefined)) where.push(hadPerson(values));
+  const breakdownOf = shape.kind === 'buckets' ? shape.breakdown : shape;
+  const breakdown = breakdownOf === null ? null : breakdownValue(breakdownOf.property, values, 'null', 'breakdown_key', breakdownOf.of);
   const select: string[] = [];
   const groupBy: string[] = [];
   if (breakdown !== null) {
@@ -224,7 +240,7 @@ export function trendsActorsSql(s: SeriesNode, filter: FilterNode | null, from: 
  */
 export function rollingActiveSql(
   s: SeriesNode, filter: FilterNode | null, stateStarts: readonly number[], windows: readonly (readonly number[])[], from: number, to: number,
-  breakdown: { property: string; only: string[] } | null, opts: TrendsSqlOptions,
+  breakdown: { property: string; of: PropertyOwner; only: string[] } | null, opts: TrendsSqlOptions,
 ): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
   const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
@@ -232,7 +248,7 @@ export function rollingActiveSql(
     values.event = s.event;
     where.push('event = {event}');
   }
-  const key = breakdown === null ? null : breakdownValue(breakdown.property, values);
+  const key = breakdown === null ? null : breakdownValue(breakdown.property, values, 'null', 'breakdown_key', breakdown.of);
   if (breakdown !== null) {
     values.only = breakdown.only;
     where.push(breakdown.only.length === 0 ? 'false' : `${key} IN {only}`);
@@ -251,14 +267,18 @@ export function rollingActiveSql(
  * The breakdown value of an event as the local engine keys it (propertyText): '' when missing, a string as itself,
  * anything else as its JSON text. A JSON null is 'null' in trends and retention; the sequence analyses (funnels)
  * read it as missing, and pass `jsonNull: ''`. `properties.key` reads null and missing alike, so the raw JSON is
- * read instead. `key` names the placeholder of the property's name (a query reading two properties needs two).
+ * read instead. `key` names the placeholder of the property's name (a query reading two properties needs two);
+ * `of`: the event's property, or the person's at the event.
  */
-export function breakdownValue(property: string, values: Record<string, unknown>, jsonNull: 'null' | '' = 'null', key = 'breakdown_key'): string {
+export function breakdownValue(
+  property: string, values: Record<string, unknown>, jsonNull: 'null' | '' = 'null', key = 'breakdown_key', of: PropertyOwner = 'event',
+): string {
   values[key] = property;
-  const raw = `JSONExtractRaw(properties, {${key}})`;
+  const properties = of === 'person' ? 'person.properties' : 'properties';
+  const raw = `JSONExtractRaw(${properties}, {${key}})`;
   // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
   const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
-  return `multiIf(JSONHas(properties, {${key}}) = 0, '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(properties, {${key}}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
+  return `multiIf(JSONHas(${properties}, {${key}}) = 0, '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(${properties}, {${key}}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * The person properties each event was applied with, kept for the ClickHouse export until it has sent the event.
+ *
+ * The local engine answers person-property filters and breakdowns with the person as it was right after the event
+ * (the apply stores that snapshot in the event's column block). The export reads the ingest log, usually on another
+ * worker than the event's owner, and long after: the person it could look up then has later `$set`s and merges in
+ * it. So the owner's apply writes the snapshots here, in the persons environment every worker reads, in the same
+ * write transaction that made them (rolled back with it); the source's exporter reads those of a log record when it
+ * exports the record, and forgets them once its checkpoint passed the record.
+ *
+ * One entry per record and apply transaction, not per event (every lmdb-js put costs a few µs of JS): key
+ * [source shard, record end (positionNumber), first event's uuid] — several owners, or the halves of an apply
+ * that isolates a failing event, each write their own. A snapshot is JSON text, made once per distinct snapshot
+ * object of the transaction (rows are copied on write, so the events of a person between two changes share one),
+ * which the exporter puts in the row as is.
+ */
+import { atomically, openTable, type Env, type Table } from '../lmdb-env.js';
+
+/** One entry: the events' uuids, each one's index in `j`, and the distinct snapshots as JSON text. */
+interface SnapshotEntry {
+  u: string[];
+  i: number[];
+  j: string[];
+}
+
+type SnapshotKey = [number, number, string];
+
+/** Removals per write transaction when forgetting (a long-stopped export may have left many behind). */
+const FORGET_BATCH = 10_000;
+
+export class EventSnapshots {
+  private readonly table: Table<SnapshotEntry, SnapshotKey>;
+
+  constructor(private readonly env: Env) {
+    this.table = openTable(env, 'event_person_snapshots');
+  }
+
+  /** A writer for one persons write transaction (call `commit` inside it, after the events' persons are processed). */
+  writer(): SnapshotWriter {
+    return new SnapshotWriter(this.table);
+  }
+
+  /** The snapshots of a record's events, uuid → JSON text (empty: none kept, e.g. applied before the export was on). */
+  ofRecord(source: number, end: number): Map<string, string> {
+    const snapshots = new Map<string, string>();
+    for (const { value } of this.table.getRange({ start: [source, end] as never, end: [source, end + 1] as never })) {
+      const { u, i, j } = value;
+      for (let k = 0; k < u.length; k++) snapshots.set(u[k]!, j[i[k]!]!);
+    }
+    return snapshots;
+  }
+
+  /** Forgets the snapshots of a source's records up to and including the one ending at `end` (exported). */
+  async forgetUpTo(source: number, end: number): Promise<number> {
+    let forgotten = 0;
+    for (;;) {
+      const keys = [...this.table.getKeys({ start: [source] as never, end: [source, end + 1] as never, limit: FORGET_BATCH })];
+      if (keys.length === 0) return forgotten;
+      await atomically(this.env, () => {
+        for (const key of keys) this.table.remove(key);
+      });
+      forgotten += keys.length;
+      if (keys.length < FORGET_BATCH) return forgotten;
+    }
+  }
+}
+
+/** The snapshots of one apply transaction, gathered per record and written at `commit`. */
+export class SnapshotWriter {
+  private readonly records = new Map<string, { key: SnapshotKey; entry: SnapshotEntry; index: Map<object, number> }>();
+  /** JSON text per snapshot object: a person's events between two changes share one object, stringified once. */
+  private readonly texts = new Map<object, string>();
+
+  constructor(private readonly table: Table<SnapshotEntry, SnapshotKey>) {}
+
+  /** The event `uuid` of the record (`source`, `end`) was applied with the person properties `properties`. */
+  add(source: number, end: number, uuid: string, properties: Readonly<Record<string, unknown>>): void {
+    const id = `${source}:${end}`;
+    let record = this.records.get(id);
+    if (record === undefined) {
+      record = { key: [source, end, uuid], entry: { u: [], i: [], j: [] }, index: new Map() };
+      this.records.set(id, record);
+    }
+    let at = record.index.get(properties);
+    if (at === undefined) {
+      let text = this.texts.get(properties);
+      if (text === undefined) {
+        text = JSON.stringify(properties);
+        this.texts.set(properties, text);
+      }
+      at = record.entry.j.push(text) - 1;
+      record.index.set(properties, at);
+    }
+    record.entry.u.push(uuid);
+    record.entry.i.push(at);
+  }
+
+  /** Writes the entries. Only inside the persons write transaction that processed the events. */
+  commit(): void {
+    for (const { key, entry } of this.records.values()) this.table.put(key, entry);
+  }
+}
