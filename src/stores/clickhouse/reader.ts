@@ -61,31 +61,49 @@ export class ClickHouseReader {
   }
 
   async select(sql: string, params: Record<string, string>, limits: ReadLimits): Promise<ReadResult> {
-    const known = await this.readSettings();
     try {
-      const result = await this.client.query({
-        query: sql,
-        format: 'JSONCompact',
-        query_params: params,
-        clickhouse_settings: {
-          readonly: '2',
-          max_execution_time: Math.max(1, Math.ceil(limits.maxExecutionS)),
-          max_memory_usage: String(Math.max(1, Math.floor(limits.maxMemoryBytes))),
-          ...(limits.maxResultRows !== undefined ? { max_result_rows: String(limits.maxResultRows), result_overflow_mode: 'throw' as const } : {}),
-          // Quill's dialect: a LEFT JOIN's missing side is NULL; 64-bit numbers as JSON numbers.
-          join_use_nulls: 1,
-          output_format_json_quote_64bit_integers: 0,
-          ...known,
-        },
-      });
+      const result = await this.client.query({ query: sql, format: 'JSONCompact', query_params: params, clickhouse_settings: await this.settings(limits) });
       const body = (await result.json()) as unknown as ReadResult;
       return { meta: body.meta, data: body.data };
     } catch (error) {
-      // ClickHouse's own errors carry its numeric code; a network failure carries a system one (ECONNREFUSED…).
-      const e = error as { message?: string; code?: unknown };
-      if (/^\d+$/.test(String(e?.code))) throw new ClickHouseQueryError(String(e.message ?? error), String(e.code));
-      throw error;
+      throw queryError(error);
     }
+  }
+
+  /**
+   * The rows of a query handed to `each` one at a time as they arrive, never all held at once (a sequence analysis
+   * turns each into a few numbers). ClickHouse answers only once the query is done (`wait_end_of_query`), so that a
+   * limit it reaches is an error with its code rather than a cut answer. Returns the number of rows.
+   */
+  async selectEach(sql: string, params: Record<string, string>, limits: ReadLimits, each: (row: unknown[]) => void): Promise<number> {
+    try {
+      const result = await this.client.query({
+        query: sql, format: 'JSONCompactEachRow', query_params: params, clickhouse_settings: { ...(await this.settings(limits)), wait_end_of_query: 1 },
+      });
+      let n = 0;
+      for await (const rows of result.stream()) {
+        for (const row of rows as { json(): unknown[] }[]) {
+          each(row.json());
+          n++;
+        }
+      }
+      return n;
+    } catch (error) {
+      throw queryError(error);
+    }
+  }
+
+  private async settings(limits: ReadLimits) {
+    return {
+      readonly: '2' as const,
+      max_execution_time: Math.max(1, Math.ceil(limits.maxExecutionS)),
+      max_memory_usage: String(Math.max(1, Math.floor(limits.maxMemoryBytes))),
+      ...(limits.maxResultRows !== undefined ? { max_result_rows: String(limits.maxResultRows), result_overflow_mode: 'throw' as const } : {}),
+      // Quill's dialect: a LEFT JOIN's missing side is NULL; 64-bit numbers as JSON numbers.
+      join_use_nulls: 1 as const,
+      output_format_json_quote_64bit_integers: 0 as const,
+      ...(await this.readSettings()),
+    };
   }
 
   /** The settings of READ_SETTINGS_IF_KNOWN the server knows; none while it cannot be asked (asked again later). */
@@ -112,4 +130,10 @@ export class ClickHouseReader {
   close(): Promise<void> {
     return this.client.close();
   }
+}
+
+/** ClickHouse's own errors carry its numeric code; a network failure carries a system one (ECONNREFUSED…), kept as is. */
+function queryError(error: unknown): unknown {
+  const e = error as { message?: string; code?: unknown };
+  return /^\d+$/.test(String(e?.code)) ? new ClickHouseQueryError(String(e.message ?? error), String(e.code)) : error;
 }

@@ -8,7 +8,7 @@
  * and Quill holds one part's rows at a time whatever the number of events.
  */
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
-import { selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import { selectEachOnClickHouse, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { AnsweredLocally } from './executor-choice.js';
 import { forEachPerson, groupByPerson, type Events, type PersonEvents } from './sequences.js';
@@ -31,15 +31,16 @@ const PART_FILL = 0.7;
 export async function foldGatheredRows(
   rt: WorkerRuntime, printed: PrintedClickHouse, columns: RowColumns, each: (person: PersonEvents) => void,
 ): Promise<{ uuids: string[]; parts: number }> {
-  // Rows of one part at most (QUILL_CLICKHOUSE_GATHER_ROWS; about 150 bytes each once parsed).
+  // Rows of one part at most (QUILL_CLICKHOUSE_GATHER_ROWS).
   const rowsMax = rt.config.clickhouseGatherRows;
   const uuids: string[] = [];
   let folded = 0;
   const foldPart = async (parts: number, part: number): Promise<void> => {
     const { sql, params } = parts === 1 ? printed : partOf(printed, parts, part);
-    let rows: unknown[][];
+    // Each row becomes a few numbers as it arrives (about 25 bytes an event): the part's rows are never held as JSON.
+    const gathered = new RowEventsBuilder(columns);
     try {
-      rows = (await selectOnClickHouse(rt, sql, params, rowsMax)).data;
+      await selectEachOnClickHouse(rt, sql, params, rowsMax, (row) => gathered.add(row));
     } catch (error) {
       if (!(error instanceof AnsweredLocally) || parts * 2 > GATHERED_PARTS_MAX) throw error;
       if (parts > 1) {
@@ -53,8 +54,7 @@ export async function foldGatheredRows(
       for (let k = 0; k < needed; k++) await foldPart(needed, k);
       return;
     }
-    const events = eventsOfRows(rows, columns, uuids.length);
-    rows = [];
+    const events = gathered.done(uuids.length);
     for (const uuid of events.uuids) uuids.push(uuid);
     await forEachPerson(groupByPerson(events), () => true, each);
     folded++;
@@ -95,29 +95,62 @@ export type RowEvents = Events & { uuids: string[] };
  * engine's tables are.
  */
 export function eventsOfRows(rows: readonly unknown[][], columns: RowColumns = {}, firstPid = 0): RowEvents {
-  const n = rows.length;
-  const events: RowEvents = {
-    n: 0, pid: new Uint32Array(n), ts: new Float64Array(n), mask: new Uint32Array(n), value: new Int32Array(n), values: [], name: new Int32Array(n).fill(-1), names: [], uuids: [],
-  };
-  const pids = new Map<string, number>();
-  const valueIds = new Map<string, number>();
-  const nameIds = new Map<string, number>();
-  for (const row of rows) {
+  const builder = new RowEventsBuilder(columns, rows.length);
+  for (const row of rows) builder.add(row);
+  return builder.done(firstPid);
+}
+
+/** eventsOfRows one row at a time, for rows that arrive as a stream; the columns grow as they fill. */
+export class RowEventsBuilder {
+  private readonly events: RowEvents;
+  private readonly pids = new Map<string, number>();
+  private readonly valueIds = new Map<string, number>();
+  private readonly nameIds = new Map<string, number>();
+
+  constructor(private readonly columns: RowColumns = {}, capacity = 65_536) {
+    const n = Math.max(1, capacity);
+    this.events = {
+      n: 0, pid: new Uint32Array(n), ts: new Float64Array(n), mask: new Uint32Array(n), value: new Int32Array(n), values: [], name: new Int32Array(n).fill(-1), names: [], uuids: [],
+    };
+  }
+
+  add(row: readonly unknown[]): void {
+    const events = this.events;
     const person = String(row[0] ?? '');
     // Events of no person (none in Quill's export, but a row without one must not become a person).
-    if (person === '' || person === NO_PERSON) continue;
-    let pid = pids.get(person);
-    if (pid === undefined) pids.set(person, (pid = events.uuids.push(person)));
+    if (person === '' || person === NO_PERSON) return;
+    let pid = this.pids.get(person);
+    if (pid === undefined) this.pids.set(person, (pid = events.uuids.push(person)));
+    if (events.n === events.pid.length) this.grow();
     const k = events.n++;
     events.pid[k] = pid;
     events.ts[k] = Number(row[1]);
     events.mask[k] = Number(row[2]) >>> 0;
-    const value = columns.value?.(row) ?? null;
-    events.value[k] = value === null ? -1 : interned(valueIds, events.values, value);
-    if (columns.name) events.name[k] = interned(nameIds, events.names, columns.name(row));
+    const value = this.columns.value?.(row) ?? null;
+    events.value[k] = value === null ? -1 : interned(this.valueIds, events.values, value);
+    if (this.columns.name) events.name[k] = interned(this.nameIds, events.names, this.columns.name(row));
   }
-  numberByUuid(events, firstPid);
-  return events;
+
+  /** The events, persons numbered by uuid from `firstPid + 1`. */
+  done(firstPid = 0): RowEvents {
+    numberByUuid(this.events, firstPid);
+    return this.events;
+  }
+
+  private grow(): void {
+    const e = this.events;
+    const size = e.pid.length * 2;
+    const copy = <A extends Uint32Array | Float64Array | Int32Array>(a: A, make: (n: number) => A): A => {
+      const out = make(size);
+      out.set(a);
+      return out;
+    };
+    e.pid = copy(e.pid, (n) => new Uint32Array(n));
+    e.ts = copy(e.ts, (n) => new Float64Array(n));
+    e.mask = copy(e.mask, (n) => new Uint32Array(n));
+    e.value = copy(e.value, (n) => new Int32Array(n));
+    e.name = copy(e.name, (n) => new Int32Array(n).fill(-1));
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { hogqlError } from '../../domain/hogql/errors.js';
 import type { Query } from '../../domain/hogql/ast.js';
 import { planQuery } from '../../domain/hogql/planner.js';
 import { Errors } from '../../protocol/errors.js';
-import { ClickHouseQueryError, type ReadResult } from '../../stores/clickhouse/reader.js';
+import { ClickHouseQueryError, type ClickHouseReader, type ReadLimits, type ReadResult } from '../../stores/clickhouse/reader.js';
 import { failureText } from '../../stores/clickhouse/sink.js';
 import { queryContext } from '../analytics/query-context.js';
 import { currentBudget, QueryMemoryError, QueryTimeoutError } from '../query-budget.js';
@@ -81,6 +81,17 @@ export async function runOnClickHouse(
  * answered with the local engine's errors; no answer at all is a 503 the client may retry.
  */
 export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params: Record<string, string>, maxResultRows?: number): Promise<ReadResult> {
+  return withinBudget(rt, maxResultRows, async (reader, limits) => reader.select(sql, params, limits));
+}
+
+/** As selectOnClickHouse, each row handed to `each` as it arrives (ClickHouseReader.selectEach); returns the number of rows. */
+export async function selectEachOnClickHouse(
+  rt: WorkerRuntime, sql: string, params: Record<string, string>, maxResultRows: number, each: (row: unknown[]) => void,
+): Promise<number> {
+  return withinBudget(rt, maxResultRows, async (reader, limits) => reader.selectEach(sql, params, limits, each));
+}
+
+async function withinBudget<T>(rt: WorkerRuntime, maxResultRows: number | undefined, read: (reader: ClickHouseReader, limits: ReadLimits) => Promise<T>): Promise<T> {
   const budget = currentBudget();
   const limits = {
     maxExecutionS: budget ? Math.max(1, (budget.deadline - Date.now()) / 1000) : rt.config.queryTimeoutS,
@@ -88,8 +99,7 @@ export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params:
     maxResultRows,
   };
   try {
-    const reader = await rt.export!.reader();
-    return await reader.select(sql, params, limits);
+    return await read(await rt.export!.reader(), limits);
   } catch (error) {
     if (!(error instanceof ClickHouseQueryError)) throw Errors.clickhouseUnavailable(failureText(error).slice(0, 200));
     if (error.code === '159') throw new QueryTimeoutError(budget?.timeoutS ?? rt.config.queryTimeoutS);
