@@ -76,6 +76,20 @@ function personCohortsAndReturns(q: RetentionQuery, w: RetentionWindow, values: 
     WHERE timestamp >= {from} AND timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
 }
 
+/**
+ * First-time retention, one row per person from one read of the events: the period of its first target event ever
+ * (its cohort, when that is in the window) and the periods with a returning event. Joining the (person, cohort) and
+ * (person, period) sets instead read the events twice: 2.6 s at 10M events (chdb) against 1.6 s for recurring.
+ */
+function firstCohortAndReturns(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
+  const bucket = bucketExpr(w.starts, values);
+  const target = `(true${entityWhere(q.target, 'target', values)} AND {target_filters})`;
+  const returning = `(true${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND timestamp >= {from})`;
+  const persons = `SELECT person_id, minIf(timestamp, ${target}) AS first_seen, countIf(${target}) AS targets, groupUniqArrayIf(${bucket}, ${returning}) AS returns
+    FROM events WHERE timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
+  return `SELECT ${bucketExpr(w.starts, values, 'first_seen')} AS cohort, returns FROM (${persons}) WHERE targets > 0 AND first_seen >= {from}`;
+}
+
 /** Rows (cohort, later, persons): the persons of cohort i with a returning event `later` ≥ 1 periods after it. */
 export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode | null, returningFilter: FilterNode | null, w: RetentionWindow, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(w.from), to: new Date(w.to) };
@@ -83,6 +97,11 @@ export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode 
   if (q.retentionType !== 'retention_first_time' && w.starts.length > 1) {
     const text = `SELECT n.i AS cohort, n.k AS later, count() AS persons FROM (${personCohortsAndReturns(q, w, values)}) AS p CROSS JOIN (${cohortOffsets(w.starts.length)}) AS n
       WHERE has(p.cohorts, n.i) AND has(p.returns, n.i + n.k) GROUP BY cohort, later`;
+    return print(text, values, columns, targetFilter, returningFilter, opts);
+  }
+  if (w.starts.length > 1) {
+    const text = `SELECT n.i AS cohort, n.k AS later, count() AS persons FROM (${firstCohortAndReturns(q, w, values)}) AS p CROSS JOIN (${cohortOffsets(w.starts.length)}) AS n
+      WHERE p.cohort = n.i AND has(p.returns, n.i + n.k) GROUP BY cohort, later`;
     return print(text, values, columns, targetFilter, returningFilter, opts);
   }
   const cohorts = cohortRows(q, targetFilter, w, values);
