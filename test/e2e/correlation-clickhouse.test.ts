@@ -119,15 +119,18 @@ t.test('what ClickHouse does not gather yet falls back to the local engine and s
     tt.equal(made[0]!.body.id, made[1]!.body.id, `${name}: the same action id on both`);
     return made[0]!.body.id as number;
   };
-  // An action whose steps are events is computed (its steps a filter tree); autocapture element conditions are not.
-  const paid = { events: [e('view', 0)], actions: [{ id: await create('Paid', [{ event: 'pay' }]), type: 'actions', order: 1 }] };
-  const [paidCh, paidLocal] = await Promise.all([correlation(engines.chApi, paid), correlation(engines.localApi, paid)]);
-  tt.same(paidCh.clickhouse, { fallback: null }, 'an action step of events: computed on ClickHouse');
-  tt.same(aligned(paidCh.result, paidLocal.result), paidLocal.result, "an action step of events: the local engine's answer");
-  const clicked = await create('Clicked pay', [{ event: '$autocapture', text: 'Pay' }]);
+  // An action is computed (its steps a filter tree), autocapture element conditions included, but for a selector
+  // attribute the local engine finds on every JavaScript object.
+  for (const [name, steps] of [['Paid', [{ event: 'pay' }]], ['Clicked pay', [{ event: '$autocapture', text: 'Pay' }]]] as const) {
+    const paid = { events: [e('view', 0)], actions: [{ id: await create(name, steps), type: 'actions', order: 1 }] };
+    const [paidCh, paidLocal] = await Promise.all([correlation(engines.chApi, paid), correlation(engines.localApi, paid)]);
+    tt.same(paidCh.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
+    tt.same(aligned(paidCh.result, paidLocal.result), paidLocal.result, `${name}: the local engine's answer`);
+  }
+  const clicked = await create('Clicked an odd selector', [{ event: '$autocapture', selector: 'button[constructor]' }]);
   const fallbacks: [string, Record<string, unknown>, RegExp][] = [
     ['date_from=all', { events: VIEW_PAY, date_from: 'all' }, /date_from=all/],
-    ['an action step with an element condition', { events: [e('view', 0)], actions: [{ id: clicked, type: 'actions', order: 1 }] }, /autocapture element conditions/],
+    ['an action step with a selector attribute of JavaScript objects', { events: [e('view', 0)], actions: [{ id: clicked, type: 'actions', order: 1 }] }, /\[constructor\]/],
     ['a person property filter', { events: VIEW_PAY, properties: [{ key: 'tier', value: 'gold', operator: 'is_not', type: 'person' }] }, /person property filters/],
   ];
   for (const [name, params, reason] of fallbacks) {

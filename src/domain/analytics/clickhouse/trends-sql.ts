@@ -9,6 +9,7 @@
  * (daylight saving included) are exactly Quill's, not ClickHouse's toStartOf… rules.
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { elementConditionGap } from './element-conditions-sql.js';
 import { hadPerson } from './person-events.js';
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
@@ -112,9 +113,9 @@ export function filterGap(node: FilterNode): string | null {
   // so these are answered locally until the export writes the event's own snapshot.
   if (node.type === 'person') return 'person property filters are not computed on ClickHouse yet';
   if (node.type === 'event_name') return node.operator === 'exact' ? null : `the event name operator ${node.operator} is not computed on ClickHouse yet`;
-  // An action step's conditions on the autocapture chain (selector, tag, href, text): the local engine parses
-  // elements_chain its own way (src/domain/analytics/element-match.ts), not printed for ClickHouse yet.
-  if (node.type === 'element') return 'autocapture element conditions of actions are not computed on ClickHouse yet';
+  // Conditions on the autocapture chain (an action step's selector, tag, href, text): printed over elements_chain
+  // as the local engine parses and matches it (element-conditions-sql.ts), but for the sub-cases it names.
+  if (node.type === 'element') return elementConditionGap(node);
   if (node.type !== 'event') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
   return null;
