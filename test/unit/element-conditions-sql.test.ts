@@ -3,8 +3,8 @@
 // of nth numbers as a pattern, negations, what the local engine matches nothing with printed as false, and actions
 // with autocapture steps printed into a trends series (the chdb comparison is element-conditions-chdb.test.ts).
 import t from 'tap';
-import { compoundSql, elementConditionGap, elementConditionSql, nthPattern, selectorPattern } from '../../src/domain/analytics/clickhouse/element-conditions-sql.js';
-import { ATTRIBUTE_PATTERN, ELEMENT_PATTERN, HEAD_PATTERN } from '../../src/domain/analytics/clickhouse/elements-chain-sql.js';
+import { compoundSql, elementConditionGap, elementConditionSql, nthPattern, requiredTexts, selectorPattern } from '../../src/domain/analytics/clickhouse/element-conditions-sql.js';
+import { ATTRIBUTE_COLON_PATTERN, ATTRIBUTE_PATTERN, ELEMENT_PATTERN, HEAD_PATTERN } from '../../src/domain/analytics/clickhouse/elements-chain-sql.js';
 import { clickHouseTrendsGap, trendsSeriesSql, type TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/trends-sql.js';
 import { parseSelector } from '../../src/domain/analytics/element-match.js';
 import { FilterParams } from '../../src/domain/analytics/filter-params.js';
@@ -31,32 +31,44 @@ t.test('user text is only ever a parameter', async (tt) => {
   }
 });
 
-t.test('the chain is parsed by the three patterns of the local parser', async (tt) => {
+t.test('the chain is parsed by patterns that take what the local parser takes', async (tt) => {
   const { sql, params } = printed(leaf('text', 'exact', 'Go'));
-  for (const p of [ELEMENT_PATTERN, HEAD_PATTERN, ATTRIBUTE_PATTERN]) tt.ok(params.includes(p), `pattern ${p}`);
-  tt.match(sql, /^arrayExists\(__qel -> /, 'some element passes');
+  for (const p of [ELEMENT_PATTERN, HEAD_PATTERN, ATTRIBUTE_COLON_PATTERN, ATTRIBUTE_PATTERN]) tt.ok(params.includes(p), `pattern ${p}`);
+  tt.match(sql, /arrayExists\(__qel -> /, 'some element passes');
   tt.match(sql, /extractAll\(chain, /, 'the elements of the chain');
-  tt.match(sql, /extractAllGroupsVertical\(/, 'the attribute pairs of an element');
+  tt.match(sql, /extractAll\(if\(/, 'the attribute pairs of an element');
   tt.ok(params.includes('\\"') && params.includes('"'), '\\" read as " in keys and values');
   tt.ok(params.includes('text') && params.includes('Go'), 'the key and the value');
 });
 
 t.test('operators: positives, negations, and what matches nothing locally', async (tt) => {
   tt.notMatch(printed(leaf('text', 'exact', 'a')).sql, /^NOT/, 'exact');
-  tt.match(printed(leaf('text', 'is_not', 'a')).sql, /^NOT \(arrayExists/, 'is_not: no element has it');
+  tt.match(printed(leaf('text', 'is_not', 'a')).sql, /^NOT \(position\(.* AND arrayExists/, 'is_not: no element has it');
   tt.match(printed(leaf('text', 'exact', 'a', true)).sql, /^NOT \(/, 'a negated filter');
   tt.notMatch(printed(leaf('text', 'is_not', 'a', true)).sql, /^NOT/, 'a negated negative is positive');
   tt.ok(printed(leaf('href', 'icontains', 'ÉCOLE')).params.includes('école'), 'the needle lowered as the local engine lowers it');
   tt.match(printed(leaf('href', 'icontains', 'x')).sql, /position\(lowerUTF8\(/);
   tt.match(printed(leaf('href', 'regex', '^/a')).sql, /match\(/);
   tt.equal(printed(leaf('href', 'regex', '(unclosed')).sql, 'false', 'a pattern RE2 refuses matches nothing');
-  tt.equal(printed(leaf('href', 'not_regex', '(unclosed')).sql, 'NOT (false)', '… and its negation everything');
+  tt.equal(printed(leaf('href', 'not_regex', '(unclosed')).sql, 'NOT false', '… and its negation everything');
   tt.equal(printed(leaf('text', 'exact', [])).sql, 'false', 'no values');
   tt.equal(printed(leaf('selector', 'exact', 'div:hover')).sql, 'false', 'a selector the local engine does not parse');
   tt.equal(printed(leaf('selector', 'exact', 7)).sql, 'false', 'a selector that is not text');
   tt.ok(printed(leaf('tag_name', 'exact', ['a', 1])).params.includes('1'), 'a number compared by its text');
   tt.match(printed(leaf('tag_name', 'is_set', null)).sql, /notEmpty\(splitByChar/, 'a tag is set when the head has one');
   tt.throws(() => printed(leaf('text', 'gt', 3)), /internal/, 'the gaps are not printed');
+});
+
+t.test('the substrings a chain must contain first (cheap, and only what is certain)', async (tt) => {
+  tt.same(requiredTexts('text', 'exact', 'Say "hi"'), ['text="', 'Say \\"hi\\"'], 'the key, and the value as the chain writes it');
+  tt.same(requiredTexts('href', 'exact', ['/a', '/b']), ['href="'], 'one of several values: the key only');
+  tt.same(requiredTexts('text', 'icontains', 'GO'), ['text="'], 'a case-insensitive value is not a substring');
+  tt.same(requiredTexts('text', 'regex', 'go'), ['text="']);
+  tt.same(requiredTexts('tag_name', 'exact', 'button'), ['button'], 'a tag stands in the chain as it is');
+  tt.same(requiredTexts('tag_name', 'is_set', null), []);
+  tt.same(requiredTexts('selector', 'exact', 'form.checkout > button#go[data-x=a"b][title][class="c"]:nth-child(2)'), ['form', 'checkout', 'button', 'go', 'a\\"b'],
+    'tags, classes, and attribute values as written; not a class list nor names');
+  tt.same(requiredTexts('selector', 'exact', 'div:hover'), [], 'a selector the local engine does not parse');
 });
 
 t.test('a selector is one pattern over the elements’ lists of satisfied parts', async (tt) => {
@@ -66,7 +78,7 @@ t.test('a selector is one pattern over the elements’ lists of satisfied parts'
   tt.equal(selectorPattern(parseSelector('form > button')!), `^${any}${at(1)}${at(0)}`, 'a child: the very next element up');
   tt.equal(selectorPattern(parseSelector('body div > .a span')!), `^${any}${at(3)}${any}${at(2)}${at(1)}${any}${at(0)}`, 'descendants: any elements between');
   const { sql, params } = printed(leaf('selector', 'exact', 'form.checkout > button#go'));
-  tt.match(sql, /^match\(arrayStringConcat\(arrayMap\(__qel -> concat\(/, 'one match over the blocks');
+  tt.match(sql, /AND match\(arrayStringConcat\(arrayMap\(__qel -> concat\(/, 'one match over the blocks, after the substrings it needs');
   tt.ok(params.includes('0,') && params.includes('1,') && params.includes('|,'), 'each element lists the parts it satisfies');
   tt.ok(params.includes('checkout') && params.includes('go') && params.includes('form') && params.includes('button'));
 });

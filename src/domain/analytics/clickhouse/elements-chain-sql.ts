@@ -4,7 +4,7 @@
  * tags, classes and attributes on both executors. Pure: SQL text out; every string goes through `param` (the
  * printer's query parameters), the patterns below included.
  *
- * Each step of the parser is one RE2 pattern (ClickHouse's `extractAll`, `extract`, `extractAllGroupsVertical`), each
+ * Each step of the parser is one RE2 pattern (ClickHouse's `extractAll`, `extract`, `match`) or a substring cut,
  * written to take the same characters as the parser's loop, quirks included:
  *   - elements: runs of anything but `;` and unquoted space, tab, LF, CR; a `"` opens a quoted stretch in which a
  *     backslash takes the next character whatever it is, and which an unterminated quote extends to the end;
@@ -20,10 +20,16 @@ export type Param = (text: string) => string;
 
 /** One element: a run of unquoted characters other than the separators, or a quoted stretch (escapes taken whole). */
 export const ELEMENT_PATTERN = '(?s)(?:[^; \\t\\n\\r"]|"(?:[^"\\\\]|\\\\.)*(?:"|\\\\?$))+';
-/** The head: the shortest prefix followed by an attribute-starting colon, or the whole element when none is. */
-export const HEAD_PATTERN = '(?s)^(.*?)(?::[A-Za-z0-9_-]*=|$)';
-/** One attribute: its key up to the first `="`, its value up to an unescaped quote or the end. */
-export const ATTRIBUTE_PATTERN = '(?s)(.*?)="((?:\\\\"|\\\\|[^"\\\\])*)(?:"|$)';
+/**
+ * The head and what ends it: the shortest prefix followed by an attribute-starting colon, with that colon, the key's
+ * characters and `=`; or the whole element when it has no such colon. Patterns without capturing groups: RE2 then
+ * finds a match with its DFA, measured 5× faster in ClickHouse than the same pattern capturing the parts.
+ */
+export const HEAD_PATTERN = '(?s)^.*?(?::[A-Za-z0-9_-]*=|$)';
+/** The head's match ended at an attribute-starting colon (`$` otherwise: then the element has no such colon at all). */
+export const ATTRIBUTE_COLON_PATTERN = ':[A-Za-z0-9_-]*=$';
+/** One attribute: its key up to the first `="`, its value up to an unescaped quote (taken) or the end. */
+export const ATTRIBUTE_PATTERN = '(?s).*?="(?:\\\\"|\\\\|[^"\\\\])*(?:"|$)';
 
 /**
  * Keys the parser stores in fields of their own, never among the generic attributes (and '' it drops): a selector's
@@ -44,10 +50,20 @@ const unescape = (sql: string, param: Param): string => `replaceAll(${sql}, ${pa
  * `chain` is the SQL of the elements_chain column.
  */
 export function chainElementsSql(chain: string, param: Param): string {
-  const head = `extract(${E}, ${param(HEAD_PATTERN)})`;
-  const rest = `substring(${E}, length(${head}) + 2)`;
-  const pairs = `extractAllGroupsVertical(${rest}, ${param(ATTRIBUTE_PATTERN)})`;
-  const attributes = `arrayMap(${KV} -> tuple(${unescape(`${KV}[1]`, param)}, ${unescape(`${KV}[2]`, param)}), ${pairs})`;
+  const matched = `extract(${E}, ${param(HEAD_PATTERN)})`;
+  // The attribute colon is the last colon of the head's match (the key's characters hold none); 0 when none.
+  const colon = `if(match(${matched}, ${param(ATTRIBUTE_COLON_PATTERN)}), length(${matched}) + 1 - position(reverse(${matched}), ${param(':')}), 0)`;
+  const head = `if(${colon} = 0, ${E}, substring(${E}, 1, ${colon} - 1))`;
+  const rest = `if(${colon} = 0, '', substring(${E}, ${colon} + 1))`;
+  const pairs = `extractAll(${rest}, ${param(ATTRIBUTE_PATTERN)})`;
+  // A pair is `key="value"` or, last in the element, `key="value` (unterminated). A final `"` preceded by a
+  // backslash is an escaped quote of an unterminated value: the value's pattern always takes `\"` as a pair.
+  const eq = `position(${KV}, ${param('="')})`;
+  const raw = `substring(${KV}, ${eq} + 2)`;
+  const closed = `endsWith(${raw}, ${param('"')}) AND NOT endsWith(${raw}, ${param('\\"')})`;
+  const key = `substring(${KV}, 1, ${eq} - 1)`;
+  const value = `if(${closed}, substring(${raw}, 1, length(${raw}) - 1), ${raw})`;
+  const attributes = `arrayMap(${KV} -> tuple(${unescape(key, param)}, ${unescape(value, param)}), ${pairs})`;
   return `arrayMap(${E} -> tuple(${head}, ${attributes}), extractAll(${chain}, ${param(ELEMENT_PATTERN)}))`;
 }
 
