@@ -114,7 +114,8 @@ t.test('a funnel and a retention between two actions, against DuckDB', async (t)
 });
 
 t.test('actions without element conditions, for the two executors alone', async (t) => {
-  // The BENCH_ACTION's autocapture step falls back; these actions' steps are events, URLs and properties.
+  // Stickiness, lifecycle, funnels with exclusions, retention, correlation and persons of actions whose steps are
+  // events, URLs and properties (autocapture conditions: test/e2e/element-actions-clickhouse.test.ts).
   const [blog, home, big] = ['Blog posts 1x (url contains)', 'Home (url exact, any event)', 'Big purchases (step properties)'];
   const dates = { date_from: FROM, date_to: TO };
   for (const params of [

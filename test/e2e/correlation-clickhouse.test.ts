@@ -119,19 +119,22 @@ t.test('what ClickHouse does not gather yet falls back to the local engine and s
     tt.equal(made[0]!.body.id, made[1]!.body.id, `${name}: the same action id on both`);
     return made[0]!.body.id as number;
   };
-  // An action whose steps are events is computed (its steps a filter tree); autocapture element conditions are not.
-  const paid = { events: [e('view', 0)], actions: [{ id: await create('Paid', [{ event: 'pay' }]), type: 'actions', order: 1 }] };
-  const [paidCh, paidLocal] = await Promise.all([correlation(engines.chApi, paid), correlation(engines.localApi, paid)]);
-  tt.same(paidCh.clickhouse, { fallback: null }, 'an action step of events: computed on ClickHouse');
-  tt.same(aligned(paidCh.result, paidLocal.result), paidLocal.result, "an action step of events: the local engine's answer");
+  // An action is computed (its steps a filter tree), autocapture element conditions included, but for a selector
+  // attribute the local engine finds on every JavaScript object.
+  for (const [name, steps] of [['Paid', [{ event: 'pay' }]], ['Clicked pay', [{ event: '$autocapture', text: 'Pay' }]]] as const) {
+    const paid = { events: [e('view', 0)], actions: [{ id: await create(name, steps), type: 'actions', order: 1 }] };
+    const [paidCh, paidLocal] = await Promise.all([correlation(engines.chApi, paid), correlation(engines.localApi, paid)]);
+    tt.same(paidCh.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
+    tt.same(aligned(paidCh.result, paidLocal.result), paidLocal.result, `${name}: the local engine's answer`);
+  }
   // date_from=all: from Quill's own first event, as the local engine's range starts.
   const allTime = { events: VIEW_PAY, date_from: 'all' };
   const [allCh, allLocal] = await Promise.all([correlation(engines.chApi, allTime), correlation(engines.localApi, allTime)]);
   tt.same(allCh.clickhouse, { fallback: null }, 'date_from=all: computed on ClickHouse');
   tt.same(aligned(allCh.result, allLocal.result), allLocal.result, "date_from=all: the local engine's answer");
-  const clicked = await create('Clicked pay', [{ event: '$autocapture', text: 'Pay' }]);
+  const clicked = await create('Clicked an odd selector', [{ event: '$autocapture', selector: 'button[constructor]' }]);
   const fallbacks: [string, Record<string, unknown>, RegExp][] = [
-    ['an action step with an element condition', { events: [e('view', 0)], actions: [{ id: clicked, type: 'actions', order: 1 }] }, /autocapture element conditions/],
+    ['an action step with a selector attribute of JavaScript objects', { events: [e('view', 0)], actions: [{ id: clicked, type: 'actions', order: 1 }] }, /\[constructor\]/],
   ];
   for (const [name, params, reason] of fallbacks) {
     const [fromCh, fromLocal] = await Promise.all([correlation(engines.chApi, params), correlation(engines.localApi, params)]);

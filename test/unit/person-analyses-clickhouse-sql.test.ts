@@ -38,7 +38,9 @@ t.test('gaps', async (tt) => {
   const events = query({ events: [{ id: '$pageview' }] });
   tt.equal(clickHouseStickinessGap({ ...events, series: [{ ...events.series[0]!, kind: 'actions' }] }, []), null, 'an action (its steps a filter tree) runs on ClickHouse');
   const element = parseFilters([{ key: 'tag_name', value: 'button', operator: 'exact', type: 'element' }]);
-  tt.match(clickHouseStickinessGap(events, [element]) ?? '', /autocapture element conditions/, 'element conditions fall back');
+  tt.equal(clickHouseStickinessGap(events, [element]), null, 'element conditions run on ClickHouse');
+  const inherited = parseFilters([{ key: 'selector', value: '[constructor]', operator: 'exact', type: 'element' }]);
+  tt.match(clickHouseStickinessGap(events, [inherited]) ?? '', /\[constructor\]/, 'but for their named sub-cases');
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }], date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   const person = parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }]);
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [person]), null, "a person property filter (the person at the event, as exported) runs on ClickHouse");
@@ -81,13 +83,13 @@ t.test('retention gaps', async (tt) => {
   tt.equal(clickHouseRetentionGap(q, []), null, 'events run on ClickHouse');
   tt.equal(clickHouseRetentionGap({ ...q, breakdown: { type: 'event', property: '$browser' } }, []), null, 'an event property breakdown runs on ClickHouse');
   tt.equal(clickHouseRetentionGap({ ...q, breakdown: { type: 'person', property: 'plan' } }, []), null, 'a person property breakdown runs on ClickHouse');
-  // An action's tree names its events (src/domain/analytics/action-filter.ts): computed, unless a step has
-  // autocapture element conditions.
+  // An action's tree names its events (src/domain/analytics/action-filter.ts): computed, autocapture element
+  // conditions of its steps included.
   const leaf = { key: 'event', operator: 'exact', groupTypeIndex: null, negation: false };
   const action: FilterNode = { and: true, children: [{ ...leaf, type: 'event_name', value: 'signed_up' }] };
   tt.equal(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: action } }, [action]), null, 'an action runs on ClickHouse');
   const clicked: FilterNode = { and: true, children: [{ ...leaf, type: 'event_name', value: '$autocapture' }, { ...leaf, type: 'element', key: 'tag_name', value: 'button' }] };
-  tt.match(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: clicked } }, [clicked]) ?? '', /autocapture element conditions/);
+  tt.equal(clickHouseRetentionGap({ ...q, target: { ...q.target, event: null, properties: clicked } }, [clicked]), null, 'an action with an element condition runs on ClickHouse');
   tt.equal(clickHouseRetentionGap(q, [parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }])]), null, 'a person property filter runs on ClickHouse');
 });
 

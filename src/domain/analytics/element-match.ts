@@ -12,7 +12,7 @@ import { compileMatcher, type FilterLeaf, type ValueMatcher } from './property-f
 
 const NEGATED: Readonly<Record<string, string>> = { is_not: 'exact', not_icontains: 'icontains', not_regex: 'regex', is_not_set: 'is_set' };
 
-interface Compound {
+export interface Compound {
   tag: string | null;
   id: string | null;
   classes: string[];
@@ -21,7 +21,7 @@ interface Compound {
   nthOfType: number | null;
 }
 
-interface SelectorPart {
+export interface SelectorPart {
   compound: Compound;
   /** How this part relates to the part after it (towards the clicked element): child or descendant. */
   combinator: '>' | ' ';

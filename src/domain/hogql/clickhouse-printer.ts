@@ -26,6 +26,7 @@
  *     (`join_use_nulls`, a setting the executor sends).
  */
 import { isFilterGroup, parseFilters, type FilterGroup, type FilterNode } from '../analytics/property-filters.js';
+import { elementConditionGap, elementConditionSql } from '../analytics/clickhouse/element-conditions-sql.js';
 import { aggregateOf } from './aggregate-functions.js';
 import type { Expr, OrderItem, Query, Select, TableRef } from './ast.js';
 import { hogqlError } from './errors.js';
@@ -522,6 +523,12 @@ class ClickHousePrinter {
       const names = (Array.isArray(node.value) ? node.value : [node.value]).map((v) => this.param(String(v)));
       const positive = names.length === 0 ? 'false' : `${chIdentifier(events.alias)}.\`event\` IN (${names.join(', ')}${names.length === 1 ? ',' : ''})`;
       return node.negation ? `NOT (${positive})` : positive;
+    }
+    if (node.type === 'element') {
+      // An action step's (or an insight's) condition on the autocapture chain, printed as the local engine reads it.
+      const gap = elementConditionGap(node);
+      if (gap !== null) hogqlError(`In {filters}, ${gap}.`);
+      return elementConditionSql(node, `${chIdentifier(events.alias)}.\`elements_chain\``, (text) => this.param(text));
     }
     if (node.type !== 'event' && node.type !== 'person') {
       hogqlError(`${node.type} filters in {filters} are not supported with QUILL_ANALYTICS=clickhouse yet.`);

@@ -9,6 +9,7 @@
  * (daylight saving included) are exactly Quill's, not ClickHouse's toStartOf… rules.
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
+import { elementConditionGap } from './element-conditions-sql.js';
 import { hadPerson } from './person-events.js';
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
@@ -123,9 +124,9 @@ export function filterGap(node: FilterNode): string | null {
     return null;
   }
   if (node.type === 'event_name') return node.operator === 'exact' ? null : `the event name operator ${node.operator} is not computed on ClickHouse yet`;
-  // An action step's conditions on the autocapture chain (selector, tag, href, text): the local engine parses
-  // elements_chain its own way (src/domain/analytics/element-match.ts), not printed for ClickHouse yet.
-  if (node.type === 'element') return 'autocapture element conditions of actions are not computed on ClickHouse yet';
+  // Conditions on the autocapture chain (an action step's selector, tag, href, text): printed over elements_chain
+  // as the local engine parses and matches it (element-conditions-sql.ts), but for the sub-cases it names.
+  if (node.type === 'element') return elementConditionGap(node);
   // Person properties are read at the event (person_properties): the export writes the snapshot each event was
   // applied with (src/stores/persons/event-snapshots.ts), the one the local engine's column blocks keep, so a later
   // $set or a merge changes neither engine's answer.
