@@ -112,6 +112,8 @@ class PeakRss {
 const host = machine();
 const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-bench-ch-direct-')));
 await ch.start();
+// The shim is not one of startQuill's children, which are stopped if the bench throws: this one must be too.
+process.once('exit', () => void ch.stop());
 let quillPid = 0;
 const rss = new PeakRss({ chdb: () => ch.pid, quill: () => quillPid });
 log(`chdb (pid ${ch.pid}) at ${ch.url} on ${ch.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days, seed ${opts.seed}`);
