@@ -12,7 +12,7 @@
 //
 // Environment: QUILL_BENCH_EVENTS (default 1,000,000), QUILL_BENCH_PERSONS (default 3 % of the events: the
 // default dataset's 300,000 per 10M), QUILL_BENCH_DAYS, QUILL_BENCH_SEED, QUILL_BENCH_REPEATS (5),
-// QUILL_BENCH_WARMUP (1 untimed round first),
+// QUILL_BENCH_WARMUP (1 untimed round first), QUILL_BENCH_CASES (a regular expression: only the cases it matches),
 // QUILL_QUERY_MEMORY_MB / QUILL_QUERY_TIMEOUT_S (passed to Quill: ClickHouse's bound per query), QUILL_BENCH_OUT,
 // QUILL_BENCH_KEEP_DATA=1 (keep chdb's directory). JSON on stdout and in
 // bench/results/analytics-clickhouse-<events, e.g. 100m>-<commit>.json (`bench` says analytics-clickhouse-direct); the
@@ -219,10 +219,13 @@ async function timeCase(c: Case) {
   return entry;
 }
 
+/** QUILL_BENCH_CASES: a regular expression; only the cases whose name it matches run (and the checks of those). */
+const only = process.env.QUILL_BENCH_CASES ? new RegExp(process.env.QUILL_BENCH_CASES) : null;
+const chosen = cases.filter((c) => only === null || only.test(c.name));
 const loadAtCases = loadAverage();
 rss.start();
 const results = [];
-for (const c of cases) {
+for (const c of chosen) {
   results.push(await timeCase(c));
   // What is done so far, in case the run is stopped (a 100M run takes the better part of an hour).
   writeFileSync(`${OUT}.partial`, JSON.stringify({ bench: 'analytics-clickhouse-direct', complete: false, dataset: opts, load, cases: results, memory_during_cases: rss.stop(true) }, null, 2) + '\n');
@@ -243,6 +246,7 @@ const checkList: [string, Map<string, number> | null, string][] = [
 ];
 const checks = [];
 for (const [name, quillDays, sql] of checkList) {
+  if (only !== null && !only.test(name)) continue;
   const expected = await sqlDays(sql);
   const differing = quillDays === null ? ['no answer'] : [...expected].filter(([d, v]) => Math.abs((quillDays.get(d) ?? 0) - v) > 1e-6 * Math.max(1, v)).map(([d, v]) => `${d}: quill ${quillDays.get(d)}, sql ${v}`);
   const entry = { case: name, days: expected.size, total: round1([...expected.values()].reduce((a, b) => a + b, 0)), same_answer: differing.length === 0, ...(differing.length ? { differences: differing.slice(0, 5) } : {}) };
