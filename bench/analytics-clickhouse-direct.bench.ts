@@ -114,6 +114,7 @@ const ch = new ClickHouseProcess(mkdtempSync(join(tmpdir(), 'quill-bench-ch-dire
 await ch.start();
 // The shim is not one of startQuill's children, which are stopped if the bench throws: this one must be too.
 process.once('exit', () => void ch.stop());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 let quillPid = 0;
 const rss = new PeakRss({ chdb: () => ch.pid, quill: () => quillPid });
 log(`chdb (pid ${ch.pid}) at ${ch.url} on ${ch.dataDir}; ${opts.events} events, ${opts.persons} persons, ${opts.days} days, seed ${opts.seed}`);
