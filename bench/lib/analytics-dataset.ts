@@ -70,11 +70,12 @@ export function prng(seed: number): () => number {
   };
 }
 
-const BROWSERS = ['Chrome', 'Chrome', 'Chrome', 'Safari', 'Safari', 'Firefox', 'Edge'];
-const OSES = ['Mac OS X', 'Windows', 'Windows', 'iOS', 'Android', 'Linux'];
-const PLANS = ['free', 'free', 'free', 'pro', 'pro', 'enterprise'];
-const PATHS = Array.from({ length: 50 }, (_, i) => (i === 0 ? '/' : i < 10 ? `/docs/page-${i}` : i < 30 ? `/blog/post-${i}` : `/app/view-${i}`));
-const CHAINS = [
+/** The vocabularies, also used by the ClickHouse generator of the same shape (bench/lib/clickhouse-direct-dataset.ts). */
+export const BROWSERS = ['Chrome', 'Chrome', 'Chrome', 'Safari', 'Safari', 'Firefox', 'Edge'];
+export const OSES = ['Mac OS X', 'Windows', 'Windows', 'iOS', 'Android', 'Linux'];
+export const PLANS = ['free', 'free', 'free', 'pro', 'pro', 'enterprise'];
+export const PATHS = Array.from({ length: 50 }, (_, i) => (i === 0 ? '/' : i < 10 ? `/docs/page-${i}` : i < 30 ? `/blog/post-${i}` : `/app/view-${i}`));
+export const CHAINS = [
   'button.btn.btn-primary:nth-child="1"nth-of-type="1"text="Sign up";div.hero:nth-child="2"nth-of-type="1";body:nth-child="1"nth-of-type="1"',
   'a.nav-link:href="/pricing"nth-child="3"nth-of-type="3"text="Pricing";nav:nth-child="1"nth-of-type="1";body:nth-child="1"nth-of-type="1"',
   'button:nth-child="1"nth-of-type="1"text="Buy now";form.checkout:attr__id="checkout"nth-child="4"nth-of-type="1";body:nth-child="1"nth-of-type="1"',

@@ -117,6 +117,12 @@ function main(): void {
       });
     });
   });
+  // chdb's queries run synchronously on this thread, so a request that arrives during a long one is parsed only
+  // after it; Node's default headersTimeout (60 s) then answered it 408 with an empty body, which Quill reported
+  // as ClickHouse unavailable (lifecycle at 100M events sends its two queries together, each over a minute).
+  // A ClickHouse server has no such limit on a queued query.
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
   server.listen(Number(portText ?? 0), '127.0.0.1', () => {
     const address = server.address();
     process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : portText}\n`);
