@@ -80,5 +80,6 @@ t.test('element filters match a chain (clicked element first)', async (t) => {
   t.ok(el('selector', 'exact', 'button:nth-child(2)'));
   t.notOk(el('selector', 'exact', 'a'));
   t.ok(matchesSelector(chain, parseSelector('[id="go"]')!), 'attribute selectors');
+  for (const name of ['constructor', '__proto__', 'toString']) t.notOk(el('selector', 'exact', `button[${name}]`), `[${name}]: the chain's own attributes only, not Object.prototype's`);
   t.equal(parseSelector('div::before'), null, 'unsupported selectors are refused');
 });

@@ -39,8 +39,8 @@ t.test('gaps', async (tt) => {
   tt.equal(clickHouseStickinessGap({ ...events, series: [{ ...events.series[0]!, kind: 'actions' }] }, []), null, 'an action (its steps a filter tree) runs on ClickHouse');
   const element = parseFilters([{ key: 'tag_name', value: 'button', operator: 'exact', type: 'element' }]);
   tt.equal(clickHouseStickinessGap(events, [element]), null, 'element conditions run on ClickHouse');
-  const inherited = parseFilters([{ key: 'selector', value: '[constructor]', operator: 'exact', type: 'element' }]);
-  tt.match(clickHouseStickinessGap(events, [inherited]) ?? '', /\[constructor\]/, 'but for their named sub-cases');
+  const huge = parseFilters([{ key: 'selector', value: 'li:nth-child(1000000000000000)', operator: 'exact', type: 'element' }]);
+  tt.match(clickHouseStickinessGap(events, [huge]) ?? '', /nth/, 'but for their named sub-cases');
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }], date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   const person = parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }]);
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [person]), null, "a person property filter (the person at the event, as exported) runs on ClickHouse");

@@ -87,7 +87,13 @@ function attributeOf(el: ElementRecord, name: string): string | null {
   if (name === 'href') return el.href ?? el.attributes.attr__href ?? null;
   if (name === 'id') return el.attr_id ?? el.attributes.attr__id ?? null;
   if (name === 'class') return el.attr_class ? el.attr_class.join(' ') : null;
-  return el.attributes[`attr__${name}`] ?? el.attributes[name] ?? null;
+  // Own keys only: the chain's attributes are a plain object, where `constructor` or `__proto__` would otherwise find
+  // Object.prototype's members and `[constructor]` would match every element.
+  return ownAttribute(el.attributes, `attr__${name}`) ?? ownAttribute(el.attributes, name);
+}
+
+function ownAttribute(attributes: Readonly<Record<string, string>>, key: string): string | null {
+  return Object.hasOwn(attributes, key) ? attributes[key]! : null;
 }
 
 function matchesCompound(el: ElementRecord, c: Compound): boolean {

@@ -57,13 +57,6 @@ export function elementConditionGap(leaf: FilterLeaf): string | null {
 }
 
 function compoundGap(c: Compound): string | null {
-  for (const a of c.attributes) {
-    // The local engine reads attributes from a plain object: `[constructor]` or `[__proto__]` find Object.prototype's
-    // members there (present on every element). That is no attribute of the chain, so it is left to that engine.
-    if (a.name !== 'href' && a.name !== 'id' && a.name !== 'class' && a.name in Object.prototype) {
-      return `the selector attribute [${a.name}] (a JavaScript object member locally) is not computed on ClickHouse`;
-    }
-  }
   for (const n of [c.nthChild, c.nthOfType]) {
     if (n !== null && n >= MAX_NTH) return `:nth-child/:nth-of-type numbers from ${MAX_NTH} up are not computed on ClickHouse`;
   }
