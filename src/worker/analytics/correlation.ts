@@ -11,7 +11,7 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import type { PersonRow } from '../../stores/persons/person-store.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext, type QueryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 import { reduceEverywhere, registerReducer, type PersonEvents, type SequenceReducer } from './sequences.js';
 
 export interface CorrelationParams {
@@ -132,7 +132,7 @@ export function correlationParams(q: FunnelsQuery, to: number, exclude: string[]
 
 export async function runCorrelation(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, exclude: string[], personsOf: string | null): Promise<CorrelationRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)]);
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
   const partial = await reduceEverywhere<CorrelationPartial>(rt, {
     team, from: range.from, to: range.to,

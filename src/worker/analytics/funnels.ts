@@ -11,7 +11,7 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext, type QueryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 import { reduceEverywhere, registerReducer, type PersonEvents, type SequenceReducer, type SequenceSpec } from './sequences.js';
 
 export interface FunnelParams {
@@ -182,7 +182,7 @@ export function funnelParams(q: FunnelsQuery, range: DateRange, periods: number[
 
 export async function runFunnel(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons = false): Promise<FunnelRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)]);
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const b = q.breakdown;

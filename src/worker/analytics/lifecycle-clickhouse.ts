@@ -12,7 +12,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { actorValuesOnClickHouse } from './actors-clickhouse.js';
 import { lifecyclePeriodOf, lifecycleWindow, type LifecycleRun } from './person-analyses.js';
 import { queryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 
 /** The four statuses' values over `periods` periods (dormant negative) from the two queries' rows. */
 export function lifecycleCountsOfRows(periods: number, active: readonly unknown[][], dormant: readonly unknown[][]): Record<LifecycleStatus, number[]> {
@@ -35,7 +35,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   const ctx = queryContext(rt, team, now, [q.properties, series.properties]);
   // date_from=all starts at Quill's own first event (block metadata, events after 2015), so both engines' periods
   // are the same instants; only the counting is ClickHouse's.
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };

@@ -8,7 +8,7 @@ import { includesEvent, itemCleaner, PATH_ELLIPSIS, sessionPaths, type CleaningR
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext, type QueryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 import { PATH_ITEM, reduceEverywhere, registerReducer, type PersonEvents, type SequenceReducer } from './sequences.js';
 
 export interface PathParams {
@@ -174,7 +174,7 @@ export function pathRules(ctx: QueryContext, q: PathsQuery): CleaningRule[] {
 
 export async function runPaths(rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null): Promise<PathRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)]);
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, first);
   const rules = pathRules(ctx, q);
   const partial = await reduceEverywhere<PathPartial>(rt, {

@@ -15,7 +15,7 @@ import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { PersonResolution } from './person-resolution.js';
 import { queryContext, type QueryContext } from './query-context.js';
-import { firstEvent, scanEverywhere } from './scatter.js';
+import { firstEventIfAll, scanEverywhere } from './scatter.js';
 import type { BreakdownScan, SeriesScan } from './series-scan.js';
 import { shiftedRange } from './trends.js';
 
@@ -125,7 +125,7 @@ export function lifecyclePeriodOf(starts: number[], range: DateRange, targetDate
 export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<LifecycleRun> {
   const series = q.series[0]!;
   const ctx = queryContext(rt, team, now, [q.properties, series.properties]);
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const withBefore = [before, ...starts];
@@ -182,7 +182,7 @@ export function stickinessPeriods(q: TrendsQuery, range: DateRange): { range: Da
 
 export async function runStickiness(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<{ ctx: QueryContext; series: StickinessSeries[] }> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)]);
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
   const out: StickinessSeries[] = [];
   for (const period of stickinessPeriods(q, range)) {

@@ -92,6 +92,11 @@ export async function firstEvent(rt: WorkerRuntime, team: number): Promise<numbe
   return found.length === 0 ? null : Math.min(...found);
 }
 
+/** The first event when a query's range is `date_from=all` (where its range starts), else null (not needed). */
+export async function firstEventIfAll(rt: WorkerRuntime, team: number, dates: { dateFrom: string | null }): Promise<number | null> {
+  return dates.dateFrom === 'all' ? firstEvent(rt, team) : null;
+}
+
 const AFTER_2015 = Date.UTC(2015, 0, 1);
 
 export const firstEventHandler: PeerHandler = async (rt, msg) => {

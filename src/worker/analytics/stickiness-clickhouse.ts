@@ -14,7 +14,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { actorValuesOnClickHouse } from './actors-clickhouse.js';
 import { stickinessPeriods, type StickinessSeries } from './person-analyses.js';
 import { queryContext, type QueryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 
 /** data[k - 1] = persons active in exactly k intervals, k = 1 … points, from rows of (intervals, persons). */
 export function histogramOfRows(rows: readonly unknown[][], points: number): number[] {
@@ -31,7 +31,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)]);
   // date_from=all starts at Quill's own first event (block metadata, events after 2015), so both engines' ranges
   // are the same instants; only the counting is ClickHouse's.
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
   return { ctx, range, opts: { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now } };
 }

@@ -13,7 +13,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { actorValuesOnClickHouse } from './actors-clickhouse.js';
 import { queryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 import { comparePeriods, formulaResults, seriesRange, type SeriesResult, type TrendsRun } from './trends.js';
 
 export interface ClickHouseTrendsRun extends TrendsRun {
@@ -62,7 +62,7 @@ export function rollingWindows(windows: readonly (readonly number[])[], cumulati
 export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number, offset = 0): Promise<ClickHouseTrendsRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], []);
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
   const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
   const caughtUp = await exportCaughtUp(rt, requested);

@@ -12,7 +12,7 @@ import { applyFormula, parseFormula, seriesValues, smooth } from '../../domain/a
 import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryContext, type QueryContext } from './query-context.js';
-import { firstEvent, scanEverywhere } from './scatter.js';
+import { firstEventIfAll, scanEverywhere } from './scatter.js';
 import type { BreakdownScan, SeriesScan } from './series-scan.js';
 
 /** The buckets a series is computed over, and which state buckets each output point reads. */
@@ -114,7 +114,7 @@ function propertyBreakdown(q: TrendsQuery, only: string[] | null): BreakdownScan
 
 export async function runTrends(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number, offset = 0): Promise<TrendsRun> {
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], q.breakdown?.type === 'cohort' ? q.breakdown.cohorts : []);
-  const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+  const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
   const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
   const cumulative = q.display === CUMULATIVE_DISPLAY;

@@ -17,7 +17,7 @@ import { actionLookup } from '../analytics/action-lookup.js';
 import { actorPage, type ActorPage } from '../analytics/actors.js';
 import { queryContext } from '../analytics/query-context.js';
 import { ResultCache } from '../analytics/result-cache.js';
-import { firstEvent, scanEverywhere } from '../analytics/scatter.js';
+import { firstEventIfAll, scanEverywhere } from '../analytics/scatter.js';
 import { clickHouseTrendsGap } from '../../domain/analytics/clickhouse/trends-sql.js';
 import { runTrendsActorsOnClickHouse, runTrendsOnClickHouse } from '../analytics/trends-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
@@ -258,7 +258,7 @@ export async function personsTrendsAnswer(rt: WorkerRuntime, team: number, p: Fi
   let to: number;
   if (q.display === CUMULATIVE_DISPLAY || NON_TIME_SERIES_DISPLAYS.has(q.display) || dateFrom === null || dateFrom === 'all') {
     // date_from=all starts at the project's first event, as the insight's own range does.
-    const first = q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null;
+    const first = await firstEventIfAll(rt, team, q.dates);
     const sr = seriesRange(resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first), series.math, false);
     from = sr.range.from;
     to = sr.range.to;
