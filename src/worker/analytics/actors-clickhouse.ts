@@ -34,6 +34,12 @@ export function localPersonIdOf(rt: WorkerRuntime, team: number): (uuid: string)
   };
 }
 
+/** The local person id of a gathered person, by the number foldGatheredRows gave it (`uuids[pid - 1]`). */
+export function gatheredLocalId(rt: WorkerRuntime, team: number, uuids: readonly string[]): (pid: number) => number {
+  const localId = localPersonIdOf(rt, team);
+  return (pid) => localId(uuids[pid - 1]!);
+}
+
 /**
  * Rows whose first column is a person's uuid (and the second, if any, its value at the point) as local person id →
  * value (null without a value column), the input of actorPage.

@@ -15,8 +15,8 @@ import type { WorkerRuntime } from '../runtime.js';
 import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
 import { foldGatheredRows } from './gathered-events.js';
 import { queryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
-import { localPersonIdOf } from './actors-clickhouse.js';
+import { firstEventIfAll } from './scatter.js';
+import { gatheredLocalId } from './actors-clickhouse.js';
 
 /** A row of funnelEventsSql without a breakdown, names gathered: (person, ms, mask, event). */
 const nameOfRow = (row: readonly unknown[]) => String(row[3]);
@@ -30,7 +30,7 @@ export async function runCorrelationOnClickHouse(
 ): Promise<CorrelationRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   // Correlation reads no breakdown: the same rows whatever the funnel's breakdown.
   const printed = funnelEventsSql({ ...q, breakdown: null }, filter, range.from, range.to,
@@ -41,8 +41,8 @@ export async function runCorrelationOnClickHouse(
   const partial = reducer.empty();
   const { uuids, parts } = await foldGatheredRows(rt, printed, { name: nameOfRow }, (person) => reducer.add(partial, person));
   if (localIds) {
-    const localId = localPersonIdOf(rt, team);
-    partial.persons = partial.persons.map(([pid, converted]) => [localId(uuids[pid - 1]!), converted]);
+    const localId = gatheredLocalId(rt, team, uuids);
+    partial.persons = partial.persons.map(([pid, converted]) => [localId(pid), converted]);
   }
   return { ctx, partial, caughtUp, gatheredParts: parts, person: (pid) => rt.persons.personByUuid(team, uuids[pid - 1]!) };
 }

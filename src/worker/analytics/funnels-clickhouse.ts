@@ -12,10 +12,10 @@ import type { FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { localPersonIdOf } from './actors-clickhouse.js';
+import { gatheredLocalId } from './actors-clickhouse.js';
 import { funnelParams, funnelReducer, type FunnelPartial, type FunnelRun } from './funnels.js';
 import { queryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
 
 export interface ClickHouseFunnelRun extends FunnelRun {
@@ -34,7 +34,7 @@ export const breakdownOfRow = (row: readonly unknown[]) => String(row[3] ?? '') 
 export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons = false): Promise<ClickHouseFunnelRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
-  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
+  const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
@@ -46,8 +46,8 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const { uuids, parts } = await foldGatheredRows(rt, printed, q.breakdown ? { value: breakdownOfRow } : {}, (person) => reducer.add(partial, person));
   if (persons) {
     // Only the persons the steps kept are looked up (a deleted one among them sends the question to the local engine).
-    const localId = localPersonIdOf(rt, team);
-    const toLocal = (pids: number[]) => pids.map((pid) => localId(uuids[pid - 1]!));
+    const localId = gatheredLocalId(rt, team, uuids);
+    const toLocal = (pids: number[]) => pids.map(localId);
     for (const stats of partial.values()) {
       if (stats.persons) stats.persons = stats.persons.map(toLocal);
       if (stats.periodPersons) stats.periodPersons = stats.periodPersons.map((pp) => ({ from: toLocal(pp.from), to: toLocal(pp.to) }));

@@ -12,9 +12,9 @@ import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { foldGatheredRows, type RowColumns } from './gathered-events.js';
 import { pathReducer, pathRules, type PathParams, type PathRun } from './paths.js';
-import { localPersonIdOf } from './actors-clickhouse.js';
+import { gatheredLocalId } from './actors-clickhouse.js';
 import { queryContext } from './query-context.js';
-import { firstEvent } from './scatter.js';
+import { firstEventIfAll } from './scatter.js';
 
 /** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
 export const PATH_ROW: RowColumns = {
@@ -31,7 +31,7 @@ export async function runPathsOnClickHouse(
 ): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
-  const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, q.dates.dateFrom === 'all' ? await firstEvent(rt, team) : null);
+  const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);
@@ -39,8 +39,7 @@ export async function runPathsOnClickHouse(
   const partial = reducer.empty();
   const { uuids, parts } = await foldGatheredRows(rt, printed, PATH_ROW, (person) => reducer.add(partial, person));
   if (persons) {
-    const localId = localPersonIdOf(rt, team);
-    partial.persons = partial.persons.map((pid) => localId(uuids[pid - 1]!));
+    partial.persons = partial.persons.map(gatheredLocalId(rt, team, uuids));
   }
   return { ctx, partial, caughtUp, gatheredParts: parts };
 }
