@@ -44,7 +44,8 @@ export const Errors = {
    * A capture request none of whose events can be stored (PostHog's Rust capture answers 400 for these too).
    * `code` is the reason, as counted in `/_stats` `dropped`; `attr` names the field at fault.
    */
-  invalidEvents: (code: string, attr: string | null, detail: string) => new ApiError(400, 'validation_error', code, detail, attr),
+  invalidEvents: (code: string, attr: string | null, detail: string, status = 400) =>
+    new ApiError(status, status === 413 ? 'client_error' : 'validation_error', code, detail, attr),
 
   notAuthenticated: () =>
     new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.'),

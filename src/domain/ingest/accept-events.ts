@@ -7,16 +7,16 @@
  * (the spec's recommendation). A `batch` that is not a list, or a payload that is not an event, a batch or a list,
  * is refused.
  *
- * Events nested deeper than MAX_JSON_DEPTH are dropped here, before the acknowledgement: storing them would
- * overflow the stack of JSON.stringify or msgpackr in the apply loop, long after the client was told "stored".
+ * Events past the shape bounds (src/domain/ingest/event-shape.ts: nesting, size, property counts, array lengths) are
+ * dropped by normalisation, before the acknowledgement: storing them would cost the apply loop, long after the
+ * client was told "stored", more than any one event may.
  */
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { recordUuid, type RecordUuid } from './log-record.js';
 import { normalizeEvent } from './normalize-event.js';
 import type { NormalizeContext, NormalizedEvent, NormalizeSkipReason } from './types.js';
 
 /** Why an event of a request was not stored (the keys of `/_stats` `dropped`). */
-export type DropReason = NormalizeSkipReason | 'too_deep';
+export type DropReason = NormalizeSkipReason;
 
 /** Why a whole request is refused. */
 export type Refusal = DropReason | 'invalid_batch';
@@ -39,7 +39,7 @@ export function acceptEvents(payload: unknown, raws: readonly unknown[], ctx: No
   const dropped = new Map<DropReason, number>();
   let firstDrop: DropReason | null = null;
   for (const raw of raws) {
-    const outcome = nestsDeeperThan(raw, MAX_JSON_DEPTH) ? { ok: false as const, reason: 'too_deep' as const } : normalizeEvent(raw, ctx);
+    const outcome = normalizeEvent(raw, ctx);
     if (outcome.ok) {
       events.push(outcome.event);
       uuids.push(recordUuid(outcome.event, raw));

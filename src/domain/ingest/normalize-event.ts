@@ -1,4 +1,5 @@
 import { elementsChainFromElements } from './elements-chain.js';
+import { shapeViolation } from './event-shape.js';
 import { resolveEventTime, toIso } from './timestamp.js';
 import type { NormalizeContext, NormalizeOutcome, NormalizedEvent } from './types.js';
 import { isUuid, uuidv7 } from './uuid.js';
@@ -64,6 +65,9 @@ function mergeTopLevel(props: Record<string, unknown>, key: '$set' | '$set_once'
  */
 export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeOutcome {
   if (!isPlainObject(raw)) return { ok: false, reason: 'not_an_object' };
+  // First: nothing below may walk, copy or store an event past the bounds (src/domain/ingest/event-shape.ts).
+  const violation = shapeViolation(raw);
+  if (violation !== null) return { ok: false, reason: violation };
 
   const rawProps = raw['properties'];
   const props: Record<string, unknown> = isPlainObject(rawProps) ? rawProps : {};

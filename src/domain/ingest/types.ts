@@ -2,6 +2,7 @@
  * Shared types of the pure ingestion building blocks. Everything here is plain data so it can cross a
  * worker-thread boundary unchanged.
  */
+import type { ShapeViolation } from './event-shape.js';
 
 /** What the HTTP layer hands to {@link decodePayload}: a snapshot of one capture/decide request. */
 export interface RawRequest {
@@ -49,7 +50,7 @@ export interface NormalizedEvent {
   elements_chain: string;
 }
 
-export type NormalizeSkipReason = 'missing_event_name' | 'missing_distinct_id' | 'not_an_object';
+export type NormalizeSkipReason = 'missing_event_name' | 'missing_distinct_id' | 'not_an_object' | ShapeViolation;
 
 export type NormalizeOutcome =
   | { ok: true; event: NormalizedEvent }

@@ -17,6 +17,7 @@
 import { join } from 'node:path';
 import { atomically, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 import { COL, EVENT_PROP, PERSON_PROP, type ScanEvent } from '../scan/block-builder.js';
+import { propertiesReader } from '../scan/row-properties.js';
 import type { BlockView, DictColumn } from '../scan/column-block.js';
 import type { ColumnCache } from '../scan/column-cache.js';
 import { firstPosition } from '../scan/row-order.js';
@@ -316,26 +317,8 @@ export function* eventsOfBlock(team: number, block: BlockView, from = 0, to = bl
  * row order: for exporting stored events (src/worker/export/backfill.ts).
  */
 export function* personPropertiesOfBlock(block: BlockView, from = 0, to = block.n): Generator<Record<string, unknown>> {
-  const columns = propertyColumns(block, PERSON_PROP);
-  for (let row = from; row < to; row++) yield objectAt(columns, row);
-}
-
-/** A block's property columns under a prefix (EVENT_PROP, PERSON_PROP), keyed by the property's name. */
-function propertyColumns(block: BlockView, prefix: string): [string, DictColumn][] {
-  return block.names(prefix).map((name): [string, DictColumn] => [name.slice(prefix.length), block.dict(name) ?? EMPTY_DICT]);
-}
-
-/** One row's properties from its columns (a column without a value at the row has no key). */
-function objectAt(columns: readonly [string, DictColumn][], row: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, col] of columns) {
-    const code = col.codes[row]!;
-    if (code === 0) continue;
-    // A data property: a key named "__proto__" must not set the object's prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: col.values[code - 1], enumerable: true, writable: true, configurable: true });
-    else out[key] = col.values[code - 1];
-  }
-  return out;
+  const properties = propertiesReader(block, PERSON_PROP);
+  for (let row = from; row < to; row++) yield properties(row);
 }
 
 class BlockRows {
@@ -346,7 +329,7 @@ class BlockRows {
   private readonly personIds: Uint32Array | null;
   private readonly personUuids: DictColumn | null;
   private readonly chains: DictColumn | null;
-  private props: [string, DictColumn][] | null = null;
+  private props: ((row: number) => Record<string, unknown>) | null = null;
 
   constructor(private readonly team: number, private readonly block: BlockView) {
     this.times = block.f64(COL.ts) ?? new Float64Array(block.n);
@@ -378,8 +361,8 @@ class BlockRows {
   }
 
   private properties(row: number): Record<string, unknown> {
-    this.props ??= propertyColumns(this.block, EVENT_PROP);
-    return objectAt(this.props, row);
+    this.props ??= propertiesReader(this.block, EVENT_PROP);
+    return this.props(row);
   }
 }
 

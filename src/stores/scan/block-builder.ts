@@ -10,7 +10,8 @@
  * resized in place, when they grow: a snapshot keeps seeing exactly the rows it was taken with.
  */
 import { codeArrayFor, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
-import { Dictionary } from './dictionary.js';
+import { DictBuilder } from './dict-builder.js';
+import { EVENT_PROP, MAX_COLUMN_KEY, MAX_PROPERTY_COLUMNS, NEW_COLUMNS_PER_EVENT, OVERFLOW, PERSON_PROP, setOwn, withOverflow } from './overflow.js';
 
 /** One event as the scan layout keeps it. */
 export interface ScanEvent {
@@ -43,31 +44,22 @@ export const COL = {
   elementsChain: 'elements_chain',
   /** Sealed blocks only: the rows in (timestamp, uuid) order (src/stores/scan/row-order.ts). */
   order: 'order',
+  /** A row's event properties that have no column of their own, as one object (src/stores/scan/overflow.ts). */
+  propertiesOverflow: OVERFLOW.event,
+  /** Likewise for the person properties. */
+  personPropertiesOverflow: OVERFLOW.person,
 } as const;
-export const EVENT_PROP = 'p:';
-export const PERSON_PROP = 'pp:';
-
-class DictBuilder {
-  readonly dictionary = new Dictionary();
-  codes: Uint32Array;
-
-  constructor(capacity: number) {
-    this.codes = new Uint32Array(capacity);
-  }
-
-  grow(capacity: number): void {
-    const next = new Uint32Array(capacity);
-    next.set(this.codes);
-    this.codes = next;
-  }
-
-  set(row: number, value: unknown): void {
-    this.codes[row] = this.dictionary.codeOf(value);
-  }
-}
+export { EVENT_PROP, PERSON_PROP } from './overflow.js';
 
 /** Scratch for re-numbering dictionary codes (reused: one per thread is enough, blocks are built one at a time). */
 let remapScratch = new Uint32Array(1024);
+
+/** Which kind of property columns: the event's own (`p:`) or its person's (`pp:`). */
+interface PropertyKind {
+  columns: Map<string, DictBuilder>;
+  prefix: string;
+  overflow: string;
+}
 
 export class BlockBuilder {
   private capacity: number;
@@ -75,12 +67,17 @@ export class BlockBuilder {
   private ts: Float64Array;
   private personIds: Uint32Array;
   private personCreated: Float64Array;
-  /** Fixed dictionary columns by name, property columns by key (no name concatenated per event). */
+  /** Fixed dictionary columns by name (overflow columns among them), property columns by key. */
   private readonly dicts = new Map<string, DictBuilder>();
-  private readonly eventProps = new Map<string, DictBuilder>();
-  private readonly personProps = new Map<string, DictBuilder>();
+  private readonly eventProps: PropertyKind = { columns: new Map(), prefix: EVENT_PROP, overflow: COL.propertiesOverflow };
+  private readonly personProps: PropertyKind = { columns: new Map(), prefix: PERSON_PROP, overflow: COL.personPropertiesOverflow };
+  /**
+   * The person properties of the last row and the codes they were given there: the next event of the same person
+   * (the same object: persons are copied on write) copies the codes instead of looking every value up again.
+   */
   private lastPersonProps: object | null = null;
-  private lastPersonRow = -1;
+  private lastPersonColumns: DictBuilder[] = [];
+  private lastPersonCodes: number[] = [];
 
   constructor(expected = 256) {
     this.capacity = Math.max(16, expected);
@@ -93,11 +90,16 @@ export class BlockBuilder {
     return this.n;
   }
 
+  /** Property columns of each kind, for tests and stats. */
+  get propertyColumns(): { event: number; person: number } {
+    return { event: this.eventProps.columns.size, person: this.personProps.columns.size };
+  }
+
   /** About what this open block holds in memory: its fixed columns and every dictionary column (/metrics). */
   approxBytes(): number {
     let bytes = this.ts.byteLength + this.personIds.byteLength + this.personCreated.byteLength;
-    for (const columns of [this.dicts, this.eventProps, this.personProps]) {
-      for (const d of columns.values()) bytes += d.codes.byteLength + d.dictionary.approxBytes();
+    for (const columns of [this.dicts, this.eventProps.columns, this.personProps.columns]) {
+      for (const d of columns.values()) bytes += d.approxBytes();
     }
     return bytes;
   }
@@ -113,32 +115,63 @@ export class BlockBuilder {
     this.column(this.dicts, COL.distinctId).set(row, e.distinctId);
     if (e.personUuid !== '') this.column(this.dicts, COL.personUuid).set(row, e.personUuid);
     if (e.elementsChain !== '') this.column(this.dicts, COL.elementsChain).set(row, e.elementsChain);
-    const props = e.properties;
+    this.addProperties(this.eventProps, row, e.properties, null, null);
+    this.addPersonProperties(row, e.personProperties);
+  }
+
+  /**
+   * A row's properties of one kind: into their columns, opening a column for a key that has none while the block
+   * and this event may (src/stores/scan/overflow.ts), the rest into the row's overflow object. `used`/`codes`, when
+   * given, collect the columns written and their codes.
+   */
+  private addProperties(kind: PropertyKind, row: number, props: Readonly<Record<string, unknown>>, used: DictBuilder[] | null, codes: number[] | null): void {
+    let overflow: Record<string, unknown> | null = null;
+    let opening = NEW_COLUMNS_PER_EVENT;
+    const columns = kind.columns;
     for (const key in props) {
       const value = props[key];
-      if (value !== undefined) this.column(this.eventProps, key).set(row, value);
+      if (value === undefined) continue;
+      let col = columns.get(key);
+      if (!col) {
+        if (opening === 0 || key.length > MAX_COLUMN_KEY || columns.size >= MAX_PROPERTY_COLUMNS) {
+          setOwn((overflow ??= {}), key, value);
+          continue;
+        }
+        opening--;
+        columns.set(key, (col = new DictBuilder(this.capacity)));
+      }
+      const code = col.set(row, value);
+      used?.push(col);
+      codes?.push(code);
     }
-    this.addPersonProperties(row, e.personProperties);
+    if (overflow) {
+      const col = this.column(this.dicts, kind.overflow);
+      const code = col.set(row, overflow);
+      used?.push(col);
+      codes?.push(code);
+    }
   }
 
   private addPersonProperties(row: number, props: Readonly<Record<string, unknown>>): void {
     if (props === this.lastPersonProps) {
-      const from = this.lastPersonRow;
-      for (const key in props) {
-        const col = this.personProps.get(key);
-        if (col) col.codes[row] = col.codes[from]!;
-      }
+      const columns = this.lastPersonColumns;
+      const codes = this.lastPersonCodes;
+      for (let i = 0; i < columns.length; i++) columns[i]!.setCode(row, codes[i]!);
       return;
     }
-    for (const key in props) {
-      const value = props[key];
-      if (value !== undefined) this.column(this.personProps, key).set(row, value);
-    }
+    const columns: DictBuilder[] = [];
+    const codes: number[] = [];
+    this.addProperties(this.personProps, row, props, columns, codes);
     this.lastPersonProps = props;
-    this.lastPersonRow = row;
+    this.lastPersonColumns = columns;
+    this.lastPersonCodes = codes;
   }
 
-  /** Appends every row of another block (start-up: the packed chunk records of the open block). */
+  /**
+   * Appends every row of another block (start-up: the packed chunk records of the open block; a block rewritten
+   * without some rows). Property columns past this block's bounds (a block written before the bounds, or merged
+   * with other columns) are moved into the rows' overflow objects, so what a block holds stays bounded.
+   */
   addBlock(view: BlockView): void {
     const from = this.n;
     const n = view.n;
@@ -146,16 +179,48 @@ export class BlockBuilder {
     this.ts.set(view.f64(COL.ts) ?? new Float64Array(n), from);
     this.personIds.set(view.u32(COL.personId) ?? new Uint32Array(n), from);
     this.personCreated.set(view.f64(COL.personCreatedAt) ?? new Float64Array(n).fill(NaN), from);
+    const moved = new Map<string, Map<number, Record<string, unknown>>>();
     for (const name of view.names()) {
       const source = view.dict(name);
       if (!source) continue;
-      const target = name.startsWith(EVENT_PROP) ? this.column(this.eventProps, name.slice(EVENT_PROP.length))
-        : name.startsWith(PERSON_PROP) ? this.column(this.personProps, name.slice(PERSON_PROP.length))
-          : this.column(this.dicts, name);
+      const kind = name.startsWith(EVENT_PROP) ? this.eventProps : name.startsWith(PERSON_PROP) ? this.personProps : null;
+      if (kind === null && (name === COL.propertiesOverflow || name === COL.personPropertiesOverflow)) continue; // below
+      let target: DictBuilder | undefined;
+      if (kind === null) target = this.column(this.dicts, name);
+      else {
+        const key = name.slice(kind.prefix.length);
+        target = kind.columns.get(key);
+        if (!target && key.length <= MAX_COLUMN_KEY && kind.columns.size < MAX_PROPERTY_COLUMNS) kind.columns.set(key, (target = new DictBuilder(this.capacity)));
+        if (!target) {
+          let rows = moved.get(kind.overflow);
+          if (!rows) moved.set(kind.overflow, (rows = new Map()));
+          for (let i = 0; i < n; i++) {
+            const c = source.codes[i]!;
+            if (c === 0) continue;
+            let o = rows.get(i);
+            if (!o) rows.set(i, (o = {}));
+            setOwn(o, key, source.values[c - 1]);
+          }
+          continue;
+        }
+      }
       const remap = source.values.map((v) => target.dictionary.codeOf(v));
       for (let i = 0; i < n; i++) {
         const c = source.codes[i]!;
-        target.codes[from + i] = c === 0 ? 0 : remap[c - 1]!;
+        if (c !== 0) target.setCode(from + i, remap[c - 1]!);
+      }
+    }
+    for (const name of [COL.propertiesOverflow, COL.personPropertiesOverflow]) {
+      const source = view.dict(name);
+      const extra = moved.get(name);
+      if (!source && !extra) continue;
+      const target = this.column(this.dicts, name);
+      for (let i = 0; i < n; i++) {
+        const c = source ? source.codes[i]! : 0;
+        const more = extra?.get(i);
+        if (c === 0 && !more) continue;
+        const value = c === 0 ? more! : more ? Object.assign({}, source!.values[c - 1], more) : source!.values[c - 1];
+        target.set(from + i, value);
       }
     }
     this.n = from + n;
@@ -168,12 +233,8 @@ export class BlockBuilder {
    */
   truncate(n: number): void {
     if (n >= this.n) return;
-    for (const columns of [this.dicts, this.eventProps, this.personProps]) {
-      for (const col of columns.values()) {
-        const codes = col.codes.slice();
-        codes.fill(0, n);
-        col.codes = codes;
-      }
+    for (const columns of [this.dicts, this.eventProps.columns, this.personProps.columns]) {
+      for (const col of columns.values()) col.truncate(n);
     }
     this.n = n;
     this.lastPersonProps = null;
@@ -198,8 +259,8 @@ export class BlockBuilder {
       if (compact) columns.set(name, compact);
     };
     for (const [name, col] of this.dicts) put(name, col);
-    for (const [key, col] of this.eventProps) put(EVENT_PROP + key, col);
-    for (const [key, col] of this.personProps) put(PERSON_PROP + key, col);
+    for (const [key, col] of this.eventProps.columns) put(EVENT_PROP + key, col);
+    for (const [key, col] of this.personProps.columns) put(PERSON_PROP + key, col);
     return { minTs, maxTs, columns };
   }
 
@@ -211,13 +272,13 @@ export class BlockBuilder {
       [COL.personId, this.personIds.subarray(0, n)],
       [COL.personCreatedAt, this.personCreated.subarray(0, n)],
     ]);
-    const dicts = new Map<string, DictBuilder>();
-    for (const [name, col] of this.dicts) dicts.set(name, col);
-    for (const [key, col] of this.eventProps) dicts.set(EVENT_PROP + key, col);
-    for (const [key, col] of this.personProps) dicts.set(PERSON_PROP + key, col);
-    // Rows added later are written past `n` and values only ever appended, so views of the live arrays stay exact.
-    const captured = new Map<string, DictColumn>();
-    for (const [name, col] of dicts) captured.set(name, { codes: col.codes.subarray(0, n), values: col.dictionary.values });
+    // Rows added later are written past `n` and values only ever appended, so views of the live arrays stay exact;
+    // a sparse column's codes are laid out only if a reader asks for them.
+    const captured = new Map<string, LazyDict>();
+    const capture = (name: string, col: DictBuilder) => captured.set(name, { codes: col.denseView(n), values: col.dictionary.values });
+    for (const [name, col] of this.dicts) capture(name, col);
+    for (const [key, col] of this.eventProps.columns) capture(EVENT_PROP + key, col);
+    for (const [key, col] of this.personProps.columns) capture(PERSON_PROP + key, col);
     let minTs = Infinity;
     let maxTs = -Infinity;
     const ts = fixed.get(COL.ts) as Float64Array;
@@ -250,37 +311,49 @@ export class BlockBuilder {
     const ids = new Uint32Array(this.capacity);
     ids.set(this.personIds);
     this.personIds = ids;
-    for (const columns of [this.dicts, this.eventProps, this.personProps]) for (const col of columns.values()) col.grow(this.capacity);
+    for (const columns of [this.dicts, this.eventProps.columns, this.personProps.columns]) for (const col of columns.values()) col.grow(this.capacity);
   }
 }
 
 /** A dictionary column's rows [from, to), re-numbered densely in order of first use; null if no row has a value. */
 function compactDict(col: DictBuilder, from: number, to: number): ColumnData | null {
+  if (!col.anyIn(from, to)) return null;
   const size = col.dictionary.size;
   if (remapScratch.length <= size) remapScratch = new Uint32Array(Math.max(size + 1, remapScratch.length * 2));
   const remap = remapScratch;
-  remap.fill(0, 0, size + 1);
   const all = col.dictionary.values;
   const values: unknown[] = [];
-  const src = col.codes;
-  for (let i = from; i < to; i++) {
-    const c = src[i]!;
-    if (c !== 0 && remap[c] === 0) remap[c] = values.push(all[c - 1]);
-  }
-  if (values.length === 0) return null;
+  // `remap` is all zeros between calls: only the codes this range uses are set, and reset after (a sparse column's
+  // range may be a handful of rows of a large dictionary).
+  const used: number[] = [];
+  col.forEachIn(from, to, (_row, c) => {
+    if (remap[c] === 0) {
+      remap[c] = values.push(all[c - 1]);
+      used.push(c);
+    }
+  });
   const codes = codeArrayFor(values.length, to - from);
-  for (let i = from; i < to; i++) codes[i - from] = remap[src[i]!]!;
+  col.forEachIn(from, to, (row, c) => (codes[row - from] = remap[c]!));
+  for (const c of used) remap[c] = 0;
   return { kind: 'dict', codes, values };
+}
+
+/** A dictionary column of a snapshot whose codes are laid out on first read. */
+interface LazyDict {
+  codes: () => Uint32Array;
+  values: readonly unknown[];
 }
 
 /** A block view over arrays in memory (the open block's snapshot). */
 class MemoryBlock implements BlockView {
+  private readonly read = new Map<string, DictColumn>();
+
   constructor(
     readonly n: number,
     readonly minTs: number,
     readonly maxTs: number,
     private readonly fixed: Map<string, Float64Array | Uint32Array>,
-    private readonly dicts: Map<string, DictColumn>,
+    private readonly dicts: Map<string, LazyDict>,
   ) {}
 
   has(name: string): boolean {
@@ -302,7 +375,17 @@ class MemoryBlock implements BlockView {
   }
 
   dict(name: string): DictColumn | null {
-    return this.dicts.get(name) ?? null;
+    return withOverflow(this, name, this.own(name));
+  }
+
+  private own(name: string): DictColumn | null {
+    let col = this.read.get(name);
+    if (col) return col;
+    const lazy = this.dicts.get(name);
+    if (!lazy) return null;
+    col = { codes: lazy.codes(), values: lazy.values };
+    this.read.set(name, col);
+    return col;
   }
 
   kinds(): [string, ColumnKind][] {

@@ -20,6 +20,8 @@
  *     then the columns.
  */
 
+import { withOverflow } from './overflow.js';
+
 export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
 export type ColumnKind = 'f64' | 'u32' | 'dict';
 
@@ -185,6 +187,10 @@ export class PackedBlock implements BlockView {
   }
 
   dict(name: string): DictColumn | null {
+    return withOverflow(this, name, this.own(name));
+  }
+
+  private own(name: string): DictColumn | null {
     let col = this.dicts.get(name);
     if (col) return col;
     const bytes = this.column(name, 'dict');

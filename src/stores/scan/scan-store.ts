@@ -25,6 +25,7 @@ import { BlockBuilder, COL, type ScanEvent } from './block-builder.js';
 import { decodeDict, decodeF64, decodeU32, encodeColumn, packBlock, PackedBlock, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
 import { ColumnCache } from './column-cache.js';
 import { rowOrder } from './row-order.js';
+import { withOverflow } from './overflow.js';
 
 /**
  * Version 2: blocks hold every field of an event (uuid and person uuid columns added) and are its only copy.
@@ -440,6 +441,6 @@ class StoredBlock implements BlockView {
   }
 
   dict(name: string): DictColumn | null {
-    return this.read(name, 'dict') as DictColumn | null;
+    return withOverflow(this, name, this.read(name, 'dict') as DictColumn | null);
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { TimelineEvent } from '../../domain/analytics/properties-timeline.js';
 import { COL, PERSON_PROP } from '../../stores/scan/block-builder.js';
+import { propertiesReader } from '../../stores/scan/row-properties.js';
 import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { scanEnvOf, type ScanContext } from './scatter.js';
@@ -33,17 +34,12 @@ export const personEventsHandler: PeerHandler = async (rt, msg) => {
       const ts = block.f64(COL.ts)!;
       const names = block.dict(COL.event);
       const wanted = m.events === null ? null : new Set(m.events.map((e) => (names ? names.values.indexOf(e) + 1 : 0)).filter((c) => c > 0));
-      let columns: [string, ReturnType<typeof block.dict>][] | null = null;
+      let properties: ((row: number) => Record<string, unknown>) | null = null;
       for (let i = 0; i < block.n; i++) {
         if (persons[i] !== m.person || ts[i]! < m.from || ts[i]! > m.to) continue;
         if (wanted !== null && !wanted.has(names!.codes[i]!)) continue;
-        columns ??= block.names(PERSON_PROP).map((name) => [name.slice(PERSON_PROP.length), block.dict(name)]);
-        const properties: Record<string, unknown> = {};
-        for (const [key, col] of columns) {
-          const c = col!.codes[i]!;
-          if (c !== 0) properties[key] = col!.values[c - 1];
-        }
-        out.push({ ts: ts[i]!, properties });
+        properties ??= propertiesReader(block, PERSON_PROP);
+        out.push({ ts: ts[i]!, properties: properties(i) });
       }
       await slicer.pace();
     }

@@ -245,6 +245,7 @@ export class IngestService {
       stopApplyMs: rt.config.stopApplySeconds * 1000,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
       exporting: rt.config.clickhouseUrl !== null,
+      faultInjection: rt.config.faultInjection,
       ...(rt.durabilityTrace ? { logIo: rt.durabilityTrace.io() } : {}),
     };
   }

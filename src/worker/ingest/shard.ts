@@ -48,6 +48,9 @@ import type { ScanEvent } from '../../stores/scan/block-builder.js';
 import { SCAN_LAYOUT_VERSION } from '../../stores/scan/scan-store.js';
 import type { Logger } from '../../observability/logger.js';
 import type { RetentionCounters } from '../retention.js';
+import { ApplyBudget } from './apply-budget.js';
+import { applyFault } from './apply-faults.js';
+import { ApplyMarker, inRanges, rangesOf, type ApplyMark } from './apply-marker.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -89,6 +92,8 @@ export interface ApplyContext {
   exporting: boolean;
   /** The log's file operations when a test traces them (src/worker/ingest/durability-trace.ts); else the real ones. */
   logIo?: LogIo;
+  /** QUILL_FAULT_INJECTION: events may carry faults into the apply (src/worker/ingest/apply-faults.ts). */
+  faultInjection?: boolean;
 }
 
 /**
@@ -170,6 +175,25 @@ const RING_POLL_IDLE_MS = 20;
 const RING_IDLE_AFTER_MS = 1000;
 /** How often a source looks whether other shards have applied its records (moving its checkpoint). */
 const SOURCE_ADVANCE_MS = 250;
+/**
+ * A record holding more events than this many chunks' worth is applied alone, in slices of a chunk each, one
+ * transaction per slice: one request of 100,000 events held its shard's transaction for seconds. A slice commits
+ * its events without the record's log position; the last slice commits the position, and a crash in between
+ * replays the record, whose applied events are known by their uuids.
+ */
+const SLICE_RECORD_CHUNKS = 2;
+/** What a record set aside whole keeps of its text in the dead-letter store (the evidence, not a copy). */
+const SET_ASIDE_TEXT = 1024 * 1024;
+
+/** How the next chunk is applied (Shard.nextChunk). */
+interface ChunkPlan {
+  /** Parts taken from the head of the queue, and their events. */
+  take: number;
+  events: number;
+  /** What the crash marker says of these records (src/worker/ingest/apply-marker.ts). */
+  attempts: number;
+  mode: 'chunk' | 'slices' | 'set-aside';
+}
 
 export class Shard {
   private readonly queue: QueuedPart[] = [];
@@ -206,12 +230,18 @@ export class Shard {
   readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0, deadLetteredEvents: 0 };
   /** Data retention on this shard since start (src/worker/retention.ts keeps them). */
   readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
+  /** The time and memory one apply attempt may take (src/worker/ingest/apply-budget.ts). */
+  private readonly budget = new ApplyBudget();
 
   private constructor(
     readonly id: number,
     readonly events: EventStore,
     readonly source: SourceLog,
     private readonly ctx: ApplyContext,
+    /** Written before every chunk: the records being applied (src/worker/ingest/apply-marker.ts). */
+    private readonly marker: ApplyMarker,
+    /** Records that were being applied when the process (or this shard's thread) last died, if not applied since. */
+    private readonly suspects: ApplyMark | null,
   ) {
     this.appliedFrom = { ...((events.state.get(APPLIED_FROM_KEY) as Record<string, number> | undefined) ?? {}) };
     this.deadLetters = new DeadLetterStore(events.env);
@@ -266,7 +296,13 @@ export class Shard {
     const log = await IngestLog.open({ dir: shardLogDir(dataDir, id), fsync: true, segmentBytes: ctx.segmentBytes, ...(ctx.logIo ? { io: ctx.logIo } : {}),
       warn: (m) => ctx.log.warn({ event: 'log_recovery', shard: id }, m),
     });
-    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m), ctx.exporting), ctx);
+    const { marker, last } = ApplyMarker.open(shardDir(dataDir, id));
+    const suspects = last && Object.keys(last.ranges).length > 0 ? last : null;
+    if (suspects) {
+      ctx.log.warn({ event: 'apply_suspects', shard: id, attempts: suspects.attempts, ranges: suspects.ranges },
+        `shard ${id}: the process stopped while applying records ${JSON.stringify(suspects.ranges)} (${suspects.attempts} earlier attempts); those not applied yet are tried ${suspects.attempts === 0 ? 'again' : suspects.attempts === 1 ? 'one at a time' : 'no more and set aside'}`);
+    }
+    return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m), ctx.exporting), ctx, marker, suspects);
   }
 
   /**
@@ -402,6 +438,7 @@ export class Shard {
     this.endPause();
     await this.drainAll();
     this.reader.close();
+    this.marker.close();
     await this.source.close();
     await this.events.close();
   }
@@ -466,15 +503,21 @@ export class Shard {
           if (this.paused) continue;
           limit = chunkLimit(pacer, this.backlog, this.sizer, behind);
         }
-        let n = 0;
-        let take = 0;
-        while (take < this.queue.length && (take === 0 || n < limit)) n += this.queue[take++]!.events;
+        const plan = this.nextChunk(limit);
+        const take = plan.take;
+        const n = plan.events;
         const chunk = this.queue.slice(0, take);
         const started = performance.now();
         this.longestCallbackS = 0;
         try {
-          await this.applyChunk(chunk);
-          this.sizer.observe(n, this.longestCallbackS);
+          this.marker.mark({ attempts: plan.attempts, ranges: rangesOf(chunk) });
+          if (plan.mode === 'set-aside') await this.setAsideRecord(chunk[0]!, plan.attempts);
+          else if (plan.mode === 'slices') {
+            if (!(await this.applyInSlices(chunk[0]!))) break; // the stop's deadline came: the record stays queued
+          } else {
+            await this.applyChunk(chunk);
+            this.sizer.observe(n, this.longestCallbackS);
+          }
         } catch (error) {
           // The events are safe in their logs; retry later rather than drop anything.
           this.ctx.log.error(`shard ${this.id}: apply failed, retrying in ${RETRY_MS} ms: ${(error as Error)?.stack ?? error}`);
@@ -496,6 +539,83 @@ export class Shard {
       this.running = false;
     }
     if (this.queue.length > 0 && !this.closing) this.kick();
+  }
+
+  /**
+   * The next chunk: the parts at the head of the queue up to `limit` events, except a record so large it is
+   * applied alone in slices, and the records the crash marker names (`suspects`): applied as usual the first time
+   * after a crash, one at a time the second, set aside the third (src/worker/ingest/apply-marker.ts).
+   */
+  private nextChunk(limit: number): ChunkPlan {
+    const queue = this.queue;
+    const first = queue[0]!;
+    const large = (events: number) => events > SLICE_RECORD_CHUNKS * limit;
+    const suspects = this.suspects;
+    const suspect = (p: Part) => suspects !== null && inRanges(suspects.ranges, p.source, p.end);
+    if (suspects !== null && suspects.attempts >= 1 && suspect(first)) {
+      const mode = suspects.attempts >= 2 ? 'set-aside' : large(first.events) ? 'slices' : 'chunk';
+      return { take: 1, events: first.events, attempts: suspects.attempts + 1, mode };
+    }
+    const attempts = suspects !== null && suspects.attempts === 0 ? 1 : 0;
+    if (large(first.events)) return { take: 1, events: first.events, attempts: suspect(first) ? attempts : 0, mode: 'slices' };
+    let n = 0;
+    let take = 0;
+    let anySuspect = false;
+    while (take < queue.length && (take === 0 || n < limit)) {
+      const part = queue[take]!;
+      // A large record waits for its own turn; a suspect that gets a turn alone waits for it.
+      if (take > 0 && (large(part.events) || (suspects !== null && suspects.attempts >= 1 && suspect(part)))) break;
+      anySuspect ||= suspect(part);
+      n += part.events;
+      take++;
+    }
+    return { take, events: n, attempts: anySuspect ? attempts : 0, mode: 'chunk' };
+  }
+
+  /**
+   * Applies one large record in slices of a chunk's worth of events, each in its own transactions, yielding to the
+   * thread's requests between them; the last slice commits the record's log position. False when a stop's deadline
+   * came first (the record stays queued and is applied again, its applied events found by their uuids).
+   */
+  private async applyInSlices(part: Part): Promise<boolean> {
+    const chunk = [part];
+    const content = this.recordEvents(chunk);
+    const total = content.events.length;
+    let lo = 0;
+    do {
+      if (performance.now() >= this.closeDeadline) return false;
+      const limit = chunkLimit(this.ctx.pacer, this.backlog, this.sizer, this.behind());
+      const hi = Math.min(total, lo + limit);
+      const last = hi === total;
+      this.longestCallbackS = 0;
+      try {
+        await this.applyEvents(content.events.slice(lo, hi), last ? content.unreadable : [], last ? reachedBy(chunk) : null);
+      } catch (error) {
+        if (!isEventFailure(error)) throw error;
+        this.ctx.log.error(`shard ${this.id}: events ${lo}-${hi} of a record of ${total} failed (${reasonOf(error.failure)}); applying them in halves to set aside what cannot be applied`);
+        await this.applyRange(chunk, lo, hi);
+        if (last) await this.applyEvents([], this.recordEvents(chunk).unreadable, reachedBy(chunk));
+      }
+      this.sizer.observe(hi - lo, this.longestCallbackS);
+      lo = hi;
+      // The thread's requests (acknowledgements, flags) go first between slices.
+      if (!last) await new Promise<void>((resolve) => setImmediate(resolve));
+    } while (lo < total);
+    return true;
+  }
+
+  /**
+   * Sets aside a whole record without applying it: the process died twice while applying it (the crash marker), so
+   * a third attempt would most likely die too. It is kept in the dead-letter store with the reason (and its text,
+   * up to SET_ASIDE_TEXT), and the shard moves past its position.
+   */
+  private async setAsideRecord(part: Part, attempts: number): Promise<void> {
+    const record = this.reader.readAll(this.ctx.logDir(part.source), [part])[0]!;
+    const text = record.toString('utf8', 0, Math.min(record.length, SET_ASIDE_TEXT));
+    const reason = `the process stopped ${attempts} times while applying this record (${part.events} events, ${record.length} bytes)`;
+    this.ctx.log.error({ event: 'record_set_aside', shard: this.id, source: part.source, end: part.end }, `shard ${this.id}: ${reason}; set aside`);
+    const letter: DeadLetter = { kind: 'record', team: null, uuid: null, source: part.source, end: part.end, reason, at: new Date().toISOString(), content: text };
+    await this.applyEvents([], [letter], reachedBy([part]));
   }
 
   /** Whether the apply fell behind a load it can keep up with (chunk-limit.ts). */
@@ -623,6 +743,7 @@ export class Shard {
    * cannot be serialised. Throws, having committed nothing to the events environment, when something fails.
    */
   private async applyEvents(chunkEvents: readonly ChunkEvent[], unreadable: readonly DeadLetter[], reached: Record<string, number> | null): Promise<void> {
+    this.budget.start();
     const byTeam = new Map<number, ChunkEvent[]>();
     for (const e of chunkEvents) {
       const list = byTeam.get(e.team);
@@ -658,7 +779,11 @@ export class Shard {
       try {
         outcomes = await this.ctx.persons.write(() => this.timed(() => processing(() => {
           const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
-          const out = fresh.map(({ event }) => processor.process(event));
+          const out = fresh.map(({ event }) => {
+            this.budget.check();
+            if (this.ctx.faultInjection) applyFault(event);
+            return processor.process(event);
+          });
           processor.flush();
           if (this.ctx.exporting) this.keepSnapshots(fresh, out);
           return out;
@@ -695,7 +820,10 @@ export class Shard {
     if (reached) for (const source of Object.keys(reached)) reached[source] = Math.max(reached[source]!, this.appliedFrom[source] ?? 0);
     const appliedFrom = reached ? { ...this.appliedFrom, ...reached } : null;
     await this.events.write(() => this.timed(() => processing(() => {
-      for (const [team, events] of scanned) this.events.add(team, events);
+      for (const [team, events] of scanned) {
+        this.events.add(team, events);
+        this.budget.check(true);
+      }
       for (const letter of setAside) this.deadLetters.write(letter);
       if (appliedFrom) this.events.state.put(APPLIED_FROM_KEY, appliedFrom);
     })));
@@ -721,12 +849,17 @@ export class Shard {
     writer.commit();
   }
 
-  /** Runs a transaction callback of the chunk being applied, noting the longest one for the chunk sizer. */
+  /**
+   * Runs a transaction callback of the chunk being applied, noting the longest one for the chunk sizer and counting
+   * its time against the attempt's budget.
+   */
   private timed<T>(callback: () => T): T {
     const started = performance.now();
+    this.budget.enter();
     try {
       return callback();
     } finally {
+      this.budget.leave();
       this.longestCallbackS = Math.max(this.longestCallbackS, (performance.now() - started) / 1000);
     }
   }

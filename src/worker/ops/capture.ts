@@ -2,10 +2,11 @@
  * Public event ingestion: `/capture/`, `/batch/`, `/e/`, `/i/v0/e/`, `/track/`, `/engage/`. Decodes whatever the
  * SDK sent, authenticates the project token, normalises the events and answers `200 {"status": 1}` only once
  * every accepted event is durable in its shard's ingest log. Events that cannot be stored (no name, no distinct
- * id, not an object, nested too deeply) are dropped and counted by reason in `/_stats`; a request none of whose
+ * id, not an object, past the shape bounds of src/domain/ingest/event-shape.ts) are dropped and counted by reason in `/_stats`; a request none of whose
  * events can be stored gets a 400 naming the problem (src/domain/ingest/accept-events.ts has the rule).
  */
 import { acceptEvents, decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, type NormalizeContext, type Refusal } from '../../domain/ingest/index.js';
+import { MAX_ARRAY_LENGTH, MAX_EVENT_SIZE, MAX_PROPERTIES } from '../../domain/ingest/event-shape.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-depth.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
@@ -29,12 +30,18 @@ export function decodeOrThrow(item: TaskItem, rt: WorkerRuntime) {
   throw Errors.invalidPayload(decoded.detail);
 }
 
-/** The 400 of a refused request: the field at fault and what is wrong with it. */
-const REFUSALS: Record<Refusal, { attr: string | null; detail: string }> = {
+/**
+ * The answer to a refused request: the field at fault and what is wrong with it. 400, except an event over the
+ * size bound: 413, as PostHog's capture answers an event past its Kafka message limit (EventTooBig).
+ */
+const REFUSALS: Record<Refusal, { attr: string | null; detail: string; status?: number }> = {
   missing_distinct_id: { attr: 'distinct_id', detail: 'Event submitted without a distinct_id.' },
   missing_event_name: { attr: 'event', detail: 'Event submitted without an event name.' },
   not_an_object: { attr: 'batch', detail: 'Every event must be a JSON object.' },
   too_deep: { attr: 'properties', detail: `Event nested deeper than ${MAX_JSON_DEPTH} levels.` },
+  message_size_too_large: { attr: null, detail: `Event larger than ${MAX_EVENT_SIZE} bytes.`, status: 413 },
+  too_many_properties: { attr: 'properties', detail: `Event with more than ${MAX_PROPERTIES} properties (or $set, $set_once, $groups keys).` },
+  array_too_long: { attr: 'properties', detail: `Event with an array of more than ${MAX_ARRAY_LENGTH} elements.` },
   invalid_batch: { attr: 'batch', detail: 'batch must be a list of events.' },
 };
 
@@ -51,8 +58,8 @@ function capture(engage: boolean): OpHandler {
     const accepted = acceptEvents(decoded.payload, raws, ctx);
     if (accepted.refusal !== null) {
       rt.ingest.countDropped(accepted.dropped);
-      const { attr, detail } = REFUSALS[accepted.refusal];
-      throw Errors.invalidEvents(accepted.refusal, attr, detail);
+      const { attr, detail, status } = REFUSALS[accepted.refusal];
+      throw Errors.invalidEvents(accepted.refusal, attr, detail, status);
     }
     try {
       // The log keeps the request as sent, not the normalised events (src/domain/ingest/log-record.ts).

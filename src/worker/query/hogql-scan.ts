@@ -17,6 +17,7 @@ import { codedVec, constVec, filterRows, vec, type Batch, type Vec, type VecCach
 import type { Type, Value, ValueContext } from '../../domain/hogql/values.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { COL, EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
+import { propertiesReader } from '../../stores/scan/row-properties.js';
 import type { BlockView } from '../../stores/scan/column-block.js';
 import { rowMask } from '../analytics/block-filter.js';
 import { scanEnvOf, type ScanContext } from '../analytics/scatter.js';
@@ -260,17 +261,7 @@ export class BlockBatch implements Batch {
 
   /** Every property of the row as one object (`properties`, `person.properties`). */
   private object(prefix: string): Vec {
-    const dicts = this.block.names(prefix).map((name) => [name.slice(prefix.length), this.block.dict(name)] as const).filter(([, d]) => d !== null);
-    return {
-      at: (row) => {
-        const out: Record<string, unknown> = {};
-        for (const [key, d] of dicts) {
-          const c = d!.codes[row]!;
-          if (c !== 0) out[key] = d!.values[c - 1];
-        }
-        return out;
-      },
-    };
+    return { at: propertiesReader(this.block, prefix) };
   }
 }
 

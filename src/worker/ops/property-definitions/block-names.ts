@@ -2,8 +2,9 @@
  * Property names as the event blocks hold them, read on every shard (map-reduce, src/worker/ops/events/scatter.ts).
  * A block keeps each event property as a dictionary column `p:<key>` and each person property, as it was at the
  * event, as `pp:<key>` (src/stores/scan/block-builder.ts), so a project's property names are the union of its
- * blocks' column names: read from each sealed block's meta record, no column data. Nothing here runs on the
- * ingestion path.
+ * blocks' column names: read from each sealed block's meta record, no column data, and the keys of the block's
+ * overflow objects (properties without a column of their own, src/stores/scan/overflow.ts: at most
+ * MAX_PROPERTY_COLUMNS of them a block). Nothing here runs on the ingestion path.
  *
  * What costs a column read is cached per sealed block (its content never changes, src/stores/scan/scan-store.ts):
  *   - a name's type, from the dictionary values of the newest block holding it;
@@ -14,6 +15,7 @@ import { combinePropertyTypes, inferPropertyType, type PropertyType } from '../.
 import { COL, EVENT_PROP, PERSON_PROP } from '../../../stores/scan/block-builder.js';
 import type { BlockView } from '../../../stores/scan/column-block.js';
 import { sealedSeqOf } from '../../../stores/scan/scan-store.js';
+import { MAX_PROPERTY_COLUMNS, OVERFLOW, overflowKeys } from '../../../stores/scan/overflow.js';
 import { Slicer } from '../../analytics/slices.js';
 import type { PeerMessage } from '../../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../../runtime.js';
@@ -59,7 +61,7 @@ function typeIn(block: BlockView, cacheKey: string | null, column: string): Prop
   return key === null ? type : remember(typeCache, key, type);
 }
 
-/** Per event property column of a block, the event names of the rows that carry it. */
+/** Per event property of a block (columns and overflow keys), the event names of the rows that carry it. */
 function eventsPerProperty(block: BlockView, cacheKey: string | null): Map<string, string[]> {
   const hit = cacheKey === null ? undefined : seenCache.get(cacheKey);
   if (hit) return hit;
@@ -67,19 +69,45 @@ function eventsPerProperty(block: BlockView, cacheKey: string | null): Map<strin
   const events = block.dict(COL.event);
   if (events) {
     const marks = new Uint8Array(events.values.length + 1);
+    const carriers = (): string[] => {
+      const names: string[] = [];
+      for (let c = 1; c < marks.length; c++) if (marks[c]) names.push(String(events.values[c - 1]));
+      return names;
+    };
+    const names = events.codes;
     for (const column of block.names(EVENT_PROP)) {
       const prop = block.dict(column);
       if (!prop) continue;
       marks.fill(0);
       const codes = prop.codes;
-      const names = events.codes;
       for (let i = 0; i < block.n; i++) if (codes[i] !== 0) marks[names[i]!] = 1;
-      const carriers: string[] = [];
-      for (let c = 1; c < marks.length; c++) if (marks[c]) carriers.push(String(events.values[c - 1]));
-      out.set(column.slice(EVENT_PROP.length), carriers);
+      out.set(column.slice(EVENT_PROP.length), carriers());
+    }
+    const overflow = block.dict(OVERFLOW.event);
+    if (overflow) {
+      // The event names each distinct overflow object is carried by, then per key the union over its objects.
+      const byObject = new Map<number, Set<number>>();
+      for (let i = 0; i < block.n; i++) {
+        const c = overflow.codes[i]!;
+        if (c === 0) continue;
+        let set = byObject.get(c);
+        if (!set) byObject.set(c, (set = new Set()));
+        set.add(names[i]!);
+      }
+      for (const [key, { codes }] of overflowKeys(overflow, MAX_PROPERTY_COLUMNS)) {
+        if (out.has(key)) continue;
+        marks.fill(0);
+        for (const c of codes) for (const e of byObject.get(c) ?? []) marks[e] = 1;
+        out.set(key, carriers());
+      }
     }
   }
   return cacheKey === null ? out : remember(seenCache, cacheKey, out);
+}
+
+/** The properties of a block's overflow objects with their values (no column derived per key). */
+function overflowProperties(block: BlockView, prefix: string): Map<string, { values: unknown[] }> {
+  return overflowKeys(block.dict(prefix === EVENT_PROP ? OVERFLOW.event : OVERFLOW.person), MAX_PROPERTY_COLUMNS);
 }
 
 /** The property names of this worker's shards for one project, with their types and (if asked) whether seen. */
@@ -98,13 +126,14 @@ export const namesHandler: PeerHandler = async (rt: WorkerRuntime, msg) => {
       const block = blocks[b]!;
       const seq = sealedSeqOf(block);
       const cacheKey = seq === null ? null : `${shardIndex}:${q.team}:${seq}`;
-      for (const column of block.names(prefix)) {
-        const name = column.slice(prefix.length);
-        if (typed.has(name) || (prefix === EVENT_PROP && NOT_PROPERTIES.has(name))) continue;
+      const found = (name: string, type: () => PropertyType | null) => {
+        if (typed.has(name) || (prefix === EVENT_PROP && NOT_PROPERTIES.has(name))) return;
         typed.add(name);
-        const type = typeIn(block, cacheKey, column);
-        types.set(name, types.has(name) ? combinePropertyTypes(types.get(name)!, type) : type);
-      }
+        const t = type();
+        types.set(name, types.has(name) ? combinePropertyTypes(types.get(name)!, t) : t);
+      };
+      for (const column of block.names(prefix)) found(column.slice(prefix.length), () => typeIn(block, cacheKey, column));
+      for (const [name, { values }] of overflowProperties(block, prefix)) found(name, () => inferPropertyType(values));
       if (wanted && prefix === EVENT_PROP && b < SEEN_BLOCKS) {
         for (const [name, carriers] of eventsPerProperty(block, cacheKey)) {
           if (!seen.has(name) && carriers.some((e) => wanted.has(e))) seen.add(name);
