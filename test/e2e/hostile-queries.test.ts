@@ -7,7 +7,8 @@
 //
 // Pass: no 5xx; every error in the `{type, code, detail, attr}` shape; `/flags/` p99 during the hostile phase within
 // a ratio of its p99 in a quiet phase of the same length right before (a ratio, not a time: machines here are
-// noisy); every acknowledged event stored. Then, on a second server with one analysis at a time per worker: 429 with
+// noisy); every acknowledged event stored. Dates out of range (`-99999999999d`, `99999-01-01`) answer the same 400
+// on every analysis route. Then, on a second server with one analysis at a time per worker: 429 with
 // Retry-After past the queue, 504 past the time budget, 400 past the memory budget, all counted in /metrics, and
 // SIGTERM completes while analyses run.
 import t from 'tap';
@@ -206,6 +207,81 @@ t.test('cohorts and actions with hostile patterns', async (t) => {
   }
   const refused = await api.post(`${P}/actions/`, { name: 'look-ahead', steps: [{ event: '$pageview', url: 'a(?=b)', url_matching: 'regex' }] });
   t.match(refused, { status: 400, body: { type: 'validation_error', attr: 'steps__0__url' } }, 'a pattern RE2 does not take is refused with its reason');
+});
+
+/** Every analysis route with `d` as its date parameter: [label, request]. */
+function datedRequests(d: string, personId: string): [string, () => Promise<HttpResult>][] {
+  const one = enc(JSON.stringify([{ id: '$pageview' }]));
+  const two = enc(JSON.stringify([{ id: '$pageview', order: 0 }, { id: '$pageview', order: 1 }]));
+  const series = [{ kind: 'EventsNode', event: '$pageview' }];
+  const trends = { kind: 'TrendsQuery', series, dateRange: { date_from: d } };
+  const query = (q: Record<string, unknown>) => () => api.post(`${P}/query/`, { query: q, refresh: 'force_blocking' });
+  const from = `date_from=${enc(d)}`;
+  const correlated = `funnel_correlation_person_entity=${enc(JSON.stringify({ id: '$pageview', type: 'events' }))}&funnel_correlation_person_converted=true`;
+  return [
+    ['trends', () => api.get(`${P}/insights/trend/?events=${one}&${from}`)],
+    ['trends date_to', () => api.get(`${P}/insights/trend/?events=${one}&date_from=-30d&date_to=${enc(d)}`)],
+    ['trends POST', () => api.post(`${P}/insights/trend/`, { events: [{ id: '$pageview' }], date_from: d })],
+    ['funnels', () => api.get(`${P}/insights/funnel/?events=${two}&${from}`)],
+    ['funnels POST', () => api.post(`${P}/insights/funnel/`, { events: [{ id: '$pageview', order: 0 }, { id: '$pageview', order: 1 }], date_from: d })],
+    ['retention (date_to)', () => api.get(`${P}/insights/retention/?date_to=${enc(d)}`)],
+    ['paths', () => api.get(`${P}/insights/path/?${from}`)],
+    ['lifecycle', () => api.get(`${P}/insights/trend/?insight=LIFECYCLE&shown_as=Lifecycle&events=${one}&${from}`)],
+    ['stickiness', () => api.get(`${P}/insights/trend/?insight=STICKINESS&shown_as=Stickiness&events=${one}&${from}`)],
+    ['correlation', () => api.get(`${P}/insights/funnel/correlation/?events=${two}&${from}`)],
+    ['persons of a trends point', () => api.get(`${P}/persons/trends/?events=${one}&entity_id=$pageview&entity_type=events&${from}`)],
+    ['persons of a funnel step', () => api.get(`${P}/persons/funnel/?events=${two}&funnel_step=1&${from}`)],
+    ['persons of a retention cell (date_to)', () => api.get(`${P}/persons/retention/?selected_interval=0&date_to=${enc(d)}`)],
+    ['persons of a path', () => api.get(`${P}/persons/path/?path_end_key=${enc('1_/page/1')}&${from}`)],
+    ['persons of a lifecycle point', () => api.get(`${P}/persons/lifecycle/?events=${one}&target_date=-1d&lifecycle_type=new&${from}`)],
+    ['persons of a lifecycle point (target_date)', () => api.get(`${P}/persons/lifecycle/?events=${one}&target_date=${enc(d)}&lifecycle_type=new`)],
+    ['persons of a stickiness point', () => api.get(`${P}/persons/stickiness/?events=${one}&stickiness_days=1&entity_id=$pageview&entity_type=events&${from}`)],
+    ['persons of a correlation', () => api.get(`${P}/persons/funnel/correlation/?events=${two}&${correlated}&${from}`)],
+    ['person properties timeline', () => api.get(`${P}/persons/${personId}/properties_timeline/?events=${one}&${from}`)],
+    ['TrendsQuery', query(trends)],
+    ['TrendsQuery date_to', query({ ...trends, dateRange: { date_from: '-30d', date_to: d } })],
+    ['FunnelsQuery', query({ kind: 'FunnelsQuery', series: [...series, ...series], dateRange: { date_from: d } })],
+    ['RetentionQuery', query({ kind: 'RetentionQuery', dateRange: { date_from: d } })],
+    ['PathsQuery', query({ kind: 'PathsQuery', dateRange: { date_from: d } })],
+    ['LifecycleQuery', query({ kind: 'LifecycleQuery', series, dateRange: { date_from: d } })],
+    ['StickinessQuery', query({ kind: 'StickinessQuery', series, dateRange: { date_from: d } })],
+    ['InsightActorsQuery', query({ kind: 'InsightActorsQuery', source: trends })],
+    ['ActorsQuery', query({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trends } })],
+    ['EventsQuery after', query({ kind: 'EventsQuery', select: ['event'], after: d })],
+    ['EventsQuery before', query({ kind: 'EventsQuery', select: ['event'], after: '-30d', before: d })],
+    ['HogQLQuery filters', query({ kind: 'HogQLQuery', query: 'SELECT count() FROM events WHERE {filters}', filters: { dateRange: { date_from: d } } })],
+    ['events list after', () => api.get(`${P}/events/?after=${enc(d)}`)],
+    ['events list before', () => api.get(`${P}/events/?before=${enc(d)}`)],
+  ];
+}
+
+t.test('dates out of range: a relative date past the years 1 to 9999 answers 400 on every analysis route, as an absolute one does', async (t) => {
+  const person = await api.get(`${P}/persons/?distinct_id=user-1`);
+  const personId = person.body?.results?.[0]?.uuid;
+  t.ok(personId, 'a person for the properties timeline');
+  const shape = (res: HttpResult) => ({ status: res.status, type: res.body?.type, code: res.body?.code, attr: res.body?.attr });
+  const control = datedRequests('-7d', personId);
+  const absolute = datedRequests('99999-01-01', personId);
+  const relatives = ['-99999999999d', '-800000d', '-99999y', '-99999999999h', '-9999999999M'].map((d) => [d, datedRequests(d, personId)] as const);
+  for (const [i, [label, run]] of control.entries()) {
+    const ok = await run();
+    if (ok.status !== 200) {
+      t.fail(`${label} with -7d: ${ok.status} ${ok.text.slice(0, 200)}`);
+      continue;
+    }
+    const refused = shape(await absolute[i]![1]());
+    if (refused.status !== 400 || refused.type !== 'validation_error') t.fail(`${label} with 99999-01-01: ${JSON.stringify(refused)}`);
+    for (const [d, requests] of relatives) {
+      const res = await requests[i]![1]();
+      checkAnswer(t, `${label} ${d}`, res);
+      t.same(shape(res), refused, `${label} ${d}: ${res.status} ${res.body?.detail}`);
+      if (!String(res.body?.detail).includes(d)) t.fail(`${label} ${d}: the detail names the date: ${res.body?.detail}`);
+    }
+  }
+  t.match(shape(await absolute[0]![1]()), { status: 400, type: 'validation_error', code: 'invalid_input', attr: 'date_from' });
+  t.match(shape(await absolute[1]![1]()), { attr: 'date_to' }, 'a bad date_to is named as such');
+  const future = await api.get(`${P}/insights/trend/?insight=STICKINESS&shown_as=Stickiness&events=${enc(JSON.stringify([{ id: '$pageview' }]))}&date_from=9999-12-31`);
+  t.equal(future.status, 200, 'stickiness from a date after date_to answers (was a 500)');
 });
 
 t.test('budgets: 429 past the queue, 504 past the time budget, 400 past the memory budget, SIGTERM while analyses run', async (t) => {

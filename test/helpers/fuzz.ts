@@ -57,6 +57,9 @@ function HOSTILE_PATTERNS_LIST(): string[] {
 }
 export const HOSTILE_PATTERNS = HOSTILE_PATTERNS_LIST();
 
+/** Dates past the years 1 to 9999, relative and absolute, and a future one (an empty range). */
+const NASTY_DATES = ['-99999999999d', '-800000d', '-99999y', '-99999999999h', '-9999999999M', '99999-01-01', '0000-12-31', '9999-12-31', '-1e9d', 'all'];
+
 const NASTY_NUMBERS = ['1e400', '-1e400', '123456789012345678901234567890', '-0', '0.1e-400', '9007199254740993', 'NaN', 'Infinity', '-Infinity'];
 
 /** A random JSON text of nasty values, up to `depth` levels (as text: it may hold tokens JSON.stringify never writes). */
@@ -206,6 +209,7 @@ const QUERY_PARAMS = [
   'groups', 'token', 'api_key', 'v', 'compression', 'data', 'orderBy', 'key', 'value', 'event_name', 'search', 'email',
   'uuid', 'cohort', 'include_total', 'page', 'personal_api_key', 'send_cohorts', 'config', '_', 'ip', 'delete_events',
   'path_groupings', 'local_path_cleaning_filters', 'timeout', 'events', 'breakdown', 'formula', 'refresh',
+  'date_from', 'date_to', 'target_date', 'entrance_period_start',
 ];
 
 /** A query string (without `?`) of fuzzed parameters; raw bytes where a client could send them. */
@@ -215,7 +219,7 @@ export function fuzzQuery(r: Random, projectKey: string): string {
   for (let i = 0; i < n; i++) {
     const name = r.pick(QUERY_PARAMS);
     let value: string;
-    switch (r.int(0, 7)) {
+    switch (r.int(0, 8)) {
       case 0: value = pct(randomJsonText(r, 4)); break;
       case 1: value = pct(deepText(r.pick([150, 300]), 'array')); break;
       case 2: value = r.pick(['%ZZ', '%', '%00', '%C3%28', '%ED%A0%80', '+', '%2B', '']); break;
@@ -225,6 +229,7 @@ export function fuzzQuery(r: Random, projectKey: string): string {
       case 6: value = pct(JSON.stringify(r.chance(0.5)
         ? [{ key: r.pick(['$current_url', 'name', 'email']), value: r.pick(HOSTILE_PATTERNS), operator: r.pick(['regex', 'not_regex', 'icontains']), type: r.pick(['person', 'event']) }]
         : [{ regex: r.pick(HOSTILE_PATTERNS), alias: '\\1' }, r.pick(HOSTILE_PATTERNS)])); break;
+      case 7: value = pct(r.pick(NASTY_DATES)); break;
       default: value = pct(JSON.stringify([{ key: 'a', value: randomJsonText(r, 2), operator: r.pick(['exact', 'regex', 'gt', 'is_date_before', 'nope']), type: r.pick(['person', 'event', 'cohort', 'group', 'x']) }]));
     }
     parts.push(r.chance(0.1) ? `${name}[]=${value}` : `${name}=${value}`);

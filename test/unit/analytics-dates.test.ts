@@ -9,8 +9,10 @@ function throwsA(tt: { ok(v: unknown, m?: string): void }, fn: () => unknown, ty
     tt.ok(error instanceof type, message);
   }
 }
-import { BucketIndex, bucketDay, bucketLabel, bucketStarts, parseDate, resolveDateRange, DateParseError } from '../../src/domain/analytics/date-range.js';
-import { addIntervals, fromLocal, localIso, truncate } from '../../src/domain/analytics/time-zone.js';
+import { BucketIndex, bucketDay, bucketLabel, bucketStarts, parseDate, resolveDateRange, DateParseError, EARLIEST_DATE_MS, LATEST_DATE_MS } from '../../src/domain/analytics/date-range.js';
+import { stickinessIntervals } from '../../src/domain/analytics/stickiness.js';
+import { addIntervals, fromLocal, localIso, toLocal, truncate, utc } from '../../src/domain/analytics/time-zone.js';
+import { parseEventDate } from '../../src/worker/ops/events/dates.js';
 
 const NY = 'America/New_York';
 const iso = (ms: number, tz = 'UTC') => localIso(ms, tz);
@@ -46,6 +48,64 @@ t.test('date parameters (§0.4)', async (t) => {
   t.equal(at('2026-01-05T10:00', NY), '2026-01-05T10:00:00-05:00', 'a time without offset is local');
   for (const bad of ['yesterday', '2026-02-30', '2026-13-01', '-7x', '']) throwsA(t, () => parseDate(bad, now, 'UTC'), DateParseError, bad);
 });
+
+t.test('dates out of range: a relative date past the years 1 to 9999 is refused as an absolute one is', async (t) => {
+  const now = Date.UTC(2026, 10, 23, 15, 30);
+  const DAY = 86_400_000;
+  const refusal = (text: string, attr?: string) => {
+    try {
+      parseDate(text, now, NY, attr);
+      return null;
+    } catch (error) {
+      return error instanceof DateParseError ? { message: error.message, attr: error.attr } : String(error);
+    }
+  };
+  const outside = ['-99999999999d', '-800000d', '-99999999999h', '-9999999999M', '-110000w', '-30000m', '-9000q', '-99999y', '-2026yStart',
+    '-9'.padEnd(400, '9') + 'd', '0000-12-31', '0000-12-31T23:59:59Z', '99999-01-01', '9999-12-31T23:00:00-05:00'];
+  for (const text of outside) t.same(refusal(text), { message: `Invalid date: ${text}`, attr: 'date_from' }, text);
+  t.same([refusal('-99999999999d', 'date_to'), refusal('99999-01-01', 'date_to')],
+    [{ message: 'Invalid date: -99999999999d', attr: 'date_to' }, { message: 'Invalid date: 99999-01-01', attr: 'date_to' }], 'relative and absolute alike, naming their parameter');
+
+  t.equal(parseDate('0001-01-01T00:00:00Z', now, NY).ms, EARLIEST_DATE_MS, 'the first instant of the year 1');
+  t.equal(parseDate('9999-12-31T23:59:59.999Z', now, NY).ms, LATEST_DATE_MS, 'the last of 9999');
+  const n = Math.floor((now - EARLIEST_DATE_MS) / DAY);
+  t.equal(parseDate(`-${n}d`, now, 'UTC').ms, now - n * DAY, `-${n}d: the year 1, in range`);
+  t.same(refusal(`-${n + 1}d`), { message: `Invalid date: -${n + 1}d`, attr: 'date_from' }, `-${n + 1}d: the year 0`);
+
+  // Years 1 to 99 are themselves, not 1901 to 1999 (Date.UTC's reading), relative or absolute, in any zone.
+  t.equal(parseDate('0050-03-01', now, 'UTC').ms, Date.parse('0050-03-01T00:00:00Z'));
+  t.match(iso(parseDate('0050-03-01', now, NY).ms, NY), /^0050-03-01T00:00:00-04:56$/, 'local midnight (New York kept local mean time then)');
+  t.equal(new Date(parseDate('-730000d', now, 'UTC').ms).toISOString(), new Date(now - 730_000 * DAY).toISOString());
+  t.equal(toLocal(parseDate('-730000d', now, NY).ms, NY).year, new Date(now - 730_000 * DAY).getUTCFullYear());
+  t.same(toLocal(EARLIEST_DATE_MS, NY), { year: 0, month: 12, day: 31, hour: 19, minute: 3, second: 58, ms: 0 }, 'New York was still in the year 0 (1 BC)');
+  t.equal(utc(0, 0, 1), Date.parse('0000-01-01T00:00:00Z'));
+  t.equal(utc(99, 12, 1), Date.parse('0100-01-01T00:00:00Z'), 'months past December roll into the year 100');
+  const ancient = resolveDateRange({ dateFrom: '0001-01-02', dateTo: null, explicitDate: false }, 'month', 'UTC', now, null);
+  t.equal(bucketDay(bucketStarts(ancient)[0]!, 'month', 'UTC'), '0001-01-01', 'a monthly range from the year 1');
+  t.equal(bucketStarts(ancient).length, 2025 * 12 + 11);
+  t.same(refusalOf(() => resolveDateRange({ dateFrom: '-7d', dateTo: '-99999999999d', explicitDate: false }, 'day', 'UTC', now, null)), 'date_to', 'resolveDateRange names date_to');
+
+  // The events list's own parser (src/worker/ops/events/dates.ts) keeps the same bounds.
+  for (const text of ['-999999d', '-99999999999d', '0000-01-01', '0000-12-31T23:59:59Z', '9999-12-31T23:00:00-05:00']) t.equal(parseEventDate(text, now), null, `events: ${text}`);
+  t.equal(parseEventDate('0001-01-01', now), EARLIEST_DATE_MS);
+  t.equal(parseEventDate('9999-12-31T23:59:59.999Z', now), LATEST_DATE_MS);
+  t.equal(parseEventDate(`-${n}d`, now), Date.UTC(2026, 10, 23) - n * DAY);
+});
+
+t.test('stickiness of a range that ends before it starts has no points (was an invalid array length)', async (t) => {
+  const now = Date.UTC(2026, 10, 23, 15, 30);
+  const future = resolveDateRange({ dateFrom: '9999-12-31', dateTo: null, explicitDate: false }, 'day', 'UTC', now, null);
+  t.equal(stickinessIntervals(future), 1);
+});
+
+function refusalOf(fn: () => unknown): string | null {
+  try {
+    fn();
+    return null;
+  } catch (error) {
+    return error instanceof DateParseError ? error.attr : String(error);
+  }
+}
 
 t.test('ranges and buckets (§0.4-0.5)', async (t) => {
   const now = Date.UTC(2026, 10, 23, 15, 30);

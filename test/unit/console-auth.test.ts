@@ -1,8 +1,9 @@
-// Pure pieces of console sign-in: password hashes, the wrong-password throttle, the client address it counts,
+// Pure pieces of console sign-in: password hashes, the wrong-password throttle (its schedule, and the owner signing
+// in from another address while one address floods wrong passwords), the client address it counts,
 // the session cookie, and the choice of a compressed file.
 import t from 'tap';
 import { hashPassword, hashPasswordSync, passwordProblem, UNUSABLE_HASH, verifyPassword } from '../../src/domain/passwords.js';
-import { accountKey, clientAddress, LoginThrottle } from '../../src/domain/login-throttle.js';
+import { accountKey, ADDRESS_RULE, addressKey, clientAddress, delayMs, LoginThrottle, PAIR_RULE } from '../../src/domain/login-throttle.js';
 import { clearedSessionCookie, cookieValue, isSafeMethod, sessionCookie } from '../../src/domain/cookies.js';
 import { acceptedEncodings, chooseEncoding, type ConsoleAsset } from '../../src/front/console-assets.js';
 
@@ -28,33 +29,97 @@ t.test('password rules', async (t) => {
   t.equal(passwordProblem(42), 'Not a valid string.');
 });
 
-t.test('throttle: five failures lock the account for the window; a success clears it', async (t) => {
-  const th = new LoginThrottle({ max: 5, windowMs: 60_000 }, { max: 100, windowMs: 60_000 });
-  for (let i = 0; i < 5; i++) t.same(th.begin('a@x', `10.0.0.${i}`, 1000 + i), { allowed: true }, `attempt ${i + 1}`);
-  t.same(th.begin('a@x', '10.0.0.99', 2000), { allowed: false, retryAfterSeconds: 59 }, 'locked from any address, until the window ends');
-  t.same(th.begin('b@x', '10.0.0.99', 2000), { allowed: true }, 'another account is not');
-  t.same(th.begin('a@x', '10.0.0.99', 61_000), { allowed: true }, 'the window has passed');
-  th.succeeded('a@x', '10.0.0.99', 61_001);
-  for (let i = 0; i < 4; i++) th.begin('a@x', '10.0.0.1', 62_000);
-  t.same(th.begin('a@x', '10.0.0.1', 62_000), { allowed: true }, 'the success cleared the earlier failures');
+const MIN = 60_000;
+
+t.test('throttle schedule: five failures free per (account, address), then 1 s doubling to 15 min; per address 30, to 1 h', async (t) => {
+  t.same([0, 4, 5, 6, 7, 8, 14, 15, 16, 1000].map((f) => delayMs(PAIR_RULE, f)), [0, 0, 1000, 2000, 4000, 8000, 512_000, 15 * MIN, 15 * MIN, 15 * MIN]);
+  t.same([29, 30, 31, 40, 41, 42, 43].map((f) => delayMs(ADDRESS_RULE, f)), [0, 1000, 2000, 1_024_000, 2_048_000, 60 * MIN, 60 * MIN]);
+  t.ok(PAIR_RULE.forgetMs >= PAIR_RULE.capMs && ADDRESS_RULE.forgetMs >= ADDRESS_RULE.capMs, 'no key is forgotten before its wait ends');
+  t.throws(() => new LoginThrottle({ ...PAIR_RULE, forgetMs: 1000 }), /must not forget/);
 });
 
-t.test('throttle: an attempt counts before its answer (parallel guesses), and is forgiven on success', async (t) => {
-  const th = new LoginThrottle({ max: 3, windowMs: 60_000 }, { max: 100, windowMs: 60_000 });
-  const started = [0, 1, 2, 3].map(() => th.begin('p@x', '10.1.1.1', 0));
-  t.same(started.map((v) => v.allowed), [true, true, true, false], 'the fourth concurrent attempt is refused');
-  const th2 = new LoginThrottle({ max: 3, windowMs: 60_000 }, { max: 100, windowMs: 60_000 });
-  for (let i = 0; i < 10; i++) {
-    t.equal(th2.begin('ok@x', '10.1.1.2', i).allowed, true);
-    th2.succeeded('ok@x', '10.1.1.2', i);
+t.test('throttle: wrong passwords from one address never block the right password from another', async (t) => {
+  const th = new LoginThrottle();
+  let now = 1_000_000;
+  const verdicts = Array.from({ length: 50 }, () => th.begin('owner@x', '203.0.113.66', now++));
+  t.same(verdicts.slice(0, 5).map((v) => v.allowed), [true, true, true, true, true], 'five free');
+  t.ok(verdicts.slice(5).every((v) => !v.allowed), 'then the attacker waits');
+  t.same(th.begin('owner@x', '198.51.100.1', now), { allowed: true }, 'the owner from another address is checked at once');
+  th.succeeded('owner@x', '198.51.100.1', now);
+  t.same(th.begin('owner@x', '198.51.100.1', now + 1), { allowed: true }, 'and again');
+  t.same(th.begin('owner@x', '203.0.113.66', now), { allowed: false, retryAfterSeconds: 1 }, 'the right password from the attacking address waits too: it is not checked');
+});
+
+t.test('throttle: the delay grows with each checked failure; a refused attempt restarts it, uncounted', async (t) => {
+  const th = new LoginThrottle();
+  let now = 0;
+  for (let i = 0; i < 5; i++) t.equal(th.begin('a@x', '10.0.0.1', now).allowed, true);
+  const seen: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const refused = th.begin('a@x', '10.0.0.1', now + 10);
+    if (refused.allowed) return t.fail('a guess right after a failure must wait');
+    seen.push(refused.retryAfterSeconds);
+    now += 10 + refused.retryAfterSeconds * 1000;
+    t.equal(th.begin('a@x', '10.0.0.1', now - 1).allowed, false, 'a millisecond early: refused (and the wait restarted)');
+    now += refused.retryAfterSeconds * 1000 - 1;
+    t.equal(th.begin('a@x', '10.0.0.1', now).allowed, true, 'waiting as told: checked');
+  }
+  t.same(seen, [1, 2, 4, 8, 16, 32], 'Retry-After is the whole delay of the failures counted so far');
+  for (let i = 0; i < 20; i++) {
+    const v = th.begin('a@x', '10.0.0.1', now + 1);
+    now += 1 + (v.allowed ? 0 : v.retryAfterSeconds * 1000);
+  }
+  t.same(th.begin('a@x', '10.0.0.1', now + 1), { allowed: false, retryAfterSeconds: 15 * 60 }, 'capped at 15 minutes');
+  t.same(th.begin('a@x', '10.0.0.1', now + 1 + PAIR_RULE.forgetMs), { allowed: true }, 'forgotten a day after the last attempt');
+});
+
+t.test('throttle: a success clears its pair; an attempt counts before its answer (parallel guesses)', async (t) => {
+  const th = new LoginThrottle();
+  const started = Array.from({ length: 8 }, () => th.begin('p@x', '10.1.1.1', 0));
+  t.same(started.map((v) => v.allowed), [true, true, true, true, true, false, false, false], 'the sixth concurrent attempt is refused');
+  const th2 = new LoginThrottle();
+  for (let i = 0; i < 4; i++) th2.begin('ok@x', '10.1.1.2', i);
+  th2.begin('ok@x', '10.1.1.2', 10);
+  th2.succeeded('ok@x', '10.1.1.2', 10);
+  for (let i = 0; i < 5; i++) t.equal(th2.begin('ok@x', '10.1.1.2', 11 + i).allowed, true, 'the success cleared the earlier failures');
+  const th3 = new LoginThrottle();
+  for (let i = 0; i < 100; i++) {
+    t.equal(th3.begin('ok@x', '10.1.1.3', i).allowed, true);
+    th3.succeeded('ok@x', '10.1.1.3', i);
   }
 });
 
-t.test('throttle: per address across accounts', async (t) => {
-  const th = new LoginThrottle({ max: 5, windowMs: 60_000 }, { max: 3, windowMs: 60_000 });
-  for (let i = 0; i < 3; i++) th.begin(`u${i}@x`, '10.2.2.2', 0);
-  t.same(th.begin('fresh@x', '10.2.2.2', 10), { allowed: false, retryAfterSeconds: 60 });
-  t.equal(th.begin('fresh@x', '10.2.2.3', 10).allowed, true);
+t.test('throttle: per address across accounts, with a higher ceiling; IPv6 counts per /64', async (t) => {
+  const th = new LoginThrottle();
+  for (let i = 0; i < 30; i++) t.equal(th.begin(`u${i}@x`, '10.2.2.2', 0).allowed, true);
+  t.same(th.begin('fresh@x', '10.2.2.2', 10), { allowed: false, retryAfterSeconds: 1 }, 'the 31st account from the address waits');
+  t.equal(th.begin('fresh@x', '10.2.2.3', 10).allowed, true, 'another address does not');
+  for (let i = 0; i < 30; i++) th.begin(`v${i}@x`, `2001:db8:1:2:${i.toString(16)}::1`, 0);
+  t.same(th.begin('fresh@x', '2001:db8:1:2:ffff::9', 10), { allowed: false, retryAfterSeconds: 1 }, 'one /64');
+  t.equal(th.begin('fresh@x', '2001:db8:1:3::1', 10).allowed, true, 'the next /64 is another client');
+});
+
+t.test('throttle: the tables are bounded, and filling them forgets counts, never locks anyone out', async (t) => {
+  const th = new LoginThrottle(PAIR_RULE, ADDRESS_RULE, 1000);
+  for (let i = 0; i < 5; i++) th.begin('owner@x', '198.51.100.7', i);
+  t.equal(th.begin('owner@x', '198.51.100.7', 10).allowed, false);
+  for (let i = 0; i < 5000; i++) th.begin(`spray${i}@x`, `10.3.${i >> 8}.${i & 255}`, 20);
+  t.same(th.size, { pairs: 1000, addresses: 1000 }, 'at most 1000 keys each');
+  t.same(th.begin('owner@x', '198.51.100.9', 30), { allowed: true }, 'the owner from another address, as ever');
+  t.same(th.begin('owner@x', '198.51.100.7', 30), { allowed: true }, 'the evicted pair starts afresh');
+});
+
+t.test('address keys: IPv4 as is, IPv4-mapped as IPv4, IPv6 by /64', async (t) => {
+  t.equal(addressKey('203.0.113.9'), '203.0.113.9');
+  t.equal(addressKey('::ffff:203.0.113.9'), '203.0.113.9');
+  t.equal(addressKey('0000:0000:0000:0000:0000:ffff:cb00:7109'), '203.0.113.9', 'as uWS writes a mapped peer');
+  t.equal(addressKey('2001:DB8::1'), '2001:db8:0:0::/64');
+  t.equal(addressKey('2001:0db8:0000:0000:1234:5678:9abc:def0'), '2001:db8:0:0::/64');
+  t.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  t.equal(addressKey('::1'), '0:0:0:0::/64');
+  t.equal(addressKey('1:2:3:4:5:6:7:8:9'), '1:2:3:4:5:6:7:8:9', 'not an address: as written');
+  t.equal(addressKey('x'.repeat(500)).length, 64);
+  t.equal(accountKey(`${'a'.repeat(300)}@x`), accountKey(`${'b'.repeat(300)}@x`), 'over-long e-mails (no one\'s) share one short key');
 });
 
 t.test('account key and client address', async (t) => {

@@ -2,7 +2,7 @@
  * `date_from` / `date_to` of the analysis endpoints (analytics.md §0.4), resolved to instants in the project's time
  * zone, and the interval buckets between them (§0.5).
  */
-import { addIntervals, fromLocal, localText, toLocal, truncate, type Interval } from './time-zone.js';
+import { addIntervals, fromLocal, localText, toLocal, truncate, utc, type Interval } from './time-zone.js';
 
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
 
@@ -16,7 +16,33 @@ const RELATIVE = /^-?(\d+)?([hdwmqyM])(Start|End)?$/;
 const DATE_ONLY = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
 const DATE_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
-export class DateParseError extends Error {}
+/**
+ * The instants a date parameter may name, relative or absolute: the years 1 to 9999 (UTC), Python's `datetime` range,
+ * in which PostHog parses them. An absolute date cannot name a year past 9999 (four digits), and a relative one
+ * that reaches outside (`-99999999999d`) is refused the same way rather than answered as an empty range.
+ */
+export const EARLIEST_DATE_MS = -62135596800000; // 0001-01-01T00:00:00.000Z
+export const LATEST_DATE_MS = 253402300799999; // 9999-12-31T23:59:59.999Z
+
+/** Whether an instant is one a date parameter may name. */
+export function inDateRange(ms: number): boolean {
+  return ms >= EARLIEST_DATE_MS && ms <= LATEST_DATE_MS;
+}
+
+/** A date parameter that is not a date, or names an instant outside the years 1 to 9999; `attr` names the parameter. */
+export class DateParseError extends Error {
+  constructor(message: string, readonly attr: string = 'date_from') {
+    super(message);
+  }
+}
+
+/**
+ * Shorter than any period of each relative unit (a local day can be 23 hours, a month 28 days): `n` of them further
+ * back than the earliest instant is out of range before any calendar arithmetic, which cannot then overflow.
+ */
+const SHORTEST_MS: Record<string, number> = {
+  M: 60_000, h: 3_600_000, d: 82_800_000, w: 7 * 82_800_000, m: 28 * 82_800_000, q: 91 * 82_800_000, y: 365 * 82_800_000,
+};
 
 /** End of a local day or other period: the last millisecond before the next one begins. */
 function endOf(startMs: number, unit: Interval, timeZone: string): number {
@@ -25,9 +51,25 @@ function endOf(startMs: number, unit: Interval, timeZone: string): number {
 
 /**
  * Parses one date parameter relative to `now`: `-7d`, `-24h`, `mStart`, `-1mEnd`, `2024-01-05`, an ISO date-time
- * (with or without offset; without one it is local time). Throws DateParseError for anything else.
+ * (with or without offset; without one it is local time). Throws DateParseError (naming `attr`) for anything else,
+ * and for a date outside the years 1 to 9999, relative or absolute.
  */
-export function parseDate(text: string, now: number, timeZone: string): ParsedDate {
+export function parseDate(text: string, now: number, timeZone: string, attr = 'date_from'): ParsedDate {
+  const invalid = () => new DateParseError(`Invalid date: ${text}`, attr);
+  const rel = RELATIVE.exec(text.trim());
+  if (rel && (rel[1] === undefined ? 0 : Number(rel[1])) * SHORTEST_MS[rel[2]!]! > now - EARLIEST_DATE_MS) throw invalid();
+  let parsed: ParsedDate;
+  try {
+    parsed = parseAny(text, now, timeZone);
+  } catch (error) {
+    if (error instanceof DateParseError) throw invalid();
+    throw error;
+  }
+  if (!inDateRange(parsed.ms)) throw invalid();
+  return parsed;
+}
+
+function parseAny(text: string, now: number, timeZone: string): ParsedDate {
   const value = text.trim();
   const rel = RELATIVE.exec(value);
   if (rel) {
@@ -91,14 +133,14 @@ export function parseDate(text: string, now: number, timeZone: string): ParsedDa
       const digits = zone.replace(':', '');
       offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * 60_000 * (digits[0] === '-' ? -1 : 1);
     }
-    return { ms: Date.UTC(y!, mo! - 1, d!, h!, mi!, s, frac) - offset, explicitTime: true };
+    return { ms: utc(y!, mo! - 1, d!, h!, mi!, s, frac) - offset, explicitTime: true };
   }
   throw new DateParseError(`Invalid date: ${text}`);
 }
 
 function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return d <= new Date(utc(y, m, 0)).getUTCDate();
 }
 
 function yearStart(ms: number, timeZone: string): number {
@@ -133,10 +175,10 @@ export interface DateRange {
 export function resolveDateRange(p: DateRangeParams, interval: Interval, timeZone: string, now: number, firstEvent: number | null): DateRange {
   let from: ParsedDate;
   if (p.dateFrom === 'all') from = { ms: firstEvent ?? now, explicitTime: false };
-  else from = parseDate(p.dateFrom ?? '-7d', now, timeZone);
+  else from = parseDate(p.dateFrom ?? '-7d', now, timeZone, 'date_from');
   let to: ParsedDate;
   if (p.dateTo === null) to = { ms: interval === 'hour' ? now + 60_000 : now, explicitTime: true };
-  else to = parseDate(p.dateTo, now, timeZone);
+  else to = parseDate(p.dateTo, now, timeZone, 'date_to');
   const hourRelative = p.dateFrom !== null && /^-?\d*h/.test(p.dateFrom.trim());
   const widen = interval !== 'hour' && !p.explicitDate && !hourRelative;
   let fromMs = from.ms;

@@ -90,7 +90,7 @@ export interface RetentionWindow {
  */
 export function retentionWindow(q: RetentionQuery, timeZone: string, now: number): RetentionWindow {
   const interval = q.period.toLowerCase() as Interval;
-  const dateTo = q.dateTo === null ? now : parseDate(q.dateTo, now, timeZone).ms;
+  const dateTo = q.dateTo === null ? now : parseDate(q.dateTo, now, timeZone, 'date_to').ms;
   let end = addIntervals(dateTo, interval, 1, timeZone);
   if (interval !== 'hour') end = truncate(end, 'day', timeZone);
   let start = addIntervals(end, interval, -q.totalIntervals, timeZone);

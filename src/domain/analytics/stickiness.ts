@@ -6,9 +6,14 @@ import { toLocal } from './time-zone.js';
 
 /**
  * §6.2: floor((date_to - date_from) / interval) + 2 in local wall-clock time (weeks: whole days / 7 + 2; months: calendar months apart + 2);
- * the answer has total_intervals - 1 points, for k = 1 … total_intervals - 1.
+ * the answer has total_intervals - 1 points, for k = 1 … total_intervals - 1. A range that ends before it starts
+ * (`date_from` in the future) has none: 1.
  */
 export function stickinessIntervals(range: DateRange): number {
+  return Math.max(1, wallIntervals(range));
+}
+
+function wallIntervals(range: DateRange): number {
   // Wall-clock time, as Python subtracts two datetimes of one zone: a 25-hour local day is still a day.
   const wall = (ms: number) => {
     const l = toLocal(ms, range.timeZone);

@@ -17,16 +17,33 @@ export interface LocalTime {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatterOf(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
+/** 400 Gregorian years are exactly 146,097 days: shifting by them keeps every date's weekday and leap day. */
+const FOUR_CENTURIES_MS = 146_097 * 86_400_000;
+
+/**
+ * `Date.UTC` for every year: `Date.UTC` itself reads the years 0 to 99 as 1900 to 1999, and date parameters reach
+ * back to the year 1 (src/domain/analytics/date-range.ts).
+ */
+export function utc(year: number, monthIndex: number, day = 1, hour = 0, minute = 0, second = 0, ms = 0): number {
+  if (year >= 0 && year < 100) return Date.UTC(year + 400, monthIndex, day, hour, minute, second, ms) - FOUR_CENTURIES_MS;
+  return Date.UTC(year, monthIndex, day, hour, minute, second, ms);
+}
+
+function formatterOf(timeZone: string, withEra = false): Intl.DateTimeFormat {
+  const key = withEra ? `${timeZone} era` : timeZone;
+  let f = formatters.get(key);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      ...(withEra ? { era: 'short' } : {}),
     });
-    formatters.set(timeZone, f);
+    formatters.set(key, f);
   }
   return f;
 }
+
+/** Before this instant (0002-01-01Z) a local year can be 0 or less, which Intl writes as a year of the era BC. */
+const ERA_MATTERS_BEFORE = -62104060800000;
 
 /** Whether `name` is a time zone this runtime knows. */
 export function isTimeZone(name: string): boolean {
@@ -44,9 +61,11 @@ export function toLocal(ms: number, timeZone: string): LocalTime {
     const d = new Date(ms);
     return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), ms: d.getUTCMilliseconds() };
   }
-  const parts = formatterOf(timeZone).formatToParts(new Date(ms));
+  const early = ms < ERA_MATTERS_BEFORE;
+  const parts = formatterOf(timeZone, early).formatToParts(new Date(ms));
   const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second'), ms: ((ms % 1000) + 1000) % 1000 };
+  const year = early && parts.find((p) => p.type === 'era')?.value === 'BC' ? 1 - get('year') : get('year');
+  return { year, month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second'), ms: ((ms % 1000) + 1000) % 1000 };
 }
 
 /** Offset of local time from UTC at an instant, in ms (positive east of Greenwich). */
@@ -56,7 +75,7 @@ export function offsetAt(ms: number, timeZone: string): number {
 }
 
 function wallAsUtc(l: LocalTime): number {
-  return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.ms);
+  return utc(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.ms);
 }
 
 const DAY_MS = 86_400_000;
@@ -67,7 +86,7 @@ const DAY_MS = 86_400_000;
  * shifted forward by the gap.
  */
 export function fromLocal(l: Partial<LocalTime> & { year: number; month: number; day: number }, timeZone: string): number {
-  const wall = Date.UTC(l.year, l.month - 1, l.day, l.hour ?? 0, l.minute ?? 0, l.second ?? 0, l.ms ?? 0);
+  const wall = utc(l.year, l.month - 1, l.day, l.hour ?? 0, l.minute ?? 0, l.second ?? 0, l.ms ?? 0);
   if (timeZone === 'UTC') return wall;
   // Offset changes are far rarer than daily: the offsets a day before and after cover both sides of any change.
   const before = wall - offsetAt(wall - DAY_MS, timeZone);
@@ -94,8 +113,8 @@ export function truncate(ms: number, interval: Interval, timeZone: string): numb
     case 'day':
       return fromLocal({ year: l.year, month: l.month, day: l.day }, timeZone);
     case 'week': {
-      const weekday = new Date(Date.UTC(l.year, l.month - 1, l.day)).getUTCDay();
-      const d = new Date(Date.UTC(l.year, l.month - 1, l.day - weekday));
+      const weekday = new Date(utc(l.year, l.month - 1, l.day)).getUTCDay();
+      const d = new Date(utc(l.year, l.month - 1, l.day - weekday));
       return fromLocal({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() }, timeZone);
     }
     case 'month':
@@ -109,12 +128,12 @@ export function addIntervals(ms: number, interval: Interval, count: number, time
   const l = toLocal(ms, timeZone);
   if (interval === 'month') {
     // Day of month clamped to the target month's length (Jan 31 + 1 month = Feb 28/29).
-    const target = new Date(Date.UTC(l.year, l.month - 1 + count, 1));
-    const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+    const target = new Date(utc(l.year, l.month - 1 + count, 1));
+    const last = new Date(utc(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
     return fromLocal({ year: target.getUTCFullYear(), month: target.getUTCMonth() + 1, day: Math.min(l.day, last), hour: l.hour, minute: l.minute, second: l.second, ms: l.ms }, timeZone);
   }
   const days = interval === 'week' ? 7 * count : count;
-  const d = new Date(Date.UTC(l.year, l.month - 1, l.day + days));
+  const d = new Date(utc(l.year, l.month - 1, l.day + days));
   return fromLocal({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: l.hour, minute: l.minute, second: l.second, ms: l.ms }, timeZone);
 }
 

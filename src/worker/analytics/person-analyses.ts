@@ -119,7 +119,7 @@ export function lifecycleWindow(q: TrendsQuery, timeZone: string, now: number, f
  * persons endpoint's reading, shared by both executors.
  */
 export function lifecyclePeriodOf(starts: number[], range: DateRange, targetDate: string, now: number, timeZone: string): number {
-  return new BucketIndex(starts, range.to + 86_400_000 * 31).of(parseDate(targetDate, now, timeZone).ms);
+  return new BucketIndex(starts, range.to + 86_400_000 * 31).of(parseDate(targetDate, now, timeZone, 'target_date').ms);
 }
 
 export async function runLifecycle(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<LifecycleRun> {

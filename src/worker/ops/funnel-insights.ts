@@ -153,7 +153,7 @@ export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: Fi
     const startParam = p.string('entrance_period_start');
     if (startParam === null) invalidInput('entrance_period_start', 'entrance_period_start is required for funnel trends persons.', 'required');
     if (!p.has('drop_off')) invalidInput('drop_off', 'drop_off is required for funnel trends persons.', 'required');
-    const start = parseDate(startParam, now, run.ctx.timeZone).ms;
+    const start = parseDate(startParam, now, run.ctx.timeZone, 'entrance_period_start').ms;
     const period = run.periods.indexOf(start);
     const dropOff = p.bool('drop_off');
     for (const s of stats) {

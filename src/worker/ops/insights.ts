@@ -41,7 +41,7 @@ export async function answering(fn: () => Promise<Reply>): Promise<Reply> {
     return await fn();
   } catch (error) {
     if (error instanceof AnalyticsInputError) throw Errors.validation(error.attr, error.code, error.message);
-    if (error instanceof DateParseError) throw Errors.validation('date_from', 'invalid_input', error.message);
+    if (error instanceof DateParseError) throw Errors.validation(error.attr, 'invalid_input', error.message);
     throw error;
   }
 }

@@ -7,8 +7,11 @@
  *   y (years), optionally suffixed `Start`/`End` (`-1mStart`, `mStart`, `yEnd`). As in newer PostHog, hour offsets
  *   are truncated to the start of the hour and the other units to the start of the day; `Start`/`End` move to the
  *   first / last millisecond of that day, month or year.
- * Pure: `now` is a parameter.
+ * A bound outside the years 1 to 9999, relative or absolute, is not a date (as for the analyses:
+ * src/domain/analytics/date-range.ts `inDateRange`). Pure: `now` is a parameter.
  */
+import { inDateRange } from '../../../domain/analytics/date-range.js';
+import { utc } from '../../../domain/analytics/time-zone.js';
 
 const RELATIVE = /^-?(\d{1,6})?([hdwmqy])(Start|End)?$/;
 const ABSOLUTE =
@@ -22,8 +25,8 @@ export function parseEventDate(raw: string, now: number): number | null {
   const text = raw.trim();
   const rel = RELATIVE.exec(text);
   const ms = rel ? relative(Number(rel[1] ?? 0), rel[2]!, rel[3] ?? null, now) : absoluteOf(text);
-  // Beyond JavaScript's date range (e.g. -999999y) is not a date either.
-  return ms !== null && Number.isFinite(ms) ? ms : null;
+  // Beyond the years 1 to 9999 (e.g. -999999d, or NaN past JavaScript's own range: -999999y) is not a date either.
+  return ms !== null && inDateRange(ms) ? ms : null;
 }
 
 function absoluteOf(text: string): number | null {
@@ -53,17 +56,17 @@ function relative(n: number, unit: string, position: string | null, now: number)
       addMonths(d, -12 * n);
       break;
   }
-  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  const day = utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
   if (position === null) return day;
   const year = d.getUTCFullYear();
   const month = d.getUTCMonth();
   if (position === 'Start') {
-    if (unit === 'm') return Date.UTC(year, month, 1);
-    if (unit === 'y') return Date.UTC(year, 0, 1);
+    if (unit === 'm') return utc(year, month, 1);
+    if (unit === 'y') return utc(year, 0, 1);
     return day;
   }
-  if (unit === 'm') return Date.UTC(year, month + 1, 1) - 1;
-  if (unit === 'y') return Date.UTC(year + 1, 0, 1) - 1;
+  if (unit === 'm') return utc(year, month + 1, 1) - 1;
+  if (unit === 'y') return utc(year + 1, 0, 1) - 1;
   return day + DAY - 1;
 }
 
@@ -72,7 +75,7 @@ function addMonths(d: Date, months: number): void {
   const day = d.getUTCDate();
   d.setUTCDate(1);
   d.setUTCMonth(d.getUTCMonth() + months);
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  const last = new Date(utc(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
   d.setUTCDate(Math.min(day, last));
 }
 
