@@ -29,8 +29,14 @@ export const MAX_PROPERTIES = 10_000;
 /** Elements of one array anywhere in an event. posthog-js's largest, `$elements`, holds one entry per DOM ancestor. */
 export const MAX_ARRAY_LENGTH = 10_000;
 
+/**
+ * A group's key and its type's name: PostHog's ingestion drops a `$groupidentify` whose key is longer
+ * (`group_key_too_long`; its tables hold 400 characters). Both are parts of LMDB keys here (at most 1,978 bytes).
+ */
+export const MAX_GROUP_KEY = 400;
+
 /** Why an event's shape is refused (the keys of `/_stats` `dropped`; PostHog's warning names where it has one). */
-export type ShapeViolation = 'too_deep' | 'message_size_too_large' | 'too_many_properties' | 'array_too_long';
+export type ShapeViolation = 'too_deep' | 'message_size_too_large' | 'too_many_properties' | 'array_too_long' | 'group_key_too_long';
 
 /** The maps whose keys count against MAX_PROPERTIES besides the properties themselves. */
 const PROPERTY_MAPS = ['$set', '$set_once', '$groups'] as const;
@@ -66,7 +72,24 @@ export function shapeViolation(raw: Record<string, unknown>): ShapeViolation | n
     const map = raw[name];
     if (isPlainObject(map) && keyCount(map, MAX_PROPERTIES) > MAX_PROPERTIES) return 'too_many_properties';
   }
-  return walk(raw);
+  const violation = walk(raw);
+  return violation ?? (isPlainObject(props) && groupsTooLong(raw['event'], props) ? 'group_key_too_long' : null);
+}
+
+/** Text as a group key or type name is stored (numbers and other values as their JSON text). */
+function textLength(v: unknown): number {
+  if (typeof v === 'string') return v.length;
+  if (v === null || v === undefined) return 0;
+  return typeof v === 'object' ? (JSON.stringify(v)?.length ?? 0) : String(v).length;
+}
+
+/** Whether `$groups` or a `$groupidentify` names a group type or key past MAX_GROUP_KEY (after `walk`: bounded). */
+function groupsTooLong(event: unknown, props: Record<string, unknown>): boolean {
+  const groups = props['$groups'];
+  if (isPlainObject(groups)) {
+    for (const type in groups) if (type.length > MAX_GROUP_KEY || textLength(groups[type]) > MAX_GROUP_KEY) return true;
+  }
+  return event === '$groupidentify' && (textLength(props['$group_type']) > MAX_GROUP_KEY || textLength(props['$group_key']) > MAX_GROUP_KEY);
 }
 
 /** Depth, array lengths and the size estimate, in one pass. */

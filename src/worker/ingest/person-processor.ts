@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  addGroupIndexes, applyPersonUpdates, isIllegalDistinctId, personProfileMode, personUpdatesOf, personUuid, type NormalizedEvent,
+  addGroupIndexes, applyPersonUpdates, isIllegalDistinctId, MAX_ID_LENGTH, personProfileMode, personUpdatesOf, personUuid, truncateCodePoints,
+  type NormalizedEvent,
 } from '../../domain/ingest/index.js';
 import { mergeProperties } from '../../domain/merge-properties.js';
 import type { GroupTypes } from '../../domain/model.js';
@@ -77,14 +78,14 @@ export class PersonProcessor {
     switch (ev.event) {
       case '$identify':
         if (typeof props.$anon_distinct_id === 'string' || typeof props.$anon_distinct_id === 'number') {
-          this.merge(String(props.$anon_distinct_id), ev.distinct_id, true, ev.timestamp);
+          this.merge(mergedId(props.$anon_distinct_id), ev.distinct_id, true, ev.timestamp);
         }
         break;
       case '$create_alias':
-        if (props.alias !== undefined && props.alias !== null) this.merge(String(props.alias), ev.distinct_id, true, ev.timestamp);
+        if (props.alias !== undefined && props.alias !== null) this.merge(mergedId(props.alias), ev.distinct_id, true, ev.timestamp);
         break;
       case '$merge_dangerously':
-        if (props.alias !== undefined && props.alias !== null) this.merge(String(props.alias), ev.distinct_id, false, ev.timestamp);
+        if (props.alias !== undefined && props.alias !== null) this.merge(mergedId(props.alias), ev.distinct_id, false, ev.timestamp);
         break;
       case '$groupidentify':
         this.identifyGroup(props, ev.timestamp);
@@ -234,6 +235,14 @@ export class PersonProcessor {
     const created_at = existing && existing.created_at < timestamp ? existing.created_at : timestamp;
     this.store.putGroup({ team: this.team, type_index: index, key: groupKey, properties, created_at });
   }
+}
+
+/**
+ * The distinct id a merge names (`$anon_distinct_id`, `alias`), cut to 200 characters as an event's own distinct id
+ * is (src/domain/ingest/normalize-event.ts): it becomes a key of the persons environment like any distinct id.
+ */
+function mergedId(value: unknown): string {
+  return truncateCodePoints(String(value), MAX_ID_LENGTH);
 }
 
 /** Group type names an event introduces (from `$groups` and `$groupidentify`). */

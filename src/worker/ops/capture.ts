@@ -6,7 +6,7 @@
  * events can be stored gets a 400 naming the problem (src/domain/ingest/accept-events.ts has the rule).
  */
 import { acceptEvents, decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, type NormalizeContext, type Refusal } from '../../domain/ingest/index.js';
-import { MAX_ARRAY_LENGTH, MAX_EVENT_SIZE, MAX_PROPERTIES } from '../../domain/ingest/event-shape.js';
+import { MAX_ARRAY_LENGTH, MAX_EVENT_SIZE, MAX_GROUP_KEY, MAX_PROPERTIES } from '../../domain/ingest/event-shape.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-depth.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
@@ -42,6 +42,7 @@ const REFUSALS: Record<Refusal, { attr: string | null; detail: string; status?: 
   message_size_too_large: { attr: null, detail: `Event larger than ${MAX_EVENT_SIZE} bytes.`, status: 413 },
   too_many_properties: { attr: 'properties', detail: `Event with more than ${MAX_PROPERTIES} properties (or $set, $set_once, $groups keys).` },
   array_too_long: { attr: 'properties', detail: `Event with an array of more than ${MAX_ARRAY_LENGTH} elements.` },
+  group_key_too_long: { attr: 'properties', detail: `Group type or key longer than ${MAX_GROUP_KEY} characters.` },
   invalid_batch: { attr: 'batch', detail: 'batch must be a list of events.' },
 };
 

@@ -43,7 +43,11 @@ export async function startStatus(rt: WorkerRuntime, team: number): Promise<Quer
   return status;
 }
 
+/** Ids are uuids this module made; a longer one from a URL is no status (and must not reach an LMDB key). */
+const MAX_ID = 64;
+
 export function readStatus(rt: WorkerRuntime, team: number, id: string): QueryStatus | undefined {
+  if (id.length > MAX_ID) return undefined;
   rt.meta.env.resetReadTxn();
   return table(rt).get([team, id]);
 }
@@ -62,6 +66,7 @@ export async function finishStatus(rt: WorkerRuntime, team: number, id: string, 
 }
 
 export async function cancelStatus(rt: WorkerRuntime, team: number, id: string): Promise<boolean> {
+  if (id.length > MAX_ID) return false;
   return rt.meta.write(() => {
     const t = table(rt);
     const current = t.get([team, id]);
