@@ -90,6 +90,8 @@ const SPECS: RouteSpec[] = [
   pub('POST', '/_fault/:kind', 'fault'),
   // Organization owners (node-wide counters, see src/worker/ops/stats.ts) or the operator key.
   { method: 'GET', path: '/_stats', op: 'stats', auth: 'personal', body: 'none', scope: 'organization:read', operator: true },
+  // What the shards set aside and samples of what capture dropped (src/worker/ops/stats.ts): owners (their projects) or the operator key.
+  { method: 'GET', path: '/_dead_letters', op: 'dead-letters', auth: 'personal', body: 'none', scope: 'organization:read', operator: true },
   // An online backup into QUILL_BACKUP_DIR: organization owners or the operator key (src/worker/ops/backup.ts).
   { method: 'POST', path: '/_backup', op: 'backup', auth: 'personal', body: 'none', scope: 'organization:write', operator: true },
 

@@ -34,6 +34,10 @@ export const MAX_SHARDS = 64;
 
 const STARTED = 0;
 const MEMORY_OVER = 1;
+/** The shard (plus one) applying a suspect record alone (src/worker/ingest/apply-marker.ts); 0: none. */
+const SUSPECT_TURN = 2;
+/** Apply chunks in flight in the process, outside a suspect's turn. */
+const CHUNKS_APPLYING = 3;
 /** Int32 words before the positions (16 bytes keeps the BigInt64 view aligned). */
 const HEADER_BYTES = 16;
 
@@ -86,6 +90,37 @@ export class SharedState {
     this.watchdog = new Float64Array(buffer, WATCHDOG_AT, MAX_SHARDS * 2);
     this.flagVersions = new Int32Array(buffer, FLAG_VERSIONS_AT, PROJECT_SLOTS);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
+  }
+
+  /**
+   * A shard is about to apply a chunk: counted in flight, unless another shard holds a suspect's turn (then false,
+   * and nothing counted: wait and ask again). Counted before the turn is read, so a shard that takes the turn and
+   * then sees no chunk in flight knows that no chunk starts after it (Atomics are sequentially consistent).
+   */
+  beginApply(shard: number): boolean {
+    Atomics.add(this.words, CHUNKS_APPLYING, 1);
+    const turn = Atomics.load(this.words, SUSPECT_TURN);
+    if (turn === 0 || turn === shard + 1) return true;
+    Atomics.sub(this.words, CHUNKS_APPLYING, 1);
+    return false;
+  }
+
+  endApply(): void {
+    Atomics.sub(this.words, CHUNKS_APPLYING, 1);
+  }
+
+  /** Takes the suspects' turn for a shard: no other shard starts a chunk until `endSuspectTurn`. False: taken. */
+  takeSuspectTurn(shard: number): boolean {
+    return Atomics.compareExchange(this.words, SUSPECT_TURN, 0, shard + 1) === 0;
+  }
+
+  endSuspectTurn(shard: number): void {
+    Atomics.compareExchange(this.words, SUSPECT_TURN, shard + 1, 0);
+  }
+
+  /** Chunks other shards have in flight (a suspect's turn waits until none is). */
+  chunksApplying(): number {
+    return Atomics.load(this.words, CHUNKS_APPLYING);
   }
 
   /** A worker's heartbeat: its event loop turned at `now`; its oldest unfinished request began at `oldestRequest` (0: none). */

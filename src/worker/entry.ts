@@ -14,7 +14,7 @@ import { DELETE_PERSON_EVENTS, deletePersonEventsHandler } from './ops/persons.j
 import { namesHandler, PROPERTY_NAMES } from './ops/property-definitions/block-names.js';
 import { EVENTS_GET, EVENTS_SCAN, EVENTS_VALUES, EVENTS_VOLUMES, getHandler, scanHandler, valuesHandler, volumesHandler } from './ops/events/scatter.js';
 import { EXPORT_OLDEST, EXPORT_PERSONS_POSITION, EXPORT_STARTING_POINTS, exportOldestHandler, exportPersonsPositionHandler, exportStartingPointsHandler } from './export/export-service.js';
-import { appliedHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
+import { appliedHandler, deadLettersHandler, enqueueHandler, pauseApplyHandler, resendPartsHandler, statsHandler } from './ingest/ingest-service.js';
 import { ANALYTICS_FIRST_EVENT, ANALYTICS_SCAN, firstEventHandler, scanHandler as analyticsScanHandler } from './analytics/scatter.js';
 import { SEQUENCE_COLLECT, SEQUENCE_FINISH, SEQUENCE_TAKE, collectHandler, finishHandler, takeHandler } from './analytics/sequences.js';
 import './analytics/funnels.js';
@@ -53,6 +53,7 @@ export function createWorkerEntry(data: WorkerData) {
     'resend-parts': resendPartsHandler,
     applied: appliedHandler,
     stats: statsHandler,
+    'dead-letters': deadLettersHandler,
     'pause-apply': pauseApplyHandler,
     [DELETE_PERSON_EVENTS]: deletePersonEventsHandler,
     [EVENTS_SCAN]: scanHandler,

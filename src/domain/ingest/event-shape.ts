@@ -128,3 +128,35 @@ function walk(value: object): ShapeViolation | null {
   }
   return null;
 }
+
+/**
+ * About the JSON size of a value, as `walk` counts it (a character as one byte), without recursion. For the person
+ * properties bound (src/domain/ingest/person-properties.ts), on values already within the event bounds.
+ */
+export function estimatedSize(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value === null || typeof value !== 'object') return SCALAR_SIZE;
+  const pending: object[] = [value];
+  let size = 0;
+  while (pending.length > 0) {
+    const container = pending.pop()!;
+    size += 2;
+    const add = (child: unknown) => {
+      if (typeof child === 'string') size += child.length + 2;
+      else if (child !== null && typeof child === 'object') pending.push(child);
+      else size += SCALAR_SIZE;
+    };
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        size += 1;
+        add(container[i]);
+      }
+    } else {
+      for (const key in container) {
+        size += key.length + 4;
+        add((container as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return size;
+}

@@ -1,4 +1,5 @@
 import { mergeProperties } from '../merge-properties.js';
+import { estimatedSize } from './event-shape.js';
 import type { NormalizedEvent, PersonProfileMode, PersonUpdates } from './types.js';
 
 /**
@@ -80,16 +81,43 @@ function unsetKeysOf(v: unknown): string[] {
 }
 
 /**
+ * A person's properties at most (about their JSON size): PostHog's persons table refuses more than 655,360 bytes
+ * (`check_properties_size`) and its ingestion rejects an update that would pass it, with the warning
+ * `person_properties_size_violation`; the event itself is kept. Every later event of the person stores a snapshot
+ * of these properties, so they bound what each of its events costs too.
+ */
+export const MAX_PERSON_PROPERTIES_SIZE = 655_360;
+
+/**
+ * The estimated size of properties objects seen before: persons are copied on write, so the object an update
+ * starts from is usually the one the previous update made, and its size is known without walking it again.
+ */
+const sizes = new WeakMap<object, number>();
+
+function sizeOf(props: Record<string, unknown>): number {
+  let size = sizes.get(props);
+  if (size === undefined) sizes.set(props, (size = estimatedSize(props)));
+  return size;
+}
+
+/** What a key and its value add to an object's estimated size (0 for an absent value). */
+function entrySize(key: string, value: unknown): number {
+  return value === undefined ? 0 : key.length + 4 + estimatedSize(value);
+}
+
+/**
  * §2.5: apply `$set_once` (only absent keys) → `$set` (overwrite when the value differs) → `$unset`, in that order.
  * Copy-on-write: the input is never mutated; when nothing changes the same object is returned with
- * `changed: false`, so callers can skip the write.
+ * `changed: false`, so callers can skip the write. An update that would take the properties past
+ * MAX_PERSON_PROPERTIES_SIZE is rejected whole (`rejected`: the properties stay as they were), as PostHog does.
  */
 export function applyPersonUpdates(
   props: Record<string, unknown>,
   u: PersonUpdates,
-): { properties: Record<string, unknown>; changed: boolean } {
+): { properties: Record<string, unknown>; changed: boolean; rejected?: true } {
   let out = props;
   let changed = false;
+  let delta = 0;
   const writable = (): Record<string, unknown> => {
     if (!changed) {
       // A plain spread is the cheapest copy when only existing keys change (see mergeProperties).
@@ -100,16 +128,29 @@ export function applyPersonUpdates(
   };
 
   for (const key in u.setOnce) {
-    if (key !== PROTO && (!hasOwn(out, key) || out[key] === undefined)) writable()[key] = u.setOnce[key];
+    if (key !== PROTO && (!hasOwn(out, key) || out[key] === undefined)) {
+      delta += entrySize(key, u.setOnce[key]) - entrySize(key, out[key]);
+      writable()[key] = u.setOnce[key];
+    }
   }
   for (const key in u.set) {
     if (key === PROTO) continue;
     const value = u.set[key];
-    if (!hasOwn(out, key) || !deepEqual(out[key], value)) writable()[key] = value;
+    if (!hasOwn(out, key) || !deepEqual(out[key], value)) {
+      delta += entrySize(key, value) - entrySize(key, out[key]);
+      writable()[key] = value;
+    }
   }
   for (const key of u.unset) {
-    if (hasOwn(out, key)) delete writable()[key];
+    if (hasOwn(out, key)) {
+      delta -= entrySize(key, out[key]);
+      delete writable()[key];
+    }
   }
+  if (!changed) return { properties: out, changed };
+  const size = sizeOf(props) + delta;
+  if (delta > 0 && size > MAX_PERSON_PROPERTIES_SIZE) return { properties: props, changed: false, rejected: true };
+  sizes.set(out, size);
   return { properties: out, changed };
 }
 

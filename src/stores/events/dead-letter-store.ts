@@ -7,12 +7,16 @@
  * An entry is one event (keyed by project and uuid: a replay of the same record finds it set aside already and
  * does not try again) or, when a log record cannot be read back at all, the whole record (keyed by its place in its
  * source log).
+ *
+ * Beside them, samples of what capture refused before acknowledging (`dropped`: an event past the shape bounds,
+ * src/domain/ingest/event-shape.ts), so an operator can see what was sent: the start of the request's text, at most
+ * SAMPLES_PER_REASON per reason (each new one replaces the oldest), not counted as set aside.
  */
 import type { Env, Table } from '../lmdb-env.js';
 import { openJsonTable } from '../lmdb-env.js';
 
 export interface DeadLetter {
-  kind: 'event' | 'record';
+  kind: 'event' | 'record' | 'dropped';
   team: number | null;
   uuid: string | null;
   /** Where the request was logged: the source shard and the record's end there. */
@@ -35,7 +39,11 @@ export function reasonOf(error: unknown): string {
   return text.length > MAX_REASON_LENGTH ? text.slice(0, MAX_REASON_LENGTH) : text;
 }
 
+/** Samples kept per reason capture drops for. */
+export const SAMPLES_PER_REASON = 10;
+
 function keyOf(letter: DeadLetter): string {
+  if (letter.kind === 'dropped') return `dropped:${letter.reason}:${letter.end % SAMPLES_PER_REASON}`;
   return letter.kind === 'event' ? `event:${letter.team}:${letter.uuid}` : `record:${letter.source}:${letter.end}`;
 }
 
@@ -45,13 +53,35 @@ export class DeadLetterStore {
   private readonly events = new Set<string>();
   private readonly reasons = new Map<string, number>();
   private readonly counted = new Set<string>();
+  /** Per reason, how many samples of dropped events were kept (the next one's slot). */
+  private readonly sampled = new Map<string, number>();
 
   constructor(env: Env) {
     this.table = openJsonTable(env, 'dead_letters');
     for (const { key, value } of this.table.getRange({})) {
+      if (value.kind === 'dropped') {
+        this.sampled.set(value.reason, Math.max(this.sampled.get(value.reason) ?? 0, value.end + 1));
+        continue;
+      }
       this.counted.add(key);
       this.remember(value);
     }
+  }
+
+  /**
+   * A sample of a dropped event (only inside a write transaction): written in the next slot of its reason, replacing
+   * the oldest when every slot is used.
+   */
+  sample(letter: Omit<DeadLetter, 'kind' | 'end'>): void {
+    const n = this.sampled.get(letter.reason) ?? 0;
+    this.sampled.set(letter.reason, n + 1);
+    const full: DeadLetter = { ...letter, kind: 'dropped', end: n };
+    this.table.put(keyOf(full), full);
+  }
+
+  /** Every entry, samples included, for `GET /_dead_letters`. */
+  list(): DeadLetter[] {
+    return Array.from(this.table.getRange({}), ({ value }) => value);
   }
 
   /** True when this event was set aside before (a replayed record must not try it again). */

@@ -20,6 +20,11 @@ import { shardLogDir } from '../../stores/data-dir/paths.js';
 import { HotPersons } from './hot-persons.js';
 import { loopDelaySinceLastRead } from '../loop-delay.js';
 
+/** Drop reasons worth a sample: the shape bounds (src/domain/ingest/event-shape.ts), not a missing name or id. */
+const SAMPLED_REASONS: ReadonlySet<string> = new Set(['too_deep', 'message_size_too_large', 'too_many_properties', 'array_too_long', 'group_key_too_long']);
+const SAMPLE_EVERY_MS = 60_000;
+const SAMPLE_BYTES = 16 * 1024;
+
 /** PostHog never creates a definition for its internal metrics event. */
 const NO_DEFINITION = new Set(['$$plugin_metrics']);
 const MAX_GROUP_TYPES = 5;
@@ -204,6 +209,27 @@ export class IngestService {
     for (const [reason, n] of counts) this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + n);
   }
 
+  /** When each reason was last sampled here (SAMPLE_EVERY_MS apart at most once). */
+  private readonly lastSample = new Map<string, number>();
+
+  /**
+   * Keeps, for an operator, the start of a request whose events were dropped for a reason past the shape bounds
+   * (at most one a reason every SAMPLE_EVERY_MS per worker, SAMPLE_BYTES of its text) in the dead-letter store of
+   * one of this worker's shards. After the answer, never holding it; a failure to write is only logged.
+   */
+  sampleDropped(team: number, counts: ReadonlyMap<string, number>, text: string): void {
+    const now = Date.now();
+    for (const reason of counts.keys()) {
+      if (!SAMPLED_REASONS.has(reason)) continue;
+      if (now - (this.lastSample.get(reason) ?? -Infinity) < SAMPLE_EVERY_MS) continue;
+      this.lastSample.set(reason, now);
+      const shard = this.own[0];
+      if (!shard) return;
+      const content = text.length > SAMPLE_BYTES ? `${text.slice(0, SAMPLE_BYTES)}… (${text.length} characters in all)` : text;
+      shard.sampleDropped(team, reason, content).catch((error: unknown) => this.rt.log.error(`could not keep a sample of a dropped event: ${error}`));
+    }
+  }
+
   /**
    * Waits until every event acknowledged so far, on every shard of every worker, is applied. An analysis waits
    * without holding its place in the query gate (QueryGate.outside).
@@ -324,6 +350,9 @@ export const appliedHandler: PeerHandler = async (rt) => {
   await rt.ingest.localApplied();
   return true;
 };
+
+/** Peer message: this worker's dead letters and samples (GET /_dead_letters). */
+export const deadLettersHandler: PeerHandler = async (rt) => [...rt.ingest.shards.values()].flatMap((s) => s.deadLetterEntries());
 
 /** This worker's part of `/_stats`: its shards' counters and the events its capture requests dropped. */
 export const statsHandler: PeerHandler = async (rt) => ({

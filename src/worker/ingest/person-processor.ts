@@ -34,6 +34,8 @@ const ID_BLOCK = 64;
 export class PersonProcessor {
   private readonly loaded = new Map<number, PersonRow>();
   private readonly dirty = new Set<number>();
+  /** Updates rejected for passing MAX_PERSON_PROPERTIES_SIZE (PostHog's `person_properties_size_violation`). */
+  sizeViolations = 0;
   /** Person ids reserved for this transaction and not used yet (see `newPersonId`). */
   private idsFrom = 0;
   private idsLeft = 0;
@@ -94,6 +96,7 @@ export class PersonProcessor {
 
     const person = this.byDistinctId(ev.distinct_id) ?? this.create([ev.distinct_id], ev.timestamp, false);
     const updated = applyPersonUpdates(person.properties, personUpdatesOf(ev));
+    if (updated.rejected) this.sizeViolations++;
     const row = updated.changed ? this.change(person) : person;
     if (updated.changed) row.properties = updated.properties;
     return { personId: row.id, personUuid: row.uuid, properties: row.properties, createdAt: row.created_at };

@@ -182,6 +182,8 @@ const SOURCE_ADVANCE_MS = 250;
  * replays the record, whose applied events are known by their uuids.
  */
 const SLICE_RECORD_CHUNKS = 2;
+/** How often a chunk waiting for a suspect's turn to end looks again. */
+const SUSPECT_TURN_POLL_MS = 5;
 /** What a record set aside whole keeps of its text in the dead-letter store (the evidence, not a copy). */
 const SET_ASIDE_TEXT = 1024 * 1024;
 
@@ -227,7 +229,7 @@ export class Shard {
   private readonly appliedFrom: Record<string, number>;
   private readonly advanceTimer: NodeJS.Timeout;
   /** Totals since start, for stats and benchmarks. */
-  readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0, deadLetteredEvents: 0 };
+  readonly totals = { appendedEvents: 0, appliedEvents: 0, duplicateEvents: 0, droppedEvents: 0, deadLetteredEvents: 0, personUpdatesRejected: 0 };
   /** Data retention on this shard since start (src/worker/retention.ts keeps them). */
   readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
   /** The time and memory one apply attempt may take (src/worker/ingest/apply-budget.ts). */
@@ -408,6 +410,17 @@ export class Shard {
     };
   }
 
+  /** Keeps a sample of an event capture dropped (src/stores/events/dead-letter-store.ts); not on the ack's path. */
+  async sampleDropped(team: number, reason: string, content: string): Promise<void> {
+    await atomically(this.events.env, () =>
+      this.deadLetters.sample({ team, uuid: null, source: this.id, reason, at: new Date().toISOString(), content }));
+  }
+
+  /** What this shard set aside, and its samples of dropped events. */
+  deadLetterEntries(): DeadLetter[] {
+    return this.deadLetters.list();
+  }
+
   /** Fault injection only: stops (or restarts) applying; parts keep being queued up to the backlog bound. */
   pauseApply(pause: boolean): void {
     if (pause) {
@@ -510,14 +523,17 @@ export class Shard {
         const started = performance.now();
         this.longestCallbackS = 0;
         try {
-          this.marker.mark({ attempts: plan.attempts, ranges: rangesOf(chunk) });
-          if (plan.mode === 'set-aside') await this.setAsideRecord(chunk[0]!, plan.attempts);
-          else if (plan.mode === 'slices') {
-            if (!(await this.applyInSlices(chunk[0]!))) break; // the stop's deadline came: the record stays queued
-          } else {
-            await this.applyChunk(chunk);
-            this.sizer.observe(n, this.longestCallbackS);
-          }
+          const done = await this.inTurn(plan.attempts >= 2, async () => {
+            this.marker.mark({ attempts: plan.attempts, ranges: rangesOf(chunk) });
+            if (plan.mode === 'set-aside') await this.setAsideRecord(chunk[0]!, plan.attempts);
+            else if (plan.mode === 'slices') return this.applyInSlices(chunk[0]!);
+            else {
+              await this.applyChunk(chunk);
+              this.sizer.observe(n, this.longestCallbackS);
+            }
+            return true;
+          });
+          if (!done) break; // the stop's deadline came during a sliced record: it stays queued
         } catch (error) {
           // The events are safe in their logs; retry later rather than drop anything.
           this.ctx.log.error(`shard ${this.id}: apply failed, retrying in ${RETRY_MS} ms: ${(error as Error)?.stack ?? error}`);
@@ -573,6 +589,33 @@ export class Shard {
   }
 
   /**
+   * Runs one chunk's apply in its turn. A suspect record applied alone (`alone`: the crash marker's second and third
+   * chances) waits until it is the only record being applied in the process, and no other shard starts a chunk
+   * until it is done: a death in that window is the suspect's, so its marker's count goes up, while a death caused
+   * by another shard's record can never be counted against an innocent one and set it aside. Other chunks wait while
+   * a suspect has its turn (only after two deaths; never in normal running).
+   */
+  private async inTurn<T>(alone: boolean, apply: () => Promise<T>): Promise<T> {
+    const shared = this.ctx.shared;
+    const wait = () => new Promise<void>((resolve) => setTimeout(resolve, SUSPECT_TURN_POLL_MS));
+    if (alone) {
+      while (!shared.takeSuspectTurn(this.id)) await wait();
+      try {
+        while (shared.chunksApplying() > 0) await wait();
+        return await apply();
+      } finally {
+        shared.endSuspectTurn(this.id);
+      }
+    }
+    while (!shared.beginApply(this.id)) await wait();
+    try {
+      return await apply();
+    } finally {
+      shared.endApply();
+    }
+  }
+
+  /**
    * Applies one large record in slices of a chunk's worth of events, each in its own transactions, yielding to the
    * thread's requests between them; the last slice commits the record's log position. False when a stop's deadline
    * came first (the record stays queued and is applied again, its applied events found by their uuids).
@@ -614,7 +657,7 @@ export class Shard {
     const text = record.toString('utf8', 0, Math.min(record.length, SET_ASIDE_TEXT));
     const reason = `the process stopped ${attempts} times while applying this record (${part.events} events, ${record.length} bytes)`;
     this.ctx.log.error({ event: 'record_set_aside', shard: this.id, source: part.source, end: part.end }, `shard ${this.id}: ${reason}; set aside`);
-    const letter: DeadLetter = { kind: 'record', team: null, uuid: null, source: part.source, end: part.end, reason, at: new Date().toISOString(), content: text };
+    const letter: DeadLetter = { kind: 'record', team: teamOfRecord(record), uuid: null, source: part.source, end: part.end, reason, at: new Date().toISOString(), content: text };
     await this.applyEvents([], [letter], reachedBy([part]));
   }
 
@@ -776,9 +819,12 @@ export class Shard {
       if (newTypes.size > 0) groupTypes = await this.ctx.ensureGroupTypes(team, [...newTypes]);
 
       let outcomes: ReturnType<PersonProcessor['process']>[];
+      // Person updates the size bound rejected in this team's transaction (counted once it committed).
+      let rejected = () => 0;
       try {
         outcomes = await this.ctx.persons.write(() => this.timed(() => processing(() => {
           const processor = new PersonProcessor(this.ctx.persons, team, groupTypes, fresh.length, this.ctx.hotPersons);
+          rejected = () => processor.sizeViolations;
           const out = fresh.map(({ event }) => {
             this.budget.check();
             if (this.ctx.faultInjection) applyFault(event);
@@ -793,6 +839,7 @@ export class Shard {
         this.ctx.hotPersons.clear();
         throw error;
       }
+      this.totals.personUpdatesRejected += rejected();
       const lastSeen = new Map<string, string>();
       const forScan: ScanEvent[] = [];
       scanned.set(team, forScan);
@@ -873,6 +920,20 @@ export class Shard {
         if (reached[this.id] !== undefined) void this.source.advance();
       })
       .catch((error: unknown) => this.ctx.log.error(`shard ${this.id}: waiting for a flush failed: ${error}`));
+  }
+}
+
+/**
+ * The project of a log record from its header line alone (src/domain/ingest/log-record.ts), without normalising its
+ * events (a record set aside may be one whose processing kills the process); null when it cannot be read.
+ */
+function teamOfRecord(record: Buffer): number | null {
+  const newline = record.indexOf(0x0a);
+  try {
+    const header = JSON.parse(record.toString('utf8', 0, newline < 0 ? Math.min(record.length, 4096) : newline)) as { t?: unknown };
+    return typeof header.t === 'number' ? header.t : null;
+  } catch {
+    return null;
   }
 }
 

@@ -59,6 +59,7 @@ function capture(engage: boolean): OpHandler {
     const accepted = acceptEvents(decoded.payload, raws, ctx);
     if (accepted.refusal !== null) {
       rt.ingest.countDropped(accepted.dropped);
+      rt.ingest.sampleDropped(project.id, accepted.dropped, decoded.text);
       const { attr, detail, status } = REFUSALS[accepted.refusal];
       throw Errors.invalidEvents(accepted.refusal, attr, detail, status);
     }
@@ -73,6 +74,7 @@ function capture(engage: boolean): OpHandler {
       throw Errors.unavailable();
     }
     rt.ingest.countDropped(accepted.dropped);
+    if (accepted.dropped.size > 0) rt.ingest.sampleDropped(project.id, accepted.dropped, decoded.text);
     return OK;
   };
 }

@@ -19,7 +19,7 @@ import * as actions from './actions.js';
 import * as events from './events.js';
 import * as eventDefinitions from './event-definitions.js';
 import * as propertyDefinitions from './property-definitions.js';
-import { ingestionStats } from './stats.js';
+import { deadLetters, ingestionStats } from './stats.js';
 import { backupNode } from './backup.js';
 import * as insights from './insights.js';
 import * as personInsights from './person-insights.js';
@@ -41,6 +41,7 @@ export const OPS: Record<string, OpHandler> = {
   engage: capture.engageEvents,
   fault: injectFault,
   stats: ingestionStats,
+  'dead-letters': deadLetters,
   backup: backupNode,
   decide: decide.decide,
   'decide.defaults': decide.decideDefaults,

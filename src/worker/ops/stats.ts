@@ -22,6 +22,7 @@ import type { Principal } from '../../protocol/worker-messages.js';
 import { principalOf } from './types.js';
 import type { PersonExportStats, ShardExportStats } from '../export/export-service.js';
 import { processMemory } from '../../observability/process-memory.js';
+import type { DeadLetter } from '../../stores/events/dead-letter-store.js';
 
 /** Organizations (and their project ids) the caller may see: their own, or all of them for the operator. */
 function visibleOrganizations(rt: WorkerRuntime, organizationId: number | null): { id: number; name: string; projects: number[] }[] {
@@ -44,6 +45,7 @@ export function ownerOrOperator(rt: WorkerRuntime, principal: Principal, denied:
 interface ShardStats {
   droppedEvents: number;
   deadLetteredEvents: number;
+  personUpdatesRejected: number;
 }
 
 interface WorkerStats {
@@ -92,6 +94,10 @@ export const ingestionStats: OpHandler = async (item, rt) => {
     data_format_version: rt.meta.formatVersion() ?? 1,
     shards: perWorker.flatMap((w) => w.shards),
     dropped: droppedOf(perWorker),
+    // Events stored with part of what they asked for refused, by PostHog's warning names.
+    ingestion_warnings: {
+      person_properties_size_violation: perWorker.reduce((n, w) => n + w.shards.reduce((m, s) => m + (s.personUpdatesRejected ?? 0), 0), 0),
+    },
     event_loop: perWorker.map((w) => w.eventLoop),
     memory: memoryOf(rt, perWorker),
     // The ClickHouse export, when on: per shard what it exported and its lag, and the person changes' exporter.
@@ -100,4 +106,29 @@ export const ingestionStats: OpHandler = async (item, rt) => {
       : {}),
     ...(principal.operator ? { organizations } : { organization: organizations[0] ?? null }),
   });
+};
+
+/** Entries `GET /_dead_letters` answers at most, and the text of each it shows. */
+const DEAD_LETTERS_MAX = 200;
+const DEAD_LETTER_TEXT = 16 * 1024;
+
+/**
+ * `GET /_dead_letters?limit=&reason=`: what the shards set aside (acknowledged events or records the apply could
+ * not apply, with the reason) and the samples of what capture dropped past the shape bounds, newest first. The
+ * operator key sees everything; an organization's owner sees only entries of its own projects (a record set aside
+ * whole belongs to no project: operator only).
+ */
+export const deadLetters: OpHandler = async (item, rt) => {
+  const principal = principalOf(item);
+  const organizationId = ownerOrOperator(rt, principal, 'Only organization owners (or the operator key) can read /_dead_letters.');
+  const visible = principal.operator ? null : new Set(visibleOrganizations(rt, organizationId).flatMap((o) => o.projects));
+  const q = item.meta.query;
+  const limit = Math.min(DEAD_LETTERS_MAX, Math.max(1, Number(q.limit ?? 50) || 50));
+  const parts = await rt.peers.all<DeadLetter[]>({ kind: 'dead-letters' });
+  const entries = parts.flat()
+    .filter((e) => (visible === null || (e.team !== null && visible.has(e.team))) && (q.reason === undefined || e.reason === q.reason))
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+    .slice(0, limit)
+    .map((e) => ({ ...e, content: e.content.length > DEAD_LETTER_TEXT ? e.content.slice(0, DEAD_LETTER_TEXT) : e.content, content_length: e.content.length }));
+  return json(200, { results: entries });
 };
