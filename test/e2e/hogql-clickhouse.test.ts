@@ -294,6 +294,13 @@ t.test('security: table functions, SETTINGS and writes are refused with a 400 na
   tt.same(still, stillLocal, 'the events are all still there');
 });
 
+t.test('a query ClickHouse refuses while running: the reason, never the SQL Quill printed', async (tt) => {
+  const res = await hogql(engines.chApi, 'SELECT intDiv(count(), 0) FROM events');
+  tt.equal(res.status, 400);
+  tt.match(String(res.body?.detail), /^ClickHouse could not run the query: .*ILLEGAL_DIVISION|Division by zero/, `the reason: ${res.body?.detail}`);
+  tt.notMatch(String(res.body?.detail), /SELECT|team_id|FROM/, 'no SQL');
+});
+
 t.test('ClickHouse down: the query answers 503 clickhouse_unavailable, and again once it is back', async (tt) => {
   await engines.ch.stop();
   const res = await hogql(engines.chApi, 'SELECT count() FROM events');

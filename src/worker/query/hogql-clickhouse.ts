@@ -6,6 +6,7 @@
  * yet exported is younger than the request). The wait is bounded: past it, the answer is what ClickHouse has,
  * and says so (`clickhouse_export.caught_up: false`).
  */
+import { clickhouseReason } from '../../domain/analytics/clickhouse/error-reason.js';
 import { printClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import { hogqlError } from '../../domain/hogql/errors.js';
 import type { Query } from '../../domain/hogql/ast.js';
@@ -101,10 +102,12 @@ async function withinBudget<T>(rt: WorkerRuntime, maxResultRows: number | undefi
   try {
     return await read(await rt.export!.reader(), limits);
   } catch (error) {
-    if (!(error instanceof ClickHouseQueryError)) throw Errors.clickhouseUnavailable(failureText(error).slice(0, 200));
+    if (!(error instanceof ClickHouseQueryError)) throw Errors.clickhouseUnavailable(clickhouseReason(failureText(error)));
     if (error.code === '159') throw new QueryTimeoutError(budget?.timeoutS ?? rt.config.queryTimeoutS);
     if (error.code === '241') throw new QueryMemoryError(Math.round(limits.maxMemoryBytes / 1024 / 1024));
     if (error.code === '396' && maxResultRows !== undefined) throw new AnsweredLocally(`more than ${maxResultRows.toLocaleString('en')} rows to bring back from ClickHouse`);
-    return hogqlError(`ClickHouse could not run the query: ${error.message.slice(0, 500)}`);
+    // The user is told why; the operator's log has the whole message, generated SQL included.
+    rt.log.warn({ event: 'clickhouse_query_refused', code: error.code }, `ClickHouse refused a query: ${error.message}`);
+    return hogqlError(`ClickHouse could not run the query: ${clickhouseReason(error.message)}`);
   }
 }
