@@ -11,7 +11,7 @@
  */
 import { codeArrayFor, type BlockView, type ColumnData, type ColumnKind, type DictColumn } from './column-block.js';
 import { DictBuilder } from './dict-builder.js';
-import { EVENT_PROP, MAX_COLUMN_KEY, MAX_PROPERTY_COLUMNS, NEW_COLUMNS_PER_EVENT, OVERFLOW, PERSON_PROP, setOwn, withOverflow } from './overflow.js';
+import { EVENT_PROP, MAX_COLUMN_KEY, MAX_PROPERTY_COLUMNS, NEW_COLUMNS_PER_EVENT, OVERFLOW, overflowObject, PERSON_PROP, setOwn, withOverflow } from './overflow.js';
 
 /** One event as the scan layout keeps it. */
 export interface ScanEvent {
@@ -146,7 +146,7 @@ export class BlockBuilder {
     }
     if (overflow) {
       const col = this.column(this.dicts, kind.overflow);
-      const code = col.set(row, overflow);
+      const code = col.set(row, JSON.stringify(overflow));
       used?.push(col);
       codes?.push(code);
     }
@@ -219,7 +219,7 @@ export class BlockBuilder {
         const c = source ? source.codes[i]! : 0;
         const more = extra?.get(i);
         if (c === 0 && !more) continue;
-        const value = c === 0 ? more! : more ? Object.assign({}, source!.values[c - 1], more) : source!.values[c - 1];
+        const value = c === 0 ? JSON.stringify(more) : more ? JSON.stringify(Object.assign({}, overflowObject(source!.values[c - 1]), more)) : source!.values[c - 1];
         target.set(from + i, value);
       }
     }

@@ -4,7 +4,9 @@
  * A block gives a property its own column (`p:<key>`, `pp:<key>`) only while it has fewer than
  * MAX_PROPERTY_COLUMNS of that kind, the key is at most MAX_COLUMN_KEY characters, and the event has not already
  * opened NEW_COLUMNS_PER_EVENT columns: the rest of a row's properties go, as one object, into the row's overflow
- * column (`properties_overflow`, `person_properties_overflow`). So one event with 60,000 names, or 10,000 events
+ * column (`properties_overflow`, `person_properties_overflow`), as its JSON text: an object of a hundred keys no
+ * other row has costs several times its text as a JavaScript object, and is read back only by the rare query that
+ * asks for one of its keys. So one event with 60,000 names, or 10,000 events
  * with 100 names no other event has, cost the block what they sent (one object per row, in one column), not a
  * column per name with every later row paying for it — PostHog's ClickHouse keeps every property in one JSON
  * column for the same reason, and materialises only the common ones.
@@ -39,6 +41,19 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
   else target[key] = value;
 }
 
+/** An overflow value as the object it holds (the text is parsed), or null for anything else. */
+export function overflowObject(value: unknown): Record<string, unknown> | null {
+  if (typeof value === 'string') {
+    try {
+      const o = JSON.parse(value) as unknown;
+      return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
 /** Derived columns of one overflow column, by key (a derived column is computed once per overflow column read). */
 const derived = new WeakMap<DictColumn, Map<string, DictColumn | null>>();
 
@@ -64,9 +79,10 @@ function derive(overflow: DictColumn, key: string, real: DictColumn | null): Dic
   const objects = new Map<string, number>();
   const codeOfObject = new Uint32Array(overflow.values.length + 1);
   let any = false;
-  overflow.values.forEach((o, i) => {
-    if (o === null || typeof o !== 'object' || !Object.prototype.hasOwnProperty.call(o, key)) return;
-    const value = (o as Record<string, unknown>)[key];
+  overflow.values.forEach((text, i) => {
+    const o = overflowObject(text);
+    if (o === null || !Object.prototype.hasOwnProperty.call(o, key)) return;
+    const value = o[key];
     if (value === undefined) return;
     let code: number | undefined;
     if (value === null || typeof value !== 'object') {
@@ -94,9 +110,7 @@ function derive(overflow: DictColumn, key: string, real: DictColumn | null): Dic
 export function overflowObjectAt(overflow: DictColumn | null, row: number): Record<string, unknown> | null {
   if (!overflow) return null;
   const code = overflow.codes[row] ?? 0;
-  if (code === 0) return null;
-  const o = overflow.values[code - 1];
-  return o !== null && typeof o === 'object' ? (o as Record<string, unknown>) : null;
+  return code === 0 ? null : overflowObject(overflow.values[code - 1]);
 }
 
 /**
@@ -107,15 +121,16 @@ export function overflowObjectAt(overflow: DictColumn | null, row: number): Reco
 export function overflowKeys(overflow: DictColumn | null, maxKeys: number): Map<string, { values: unknown[]; codes: number[] }> {
   const keys = new Map<string, { values: unknown[]; codes: number[] }>();
   if (!overflow) return keys;
-  overflow.values.forEach((o, i) => {
-    if (o === null || typeof o !== 'object') return;
+  overflow.values.forEach((text, i) => {
+    const o = overflowObject(text);
+    if (o === null) return;
     for (const k in o) {
       let entry = keys.get(k);
       if (!entry) {
         if (keys.size >= maxKeys || k.length > MAX_COLUMN_KEY) continue;
         keys.set(k, (entry = { values: [], codes: [] }));
       }
-      entry.values.push((o as Record<string, unknown>)[k]);
+      entry.values.push(o[k]);
       entry.codes.push(i + 1);
     }
   });
