@@ -182,6 +182,12 @@ const SOURCE_ADVANCE_MS = 250;
  * replays the record, whose applied events are known by their uuids.
  */
 const SLICE_RECORD_CHUNKS = 2;
+/**
+ * The bytes a chunk takes per event its limit allows: chunks are sized in events (chunk-limit.ts), for events of
+ * the SDKs' size (0.4-2 KB), and a chunk of 400 events of a megabyte each would hold the thread for seconds; so a
+ * chunk also stops at limit × this many bytes of records, and a record's slices are cut to it.
+ */
+const CHUNK_BYTES_PER_EVENT = 1024;
 /** How often a chunk waiting for a suspect's turn to end looks again. */
 const SUSPECT_TURN_POLL_MS = 5;
 /** What a record set aside whole keeps of its text in the dead-letter store (the evidence, not a copy). */
@@ -565,24 +571,27 @@ export class Shard {
   private nextChunk(limit: number): ChunkPlan {
     const queue = this.queue;
     const first = queue[0]!;
-    const large = (events: number) => events > SLICE_RECORD_CHUNKS * limit;
+    const maxBytes = limit * CHUNK_BYTES_PER_EVENT;
+    const large = (p: Part) => p.events > 1 && (p.events > SLICE_RECORD_CHUNKS * limit || p.bytes > SLICE_RECORD_CHUNKS * maxBytes);
     const suspects = this.suspects;
     const suspect = (p: Part) => suspects !== null && inRanges(suspects.ranges, p.source, p.end);
     if (suspects !== null && suspects.attempts >= 1 && suspect(first)) {
-      const mode = suspects.attempts >= 2 ? 'set-aside' : large(first.events) ? 'slices' : 'chunk';
+      const mode = suspects.attempts >= 2 ? 'set-aside' : large(first) ? 'slices' : 'chunk';
       return { take: 1, events: first.events, attempts: suspects.attempts + 1, mode };
     }
     const attempts = suspects !== null && suspects.attempts === 0 ? 1 : 0;
-    if (large(first.events)) return { take: 1, events: first.events, attempts: suspect(first) ? attempts : 0, mode: 'slices' };
+    if (large(first)) return { take: 1, events: first.events, attempts: suspect(first) ? attempts : 0, mode: 'slices' };
     let n = 0;
+    let bytes = 0;
     let take = 0;
     let anySuspect = false;
-    while (take < queue.length && (take === 0 || n < limit)) {
+    while (take < queue.length && (take === 0 || (n < limit && bytes < maxBytes))) {
       const part = queue[take]!;
       // A large record waits for its own turn; a suspect that gets a turn alone waits for it.
-      if (take > 0 && (large(part.events) || (suspects !== null && suspects.attempts >= 1 && suspect(part)))) break;
+      if (take > 0 && (large(part) || (suspects !== null && suspects.attempts >= 1 && suspect(part)))) break;
       anySuspect ||= suspect(part);
       n += part.events;
+      bytes += part.bytes;
       take++;
     }
     return { take, events: n, attempts: anySuspect ? attempts : 0, mode: 'chunk' };
@@ -628,7 +637,9 @@ export class Shard {
     do {
       if (performance.now() >= this.closeDeadline) return false;
       const limit = chunkLimit(this.ctx.pacer, this.backlog, this.sizer, this.behind());
-      const hi = Math.min(total, lo + limit);
+      // Events of a chunk's worth, and of a chunk's bytes (the record's average event size).
+      const byBytes = Math.floor((limit * CHUNK_BYTES_PER_EVENT) / Math.max(1, part.bytes / Math.max(1, part.events)));
+      const hi = Math.min(total, lo + Math.max(1, Math.min(limit, byBytes)));
       const last = hi === total;
       this.longestCallbackS = 0;
       try {
