@@ -158,7 +158,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   async function dispatch(ex: Exchange, route: RouteDef, params: Record<string, string>): Promise<OutgoingReply> {
     if (route.auth === 'none') return ownAnswers[route.op]!;
     const meta = ex.meta;
-    const hasBody = route.body !== 'none' && meta.method !== 'GET' && meta.method !== 'HEAD';
+    const hasBody = route.body !== 'none' && meta.method !== 'GET';
     const raw = hasBody ? await ex.readBody(maxBody) : null;
     let body: unknown = null;
     if (route.body === 'json' && raw) {
@@ -221,7 +221,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     return { status: 200, body: JSON.stringify({ authenticated }), contentType: 'application/json', headers: { 'Cache-Control': 'no-store' } };
   }
 
-  /** The console's files (GET and HEAD under /console/), and `/` sends a browser there. */
+  /** The console's files (GET under /console/, HEAD as GET), and `/` sends a browser there. */
   function serveConsole(ex: Exchange, req: uWS.HttpRequest): void {
     if (ex.path === '/') {
       return ex.send({ status: 302, body: '', headers: { Location: `${CONSOLE_PREFIX}/`, 'Cache-Control': 'no-cache' } });
@@ -276,10 +276,16 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     );
   }
 
+  /**
+   * Every request of the public port. A HEAD is matched and answered as its GET everywhere below (the route table,
+   * the API description, the posthog-js bundles, the console, /metrics, /_health): `ex.routeMethod` is GET, the
+   * work and the headers are the GET's, and the exchange leaves the body out (src/http/exchange.ts `send`).
+   */
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const started = performance.now();
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
+    const routeMethod = ex.routeMethod;
     /** Answers and counts the request under `route` (a route pattern, or what the front answered itself). */
     const answer = (route: string, op: string | null, reply: OutgoingReply | null, close = false, streamed?: number) => {
       const status = reply?.status ?? streamed ?? 499;
@@ -289,7 +295,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       if (config.accessLog) log.info({ event: 'request', method, path, route, status, ms: Math.round(seconds * 10_000) / 10 }, 'request');
     };
     if (method === 'OPTIONS') {
-      const asked = router.match(req.getHeader('access-control-request-method').toUpperCase() || 'GET', path);
+      const requested = req.getHeader('access-control-request-method').toUpperCase() || 'GET';
+      const asked = router.match(requested === 'HEAD' ? 'GET' : requested, path);
       if (asked.kind === 'found') restrictCors(ex, req, asked.value);
       ex.sendPreflight(req);
       return metrics.request('preflight', method, 200, null, 0);
@@ -298,12 +305,12 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       return answer('/_health', null, draining ? errorOut(Errors.shuttingDown()) : healthReply(pool.watchdog.all()));
     }
     if (draining) return answer('draining', null, errorOut(Errors.shuttingDown()), true);
-    if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
-    if ((method === 'GET' || method === 'HEAD') && isConsolePath(path, req)) return serveConsole(ex, req);
-    if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && method === 'GET') {
+    if (routeMethod === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
+    if (routeMethod === 'GET' && isConsolePath(path, req)) return serveConsole(ex, req);
+    if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && routeMethod === 'GET') {
       return serveMetrics(ex, req.getHeader('authorization'), false, (reply) => answer(METRICS_ROUTE, null, reply));
     }
-    const match = router.match(method, path);
+    const match = router.match(routeMethod, path);
     if (match.kind === 'not_found') return answer('unmatched', null, errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return answer('unmatched', null, errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
@@ -325,6 +332,11 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       track(dispatch(ex, asked, match.params)
         .then(async (reply) => {
           if (reply.status !== 200) return answer(route.path, route.op, reply);
+          if (ex.method === 'HEAD') {
+            // The stream's head and nothing more: no subscription, no events.
+            ex.beginStream(200, SSE_HEADERS, '');
+            return answer(route.path, route.op, null, false, 200);
+          }
           const body = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
           const projectId = (JSON.parse(body) as { project_id: number }).project_id;
           await flagStreams.connect(projectId, browser ? 'browser' : 'server', lastEventId, (opening) => {
@@ -369,7 +381,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   /** The port that serves /metrics alone (QUILL_METRICS_PORT): open unless QUILL_METRICS_TOKEN is set. */
   function handleMetricsPort(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const ex = new Exchange(res, req, Date.now());
-    if (ex.method !== 'GET' || (ex.path !== METRICS_ROUTE && ex.path !== `${METRICS_ROUTE}/`)) return ex.send(errorOut(Errors.notFound()));
+    if (ex.routeMethod !== 'GET' || (ex.path !== METRICS_ROUTE && ex.path !== `${METRICS_ROUTE}/`)) return ex.send(errorOut(Errors.notFound()));
     serveMetrics(ex, req.getHeader('authorization'), config.metricsToken === null, (reply) => ex.send(reply));
   }
 
