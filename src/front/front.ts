@@ -8,9 +8,10 @@ import type { Config } from '../config/schema.js';
 import { Exchange, BodyTooLarge, RequestAborted, type OutgoingReply } from '../http/exchange.js';
 import { Router } from '../http/router.js';
 import { ApiError, Errors } from '../protocol/errors.js';
-import type { AuthSnapshot, BootstrapResult, Principal, Reply, TaskItem } from '../protocol/worker-messages.js';
+import type { AuthSnapshot, BootstrapResult, Principal, Reply, RequestMeta, TaskItem } from '../protocol/worker-messages.js';
 import { AuthCache } from './auth-cache.js';
 import { KeyLookup } from './key-lookup.js';
+import { FLUSH_DELAY_MS, KeyUsage } from './key-usage.js';
 import { parseConsoleOrigins, privateOriginAllowed } from '../http/cors.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
@@ -88,6 +89,11 @@ function frontAnswers(): Record<string, OutgoingReply> {
   return answers;
 }
 
+/** The request facts of an operation the front asks for itself (no client request behind it). */
+function internalMeta(path: string, now: number): RequestMeta {
+  return { method: 'GET', path, query: {}, rawQuery: '', url: '', contentType: '', contentEncoding: '', ip: '', ifNoneMatch: '', authorization: '', now };
+}
+
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
 }
@@ -131,7 +137,28 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   }
   pool.markStarted();
   const memoryGuard = new MemoryGuard(Math.round(config.memoryMb * 1048576), pool.sharedState(), log);
-  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
+  // Key uses, batched to a worker as `last_used_at` (src/front/key-usage.ts): a Map lookup per request, no write.
+  const keyUsage = new KeyUsage();
+  let usageTimer: NodeJS.Timeout | null = null;
+  let usageFlush: Promise<void> = Promise.resolve();
+  const flushKeyUsage = (): Promise<void> => {
+    if (usageTimer) clearTimeout(usageTimer);
+    usageTimer = null;
+    const uses = keyUsage.take(Date.now());
+    if (uses.length === 0) return usageFlush;
+    const item: TaskItem = { op: 'auth.key_usage', meta: internalMeta('/internal/key_usage', Date.now()), params: {}, principal: null, body: { uses }, raw: null };
+    usageFlush = pool.call(pool.pick(), item).then(
+      (reply) => {
+        if (reply.status !== 204) log.warn({ event: 'key_usage_failed', status: reply.status }, 'recording personal API key uses failed');
+      },
+      (error: unknown) => log.warn({ event: 'key_usage_failed', err: error }, 'recording personal API key uses failed'),
+    );
+    return usageFlush;
+  };
+  const keyUsed = (digest: string, now: number) => {
+    if (keyUsage.note(digest, now) && !draining) usageTimer = setTimeout(() => void flushKeyUsage(), FLUSH_DELAY_MS);
+  };
+  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey, keyUsed);
   const keyLookup = new KeyLookup(pool, auth);
   const loginThrottle = new LoginThrottle();
   const consoleAssets = ConsoleAssets.load(defaultConsoleDir());
@@ -254,10 +281,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
    */
   const metricsSecrets = [config.metricsToken, config.operatorKey].filter((s): s is string => s !== null);
   const metricsOnPublicPort = config.metricsPort === null && metricsSecrets.length > 0;
-  const metricsItem = (now: number): TaskItem => ({
-    op: 'metrics', params: {}, principal: null, body: null, raw: null,
-    meta: { method: 'GET', path: METRICS_ROUTE, query: {}, rawQuery: '', url: '', contentType: '', contentEncoding: '', ip: '', ifNoneMatch: '', authorization: '', now },
-  });
+  const metricsItem = (now: number): TaskItem => ({ op: 'metrics', params: {}, principal: null, body: null, raw: null, meta: internalMeta(METRICS_ROUTE, now) });
 
   function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
     if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
@@ -429,6 +453,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     }
     uWS.us_listen_socket_close(listenSocket);
     if (metricsSocket) uWS.us_listen_socket_close(metricsSocket);
+    // The uses still queued are written before the workers stop (a SIGKILL loses at most FLUSH_DELAY_MS of them).
+    await flushKeyUsage();
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.
