@@ -176,7 +176,11 @@ export class Exchange {
    * Writes the reply (once). `close` ends the connection, so an oversized upload is not read to its end. A HEAD
    * gets the GET's status and headers, its Content-Length included, and no body: uWS itself would send the body
    * after a HEAD's headers (measured: curl reports the excess bytes), which corrupts the next answer on a
-   * keep-alive connection.
+   * keep-alive connection. The length is written as a header, and `endWithoutBody` gets no argument: this uWS
+   * build's `endWithoutBody(length)` leaves the response waiting for that many body bytes (the connection closes at
+   * the client's next request), and its `endWithoutBody(undefined, true)` writes a length of 2^63 (both measured).
+   * So a HEAD that should close the connection says `Connection: close`, as the GET's answer does, and the client
+   * closes it.
    */
   send(reply: OutgoingReply, close = false): void {
     if (this.aborted || this.done) return;
@@ -189,7 +193,9 @@ export class Exchange {
       }
       if (this.method === 'HEAD') {
         const length = noBody ? 0 : typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
-        this.res.endWithoutBody(length, close);
+        this.res.writeHeader('Content-Length', String(length));
+        if (close) this.res.writeHeader('Connection', 'close');
+        this.res.endWithoutBody();
       } else {
         this.res.end(noBody ? undefined : reply.body, close);
       }
