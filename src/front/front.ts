@@ -147,7 +147,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     const uses = keyUsage.take(Date.now());
     if (uses.length === 0) return usageFlush;
     const item: TaskItem = { op: 'auth.key_usage', meta: internalMeta('/internal/key_usage', Date.now()), params: {}, principal: null, body: { uses }, raw: null };
-    usageFlush = pool.call(pool.pick(), item).then(
+    // One batch at a time, in order: a batch is written after the one before it.
+    usageFlush = usageFlush.then(() => pool.call(pool.pick(), item)).then(
       (reply) => {
         if (reply.status !== 204) log.warn({ event: 'key_usage_failed', status: reply.status }, 'recording personal API key uses failed');
       },
