@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { snippetMethods } from './snippet-methods.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const APP = join(ROOT, 'src/console/app');
@@ -75,6 +76,8 @@ export async function buildConsole(): Promise<ConsoleBuild> {
     legalComments: 'none',
     logLevel: 'warning',
     plugins: [patternsInTheBrowser],
+    // The HTML snippet's stub queues the methods of the posthog-js this server serves (src/domain/html-snippet.ts).
+    define: { __POSTHOG_SNIPPET_METHODS__: JSON.stringify(snippetMethods()) },
   });
   const outputs = result.metafile.outputs;
   const entry = Object.keys(outputs).find((f) => outputs[f]!.entryPoint?.endsWith('main.tsx') && f.endsWith('.js'))!;

@@ -58,7 +58,11 @@ export class AuthCache {
   private generation = 0;
   private readonly operatorDigest: string | null;
 
-  constructor(snapshot: AuthSnapshot, operatorKey: string | null = null) {
+  /**
+   * `keyUsed` hears of every request a stored personal key authenticated (its digest and the request's time), before
+   * the route's checks: PostHog's `last_used_at` counts a use the key's scopes then refuse (src/front/key-usage.ts).
+   */
+  constructor(snapshot: AuthSnapshot, operatorKey: string | null = null, private readonly keyUsed: ((digest: string, now: number) => void) | null = null) {
     this.operatorDigest = operatorKey ? keyDigest(operatorKey) : null;
     this.replace(snapshot);
   }
@@ -114,6 +118,7 @@ export class AuthCache {
     if (!entry) return { miss: digest };
     const user = this.users.get(entry.userId);
     if (!user) throw Errors.invalidPersonalApiKey();
+    this.keyUsed?.(digest, src.now ?? Date.now());
     const orgUuid = this.organizationUuids.get(user.organizationId) ?? '';
     const userScopeOnly = route.scope?.startsWith('user:') === true;
 

@@ -8,9 +8,10 @@ import type { Config } from '../config/schema.js';
 import { Exchange, BodyTooLarge, RequestAborted, type OutgoingReply } from '../http/exchange.js';
 import { Router } from '../http/router.js';
 import { ApiError, Errors } from '../protocol/errors.js';
-import type { AuthSnapshot, BootstrapResult, Principal, Reply, TaskItem } from '../protocol/worker-messages.js';
+import type { AuthSnapshot, BootstrapResult, Principal, Reply, RequestMeta, TaskItem } from '../protocol/worker-messages.js';
 import { AuthCache } from './auth-cache.js';
 import { KeyLookup } from './key-lookup.js';
+import { FLUSH_DELAY_MS, KeyUsage } from './key-usage.js';
 import { parseConsoleOrigins, privateOriginAllowed } from '../http/cors.js';
 import { checkBody, parseJsonBody } from './body-check.js';
 import { ROUTES, type RouteDef } from './routes.js';
@@ -88,6 +89,11 @@ function frontAnswers(): Record<string, OutgoingReply> {
   return answers;
 }
 
+/** The request facts of an operation the front asks for itself (no client request behind it). */
+function internalMeta(path: string, now: number): RequestMeta {
+  return { method: 'GET', path, query: {}, rawQuery: '', url: '', contentType: '', contentEncoding: '', ip: '', ifNoneMatch: '', authorization: '', now };
+}
+
 function errorOut(error: ApiError): OutgoingReply {
   return { status: error.status, body: error.body(), contentType: 'application/json' };
 }
@@ -131,7 +137,29 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   }
   pool.markStarted();
   const memoryGuard = new MemoryGuard(Math.round(config.memoryMb * 1048576), pool.sharedState(), log);
-  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey);
+  // Key uses, batched to a worker as `last_used_at` (src/front/key-usage.ts): a Map lookup per request, no write.
+  const keyUsage = new KeyUsage();
+  let usageTimer: NodeJS.Timeout | null = null;
+  let usageFlush: Promise<void> = Promise.resolve();
+  const flushKeyUsage = (): Promise<void> => {
+    if (usageTimer) clearTimeout(usageTimer);
+    usageTimer = null;
+    const uses = keyUsage.take(Date.now());
+    if (uses.length === 0) return usageFlush;
+    const item: TaskItem = { op: 'auth.key_usage', meta: internalMeta('/internal/key_usage', Date.now()), params: {}, principal: null, body: { uses }, raw: null };
+    // One batch at a time, in order: a batch is written after the one before it.
+    usageFlush = usageFlush.then(() => pool.call(pool.pick(), item)).then(
+      (reply) => {
+        if (reply.status !== 204) log.warn({ event: 'key_usage_failed', status: reply.status }, 'recording personal API key uses failed');
+      },
+      (error: unknown) => log.warn({ event: 'key_usage_failed', err: error }, 'recording personal API key uses failed'),
+    );
+    return usageFlush;
+  };
+  const keyUsed = (digest: string, now: number) => {
+    if (keyUsage.note(digest, now) && !draining) usageTimer = setTimeout(() => void flushKeyUsage(), FLUSH_DELAY_MS);
+  };
+  const auth = new AuthCache(await pool.control<AuthSnapshot>(0, { control: 'auth-snapshot' }), config.operatorKey, keyUsed);
   const keyLookup = new KeyLookup(pool, auth);
   const loginThrottle = new LoginThrottle();
   const consoleAssets = ConsoleAssets.load(defaultConsoleDir());
@@ -158,7 +186,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   async function dispatch(ex: Exchange, route: RouteDef, params: Record<string, string>): Promise<OutgoingReply> {
     if (route.auth === 'none') return ownAnswers[route.op]!;
     const meta = ex.meta;
-    const hasBody = route.body !== 'none' && meta.method !== 'GET' && meta.method !== 'HEAD';
+    const hasBody = route.body !== 'none' && meta.method !== 'GET';
     const raw = hasBody ? await ex.readBody(maxBody) : null;
     let body: unknown = null;
     if (route.body === 'json' && raw) {
@@ -221,7 +249,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     return { status: 200, body: JSON.stringify({ authenticated }), contentType: 'application/json', headers: { 'Cache-Control': 'no-store' } };
   }
 
-  /** The console's files (GET and HEAD under /console/), and `/` sends a browser there. */
+  /** The console's files (GET under /console/, HEAD as GET), and `/` sends a browser there. */
   function serveConsole(ex: Exchange, req: uWS.HttpRequest): void {
     if (ex.path === '/') {
       return ex.send({ status: 302, body: '', headers: { Location: `${CONSOLE_PREFIX}/`, 'Cache-Control': 'no-cache' } });
@@ -254,10 +282,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
    */
   const metricsSecrets = [config.metricsToken, config.operatorKey].filter((s): s is string => s !== null);
   const metricsOnPublicPort = config.metricsPort === null && metricsSecrets.length > 0;
-  const metricsItem = (now: number): TaskItem => ({
-    op: 'metrics', params: {}, principal: null, body: null, raw: null,
-    meta: { method: 'GET', path: METRICS_ROUTE, query: {}, rawQuery: '', url: '', contentType: '', contentEncoding: '', ip: '', ifNoneMatch: '', authorization: '', now },
-  });
+  const metricsItem = (now: number): TaskItem => ({ op: 'metrics', params: {}, principal: null, body: null, raw: null, meta: internalMeta(METRICS_ROUTE, now) });
 
   function serveMetrics(ex: Exchange, authorization: string, open: boolean, done: (reply: OutgoingReply) => void): void {
     if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
@@ -276,10 +301,16 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     );
   }
 
+  /**
+   * Every request of the public port. A HEAD is matched and answered as its GET everywhere below (the route table,
+   * the API description, the posthog-js bundles, the console, /metrics, /_health): `ex.routeMethod` is GET, the
+   * work and the headers are the GET's, and the exchange leaves the body out (src/http/exchange.ts `send`).
+   */
   function handle(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const started = performance.now();
     const ex = new Exchange(res, req, Date.now());
     const { method, path } = ex;
+    const routeMethod = ex.routeMethod;
     /** Answers and counts the request under `route` (a route pattern, or what the front answered itself). */
     const answer = (route: string, op: string | null, reply: OutgoingReply | null, close = false, streamed?: number) => {
       const status = reply?.status ?? streamed ?? 499;
@@ -289,7 +320,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       if (config.accessLog) log.info({ event: 'request', method, path, route, status, ms: Math.round(seconds * 10_000) / 10 }, 'request');
     };
     if (method === 'OPTIONS') {
-      const asked = router.match(req.getHeader('access-control-request-method').toUpperCase() || 'GET', path);
+      const requested = req.getHeader('access-control-request-method').toUpperCase() || 'GET';
+      const asked = router.match(requested === 'HEAD' ? 'GET' : requested, path);
       if (asked.kind === 'found') restrictCors(ex, req, asked.value);
       ex.sendPreflight(req);
       return metrics.request('preflight', method, 200, null, 0);
@@ -298,12 +330,12 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       return answer('/_health', null, draining ? errorOut(Errors.shuttingDown()) : healthReply(pool.watchdog.all()));
     }
     if (draining) return answer('draining', null, errorOut(Errors.shuttingDown()), true);
-    if (method === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
-    if ((method === 'GET' || method === 'HEAD') && isConsolePath(path, req)) return serveConsole(ex, req);
-    if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && method === 'GET') {
+    if (routeMethod === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
+    if (routeMethod === 'GET' && isConsolePath(path, req)) return serveConsole(ex, req);
+    if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && routeMethod === 'GET') {
       return serveMetrics(ex, req.getHeader('authorization'), false, (reply) => answer(METRICS_ROUTE, null, reply));
     }
-    const match = router.match(method, path);
+    const match = router.match(routeMethod, path);
     if (match.kind === 'not_found') return answer('unmatched', null, errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return answer('unmatched', null, errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
@@ -325,6 +357,11 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       track(dispatch(ex, asked, match.params)
         .then(async (reply) => {
           if (reply.status !== 200) return answer(route.path, route.op, reply);
+          if (ex.method === 'HEAD') {
+            // The stream's head and nothing more: no subscription, no events.
+            ex.beginStream(200, SSE_HEADERS, '');
+            return answer(route.path, route.op, null, false, 200);
+          }
           const body = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString();
           const projectId = (JSON.parse(body) as { project_id: number }).project_id;
           await flagStreams.connect(projectId, browser ? 'browser' : 'server', lastEventId, (opening) => {
@@ -369,7 +406,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   /** The port that serves /metrics alone (QUILL_METRICS_PORT): open unless QUILL_METRICS_TOKEN is set. */
   function handleMetricsPort(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
     const ex = new Exchange(res, req, Date.now());
-    if (ex.method !== 'GET' || (ex.path !== METRICS_ROUTE && ex.path !== `${METRICS_ROUTE}/`)) return ex.send(errorOut(Errors.notFound()));
+    if (ex.routeMethod !== 'GET' || (ex.path !== METRICS_ROUTE && ex.path !== `${METRICS_ROUTE}/`)) return ex.send(errorOut(Errors.notFound()));
     serveMetrics(ex, req.getHeader('authorization'), config.metricsToken === null, (reply) => ex.send(reply));
   }
 
@@ -417,6 +454,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     }
     uWS.us_listen_socket_close(listenSocket);
     if (metricsSocket) uWS.us_listen_socket_close(metricsSocket);
+    // The uses still queued are written before the workers stop (a SIGKILL loses at most FLUSH_DELAY_MS of them).
+    await flushKeyUsage();
     await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
     await pool.destroy();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.

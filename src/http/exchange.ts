@@ -45,7 +45,13 @@ export class Exchange {
   private done = false;
   private streaming = false;
   private onAbortHooks: (() => void)[] = [];
+  /** The request's method as sent (`HEAD` included: see `routeMethod`). */
   readonly method: string;
+  /**
+   * The method routes are matched and answered for: a `HEAD` is answered exactly as its `GET` (same work, status
+   * and headers) and `send` leaves the body out (RFC 9110 §9.3.2).
+   */
+  readonly routeMethod: string;
   readonly path: string;
   readonly rawQuery: string;
   /** CORS: the Origin to mirror. */
@@ -65,6 +71,7 @@ export class Exchange {
       for (const hook of this.onAbortHooks) hook();
     });
     this.method = req.getMethod().toUpperCase();
+    this.routeMethod = this.method === 'HEAD' ? 'GET' : this.method;
     this.path = req.getUrl();
     this.rawQuery = req.getQuery() ?? '';
     this.origin = req.getHeader('origin');
@@ -87,7 +94,8 @@ export class Exchange {
       this.csrfToken = req.getHeader(CSRF_HEADER);
     }
     this.meta = {
-      method: this.method,
+      // Workers answer a HEAD as the GET it stands for (capture's `GET ?data=` reads its token from the query).
+      method: this.routeMethod,
       path: this.path,
       query: {},
       rawQuery: this.rawQuery,
@@ -164,7 +172,16 @@ export class Exchange {
     return this.contentLength === null || !(this.contentLength <= limit * DRAIN_FACTOR);
   }
 
-  /** Writes the reply (once). `close` ends the connection, so an oversized upload is not read to its end. */
+  /**
+   * Writes the reply (once). `close` ends the connection, so an oversized upload is not read to its end. A HEAD
+   * gets the GET's status and headers, its Content-Length included, and no body: uWS itself would send the body
+   * after a HEAD's headers (measured: curl reports the excess bytes), which corrupts the next answer on a
+   * keep-alive connection. The length is written as a header, and `endWithoutBody` gets no argument: this uWS
+   * build's `endWithoutBody(length)` leaves the response waiting for that many body bytes (the connection closes at
+   * the client's next request), and its `endWithoutBody(undefined, true)` writes a length of 2^63 (both measured).
+   * So a HEAD that should close the connection says `Connection: close`, as the GET's answer does, and the client
+   * closes it.
+   */
   send(reply: OutgoingReply, close = false): void {
     if (this.aborted || this.done) return;
     this.done = true;
@@ -174,7 +191,14 @@ export class Exchange {
       if (!noBody && (reply.body.length > 0 || reply.contentType)) {
         this.res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
       }
-      this.res.end(noBody ? undefined : reply.body, close);
+      if (this.method === 'HEAD') {
+        const length = noBody ? 0 : typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
+        this.res.writeHeader('Content-Length', String(length));
+        if (close) this.res.writeHeader('Connection', 'close');
+        this.res.endWithoutBody();
+      } else {
+        this.res.end(noBody ? undefined : reply.body, close);
+      }
     });
   }
 
@@ -201,10 +225,19 @@ export class Exchange {
   /**
    * Starts a streamed answer (Server-Sent Events): status and headers, then `first`, sent chunked (no length).
    * The response stays open until `endStream` or the client leaves; every later chunk goes through `writeChunk`.
-   * Returns false when the client is already gone.
+   * Returns false when the client is already gone. A HEAD gets the head alone and the answer ends there.
    */
   beginStream(status: number, headers: Record<string, string>, first: string): boolean {
     if (this.aborted || this.done) return false;
+    if (this.method === 'HEAD') {
+      // The stream's head as a GET gets it (chunked, no length), then nothing: there is no body to stream.
+      this.done = true;
+      this.res.cork(() => {
+        this.writeHead(status, { ...headers, 'Transfer-Encoding': 'chunked' });
+        this.res.endWithoutBody();
+      });
+      return !this.aborted;
+    }
     this.streaming = true;
     this.res.cork(() => {
       this.writeHead(status, headers);

@@ -2,7 +2,7 @@
  * A small path router. uWS matches routes itself, but unmatched requests get no answer at all and trailing-slash
  * variants must be registered twice; PostHog clients send both forms. Quill therefore registers one catch-all on
  * uWS and matches here: trailing slash optional, static segments before `:params`, 405 when the path exists but
- * not for that method.
+ * not for that method. HEAD is not matched here: the front asks for the GET route (src/front/front.ts `handle`).
  */
 interface Node<T> {
   statics: Map<string, Node<T>>;
@@ -50,7 +50,7 @@ export class Router<T> {
     const params: Record<string, string> = {};
     const node = this.walk(this.root, segmentsOf(path), 0, params);
     if (!node) return { kind: 'not_found' };
-    const value = node.handlers.get(method) ?? (method === 'HEAD' ? node.handlers.get('GET') : undefined);
+    const value = node.handlers.get(method);
     if (value !== undefined) return { kind: 'found', value, params };
     return { kind: 'method_not_allowed', allowed: [...node.handlers.keys()] };
   }

@@ -104,6 +104,42 @@ t.test('name is the email, else the first identified-looking distinct id; anonym
   t.equal(bare.body.name, String(bare.body.id), 'without email or distinct ids the name is the id');
 });
 
+t.test("orderBy (Quill's): created_at or the display name, either way, filtered and paged", async (t) => {
+  const p = await newProject('ordering');
+  // Created in this order, but first seen (created_at, the first event's timestamp) in another.
+  const people: [string, Record<string, unknown>, string][] = [
+    ['o-zed', {}, '2024-01-04T00:00:00Z'],
+    ['o-bob', { name: 'Bob' }, '2024-01-01T00:00:00Z'],
+    ['o-amy', { email: 'amy@example.com' }, '2024-01-03T00:00:00Z'],
+    ['o-cat', { email: 'Cat@example.com', plan: 'pro' }, '2024-01-02T00:00:00Z'],
+  ];
+  for (const [id, set, timestamp] of people) {
+    await ingest([{ event: 'signed_up', distinct_id: id, timestamp, properties: { $set: set } }], p.token);
+    await personVia(id, {}, p);
+  }
+  const order = async (orderBy: string, extra = '') => {
+    const res = await server.api.get(`${p.persons}?orderBy=${encodeURIComponent(orderBy)}${extra}`);
+    t.equal(res.status, 200, orderBy);
+    return res.body;
+  };
+  const ids = (body: any) => body.results.map((x: any) => x.distinct_ids[0]);
+  t.same(ids(await server.api.get(p.persons).then((r) => r.body)), ['o-cat', 'o-amy', 'o-bob', 'o-zed'], 'by default newest person first');
+  t.same(ids(await order('["-created_at"]')), ['o-zed', 'o-amy', 'o-cat', 'o-bob'], 'created_at, newest first');
+  t.same(ids(await order('["created_at"]')), ['o-bob', 'o-cat', 'o-amy', 'o-zed']);
+  t.same(ids(await order('created_at')), ['o-bob', 'o-cat', 'o-amy', 'o-zed'], 'the bare text too');
+  t.same(ids(await order('["person"]')), ['o-amy', 'o-bob', 'o-cat', 'o-zed'], 'by e-mail, else name, else distinct id; case aside');
+  t.same(ids(await order('["-person"]')), ['o-zed', 'o-cat', 'o-bob', 'o-amy']);
+  const paged = await order('["-created_at"]', '&limit=2&offset=1');
+  t.same(ids(paged), ['o-amy', 'o-cat'], 'a page of the order');
+  t.equal(paged.count, 4);
+  t.match(paged.next, /orderBy=.*offset=3/, 'next keeps the order');
+  t.same(ids(await order('["person"]', '&search=example.com')), ['o-amy', 'o-cat'], 'with a search');
+  const bad = await server.api.get(`${p.persons}?orderBy=${encodeURIComponent('["-id"]')}`);
+  t.equal(bad.status, 400);
+  t.match(bad.body, { type: 'validation_error', attr: 'orderBy' });
+  t.equal((await server.api.get(`${p.persons}?orderBy=created_at&offset=10001`)).status, 400, 'offset at most 10,000 when ordered');
+});
+
 t.test('list filters', async (t) => {
   const p = await newProject('filters');
   await personVia('f-ann', { email: 'ann@example.com', plan: 'pro', age: 31, signup: '2024-01-10', tag: 'Alpha' }, p);

@@ -4,10 +4,11 @@
  */
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { api, onSignedOut, setCsrfToken } from './api';
 import { Layout } from './components/layout';
 import { lazyPage } from './components/lazy';
+import { Page } from './components/ui';
 import { SessionContext, type Me, type Project, type Session } from './session';
 import { LoginPage } from './pages/login';
 import { EventsPage } from './pages/events';
@@ -87,7 +88,10 @@ function App() {
         <Route path="/project/:pid/*?">
           {(params: { pid: string }) => <ProjectRoutes projectId={Number(params.pid)} />}
         </Route>
-        <Route>{() => (home ? <Redirect to={`/project/${home}/events`} replace /> : <p>No project.</p>)}</Route>
+        <Route path="/">{() => (home ? <Redirect to={`/project/${home}/events`} replace /> : <p>No project.</p>)}</Route>
+        {/* After signing in from another address, the login page's own address leads home. */}
+        <Route path="/login">{() => <Redirect to="/" replace />}</Route>
+        <Route>{() => <Layout projectId={home ?? 0}><NotFoundPage home={home ? `/project/${home}/events` : '/'} /></Layout>}</Route>
       </Switch>
     </SessionContext.Provider>
   );
@@ -122,9 +126,21 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/dashboard/:id`}>{(a: { id: string }) => <DashboardPage key={a.id} {...p} dashboardId={Number(a.id)} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
         <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
-        <Route>{() => <Redirect to={`${base}/events`} replace />}</Route>
+        <Route path={base}>{() => <Redirect to={`${base}/events`} replace />}</Route>
+        <Route>{() => <NotFoundPage home={`${base}/events`} />}</Route>
       </Switch>
     </Layout>
+  );
+}
+
+/** An address the console has no page for (a mistyped or stale link): said so, not silently another page. */
+function NotFoundPage({ home }: { home: string }) {
+  const [location] = useLocation();
+  return (
+    <Page title="Page not found" testId="not-found-page">
+      <p>The console has no page at <code>/console{location}</code>.</p>
+      <p><Link href={home}>Go to live events</Link></p>
+    </Page>
   );
 }
 

@@ -379,3 +379,27 @@ export const authKey: OpHandler = (item, rt) => {
     : null;
   return json(200, found);
 };
+
+/**
+ * Internal operation `auth.key_usage` (no route names it): the front's batch of key uses (src/front/key-usage.ts),
+ * `{uses: [[digest, epoch ms], …]}`, written as each key's `last_used_at` in one transaction. A use older than the
+ * stored one (another front's, or a batch that arrived late) leaves it; a key deleted meanwhile is skipped.
+ */
+export const recordKeyUsage: OpHandler = async (item, rt) => {
+  const raw = bodyOf(item).uses;
+  const uses = Array.isArray(raw)
+    ? raw.filter((u): u is [string, number] => Array.isArray(u) && typeof u[0] === 'string' && Number.isFinite(u[1]))
+    : [];
+  if (uses.length > 0) {
+    await rt.meta.write(() => {
+      for (const [digest, at] of uses) {
+        const key = rt.meta.personalKeys.get(digest);
+        if (!key) continue;
+        const usedAt = new Date(at).toISOString();
+        if (key.last_used_at !== null && key.last_used_at >= usedAt) continue;
+        rt.meta.personalKeys.put(digest, { ...key, last_used_at: usedAt });
+      }
+    });
+  }
+  return empty(204);
+};

@@ -62,6 +62,8 @@ export const OPS: Record<string, OpHandler> = {
   metrics: async (_item, rt) => jsonText(200, await rt.metrics.json()),
   /** Internal: the front's lookup of a key its cache does not know (src/front/key-lookup.ts); no route names it. */
   'auth.key': accounts.authKey,
+  /** Internal: the front's batch of personal-key uses, as `last_used_at` (src/front/key-usage.ts); no route names it. */
+  'auth.key_usage': accounts.recordKeyUsage,
   'users.me': accounts.me,
   'users.update': sessions.changePassword,
   'auth.login': sessions.login,

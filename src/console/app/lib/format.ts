@@ -1,3 +1,5 @@
+import { personDisplayName } from '../../../domain/person-display';
+
 /** Display helpers. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -20,9 +22,9 @@ export function valueText(v: unknown): string {
 }
 
 /** A person's display name: e-mail or name property, else the first distinct id. */
+/** A person's display name (src/domain/person-display.ts: the persons list orders by the same). */
 export function personName(p: { name?: string; properties?: Record<string, unknown>; distinct_ids?: string[] }): string {
-  const props = p.properties ?? {};
-  return String(props.email ?? props.name ?? p.name ?? p.distinct_ids?.[0] ?? 'anonymous');
+  return personDisplayName(p.properties, p.distinct_ids) ?? p.name ?? 'anonymous';
 }
 
 /** A chart value: thousands grouped, at most two decimals (`12,345`, `3.14`). */

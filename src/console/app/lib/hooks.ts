@@ -68,3 +68,13 @@ export function useQueryParam(name: string): [string, (v: string) => void] {
   }, [name]);
   return [value, set];
 }
+
+/** `value` once it has stopped changing for `ms` (search as you type without a request per key). */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}

@@ -1,10 +1,11 @@
 /**
- * Project settings: the project API key to copy (what SDKs and `/flags/` take), the name, time zone, event
- * retention, test-account filters and path cleaning rules (PATCH /api/projects/:id/), and the organization's
- * members and roles, read from their APIs.
+ * Project settings: the project API key to copy (what SDKs and `/flags/` take) and PostHog's HTML snippet filled in
+ * with it and this server's origin, the name, time zone, event retention, test-account filters and path cleaning
+ * rules (PATCH /api/projects/:id/), and the organization's members and roles, read from their APIs.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
+import { htmlSnippet } from '../../../domain/html-snippet';
 import { api, type Paginated } from '../api';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
@@ -32,6 +33,22 @@ interface Role {
 }
 
 const LEVELS: Record<number, string> = { 1: 'member', 8: 'admin', 15: 'owner' };
+
+/** posthog-js's public methods, from the package this server serves (src/console/build.ts defines it). */
+declare const __POSTHOG_SNIPPET_METHODS__: readonly string[];
+
+/**
+ * Copies `text`, and says so with `done`; without a clipboard (an insecure origin) selects the field `selector`
+ * so the user copies it by hand.
+ */
+async function copyText(text: string, selector: string, done: () => void): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    done();
+  } catch {
+    document.querySelector<HTMLInputElement | HTMLTextAreaElement>(selector)?.select();
+  }
+}
 
 function timeZones(): string[] {
   const withUtc = (list: string[]) => (list.includes('UTC') ? list : ['UTC', ...list]);
@@ -62,6 +79,7 @@ export function SettingsPage({ projectId }: { projectId: number }) {
   const [error, setError] = useState<Error | null>(null);
   const [saved, setSaved] = useState(false);
   const [copied, setCopied] = useState(false);
+  const [snippetCopied, setSnippetCopied] = useState(false);
   useEffect(() => {
     if (!p) return;
     setForm({
@@ -70,17 +88,8 @@ export function SettingsPage({ projectId }: { projectId: number }) {
     });
   }, [p]);
   const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.target as HTMLInputElement).value });
-  const copy = async () => {
-    if (!p) return;
-    try {
-      await navigator.clipboard.writeText(p.api_token);
-      setCopied(true);
-    } catch {
-      // No clipboard (an insecure origin): select the text so the user copies it by hand.
-      const field = document.querySelector<HTMLInputElement>('input[name=project_api_key]');
-      field?.select();
-    }
-  };
+  // The console is served by Quill itself, so its origin is the api_host browsers reach Quill at.
+  const snippet = p ? htmlSnippet({ apiHost: location.origin, token: p.api_token, methods: __POSTHOG_SNIPPET_METHODS__ }) : '';
   const save = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -111,9 +120,18 @@ export function SettingsPage({ projectId }: { projectId: number }) {
             <p class="muted">What SDKs, <code>/capture/</code> and <code>/flags/</code> take. It is public: it only sends events and evaluates flags.</p>
             <div class="copy-row">
               <input name="project_api_key" readOnly value={p.api_token} onFocus={(e) => e.currentTarget.select()} />
-              <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+              <button type="button" onClick={() => copyText(p.api_token, 'input[name=project_api_key]', () => setCopied(true))}>{copied ? 'Copied' : 'Copy'}</button>
             </div>
             <p class="muted">Project id {p.id}. Personal API keys for the private API are on your <Link href="/account">account page</Link>.</p>
+          </section>
+          <section class="card" data-testid="html-snippet">
+            <h2>HTML snippet</h2>
+            <p class="muted">PostHog's snippet for this project: paste it into the <code>&lt;head&gt;</code> of your pages. It loads posthog-js from this server (<code>/static/array.js</code>) and sends events here.</p>
+            <textarea name="html_snippet" readOnly rows={9} value={snippet} onFocus={(e) => e.currentTarget.select()} />
+            <div class="actions">
+              <button type="button" onClick={() => copyText(snippet, 'textarea[name=html_snippet]', () => setSnippetCopied(true))}>{snippetCopied ? 'Snippet copied' : 'Copy snippet'}</button>
+            </div>
+            <p class="muted">Testing with a headless browser (Playwright, Puppeteer)? posthog-js drops its events as a bot's unless <code>posthog.init</code> is given <code>opt_out_useragent_filter: true</code>.</p>
           </section>
           <form class="card form" onSubmit={save} data-testid="settings-form">
             <h2>Settings</h2>

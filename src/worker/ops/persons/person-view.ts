@@ -29,6 +29,11 @@ export function sortDistinctIds(ids: readonly string[]): string[] {
   return [...named, ...anonymous];
 }
 
+/** `sortDistinctIds(ids)[0]` without building the list (a sort key computed for every person of a project). */
+export function firstSortedDistinctId(ids: readonly string[]): string | undefined {
+  return ids.find((d) => !ANONYMOUS_ID.test(d)) ?? ids[0];
+}
+
 /** [2022] display name: a truthy `email` property, else the first sorted distinct id, else the id. */
 export function displayName(row: PersonRow, sortedIds: readonly string[]): string {
   const email = row.properties.email;
