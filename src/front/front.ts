@@ -339,6 +339,8 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     if (match.kind === 'not_found') return answer('unmatched', null, errorOut(Errors.notFound()));
     if (match.kind === 'method_not_allowed') return answer('unmatched', null, errorOut(Errors.methodNotAllowed(method)));
     const route = match.value;
+    // HEAD is safe (RFC 9110): it tells what a GET would answer without doing it, and a capture GET stores events.
+    if (method === 'HEAD' && route.recordsIp) return answer(route.path, route.op, { status: 200, body: '{"status":1}', contentType: 'application/json' });
     const failed = (error: unknown) => {
       if (error instanceof RequestAborted) return answer(route.path, route.op, null);
       if (error instanceof BodyTooLarge) return answer(route.path, route.op, errorOut(Errors.tooLarge()), ex.closesWhenTooLarge(maxBody));
