@@ -26,7 +26,12 @@ export async function runAutocannon(base: string, load: Load, run: LoadRun): Pro
   const json = { 'content-type': 'application/json' };
   const request = load.kind === 'static'
     ? { method: load.method, path: load.path, headers: load.headers ?? {}, ...(load.body !== undefined ? { body: load.body } : {}) }
-    : {
+    : load.kind === 'flags'
+      ? {
+        method: 'POST', path: '/flags/?v=2', headers: json,
+        setupRequest: (req: object) => ({ ...req, body: `{"api_key":"${load.apiKey}","distinct_id":"flags-user-${Math.floor(Math.random() * load.persons)}"}` }),
+      }
+      : {
       method: 'POST',
       path: load.path,
       headers: json,

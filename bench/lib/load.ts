@@ -11,7 +11,9 @@ import { ensureWrk, runWrk, wrkVersion, type WrkScript } from './wrk.js';
 export type Load =
   | { kind: 'static'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string }
   | { kind: 'capture'; path: string; apiKey: string }
-  | { kind: 'batch'; path: string; apiKey: string; eventsPerRequest: number; distinctIds?: number };
+  | { kind: 'batch'; path: string; apiKey: string; eventsPerRequest: number; distinctIds?: number }
+  /** `/flags/?v=2` for a distinct id drawn at random from `flags-user-0` … `flags-user-<persons - 1>`. */
+  | { kind: 'flags'; apiKey: string; persons: number };
 
 export interface LoadRun {
   connections: number;
@@ -53,7 +55,7 @@ export class LoadGenerator {
   }
 
   run(base: string, load: Load, run: LoadRun): Promise<LoadResult> {
-    if (this.wrk) return runWrk(this.wrk, base + load.path, run, wrkScriptFor(load, run));
+    if (this.wrk) return runWrk(this.wrk, base + (load.kind === 'flags' ? '/flags/?v=2' : load.path), run, wrkScriptFor(load, run));
     return runAutocannon(base, load, run);
   }
 }
@@ -64,6 +66,7 @@ function wrkScriptFor(load: Load, run: LoadRun): WrkScript {
   if (load.kind === 'static') {
     return { files: ['static.lua', ...pacing], config: { ...common, method: load.method, body: load.body, headers: load.headers ?? {} } };
   }
+  if (load.kind === 'flags') return { files: ['flags.lua', ...pacing], config: { ...common, api_key: load.apiKey, persons: load.persons } };
   const events = {
     ...common,
     path: load.path,
