@@ -32,8 +32,9 @@ interface Waiter {
 
 class WorkerLink {
   port: MessagePort | null = null;
-  /** Requests of the current tick, not yet posted. */
+  /** Requests of the current tick, not yet posted, and how many of them are not ingestion. */
   readonly queued: RequestFrame = [];
+  queuedInteractive = 0;
   /** Posted and not yet answered, by request id. */
   readonly waiting = new Map<number, Waiter>();
   /** Requests posted or queued and not yet answered (for least-busy picking). */
@@ -105,6 +106,7 @@ export class WorkerPool {
   private closing = false;
   /** Shared with every worker thread: see src/protocol/shared-state.ts. */
   private readonly shared = createSharedState();
+  private readonly state = new SharedState(this.shared);
   /** Stalled workers get no new interactive requests while another worker beats (src/front/watchdog.ts). */
   readonly watchdog: Watchdog;
   private readonly crashBackoff: boolean;
@@ -186,7 +188,10 @@ export class WorkerPool {
     w.queued.push(id, toWire(item));
     w.load++;
     const interactive = !isIngestion(item.op);
-    if (interactive) w.interactive++;
+    if (interactive) {
+      w.interactive++;
+      w.queuedInteractive++;
+    }
     const promise = new Promise<Reply>((resolve, reject) => w.waiting.set(id, { resolve, reject, interactive }));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -217,9 +222,11 @@ export class WorkerPool {
       (error: unknown) => {
         port1.close();
         w.port = null;
+        this.state.clearInteractive(w.index);
         const lost = [...w.waiting.values()];
         w.waiting.clear();
         w.queued.length = 0;
+        w.queuedInteractive = 0;
         w.load = 0;
         w.interactive = 0;
         for (const waiter of lost) waiter.reject(error);
@@ -250,6 +257,9 @@ export class WorkerPool {
       if (w.queued.length === 0 || !w.port) continue;
       const bytes = this.packQueued(w);
       w.queued.length = 0;
+      // Counted before the message leaves: the worker's apply and analyses see them coming (shared-state.ts).
+      if (bytes && w.queuedInteractive > 0) this.state.postInteractive(w.index, w.queuedInteractive);
+      w.queuedInteractive = 0;
       if (bytes) w.port.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
     }
   }
@@ -265,6 +275,7 @@ export class WorkerPool {
       const waiter = w.waiting.get(id);
       w.waiting.delete(id);
       this.settled(w, waiter);
+      if (waiter?.interactive) w.queuedInteractive--;
       waiter?.reject(error);
       return undefined;
     });

@@ -60,7 +60,9 @@ const HEARTBEAT = 0;
 const OLDEST_REQUEST = 1;
 /** Per project slot: flag definition changes (Int32). */
 const FLAG_VERSIONS_AT = WATCHDOG_AT + MAX_SHARDS * 2 * 8;
-const RINGS_AT = FLAG_VERSIONS_AT + PROJECT_SLOTS * 4;
+/** Per worker: requests other than ingestion the front has posted and the worker has not started yet (Int32). */
+const WAITING_AT = FLAG_VERSIONS_AT + PROJECT_SLOTS * 4;
+const RINGS_AT = WAITING_AT + MAX_SHARDS * 4;
 
 export function createSharedState(): SharedArrayBuffer {
   // Pages no shard uses are never touched, so the rings of absent shards cost address space only.
@@ -75,6 +77,7 @@ export class SharedState {
   private readonly projectVersions: Int32Array;
   private readonly backlog: Int32Array;
   private readonly flagVersions: Int32Array;
+  private readonly waiting: Int32Array;
   /** Written by one worker and read by the front: plain stores of doubles are enough for a liveness signal. */
   private readonly watchdog: Float64Array;
   /** Parts waiting for each shard's owner. */
@@ -89,6 +92,7 @@ export class SharedState {
     this.backlog = new Int32Array(buffer, BACKLOG_AT, MAX_SHARDS * 2);
     this.watchdog = new Float64Array(buffer, WATCHDOG_AT, MAX_SHARDS * 2);
     this.flagVersions = new Int32Array(buffer, FLAG_VERSIONS_AT, PROJECT_SLOTS);
+    this.waiting = new Int32Array(buffer, WAITING_AT, MAX_SHARDS);
     this.rings = new PartRings(buffer, RINGS_AT, MAX_SHARDS);
   }
 
@@ -121,6 +125,28 @@ export class SharedState {
   /** Chunks other shards have in flight (a suspect's turn waits until none is). */
   chunksApplying(): number {
     return Atomics.load(this.words, CHUNKS_APPLYING);
+  }
+
+  /**
+   * Flag and API requests on their way to a worker: the front adds those of each frame it posts, the worker takes
+   * them off as it starts them. Work that can wait (the next apply chunk, a slice of an analysis or of the export,
+   * the next ingestion request) reads it and lets the thread's event loop deliver them first.
+   */
+  postInteractive(worker: number, requests: number): void {
+    Atomics.add(this.waiting, worker, requests);
+  }
+
+  startedInteractive(worker: number, requests: number): void {
+    Atomics.sub(this.waiting, worker, requests);
+  }
+
+  interactiveWaiting(worker: number): boolean {
+    return Atomics.load(this.waiting, worker) > 0;
+  }
+
+  /** The worker's thread died: what was posted to it will never be started (its replacement starts from zero). */
+  clearInteractive(worker: number): void {
+    Atomics.store(this.waiting, worker, 0);
   }
 
   /** A worker's heartbeat: its event loop turned at `now`; its oldest unfinished request began at `oldestRequest` (0: none). */

@@ -32,6 +32,7 @@ import { MemoryRelief } from './memory-relief.js';
 import { isAnalysis, requestedTimeoutS } from './ops/analysis-ops.js';
 import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
+import { setRequestsWaitingProbe } from './waiting-requests.js';
 import { WorkerRuntime } from './runtime.js';
 
 /** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
@@ -73,6 +74,7 @@ export function createWorkerEntry(data: WorkerData) {
     [EXPORT_PERSONS_POSITION]: exportPersonsPositionHandler,
   });
   const debug = data.config.logLevel === 'debug';
+  setRequestsWaitingProbe(() => rt.shared.interactiveWaiting(data.index));
   const heartbeat = new Heartbeat(rt.shared, data.index);
   const memoryRelief = data.config.memoryMb > 0 ? new MemoryRelief(rt) : null;
 
@@ -150,7 +152,10 @@ export function createWorkerEntry(data: WorkerData) {
         port?.close();
         port = new RequestPort(task.port, runItem, async () => {
           if (initialised) await initialised;
-        }, debug, (requests, interactive) => rt.pacer.noteRequest(requests, interactive), (m) => rt.log.error(m), () => rt.pacer.interactive);
+        }, debug, (requests, interactive) => {
+          rt.pacer.noteRequest(requests, interactive);
+          if (interactive > 0) rt.shared.startedInteractive(data.index, interactive);
+        }, (m) => rt.log.error(m), () => rt.pacer.interactive);
         rt.log.debug('checking every request from the front against the protocol schema');
         return port.done;
       }

@@ -9,7 +9,8 @@
  * them (with ingestion alone they all start at once, as before). Under a saturating
  * ingestion a flag request thus no longer waits for every ingestion request the front sent before it. Ingestion
  * requests keep their order among themselves, and HTTP's order per connection is not at stake: uWS reads a
- * connection's next request only once the previous one is answered.
+ * connection's next request only once the previous one is answered. A slice also ends as soon as the front has
+ * posted a flag or API request that has not started yet (src/worker/waiting-requests.ts): it starts first.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Compile } from 'typebox/compile';
@@ -18,6 +19,7 @@ import { Errors } from '../protocol/errors.js';
 import { WireItem, fromWire, isIngestion, replyToWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem } from '../protocol/worker-messages.js';
 import { packFrame, unpack } from '../protocol/wire.js';
 import { errorReply } from './reply.js';
+import { requestsWaiting } from './waiting-requests.js';
 
 const checkItem = Compile(WireItem);
 
@@ -157,7 +159,7 @@ export class RequestPort {
       const item = this.bulk[this.bulkHead++] as TaskItem;
       this.bulkHead++; // arrival time
       this.start(id, item);
-    } while (this.bulkHead < this.bulk.length && (performance.now() < until || (this.bulk[this.bulkHead + 2] as number) <= overdue));
+    } while (this.bulkHead < this.bulk.length && ((performance.now() < until && !requestsWaiting()) || (this.bulk[this.bulkHead + 2] as number) <= overdue));
     if (this.bulkHead === this.bulk.length || this.bulkHead > 6144) {
       this.bulk.splice(0, this.bulkHead);
       this.bulkHead = 0;

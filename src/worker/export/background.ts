@@ -7,6 +7,7 @@
  * right after a saturating load (bench/README.md, the export bench).
  */
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { requestsWaiting } from '../waiting-requests.js';
 
 /** What the export asks of the thread's traffic (the apply pacer has both). */
 export interface Foreground {
@@ -29,13 +30,13 @@ export class BackgroundSlicer {
 
   /** Whether this slice has run its time (cheap; a loop asks it before awaiting `pace`). */
   due(): boolean {
-    return performance.now() - this.start >= SLICE_MS;
+    return performance.now() - this.start >= SLICE_MS || requestsWaiting();
   }
 
   /** Yields once the slice has run its time, and then pauses long enough to keep its share while others wait. */
   async pace(): Promise<void> {
     const ran = performance.now() - this.start;
-    if (ran < SLICE_MS) return;
+    if (!this.due()) return;
     await yieldToLoop();
     if (foregroundBusy(this.foreground)) await sleep(ran * (1 / SHARE_WHEN_BUSY - 1));
     this.start = performance.now();

@@ -50,6 +50,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { RetentionCounters } from '../retention.js';
 import { ApplyBudget } from './apply-budget.js';
 import { applyFault } from './apply-faults.js';
+import { letRequestsPass } from '../waiting-requests.js';
 import { ApplyMarker, inRanges, rangesOf, type ApplyMark } from './apply-marker.js';
 
 export interface ApplyContext {
@@ -512,6 +513,9 @@ export class Shard {
           await this.paused.until;
           continue;
         }
+        // Flag and API requests on their way to this thread start before the next chunk does (and size it).
+        await letRequestsPass();
+        if (this.paused || this.queue.length === 0) continue;
         const pacer = this.ctx.pacer;
         const behind = this.behind();
         let limit = chunkLimit(pacer, this.backlog, this.sizer, behind);
@@ -653,7 +657,10 @@ export class Shard {
       this.sizer.observe(hi - lo, this.longestCallbackS);
       lo = hi;
       // The thread's requests (acknowledgements, flags) go first between slices.
-      if (!last) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!last) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await letRequestsPass();
+      }
     } while (lo < total);
     return true;
   }
