@@ -106,7 +106,7 @@ t.test('stickiness and its persons', async (t) => {
 t.test('bad retention parameters', async (t) => {
   for (const [query, attr] of [
     ['period=Fortnight', 'period'], ['retention_type=forever', 'retention_type'], ['total_intervals=0', 'total_intervals'],
-    ['target_entity=%7B%22id%22%3A1%2C%22type%22%3A%22actions%22%7D', 'target_entity'], ['date_to=someday', 'date_from'],
+    ['target_entity=%7B%22id%22%3A1%2C%22type%22%3A%22actions%22%7D', 'target_entity'], ['date_to=someday', 'date_to'],
     [`breakdowns=${enc('[{"property":"$browser"},{"property":"$os"}]')}`, 'breakdowns'],
   ]) {
     const res = await get(`insights/retention/?${query}`);
