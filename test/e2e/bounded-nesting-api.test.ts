@@ -50,7 +50,9 @@ t.test('HogQL nested past the bound: 400 validation_error at 10,000 and 100,000 
     const ms = performance.now() - started;
     t.equal(res.status, 400, what);
     t.match(res.body, { type: 'validation_error', code: 'query_error', detail: `The query is nested too deeply (more than ${LIMIT} levels).`, attr: null }, what);
-    t.ok(ms < 1000, `${what}: answered in ${ms.toFixed(0)} ms`);
+    // Refused at the bound's depth: tens of milliseconds here. What is asserted is the answer and the server's health;
+    // the time only fails an unbounded parse (bound: 15 s), not a loaded machine.
+    t.ok(ms < 15_000, `${what}: answered in ${ms.toFixed(0)} ms (bound: 15 s)`);
     await healthy(t, what);
   }
 });

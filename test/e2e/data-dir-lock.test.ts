@@ -56,7 +56,8 @@ t.test('a second Quill on a directory held by a running Quill is refused after a
     new RegExp(`exited with 1 before listening[\\s\\S]*data directory ${q.dataDir} is in use by another Quill process \\(pid ${q.proc.pid}\\)`),
   );
   const tookMs = Date.now() - began;
-  t.ok(tookMs < 15_000, `refused within the wait and start-up (${tookMs} ms)`);
+  // The promise: the holder is waited for 5 s, then the start is refused; the margin covers a loaded machine's start-up.
+  t.ok(tookMs < 45_000, `refused within the wait and start-up (${tookMs} ms; bound: 5 s wait + 40 s margin)`);
   t.match(refusal, /"event":"data_dir_lock_wait"/, 'it said it was waiting for the holder');
   t.equal(await healthy(q), 200, 'the running Quill is untouched');
   t.equal(readFileSync(pidFile, 'utf8'), held, 'and keeps its lock');

@@ -334,6 +334,8 @@ t.test('budgets: 429 past the queue, 504 past the time budget, 400 past the memo
   const stopping = Date.now();
   const code = await b.stop('SIGTERM');
   t.equal(code, 0, 'exit code 0');
-  t.ok(Date.now() - stopping < 20_000, `SIGTERM completed in ${Date.now() - stopping} ms`);
+  // The promise: at most 10 s of drain and QUILL_STOP_APPLY_SECONDS (5 s) of apply, then the stores close; the margin
+  // covers a loaded machine's process exit.
+  t.ok(Date.now() - stopping < 45_000, `SIGTERM completed in ${Date.now() - stopping} ms (bound: 15 s promised + 30 s margin)`);
   for (const res of await Promise.all(inFlight)) if (res) checkAnswer(t, 'an analysis in flight at SIGTERM', res, true);
 });
