@@ -1,12 +1,13 @@
 /**
  * Waiting for something another process does on its own schedule (a browser flushing its queue, an SDK's poller).
  * Tests poll the observable outcome with a generous deadline instead of sleeping a guessed time; the deadline only
- * bounds a failure, it is never the thing asserted.
+ * bounds a failure, it is never the thing asserted: 60 s by default, since a suite run beside a CPU hog took 15 s and
+ * more for what takes a second on a quiet machine (the seed of hostile-queries' data, applied).
  */
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  { timeoutMs = 15_000, intervalMs = 100 } = {},
+  { timeoutMs = 60_000, intervalMs = 100 } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
