@@ -54,14 +54,16 @@ t.test('CSV pages hold at most 10,000 rows and name the next page in a Link head
 });
 
 t.test('a page of large events stops at its byte budget and next continues after it', async (t) => {
-  const blob = 'b'.repeat(6 * 1024 * 1024);
-  for (let i = 0; i < 4; i++) {
-    // One distinct id: the four events live in one shard, whose scan stops once it has read 16 MB.
+  // Events of 900 KB (an event is at most 1,000,000 bytes: src/domain/ingest/event-shape.ts), 24 of them: 21 MB.
+  const blob = 'b'.repeat(900_000);
+  const count = 24;
+  for (let i = 0; i < count; i++) {
+    // One distinct id: the events live in one shard, whose scan stops once it has read 16 MB.
     t.equal((await sendBatch(server.q.base, [{ event: 'large', distinct_id: 'large-1', properties: { i, blob } }])).status, 200);
   }
   const first = await server.api.get(`${EV}?event=large&limit=100`);
   t.equal(first.status, 200);
-  t.ok(first.body.results.length < 4, `the first page holds ${first.body.results.length} of the 4 events`);
+  t.ok(first.body.results.length < count, `the first page holds ${first.body.results.length} of the ${count} events`);
   t.type(first.body.next, 'string');
   const seen = new Set<number>(first.body.results.map((e: any) => e.properties.i));
   let next = pathOf(first.body.next);
@@ -70,27 +72,5 @@ t.test('a page of large events stops at its byte budget and next continues after
     for (const e of page.body.results) seen.add(e.properties.i);
     next = pathOf(page.body.next);
   }
-  t.same([...seen].sort(), [0, 1, 2, 3]);
-});
-
-t.test('the persons list answers at most 1,000 rows; a filtered list still counts every match', async (t) => {
-  const all = await server.api.get(`${PERSONS}?limit=100000`);
-  t.equal(all.body.results.length, 1000);
-  t.ok(all.body.count >= MANY);
-  t.type(all.body.next, 'string');
-  const filtered = await server.api.get(`${PERSONS}?search=many-&limit=100000&offset=10`);
-  t.equal(filtered.body.results.length, 1000);
-  t.equal(filtered.body.count, MANY, 'count covers rows outside the page');
-});
-
-t.test('persons CSV comes in pages of 10,000 rows from offset, with a Link to the next', async (t) => {
-  const extra = Array.from({ length: 10_001 - MANY }, (_, i) => ({ event: 'more', distinct_id: `more-${i}` }));
-  t.equal((await sendBatch(server.q.base, extra)).status, 200);
-  const first = await server.api.get(`${PERSONS}?format=csv`);
-  const rows = first.text.trim().split('\r\n').length - 1;
-  t.equal(rows, 10_000);
-  const next = linkOf(first);
-  t.match(next, /offset=10000/);
-  const rest = await server.api.get(next!);
-  t.ok(rest.text.trim().split('\r\n').length - 1 >= 1, 'the rest is on the next page');
+  t.same([...seen].sort((a, b) => a - b), Array.from({ length: count }, (_, i) => i));
 });

@@ -70,6 +70,7 @@ export class IngestService {
   /**
    * Replays what this worker's logs hold after their checkpoints, routing every record again (owners skip what
    * they had applied). Every worker recovers at the same time: replayed parts go to other workers' shards too.
+   * Resolves once every record is queued with its owners, not once they are applied.
    */
   async recoverShards(): Promise<void> {
     await Promise.all(this.own.map(async (shard) => {
@@ -81,7 +82,10 @@ export class IngestService {
       }
       if (replayed > 0) this.rt.log.info(`shard ${shard.id}: replayed ${replayed} logged events`);
     }));
-    await this.localApplied(false);
+    // The replayed records are queued in log order before any new request is taken, so what is acknowledged after
+    // the start is applied after them; their apply goes on while the node serves, as any backlog does (the API
+    // waits for what was acknowledged before a read). Waiting for it here kept a node that crashed with a large
+    // backlog (up to QUILL_BACKLOG_HIGH, 4 million events) out of service for minutes.
   }
 
   /**

@@ -1,4 +1,4 @@
-import { personDisplayName } from '../../../domain/person-display';
+import { personDisplayName } from '../../../domain/person-display.js';
 
 /** Display helpers. */
 export function when(iso: string | null | undefined): string {
