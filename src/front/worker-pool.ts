@@ -117,7 +117,7 @@ export class WorkerPool {
   ) {
     this.crashBackoff = config.crashBackoff;
     this.watchdog = new Watchdog(new SharedState(this.shared), config.workers, config.watchdogS * 1000, log);
-    const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
+    const filename = fileURLToPath(new URL('../../workers/shard-worker.cjs', import.meta.url));
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
         filename,
