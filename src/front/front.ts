@@ -33,6 +33,15 @@ function assertNativeUws(): void {
   }
 }
 
+/**
+ * uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT. By default uWS listens with SO_REUSEPORT, so a second Quill (or any server
+ * doing the same) on a port already served shared it silently, each answering part of the connections from its own
+ * data; exclusive, that start is refused ("cannot listen on …") like any other on a port taken. The typings of this
+ * uWS build lack the (host, port, options, callback) form its listen accepts.
+ */
+const LISTEN_EXCLUSIVE_PORT = 1;
+type ExclusiveListen = { listen(host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void): void };
+
 const NO_QUERY: Record<string, string> = {};
 /** The route whose answer is a stream of flag changes (src/front/flag-streams.ts). */
 const FLAG_STREAM_OP = 'flags.stream';
@@ -429,7 +438,7 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
       }
     });
     const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-      app.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port} (${what})`))));
+      (app as unknown as ExclusiveListen).listen(config.host, port, LISTEN_EXCLUSIVE_PORT, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port} (${what})`))));
     });
     return { app, socket };
   }
