@@ -93,12 +93,12 @@ t.test(`each way a start fails, ${ROUNDS} times in a row: exit 1 and the reason,
       says: (i) => new RegExp(`cannot listen on 127.0.0.1:${i % 2 ? other.port : holder.port} \\(QUILL_PORT\\)`),
     },
   ];
-  // The four run side by side (the lock waits leave the CPUs to the others).
-  const results = await Promise.all(refusals.map(tryInARow));
-  refusals.forEach((r, k) => {
-    const { tally, unexpected } = results[k]!;
+  // One after the other: a start costs seconds of CPU, and the other test files running beside this one start
+  // servers too.
+  for (const r of refusals) {
+    const { tally, unexpected } = await tryInARow(r);
     t.same(tally, { 'exit 1': ROUNDS }, `${r.what}: ${ROUNDS} times exit 1 with its message, no signal`, unexpected ? { first_unexpected: unexpected } : {});
-  });
+  }
   t.notOk(existsSync(join(fresh, 'quill.pid')), 'the starts refused after start-up closed their stores and released the data directory');
   t.equal((await fetch(`${holder.base}/_health`)).status, 200, 'the running Quill is untouched');
 });

@@ -88,7 +88,11 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
   const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Quill did not start:\n${out}`)), 30_000);
+    // One that never says it listens is killed: left running, it would keep the test's process alive to tap's timeout.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`Quill did not start:\n${out}`));
+    }, 30_000);
     const onData = () => {
       const m = /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
       if (m) {
