@@ -81,9 +81,9 @@ t.test(`each way a start fails, ${ROUNDS} times in a row: exit 1 and the reason,
     { what: 'an invalid setting (QUILL_WORKERS=abc)', dataDir: fresh, env: () => ({ QUILL_WORKERS: 'abc' }), says: () => /invalid configuration: QUILL_WORKERS must be integer/ },
     // Refused by worker 0 while worker 1 may still be loading.
     { what: 'a data directory of a newer format', dataDir: newer.dataDir, env: () => ({}), says: () => /format version 3, written by a newer Quill/ },
-    // Each waits 5 s for the holder to go (LOCK_WAIT_MS), idle: two at a time.
+    // Each waits 5 s for the holder to go (LOCK_WAIT_MS), idle: five at a time.
     {
-      what: 'a data directory held by a running Quill', dataDir: holder.dataDir, env: () => ({}), concurrency: 2,
+      what: 'a data directory held by a running Quill', dataDir: holder.dataDir, env: () => ({}), concurrency: 5,
       says: () => new RegExp(`data directory ${holder.dataDir} is in use by another Quill process \\(pid ${holder.proc.pid}\\)`),
     },
     // Refused once every worker thread runs (bootstrap, shards opened, logs replayed); taken by the holder or by the socket.
@@ -96,7 +96,9 @@ t.test(`each way a start fails, ${ROUNDS} times in a row: exit 1 and the reason,
   // One after the other: a start costs seconds of CPU, and the other test files running beside this one start
   // servers too.
   for (const r of refusals) {
+    const began = Date.now();
     const { tally, unexpected } = await tryInARow(r);
+    t.comment(`${r.what}: ${ROUNDS} starts in ${((Date.now() - began) / 1000).toFixed(1)} s`);
     t.same(tally, { 'exit 1': ROUNDS }, `${r.what}: ${ROUNDS} times exit 1 with its message, no signal`, unexpected ? { first_unexpected: unexpected } : {});
   }
   t.notOk(existsSync(join(fresh, 'quill.pid')), 'the starts refused after start-up closed their stores and released the data directory');
