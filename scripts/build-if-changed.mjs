@@ -1,7 +1,7 @@
 // `npm start` runs this before the server: the build — the TypeScript build (`tsc -p .`, several seconds), then the
 // console's type check (`tsc -p src/console/app`) and bundle (dist/src/console/build.js: esbuild into dist/console)
 // — only when a source changed since the last build, so a restart costs the server's start alone. "Changed": a
-// file under src/, workers/ or bench/ (.ts, and the console's .tsx and .css), tsconfig.json, package.json or
+// file under src/, workers/ or bench/ (.ts and .cts, and the console's .tsx and .css), tsconfig.json, package.json or
 // package-lock.json is newer than the last build's stamp, or a source was added or removed (the list of sources is
 // part of the stamp). A fresh clone has no stamp: it builds. `--force` always builds (`npm run build`, which
 // `npm test` and the benchmarks run) and writes the stamp too.
@@ -19,7 +19,7 @@ function sources(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) sources(path, out);
-    else if (/\.(ts|tsx|css)$/.test(entry.name)) out.push(path);
+    else if (/\.(c?ts|tsx|css)$/.test(entry.name)) out.push(path);
   }
   return out;
 }

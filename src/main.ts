@@ -4,10 +4,17 @@
  * Every announcement is a JSON log line (src/observability/logger.ts). On a terminal the human banner is printed
  * as well, with the first start's keys; elsewhere (a container, a service manager) those keys travel in the
  * first-start log line, the only place they ever appear.
+ *
+ * How the process ends (config/README.md, "Health, statistics and stopping"): 0 after a SIGTERM/SIGINT drain; 1
+ * after a `start_failed` line when the start is refused or fails (invalid configuration, a data directory of a
+ * newer format or held by another Quill, a port taken, ...), or after `stop_failed`. Never of a signal of its own:
+ * process.exit runs only once no worker thread is at work (they are closed first: src/front/front.ts), since a
+ * thread cut short while it loads or opens its stores aborts the whole process.
  */
 import { loadConfig } from './config/load-config.js';
+import type { Config } from './config/schema.js';
 import { startQuill } from './front/front.js';
-import { createLogger, flushLogs, lifecycle } from './observability/logger.js';
+import { createLogger, flushLogs, lifecycle, type Logger } from './observability/logger.js';
 
 /** The first user's password is printed once, when generated; one taken from the environment is not echoed. */
 function consoleLine(base: string, email: string, password: string | null, fromEnv: boolean): string {
@@ -15,17 +22,27 @@ function consoleLine(base: string, email: string, password: string | null, fromE
   return `Console: ${base}/console/  (sign in as ${email}${with_})`;
 }
 
+/** A refused or failed start: one `start_failed` line, then exit 1 (no worker thread runs by then). */
+function refuse(log: Logger, error: unknown): never {
+  lifecycle(log).fatal({ event: 'start_failed', err: error }, `Quill did not start: ${(error as Error)?.message ?? error}`);
+  flushLogs();
+  process.exit(1);
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    refuse(createLogger({ logLevel: 'info' }, 'front'), error);
+  }
   const log = createLogger(config, 'front', { async: true });
   const life = lifecycle(log);
   let quill;
   try {
     quill = await startQuill(config, log);
   } catch (error) {
-    life.fatal({ event: 'start_failed', err: error }, `Quill did not start: ${(error as Error)?.message ?? error}`);
-    flushLogs();
-    process.exit(1);
+    refuse(log, error);
   }
   const base = `http://${config.host}:${quill.port}`;
   const { boot } = quill;

@@ -1,5 +1,6 @@
-// Piscina entry of a shard worker thread. Kept thin on purpose: all logic lives in src/worker/ and is reached
-// over HTTP in tests (code that only runs in worker threads is invisible to tap's coverage).
+// A shard worker thread's ES module entry (Piscina loads workers/shard-worker.cts, which import()s this). Kept thin
+// on purpose: all logic lives in src/worker/ and is reached over HTTP in tests (code that only runs in worker
+// threads is invisible to tap's coverage).
 import { setFlagsFromString } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import { createWorkerEntry } from '../src/worker/entry.js';

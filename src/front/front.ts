@@ -34,6 +34,15 @@ function assertNativeUws(): void {
   }
 }
 
+/**
+ * uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT. By default uWS listens with SO_REUSEPORT, so a second Quill (or any server
+ * doing the same) on a port already served shared it silently, each answering part of the connections from its own
+ * data; exclusive, that start is refused ("cannot listen on …") like any other on a port taken. The typings of this
+ * uWS build lack the (host, port, options, callback) form its listen accepts.
+ */
+const LISTEN_EXCLUSIVE_PORT = 1;
+type ExclusiveListen = { listen(host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void): void };
+
 const NO_QUERY: Record<string, string> = {};
 /** The route whose answer is a stream of flag changes (src/front/flag-streams.ts). */
 const FLAG_STREAM_OP = 'flags.stream';
@@ -113,11 +122,47 @@ const START_STEP_WARN_MS = 30_000;
 /** The request facts /metrics needs, with the answer's route label. */
 const METRICS_ROUTE = '/metrics';
 
+/** How long a failed start waits for its worker threads to close their stores before the process exits anyway. */
+const FAILED_START_CLOSE_MS = 10_000;
+
 export async function startQuill(config: Readonly<Config>, log: Logger): Promise<RunningQuill> {
   assertNativeUws();
   const consoleOrigins = parseConsoleOrigins(config.consoleOrigin);
   const metrics = new FrontMetrics();
   const pool = new WorkerPool(config, log, (worker) => metrics.workerRestarted(worker));
+  try {
+    return await startOn(pool, metrics, consoleOrigins, config, log);
+  } catch (error) {
+    await closeAfterFailedStart(pool, log);
+    throw error;
+  }
+}
+
+/**
+ * A start that failed ends its worker threads before it reports the failure, so the process exits 1 (src/main.ts)
+ * with no thread at work. Exiting while a thread was still loading or opening its stores aborted the process instead
+ * (SIGABRT: lmdb-js's native open, cut short, cannot throw its error). Every thread first finishes what it was
+ * doing (a start step settles on every worker before its failure is thrown; a thread still loading takes the
+ * `shutdown` task once loaded), then closes its stores; then the pool is destroyed. A thread that takes longer than
+ * FAILED_START_CLOSE_MS is left to the exit, as before.
+ */
+async function closeAfterFailedStart(pool: WorkerPool, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = pool.close().then(
+    () => true,
+    (error: unknown) => {
+      log.error({ event: 'start_close_failed', err: error }, `closing the workers after the failed start: ${(error as Error)?.message ?? error}`);
+      return true;
+    },
+  );
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), FAILED_START_CLOSE_MS)));
+  const inTime = await Promise.race([closed, late]);
+  clearTimeout(timer);
+  if (!inTime) log.warn({ event: 'start_close_slow' }, `the workers did not close within ${FAILED_START_CLOSE_MS / 1000} s of the failed start; exiting anyway`);
+}
+
+/** The start itself; startQuill wraps it so that a failure closes the worker threads. */
+async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: ReturnType<typeof parseConsoleOrigins>, config: Readonly<Config>, log: Logger): Promise<RunningQuill> {
   /** A start-up step on one worker; one that has not answered after a while is named in the log (a start that hangs says where). */
   const startStep = async <T>(worker: number, control: string): Promise<T> => {
     const began = Date.now();
@@ -132,8 +177,11 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
   };
   const boot = await startStep<BootstrapResult>(0, 'bootstrap');
   // Replays hand events to other workers, so every worker opens its shards before any starts replaying.
+  // A step that fails on one worker is reported once it has settled on all of them (see closeAfterFailedStart).
   for (const step of ['open', 'recover'] as const) {
-    await Promise.all(Array.from({ length: pool.size }, (_, i) => startStep(i, step)));
+    const settled = await Promise.allSettled(Array.from({ length: pool.size }, (_, i) => startStep(i, step)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
   pool.markStarted();
   const memoryGuard = new MemoryGuard(Math.round(config.memoryMb * 1048576), pool.sharedState(), log);
@@ -429,7 +477,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
       }
     });
     const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-      app.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port} (${what})`))));
+      (app as unknown as ExclusiveListen).listen(config.host, port, LISTEN_EXCLUSIVE_PORT, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port} (${what})`))));
     });
     return { app, socket };
   }
@@ -458,8 +506,7 @@ export async function startQuill(config: Readonly<Config>, log: Logger): Promise
     if (metricsSocket) uWS.us_listen_socket_close(metricsSocket);
     // The uses still queued are written before the workers stop (a SIGKILL loses at most FLUSH_DELAY_MS of them).
     await flushKeyUsage();
-    await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.control(i, { control: 'shutdown' })));
-    await pool.destroy();
+    await pool.close();
     // `close` exists on this uWS build (it closes keep-alive connections) but is missing from its typings.
     (app as unknown as { close(): void }).close();
     (metricsApp as unknown as { close(): void } | null)?.close();

@@ -119,7 +119,7 @@ export class WorkerPool {
   ) {
     this.crashBackoff = config.crashBackoff;
     this.watchdog = new Watchdog(new SharedState(this.shared), config.workers, config.watchdogS * 1000, log);
-    const filename = fileURLToPath(new URL('../../workers/shard-worker.js', import.meta.url));
+    const filename = fileURLToPath(new URL('../../workers/shard-worker.cjs', import.meta.url));
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
         filename,
@@ -205,10 +205,18 @@ export class WorkerPool {
     return this.workers[worker]!.pool.run(task, { transferList: transferList as never });
   }
 
-  async destroy(): Promise<void> {
+  /**
+   * Ends every worker thread: each closes its stores (the `shutdown` task, taken once the thread has loaded), then
+   * the threads are terminated — always, even when a shutdown failed (its error is thrown after). A thread is never
+   * terminated while it loads or opens its stores: that aborts the whole process (workers/shard-worker.cts).
+   */
+  async close(): Promise<void> {
     this.closing = true;
     this.watchdog.stop();
+    const shutdowns = await Promise.allSettled(this.workers.map((_, i) => this.control(i, { control: 'shutdown' })));
     await Promise.all(this.workers.map((w) => w.pool.destroy()));
+    const failed = shutdowns.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Hands `w` a fresh port inside a `serve` task; reconnects when the thread behind it dies. */

@@ -32,9 +32,9 @@ export interface StartOptions {
   onOutput?: (chunk: string) => void;
 }
 
-export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess> {
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-test-'));
-  const proc = spawn(process.execPath, [MAIN], {
+/** `node dist/src/main.js` on `dataDir`, on a free port of 127.0.0.1, with the test keys. */
+function spawnQuill(dataDir: string, opts: StartOptions): ChildProcess {
+  return spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -48,6 +48,38 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+export interface Ending {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+/**
+ * Runs a Quill that is expected to end on its own (a refused start) and resolves with how it ended. One still
+ * running after `timeoutMs` is killed, and resolves as killed by SIGKILL with a line saying so.
+ */
+export function runToEnd(opts: StartOptions & { dataDir: string; timeoutMs?: number }): Promise<Ending> {
+  const proc = spawnQuill(opts.dataDir, opts);
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const timer = setTimeout(() => {
+    output += `\n[test] still running after ${opts.timeoutMs ?? 60_000} ms: killed\n`;
+    proc.kill('SIGKILL');
+  }, opts.timeoutMs ?? 60_000);
+  return new Promise((resolve) =>
+    proc.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    }),
+  );
+}
+
+export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-test-'));
+  const proc = spawnQuill(dataDir, opts);
   let out = '';
   const take = (d: Buffer) => {
     out += d;
@@ -56,7 +88,11 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
   const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Quill did not start:\n${out}`)), 30_000);
+    // One that never says it listens is killed: left running, it would keep the test's process alive to tap's timeout.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`Quill did not start:\n${out}`));
+    }, 30_000);
     const onData = () => {
       const m = /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
       if (m) {
