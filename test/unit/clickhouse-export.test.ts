@@ -46,7 +46,7 @@ t.test('event rows', async (t) => {
   const atEvent = eventRow(1, stored.event, false, person, '{"a":0}', 0, 1, 0);
   t.equal(atEvent.person_properties, '{"a":0}', 'the snapshot the event was applied with, not the person now');
   t.equal(atEvent.person_id, 'p-uuid', 'the person now (after merges)');
-  t.equal(eventRow(3, stored.event, true, null, '{"b":2}', 0, 1, 0).person_properties, '{"b":2}', "a personless event: its distinct id's person at the event");
+  t.equal(eventRow(3, stored.event, true, person, '{"b":2}', 0, 1, 0).person_properties, '{"b":2}', "a personless event of a distinct id with a person: that person at the event");
   t.equal(row.person_created_at, '2026-01-01 00:00:00.000000');
   t.equal(row.person_mode, 'full');
   t.equal(row._offset, 4294967396);
@@ -55,10 +55,14 @@ t.test('event rows', async (t) => {
   const personless = storedForm({ ...ev, properties: { $process_person_profile: false, $set: { a: 1 }, x: 1 } }, {})!;
   t.ok(personless.personless);
   t.same(personless.event.properties, { $process_person_profile: false, x: 1 }, 'no person operations without a profile');
-  const prow = eventRow(3, personless.event, true, null, null, NaN, 1, Date.parse('2026-11-28T00:00:00Z'));
+  const prow = eventRow(3, personless.event, true, 'personless', '{}', NaN, 1, Date.parse('2026-11-28T00:00:00Z'));
   t.equal(prow.person_id, personUuid(3, 'd1'), "PostHog's derived person id");
   t.equal(prow.person_mode, 'propertyless');
-  t.equal(prow.person_properties, '{}', 'no person, no snapshot: none');
+  t.equal(prow.person_properties, '{}', 'no person: no person properties');
+  t.equal(prow.person_created_at, '1970-01-01 00:00:05.000000', "PostHog's created_at of an event without a person (createFakePerson)");
+  const legacy = eventRow(3, personless.event, true, 'none', null, NaN, 1, 0);
+  t.same([legacy.person_id, legacy.person_created_at, legacy.person_properties], [personUuid(3, 'd1'), '1970-01-01 00:00:00.000000', '{}'],
+    'an event an older Quill applied without any actor: the epoch itself, which the analyses leave out');
   t.equal(prow.created_at, '2026-11-28 00:00:00.000000', 'no receive time (old record format): the export time');
   t.equal(storedForm({ ...ev, event: '$identify', properties: { $process_person_profile: false } }, {}), null, 'a person event without a profile is dropped, as by the apply');
   t.equal(chTime('not a time'), '1970-01-01 00:00:00.000000');
