@@ -257,7 +257,20 @@ t.test("HogQL's person_id: count(DISTINCT person_id), per day, and the uuid an a
     ], `${engine}: never identified: its derived uuid; identified: the person's (which took its uuid); second device: the person's`);
     const filtered = await hogql(api, `SELECT count() FROM events WHERE person_id = '${personUuid(team, 'anon-n1')}'`);
     tt.same(filtered.results, [[3]], `${engine}: events found by the derived uuid`);
+    const listed = await api.post('/api/projects/@current/query/', { query: { kind: 'EventsQuery', select: ['event'], personId: personUuid(team, 'anon-n1'), after: 'all' } });
+    tt.same([listed.status, listed.body.results], [200, [['$pageview'], ['$pageview'], ['$pageview']]], `${engine}: EventsQuery's personId`);
   }
+  // The export in PostHog's tables, read as PostHog's own queries read them: events.person_id, overridden through
+  // person_distinct_id_overrides (not person_distinct_id2).
+  const overridden = await engines.ch.query<{ actors: string }>(`SELECT count(DISTINCT if(o.distinct_id != '', o.person_id, e.person_id)) AS actors
+    FROM posthog.events AS e LEFT JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id FROM posthog.person_distinct_id_overrides
+      WHERE team_id = ${team} GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0) AS o ON e.distinct_id = o.distinct_id
+    WHERE e.team_id = ${team} AND e.event = '$pageview'`);
+  tt.equal(Number(overridden[0]!.actors), want.total, "PostHog's override table: the same unique users");
+  const rows = await engines.ch.query<{ distinct_id: string; created: string }>(`SELECT distinct_id, toString(min(person_created_at)) AS created FROM posthog.events
+    WHERE team_id = ${team} AND distinct_id IN ('anon-n0', 'full-0') GROUP BY distinct_id ORDER BY distinct_id`);
+  tt.same(rows.map((r) => [r.distinct_id, r.created]), [['anon-n0', '1970-01-01 00:00:05.000'], ['full-0', '2026-11-04 10:30:00.000']],
+    "person_created_at as PostHog writes it: 00:00:05 without a person");
 });
 
 t.test('persons, events, the persons of a point and flags on the local engine', async (tt) => {

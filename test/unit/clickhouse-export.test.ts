@@ -2,7 +2,7 @@
 // statements, and the batch tokens that make retries idempotent.
 import t from 'tap';
 import { personUuid } from '../../src/domain/ingest/index.js';
-import { chTime, eventPerson, eventRow, storedForm, personRow, distinctIdRow } from '../../src/stores/clickhouse/rows.js';
+import { chTime, eventPerson, eventRow, storedForm, personRow, distinctIdRow, overrideRows } from '../../src/stores/clickhouse/rows.js';
 import { deletionStatement, schemaStatements, sqlString } from '../../src/stores/clickhouse/schema.js';
 import { eventsToken } from '../../src/worker/export/event-exporter.js';
 import { changesToken } from '../../src/worker/export/person-exporter.js';
@@ -18,6 +18,8 @@ t.test('single node: PostHog engines, partitioning and sort keys, with a dedupli
   t.match(events, /`\$group_0` String MATERIALIZED/);
   t.match(sql.find((s) => s.includes('posthog.person\n'))!, /ReplacingMergeTree\(version\)\nORDER BY \(team_id, id\)/);
   t.match(sql.find((s) => s.includes('posthog.person_distinct_id2'))!, /ReplacingMergeTree\(version\)\nORDER BY \(team_id, distinct_id\)/);
+  t.match(sql.find((s) => s.includes('posthog.person_distinct_id_overrides'))!, /distinct_id String,\n    person_id UUID,[\s\S]*ReplacingMergeTree\(version\)\nORDER BY \(team_id, distinct_id\)/,
+    "PostHog's override table: person_distinct_id2's columns");
   t.ok(sql.every((s) => s.includes('IF NOT EXISTS')), 'every statement is idempotent');
 });
 
@@ -76,6 +78,11 @@ t.test('person and distinct id rows carry the change that exported them as versi
   t.same({ id: row.id, version: row.version, is_identified: row.is_identified, is_deleted: row.is_deleted, created_at: row.created_at, properties: row.properties },
     { id: 'u-7', version: 42, is_identified: 1, is_deleted: 0, created_at: '2026-01-02 03:04:05.000000', properties: '{"plan":"pro"}' });
   t.same(distinctIdRow(1, 'a', 'u-7', true, 43, 0).is_deleted, 1);
+  // The person of 'anon' took its derived uuid (identify after personless events); 'user' and 'laptop' joined it.
+  const uuid = personUuid(1, 'anon');
+  const rows = ['anon', 'user', 'laptop'].map((d) => distinctIdRow(1, d, uuid, false, 44, 0));
+  t.same(overrideRows([...rows, distinctIdRow(1, 'gone', 'u-9', true, 45, 0), distinctIdRow(1, 'x', personUuid(1, 'x'), true, 45, 0)]).map((r) => [r.distinct_id, r.is_deleted]),
+    [['user', 0], ['laptop', 0], ['gone', 1]], "overrides: the distinct ids whose person's uuid is not their own derived one, deletions included");
 });
 
 t.test('deletions', async (t) => {

@@ -186,6 +186,18 @@ export function distinctIdRow(team: number, distinctId: string, personUuid: stri
   };
 }
 
+/**
+ * PostHog's `person_distinct_id_overrides` rows among distinct-id rows: those of distinct ids whose events may carry
+ * another person id than their person's — the ones whose person's uuid is not the distinct id's own derived uuid
+ * (an anonymous id that joined another person, its earlier events written without a person or with the person it
+ * had; PostHog writes these with version > 0, and its queries join this small table instead of every distinct id's).
+ * A deleted row goes too, so the override ends with its distinct id. Every other distinct id's events carry its
+ * person's uuid already (the export writes the person it finds, or the derived uuid).
+ */
+export function overrideRows(rows: readonly DistinctIdRow[]): DistinctIdRow[] {
+  return rows.filter((r) => r.person_id !== personUuid(r.team_id, r.distinct_id));
+}
+
 export interface GroupTableRow {
   group_type_index: number;
   group_key: string;
