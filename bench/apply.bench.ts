@@ -9,6 +9,8 @@
 // frames have names); read it with `perf report -i <file> --no-children`. Figures of such a run are not comparable.
 // QUILL_BENCH_DISTINCT_IDS (default 1,000,000), QUILL_BENCH_SKEW (0..1, default 0: the share of events sent by one
 // distinct id), QUILL_BENCH_KEEP_DATA=1.
+// QUILL_BENCH_PERSONLESS (0..1, default 0): the share of events sent with `$process_person_profile: false`, as
+// posthog-js sends a visitor's events before it identifies (person_profiles: 'identified_only').
 // QUILL_BENCH_PRELOAD=<n>: n events are sent and applied first (a store that has taken a large load); the drain
 // measured is of the QUILL_BENCH_EVENTS sent after them.
 // QUILL_BENCH_FLAG_RPS=<n>: during the drain, /flags/ (50 flags) is asked n times a second (a node that keeps
@@ -19,7 +21,7 @@ import { AppliedProbe } from './lib/applied.js';
 import { EventFactory } from './lib/event-shapes.js';
 import { sendFixedCount } from './lib/fixed-count-driver.js';
 import { commit, machine } from './lib/machine.js';
-import { PERSONAL_KEY, PROJECT_KEY } from './lib/paths.js';
+import { PERSONAL_KEY, PROJECT_KEY, QUILL_MAIN } from './lib/paths.js';
 import { duMb, memoryMb, round1 } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
 import { BENCH_METRICS_TOKEN, txnFigures } from './lib/txn-figures.js';
@@ -29,6 +31,7 @@ import { QuillApi } from './lib/quill-api.js';
 const EVENTS = Number(process.env.QUILL_BENCH_EVENTS ?? 300_000);
 const DISTINCT_IDS = Number(process.env.QUILL_BENCH_DISTINCT_IDS ?? 1_000_000);
 const SKEW = Number(process.env.QUILL_BENCH_SKEW ?? 0);
+const PERSONLESS = Number(process.env.QUILL_BENCH_PERSONLESS ?? 0);
 const PERF = process.env.QUILL_BENCH_PERF;
 const PRELOAD = Number(process.env.QUILL_BENCH_PRELOAD ?? 0);
 const FLAG_RPS = Number(process.env.QUILL_BENCH_FLAG_RPS ?? 0);
@@ -76,9 +79,10 @@ if (PRELOAD > 0) {
 const preloaded = (await probe.count()) ?? 0;
 await fault(quill.base, 'pause-apply');
 const skewed = (body: string) => (SKEW > 0 ? body.replace(/"distinct_id":"user-\d+"/g, (m) => (Math.random() < SKEW ? '"distinct_id":"user-busy"' : m)) : body);
+const personless = (body: string) => (PERSONLESS > 0 ? body.replace(/"properties":\{/g, (m) => (Math.random() < PERSONLESS ? '"properties":{"$process_person_profile":false,' : m)) : body);
 const sent = await sendFixedCount({
   base: quill.base, path: '/batch/', requests: Math.ceil(EVENTS / PER_REQUEST), connections: CONNECTIONS,
-  body: () => skewed(factory.batchBody(PROJECT_KEY, PER_REQUEST)),
+  body: () => personless(skewed(factory.batchBody(PROJECT_KEY, PER_REQUEST))),
 });
 const acked = sent.ok * PER_REQUEST;
 log(`${acked} events acknowledged in ${sent.duration_s} s with the apply paused; resuming it`);
@@ -116,7 +120,7 @@ await quill.stop();
 if (process.env.QUILL_BENCH_KEEP_DATA !== '1') rmSync(quill.dataDir, { recursive: true, force: true });
 
 const result = {
-  machine: machine(), commit: commit(), events: acked, distinct_ids: DISTINCT_IDS, skew: SKEW,
+  machine: machine(), commit: commit(), server: QUILL_MAIN, events: acked, distinct_ids: DISTINCT_IDS, skew: SKEW, personless: PERSONLESS,
   drain_s: round1(drainS), drain_events_s: Math.round(acked / drainS), timed_out: applied.timed_out,
   cpu_us_per_applied_event: round1((totalTicks / TICKS_PER_S) * 1e6 / acked), busy_threads: busy,
   preloaded_events: preloaded, flags_during_drain: flags, rss_anon_mb: memory.rss_anon_mb, lmdb_mb: lmdbMb, transactions, perf: PERF ?? null,

@@ -18,7 +18,8 @@ const NAMES = ['$pageview', 'signup', '$pageview', 'pay', '$pageview', 'signup']
  * 24 visitors over two weeks across the end of DST in New York, active on 1-8 days each, two thirds identified
  * (merges). Each batch brings one new person (its anonymous events; the identification and the identified events
  * come in the next batch, all from one distinct id), and every batch is applied before the next: both Quills number
- * their persons alike, the order the persons of a point are listed in. One event has no person.
+ * their persons alike, the order the persons of a point are listed in. One event has no person (a personless actor: counted in its
+ * points, never listed, as PostHog lists persons only).
  */
 function dataset(): ReturnType<typeof event>[][] {
   const browsers = ['Chrome', 'Safari', 'Firefox'];
@@ -201,6 +202,7 @@ t.test('a person deleted since its events: the local engine answers, ranking it 
   for (const api of [engines.chApi, engines.localApi]) tt.equal((await api.delete(`/api/projects/@current/persons/${victim.uuid}/`)).status, 204);
   const [fromCh, fromLocal] = await Promise.all([get(engines.chApi, 'persons/trends', point), get(engines.localApi, 'persons/trends', point)]);
   tt.match(fromCh.clickhouse?.fallback, /deleted/, `falls back, saying ${fromCh.clickhouse?.fallback}`);
-  tt.equal(fromLocal.missing_persons, 1, 'the deleted person counted as missing');
+  // Beside the personless visitor (counted in the point, with no person to list: missing before already).
+  tt.equal(fromLocal.missing_persons, before.missing_persons + 1, 'the deleted person counted as missing');
   tt.same(essence(fromCh), essence(fromLocal), "the local engine's persons");
 });

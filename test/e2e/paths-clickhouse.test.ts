@@ -19,7 +19,7 @@ const CUSTOM = ['clicked', 'signup', '$autocapture'];
 /**
  * 24 visitors over two weeks across the end of DST in New York, each with three sessions (gaps of hours) of page
  * views (a trailing slash, a query string, one without a URL), screens and custom events, some repeated in a row;
- * two thirds identified in the second session (merges); browsers varying; one event of no person. No two events of
+ * two thirds identified in the second session (merges); browsers varying; one event of no person (a personless actor). No two events of
  * a person share an instant (ties' order is not defined across engines).
  */
 function dataset(): ReturnType<typeof event>[][] {

@@ -323,9 +323,8 @@ t.test('after persons are deleted (their events kept), ClickHouse still answers 
 
 t.test('personless events ($process_person_profile: false) count as the local engine counts them', async (tt) => {
   const at = (d: number, h: number) => new Date(START + d * DAY + h * 3_600_000).toISOString();
-  // Two distinct ids with no person (one on three days, one on one), and one that already has a person. Not tested:
-  // a distinct id that gets a person after its personless events — the export attaches the person it finds when it
-  // writes the events (src/worker/export/event-exporter.ts), so ClickHouse may count them for that person.
+  // Two distinct ids with no person (one on three days, one on one: each a personless actor), and one that already
+  // has a person. Distinct ids that get a person after their personless events: test/e2e/personless-events.test.ts.
   const batch = [
     ...[2, 3, 6].map((d) => event('ghost-1', '$pageview', { $process_person_profile: false }, { timestamp: at(d, 10) })),
     event('ghost-2', '$pageview', { $process_person_profile: false }, { timestamp: at(4, 22) }),

@@ -35,7 +35,7 @@ function dataset(): ReturnType<typeof event>[][] {
     }
     batches.push(batch);
   }
-  // Events without a person (counted as events, never as users) and breakdown values the local engine keys by
+  // Events without a person (each distinct id a personless actor, counted as a user) and breakdown values the local engine keys by
   // their JSON text: null, a number, a boolean, quotes and backslashes, a large number's exponent.
   const odd: unknown[] = [null, 12, true, 'say "hi" \\ there', 1e21, 2.5];
   batches.push(odd.flatMap((browser, i) => [

@@ -301,6 +301,40 @@ function browserSuite(): void {
     t.same(errors, [], 'no uncaught errors on the page');
   });
 
+  t.test("person_profiles: 'identified_only' (the SDK's default): a never-identified visitor is a unique user; identify keeps its first pageview", async (t) => {
+    const { page, errors } = await openPage(t, '/index.html', { person_profiles: 'identified_only' });
+    const anonId: string = await page.evaluate(() => window.posthog.get_distinct_id());
+    await page.evaluate(() => window.posthog.capture('identified-only visit'));
+    const stored = await storedWith(anonId, '$pageview', 'identified-only visit');
+    for (const e of stored) t.equal(e.properties.$process_person_profile, false, `${e.event} sent without a person profile`);
+    t.equal(await personOf(api, anonId), null, 'no person is created for it');
+    const project = (await api.get('/api/projects/@current/')).body;
+    // The visitor's two events on one day: one unique user (PostHog counts its derived person id, not nobody).
+    const dau = async (event: string) => {
+      const res = await api.get(`/api/projects/@current/insights/trend/?refresh=true&date_from=-1d&events=${encodeURIComponent(JSON.stringify([{ id: event, math: 'dau' }]))}`);
+      t.equal(res.status, 200);
+      return (res.body.result[0].data as number[]).reduce((a, b) => a + b, 0);
+    };
+    t.equal(await dau('identified-only visit'), 1, 'a never-identified visitor counts as a unique user');
+    const hogql = async (sql: string) => (await api.post('/api/projects/@current/query/', { query: { kind: 'HogQLQuery', query: sql } })).body.results;
+    const actorOf = `SELECT DISTINCT person_id FROM events WHERE distinct_id = '${anonId}' AND event = '$pageview'`;
+    const [[anonymousActor]] = await hogql(actorOf);
+    t.match(anonymousActor, /^[0-9a-f-]{36}$/, `its person_id is the uuid derived from its distinct id (project ${project.id})`);
+
+    await page.evaluate(() => window.posthog.identify('browser-user-2', { email: 'ann@acme.io' }));
+    await storedWith('browser-user-2', '$identify');
+    const person = await personOf(api, 'browser-user-2');
+    t.same([...person.distinct_ids].sort(), [anonId, 'browser-user-2'].sort());
+    t.equal(person.uuid, anonymousActor, 'the person takes the uuid its anonymous events already carry (PostHog: no override needed)');
+    const pageview = (await storedEvents(api, anonId)).find((e) => e.event === '$pageview');
+    t.same(pageview.person, { is_identified: true, distinct_ids: [anonId], properties: { email: 'ann@acme.io' } }, 'the first pageview, sent before identify, belongs to the person (shown by its first distinct id)');
+    t.same(await hogql(actorOf), [[person.uuid]]);
+    await page.evaluate(() => window.posthog.capture('identified-only visit'));
+    await eventually('the identified visit stored', async () => (await storedEvents(api, 'browser-user-2')).some((e) => e.event === 'identified-only visit') || null);
+    t.equal(await dau('identified-only visit'), 1, 'before and after identify: still one unique user');
+    t.same(errors, [], 'no uncaught errors on the page');
+  });
+
   t.test('sendBeacon: an explicit beacon capture and the unload flush of the batch queue reach Quill', async (t) => {
     /** Beacons the page sent to Quill's capture endpoint, with a non-empty body. */
     const beaconsTo = async (page: Page) => {

@@ -2,7 +2,7 @@
 // statements, and the batch tokens that make retries idempotent.
 import t from 'tap';
 import { personUuid } from '../../src/domain/ingest/index.js';
-import { chTime, eventPerson, eventRow, storedForm, personRow, distinctIdRow } from '../../src/stores/clickhouse/rows.js';
+import { chTime, eventPerson, eventRow, storedForm, personRow, distinctIdRow, overrideRows } from '../../src/stores/clickhouse/rows.js';
 import { deletionStatement, schemaStatements, sqlString } from '../../src/stores/clickhouse/schema.js';
 import { eventsToken } from '../../src/worker/export/event-exporter.js';
 import { changesToken } from '../../src/worker/export/person-exporter.js';
@@ -18,6 +18,8 @@ t.test('single node: PostHog engines, partitioning and sort keys, with a dedupli
   t.match(events, /`\$group_0` String MATERIALIZED/);
   t.match(sql.find((s) => s.includes('posthog.person\n'))!, /ReplacingMergeTree\(version\)\nORDER BY \(team_id, id\)/);
   t.match(sql.find((s) => s.includes('posthog.person_distinct_id2'))!, /ReplacingMergeTree\(version\)\nORDER BY \(team_id, distinct_id\)/);
+  t.match(sql.find((s) => s.includes('posthog.person_distinct_id_overrides'))!, /distinct_id String,\n    person_id UUID,[\s\S]*ReplacingMergeTree\(version\)\nORDER BY \(team_id, distinct_id\)/,
+    "PostHog's override table: person_distinct_id2's columns");
   t.ok(sql.every((s) => s.includes('IF NOT EXISTS')), 'every statement is idempotent');
 });
 
@@ -46,7 +48,7 @@ t.test('event rows', async (t) => {
   const atEvent = eventRow(1, stored.event, false, person, '{"a":0}', 0, 1, 0);
   t.equal(atEvent.person_properties, '{"a":0}', 'the snapshot the event was applied with, not the person now');
   t.equal(atEvent.person_id, 'p-uuid', 'the person now (after merges)');
-  t.equal(eventRow(3, stored.event, true, null, '{"b":2}', 0, 1, 0).person_properties, '{"b":2}', "a personless event: its distinct id's person at the event");
+  t.equal(eventRow(3, stored.event, true, person, '{"b":2}', 0, 1, 0).person_properties, '{"b":2}', "a personless event of a distinct id with a person: that person at the event");
   t.equal(row.person_created_at, '2026-01-01 00:00:00.000000');
   t.equal(row.person_mode, 'full');
   t.equal(row._offset, 4294967396);
@@ -55,10 +57,14 @@ t.test('event rows', async (t) => {
   const personless = storedForm({ ...ev, properties: { $process_person_profile: false, $set: { a: 1 }, x: 1 } }, {})!;
   t.ok(personless.personless);
   t.same(personless.event.properties, { $process_person_profile: false, x: 1 }, 'no person operations without a profile');
-  const prow = eventRow(3, personless.event, true, null, null, NaN, 1, Date.parse('2026-11-28T00:00:00Z'));
+  const prow = eventRow(3, personless.event, true, 'personless', '{}', NaN, 1, Date.parse('2026-11-28T00:00:00Z'));
   t.equal(prow.person_id, personUuid(3, 'd1'), "PostHog's derived person id");
   t.equal(prow.person_mode, 'propertyless');
-  t.equal(prow.person_properties, '{}', 'no person, no snapshot: none');
+  t.equal(prow.person_properties, '{}', 'no person: no person properties');
+  t.equal(prow.person_created_at, '1970-01-01 00:00:05.000000', "PostHog's created_at of an event without a person (createFakePerson)");
+  const legacy = eventRow(3, personless.event, true, 'none', null, NaN, 1, 0);
+  t.same([legacy.person_id, legacy.person_created_at, legacy.person_properties], [personUuid(3, 'd1'), '1970-01-01 00:00:00.000000', '{}'],
+    'an event an older Quill applied without any actor: the epoch itself, which the analyses leave out');
   t.equal(prow.created_at, '2026-11-28 00:00:00.000000', 'no receive time (old record format): the export time');
   t.equal(storedForm({ ...ev, event: '$identify', properties: { $process_person_profile: false } }, {}), null, 'a person event without a profile is dropped, as by the apply');
   t.equal(chTime('not a time'), '1970-01-01 00:00:00.000000');
@@ -72,6 +78,11 @@ t.test('person and distinct id rows carry the change that exported them as versi
   t.same({ id: row.id, version: row.version, is_identified: row.is_identified, is_deleted: row.is_deleted, created_at: row.created_at, properties: row.properties },
     { id: 'u-7', version: 42, is_identified: 1, is_deleted: 0, created_at: '2026-01-02 03:04:05.000000', properties: '{"plan":"pro"}' });
   t.same(distinctIdRow(1, 'a', 'u-7', true, 43, 0).is_deleted, 1);
+  // The person of 'anon' took its derived uuid (identify after personless events); 'user' and 'laptop' joined it.
+  const uuid = personUuid(1, 'anon');
+  const rows = ['anon', 'user', 'laptop'].map((d) => distinctIdRow(1, d, uuid, false, 44, 0));
+  t.same(overrideRows([...rows, distinctIdRow(1, 'gone', 'u-9', true, 45, 0), distinctIdRow(1, 'x', personUuid(1, 'x'), true, 45, 0)]).map((r) => [r.distinct_id, r.is_deleted]),
+    [['user', 0], ['laptop', 0], ['gone', 1]], "overrides: the distinct ids whose person's uuid is not their own derived one, deletions included");
 });
 
 t.test('deletions', async (t) => {

@@ -38,3 +38,4 @@ export { isIllegalDistinctId } from './illegal-ids.js';
 export { applyPersonUpdates, deepEqual, personProfileMode, personUpdatesOf } from './person-properties.js';
 export { elementsChainFromElements, elementsChainFromRecords, parseElementsChain } from './elements-chain.js';
 export { addGroupIndexes } from './group-properties.js';
+export { mergedPersonPlan, PERSONLESS_CREATED_AT, PERSONLESS_CREATED_AT_MS, type MergedPersonPlan } from './personless.js';

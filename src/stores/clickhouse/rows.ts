@@ -4,14 +4,13 @@
  *
  * Times are written as `YYYY-MM-DD hh:mm:ss.ffffff` in UTC, which every DateTime64 column parses without settings.
  */
-import { addGroupIndexes, personProfileMode, personUuid, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { addGroupIndexes, PERSONLESS_CREATED_AT, personProfileMode, personUuid, type NormalizedEvent } from '../../domain/ingest/index.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { GroupRow, PersonRow } from '../persons/person-store.js';
 
 /**
- * The person an event belongs to when it is exported (null: its distinct id has none; captured without a profile):
- * its uuid and creation time. Its properties then are only for events whose own snapshot was not kept (applied
- * before the export was on; src/stores/persons/event-snapshots.ts).
+ * The person an event belongs to when it is exported: its uuid and creation time. Its properties then are only for
+ * events whose own snapshot was not kept (applied before the export was on; src/stores/persons/event-snapshots.ts).
  */
 export interface EventPerson {
   uuid: string;
@@ -34,6 +33,15 @@ export function eventPerson(row: { uuid: string; properties: Record<string, unkn
 
 const ZERO_TIME = '1970-01-01 00:00:00.000000';
 
+/**
+ * Who an exported event counts for: a person; `'personless'`, an event applied without a person (its distinct id's
+ * personless actor, src/domain/ingest/personless.ts), written as PostHog writes one — person_id the distinct id's
+ * deterministic uuid, no person properties, person_created_at 1970-01-01 00:00:05; or `'none'`, an event an older
+ * Quill applied without any actor (person id 0 in its block), written with person_created_at at the epoch itself,
+ * which the analyses on ClickHouse leave out as the local engine does (src/domain/analytics/clickhouse/person-events.ts).
+ */
+export type EventActor = EventPerson | 'personless' | 'none';
+
 /** An ISO time or epoch milliseconds as ClickHouse's DateTime64 text, UTC. */
 export function chTime(time: string | number): string {
   // Quill's own times (normalised timestamps, created_at) are all `toISOString()` text: rearranged, not parsed.
@@ -49,6 +57,9 @@ export function chTime(time: string | number): string {
 
 const MIN_TIME = Date.UTC(1900, 0, 1);
 const MAX_TIME = Date.UTC(2299, 11, 31, 23, 59, 59, 999);
+
+/** person_created_at of an event without a person (PostHog's `createFakePerson`), in ClickHouse's text. */
+export const PERSONLESS_CREATED_AT_TEXT = chTime(PERSONLESS_CREATED_AT);
 
 let lastSecond = Number.NaN;
 let lastSecondText = '';
@@ -101,14 +112,16 @@ export interface EventRow {
 
 /**
  * One event. `personProperties`: the JSON text of the person properties the event was applied with (what the local
- * engine's person-property filters and breakdowns read), null when not kept: then the person's as exported.
+ * engine's person-property filters and breakdowns read), null when not kept: then the person's as exported (none
+ * for an event without a person).
  * `receivedAt`: when Quill received it (PostHog's `created_at`); `offset`: the ingest-log position of its record
  * (`_offset`); `exportedAt`: `_timestamp`.
  */
 export function eventRow(
-  team: number, ev: NormalizedEvent, personless: boolean, person: EventPerson | null, personProperties: string | null,
+  team: number, ev: NormalizedEvent, personless: boolean, actor: EventActor, personProperties: string | null,
   receivedAt: number, offset: number, exportedAt: number,
 ): EventRow {
+  const person = typeof actor === 'string' ? null : actor;
   return {
     uuid: ev.uuid,
     event: ev.event,
@@ -119,8 +132,8 @@ export function eventRow(
     elements_chain: ev.elements_chain,
     created_at: chTime(Number.isFinite(receivedAt) ? receivedAt : exportedAt),
     person_id: person ? person.uuid : personUuid(team, ev.distinct_id),
-    person_created_at: person ? person.createdAt : ZERO_TIME,
-    person_properties: personProperties ?? (person ? person.propertiesJson : '{}'),
+    person_created_at: person ? person.createdAt : actor === 'personless' ? PERSONLESS_CREATED_AT_TEXT : ZERO_TIME,
+    person_properties: person ? personProperties ?? person.propertiesJson : '{}',
     person_mode: personless ? 'propertyless' : 'full',
     _timestamp: chSeconds(exportedAt),
     _offset: offset,
@@ -171,6 +184,18 @@ export function distinctIdRow(team: number, distinctId: string, personUuid: stri
     team_id: team, distinct_id: distinctId, person_id: personUuid, is_deleted: deleted ? 1 : 0, version,
     _timestamp: chSeconds(exportedAt), _offset: version, _partition: 0,
   };
+}
+
+/**
+ * PostHog's `person_distinct_id_overrides` rows among distinct-id rows: those of distinct ids whose events may carry
+ * another person id than their person's — the ones whose person's uuid is not the distinct id's own derived uuid
+ * (an anonymous id that joined another person, its earlier events written without a person or with the person it
+ * had; PostHog writes these with version > 0, and its queries join this small table instead of every distinct id's).
+ * A deleted row goes too, so the override ends with its distinct id. Every other distinct id's events carry its
+ * person's uuid already (the export writes the person it finds, or the derived uuid).
+ */
+export function overrideRows(rows: readonly DistinctIdRow[]): DistinctIdRow[] {
+  return rows.filter((r) => r.person_id !== personUuid(r.team_id, r.distinct_id));
 }
 
 export interface GroupTableRow {

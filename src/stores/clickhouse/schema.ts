@@ -1,6 +1,6 @@
 /**
  * PostHog's ClickHouse tables, as Quill creates them for its export (design.md §4b): `events`, `person`,
- * `person_distinct_id2` and `groups`, with PostHog's columns, engines, partitioning and sort keys, so that queries
+ * `person_distinct_id2`, `person_distinct_id_overrides` and `groups`, with PostHog's columns, engines, partitioning and sort keys, so that queries
  * written for PostHog's schema run unchanged. Pure: statements only; src/stores/clickhouse/sink.ts runs them.
  *
  * Single node: the tables themselves. On a cluster (`QUILL_CLICKHOUSE_CLUSTER`): `sharded_events` replicated per
@@ -12,7 +12,7 @@
  */
 
 /** Raised whenever a statement below changes; `quill_schema_version` records what a database has. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Insert blocks remembered per table for deduplication (PostHog's replicated tables keep their default window). */
 const DEDUPLICATION_WINDOW = 10_000;
@@ -98,6 +98,12 @@ SAMPLE BY cityHash64(distinct_id)`,
     name: 'person_distinct_id2', columns: DISTINCT_ID_COLUMNS, engine: 'ReplacingMergeTree', engineArgs: 'version', sharded: false,
     tail: 'ORDER BY (team_id, distinct_id)',
   },
+  // PostHog's small table of the distinct ids whose events may carry another person id than their person's (its
+  // queries join it instead of person_distinct_id2; version 2 of this schema).
+  {
+    name: 'person_distinct_id_overrides', columns: DISTINCT_ID_COLUMNS, engine: 'ReplacingMergeTree', engineArgs: 'version', sharded: false,
+    tail: 'ORDER BY (team_id, distinct_id)',
+  },
   { name: 'groups', columns: GROUP_COLUMNS, engine: 'ReplacingMergeTree', engineArgs: '_timestamp', sharded: false, tail: 'ORDER BY (team_id, group_type_index, group_key)' },
 ];
 
@@ -141,7 +147,7 @@ ORDER BY version`);
 }
 
 /** The tables the exporter inserts into (on a cluster: events through the Distributed table). */
-export const EXPORT_TABLES = { events: 'events', person: 'person', distinctIds: 'person_distinct_id2', groups: 'groups' } as const;
+export const EXPORT_TABLES = { events: 'events', person: 'person', distinctIds: 'person_distinct_id2', overrides: 'person_distinct_id_overrides', groups: 'groups' } as const;
 
 /** A string literal of ClickHouse SQL. */
 export function sqlString(text: string): string {

@@ -16,6 +16,12 @@
  */
 import { atomically, openTable, type Env, type Table } from '../lmdb-env.js';
 
+/**
+ * The snapshot of an event applied without a person (its distinct id's personless actor): not JSON, so it is told
+ * apart from a person with no properties; the exporter writes such an event as PostHog writes one.
+ */
+export const PERSONLESS_SNAPSHOT = '';
+
 /** One entry: the events' uuids, each one's index in `j`, and the distinct snapshots as JSON text. */
 interface SnapshotEntry {
   u: string[];
@@ -65,6 +71,8 @@ export class EventSnapshots {
   }
 }
 
+const PERSONLESS_KEY: object = Object.freeze({});
+
 /** The snapshots of one apply transaction, gathered per record and written at `commit`. */
 export class SnapshotWriter {
   private readonly records = new Map<string, { key: SnapshotKey; entry: SnapshotEntry; index: Map<object, number> }>();
@@ -73,23 +81,27 @@ export class SnapshotWriter {
 
   constructor(private readonly table: Table<SnapshotEntry, SnapshotKey>) {}
 
-  /** The event `uuid` of the record (`source`, `end`) was applied with the person properties `properties`. */
-  add(source: number, end: number, uuid: string, properties: Readonly<Record<string, unknown>>): void {
+  /**
+   * The event `uuid` of the record (`source`, `end`) was applied with the person properties `properties`, or
+   * without a person (null: PERSONLESS_SNAPSHOT).
+   */
+  add(source: number, end: number, uuid: string, properties: Readonly<Record<string, unknown>> | null): void {
     const id = `${source}:${end}`;
     let record = this.records.get(id);
     if (record === undefined) {
       record = { key: [source, end, uuid], entry: { u: [], i: [], j: [] }, index: new Map() };
       this.records.set(id, record);
     }
-    let at = record.index.get(properties);
+    const key = properties ?? PERSONLESS_KEY;
+    let at = record.index.get(key);
     if (at === undefined) {
-      let text = this.texts.get(properties);
+      let text = this.texts.get(key);
       if (text === undefined) {
-        text = JSON.stringify(properties);
-        this.texts.set(properties, text);
+        text = properties === null ? PERSONLESS_SNAPSHOT : JSON.stringify(properties);
+        this.texts.set(key, text);
       }
       at = record.entry.j.push(text) - 1;
-      record.index.set(properties, at);
+      record.index.set(key, at);
     }
     record.entry.u.push(uuid);
     record.entry.i.push(at);

@@ -8,6 +8,7 @@
  * update is lost to a race (design.md §1).
  */
 import { join } from 'node:path';
+import { personUuid } from '../../domain/ingest/uuid.js';
 import { PERSONS_ENV } from '../data-dir/paths.js';
 import { all, atomically, openIndex, openJsonTable, openTable, openEnv, type Env, type Table } from '../lmdb-env.js';
 import { PersonChangeLog, type MirroredDeletion, type PersonChanges } from './change-log.js';
@@ -39,7 +40,14 @@ export class PersonStore {
   readonly env: Env;
   readonly persons: Table<PersonRow, [number, number]>;
   readonly distinctIds: Table<number, [number, string]>;
+  /**
+   * [team, uuid] → id: each live person's uuid, and the deterministic uuid of every distinct id whose events came
+   * without a person profile (`$process_person_profile: false`) → the id those events count under (a personless
+   * actor: an id from the person sequence with no person row; see `personlessIdOf`).
+   */
   readonly uuids: Table<number, [number, string]>;
+  /** [team, id of a personless actor] → its distinct id (the actor's uuid is that distinct id's deterministic one). */
+  readonly personless: Table<string, [number, number]>;
   /**
    * Person ids merged away -> the person they were merged into (events keep their ingestion-time person id). Key
    * [team, 0] (no person has id 0) counts the project's merges: analyses cache the resolved overrides by it.
@@ -67,6 +75,7 @@ export class PersonStore {
     this.persons = openJsonTable(this.env, 'persons_json');
     this.distinctIds = openTable(this.env, 'distinct_ids');
     this.uuids = openTable(this.env, 'person_uuids');
+    this.personless = openTable(this.env, 'personless_distinct_ids');
     this.merged = openTable(this.env, 'merged_persons');
     this.groups = openJsonTable(this.env, 'groups_json');
     this.hashKeyOverrides = openTable(this.env, 'hash_key_overrides');
@@ -194,6 +203,38 @@ export class PersonStore {
     return id === undefined ? undefined : this.persons.get([team, id]);
   }
 
+  /** The id a uuid names: a live person's, or a personless actor's (PostHog's events name both by uuid). */
+  idOfUuid(team: number, uuid: string): number | undefined {
+    return this.uuids.get([team, uuid]);
+  }
+
+  /**
+   * The personless actor of a distinct id: the id holding its deterministic uuid with no person row (undefined: its
+   * events have always had a person, or it never sent any). PostHog writes such events with the person id
+   * `uuidFromDistinctId(team, distinct id)` and no person; Quill gives that uuid an id from the person sequence the
+   * first time it sees it (`putPersonless`), so analyses count it like any person id.
+   */
+  personlessIdOf(team: number, distinctId: string): number | undefined {
+    const id = this.uuids.get([team, personUuid(team, distinctId)]);
+    return id !== undefined && !this.persons.doesExist([team, id]) ? id : undefined;
+  }
+
+  /**
+   * Only inside `write`: `id` (fresh from the person sequence) becomes the personless actor of `distinctId`, whose
+   * deterministic uuid is `uuid` and not held yet. Two puts: the uuid row (what the apply reads) and the id's row
+   * (what turns the id back into its uuid when a query shows it), appended since ids only grow.
+   */
+  putPersonless(team: number, distinctId: string, uuid: string, id: number): void {
+    this.uuids.put([team, uuid], id);
+    this.personless.put([team, id], distinctId);
+  }
+
+  /** The uuid of a personless actor (undefined: `id` is not one, or it has a person row now: ask `person`). */
+  personlessUuid(team: number, id: number): string | undefined {
+    const distinctId = this.personless.get([team, id]);
+    return distinctId === undefined ? undefined : personUuid(team, distinctId);
+  }
+
   /** Follows merge overrides to the person an old person id now lives in (or undefined if it was deleted). */
   resolve(team: number, id: number): PersonRow | undefined {
     let current = id;
@@ -257,6 +298,12 @@ export class PersonStore {
    * hash keys and its static cohort memberships. Only inside `write`.
    */
   purgePerson(row: PersonRow): void {
+    // Personless actors merged into it go too: its distinct ids' events are deleted with it, and one coming back
+    // without a profile starts a new actor, as it would in PostHog (where its deterministic uuid names no person).
+    for (const d of this.distinctIdsOf(row)) {
+      const ghost = this.personlessIdOf(row.team, d);
+      if (ghost !== undefined) this.uuids.remove([row.team, personUuid(row.team, d)]);
+    }
     this.removePerson(row);
     for (const flagKey of Object.keys(this.hashKeysOf(row.team, row.id))) this.hashKeyOverrides.remove([row.team, row.id, flagKey]);
     for (const cohortId of this.staticCohortIdsOf(row.team, row.id)) this.removeFromStaticCohort(row.team, cohortId, row.id);

@@ -15,7 +15,9 @@ import { AnsweredLocally } from './executor-choice.js';
 export const ACTOR_ROWS_MAX = 2_000_000;
 
 /**
- * The local person id of a person ClickHouse names by uuid. A uuid the persons store does not know is a person
+ * The local person id of a person ClickHouse names by uuid: a person's, or a personless actor's (the deterministic
+ * uuid of a distinct id whose events came without a profile; src/domain/ingest/personless.ts), which has no row and
+ * is left out of the page as the local engine leaves it out. A uuid the persons store does not know is a person
  * deleted since its events (a merged-away person is never named: ClickHouse follows the merge, as the local engine
  * does): the local engine still counts it, under an id ClickHouse cannot know, and ranks it by that id among the
  * others, so the local engine answers instead.
@@ -26,9 +28,9 @@ export function localPersonIdOf(rt: WorkerRuntime, team: number): (uuid: string)
   return (uuid) => {
     let id = known.get(uuid);
     if (id === undefined) {
-      const row = rt.persons.personByUuid(team, uuid);
-      if (!row) throw new AnsweredLocally('a person of this point was deleted since: only the local engine knows its place among the others');
-      known.set(uuid, (id = row.id));
+      id = rt.persons.idOfUuid(team, uuid);
+      if (id === undefined) throw new AnsweredLocally('a person of this point was deleted since: only the local engine knows its place among the others');
+      known.set(uuid, id);
     }
     return id;
   };

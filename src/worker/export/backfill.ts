@@ -13,11 +13,13 @@
  * retention or rewritten by a person deletion meanwhile is skipped (counted in `skippedBlocks`): retention and
  * person deletion are repeated in ClickHouse anyway, and what a rewrite kept is skipped with it (a known gap).
  */
+import { PERSONLESS_CREATED_AT_MS } from '../../domain/ingest/index.js';
 import { shardOf } from '../../domain/shard-of.js';
 import { eventsOfBlock, personPropertiesOfBlock, STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { eventRow, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventRow, type EventActor, type EventRow } from '../../stores/clickhouse/rows.js';
+import { COL } from '../../stores/scan/block-builder.js';
 import { BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
@@ -143,11 +145,18 @@ export class BackfillExporter {
     // Stored properties are the apply's: `$group_N` and the person-profile flag are as the log exporter sends them.
     // The person properties are each event's own, as the block keeps them for the local engine's analyses.
     const personProperties = personPropertiesOfBlock(block, from, to);
+    // Who each event counts for, as the apply stored it: its personless actor (PostHog's person created_at), an older
+    // Quill's "no person" (id 0), or the person its distinct id has now.
+    const createdAt = block.f64(COL.personCreatedAt);
+    let row = from;
     for (const e of eventsOfBlock(team, block, from, to)) {
       const personless = e.properties.$process_person_profile === false;
       const snapshot = JSON.stringify(personProperties.next().value);
+      const actor: EventActor = e.person_id === null ? 'none'
+        : createdAt?.[row] === PERSONLESS_CREATED_AT_MS ? 'personless' : people.of(team, e.distinct_id) ?? 'none';
+      row++;
       rows.push(eventRow(team, { uuid: e.uuid, event: e.event, distinct_id: e.distinct_id, properties: e.properties, timestamp: e.timestamp, elements_chain: e.elements_chain },
-        personless, people.of(team, e.distinct_id), snapshot, e.ts, 0, now));
+        personless, actor, snapshot, e.ts, 0, now));
       if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
     }
     return rows;

@@ -3,8 +3,22 @@
  * of the persons store (and one JSON of its properties, made only for events whose own snapshot was not kept). Made
  * per batch, on a fresh read of the store.
  */
-import { eventPerson, type EventPerson } from '../../stores/clickhouse/rows.js';
+import { eventPerson, type EventActor, type EventPerson } from '../../stores/clickhouse/rows.js';
+import { PERSONLESS_SNAPSHOT } from '../../stores/persons/event-snapshots.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
+
+/**
+ * Who a logged event counts for in ClickHouse, as the apply stored it: an event it applied without a person (its
+ * snapshot says so) goes out as PostHog writes one, whatever person its distinct id has by now — ClickHouse's
+ * person_id of the event then follows that person through person_distinct_id2, as the local engine's does through
+ * the merge overrides, and its person_created_at stays the one the local engine stored. Without a snapshot (applied
+ * before the export was on), the person its distinct id has now, or none: personless when it came without a
+ * profile. `personless`: the event came with `$process_person_profile: false`.
+ */
+export function actorOf(people: BatchPersons, team: number, distinctId: string, personless: boolean, snapshot: string | undefined): EventActor {
+  if (snapshot === PERSONLESS_SNAPSHOT) return 'personless';
+  return people.of(team, distinctId) ?? (snapshot === undefined && personless ? 'personless' : 'none');
+}
 
 export class BatchPersons {
   private readonly byDistinctId = new Map<string, EventPerson | null>();

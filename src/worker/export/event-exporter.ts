@@ -20,7 +20,7 @@ import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import { eventRow, storedForm, type EventRow } from '../../stores/clickhouse/rows.js';
-import { BatchPersons } from './batch-persons.js';
+import { actorOf, BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
 import type { Shard } from '../ingest/shard.js';
@@ -184,8 +184,8 @@ export class EventExporter {
         if (filtered && inBackfill(this.filter!, team, ev.distinct_id, offset, this.shardCount)) continue;
         const stored = storedForm(ev, groupTypes);
         if (!stored) continue;
-        const person = people.of(team, ev.distinct_id);
-        rows.push(eventRow(team, stored.event, stored.personless, person, snapshots.get(ev.uuid) ?? null, receivedAt, offset, now));
+        const snapshot = snapshots.get(ev.uuid);
+        rows.push(eventRow(team, stored.event, stored.personless, actorOf(people, team, ev.distinct_id, stored.personless, snapshot), snapshot ?? null, receivedAt, offset, now));
         if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
       }
     }

@@ -1,5 +1,6 @@
 /**
- * Exports person changes to ClickHouse's `person`, `person_distinct_id2` and `groups` tables, exactly once in effect.
+ * Exports person changes to ClickHouse's `person`, `person_distinct_id2` (with PostHog's `person_distinct_id_overrides`
+ * for the distinct ids that need one) and `groups` tables, exactly once in effect.
  *
  * Every persons write transaction records what it changed in the persons environment's change log, under a
  * sequence number allocated in the transaction (src/stores/persons/person-store.ts): so the log's order is the
@@ -15,7 +16,7 @@
 import type { MirroredDeletion, PersonChanges } from '../../stores/persons/change-log.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import {
-  deletedPersonRow, distinctIdRow, groupRow, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
+  deletedPersonRow, distinctIdRow, groupRow, overrideRows, personRow, type DistinctIdRow, type GroupTableRow, type PersonTableRow,
 } from '../../stores/clickhouse/rows.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import { BackgroundSlicer, foregroundBusy, type Foreground } from './background.js';
@@ -112,6 +113,7 @@ export class PersonExporter {
       await this.sink.insert(EXPORT_TABLES.person, persons.map((p) => personRow(p, 0, 0)), token);
       const distinctIds = persons.flatMap((p) => this.store.distinctIdsOf(p).map((d) => distinctIdRow(p.team, d, p.uuid, false, 0, 0)));
       await this.sink.insert(EXPORT_TABLES.distinctIds, distinctIds, token);
+      await this.sink.insert(EXPORT_TABLES.overrides, overrideRows(distinctIds), token);
       const last = persons[persons.length - 1]!;
       await this.store.changes.setBackfillCursor({ table: 'persons', key: [last.team, last.id] });
       return persons.length + distinctIds.length;
@@ -166,6 +168,7 @@ export class PersonExporter {
     if (latest > 0 && !(await this.exportedUntil(latest))) return null;
     await this.sink.insert(EXPORT_TABLES.person, rows.persons, changesToken(EXPORT_TABLES.person, done, through));
     await this.sink.insert(EXPORT_TABLES.distinctIds, rows.distinctIds, changesToken(EXPORT_TABLES.distinctIds, done, through));
+    await this.sink.insert(EXPORT_TABLES.overrides, overrideRows(rows.distinctIds), changesToken(EXPORT_TABLES.overrides, done, through));
     await this.sink.insert(EXPORT_TABLES.groups, rows.groups, changesToken(EXPORT_TABLES.groups, done, through));
     for (const deletion of rows.deletions) await this.sink.deleteEvents(deletion);
     await this.store.changes.markExported(through);

@@ -3,14 +3,20 @@
  * → `$unset` in ingestion order, `$identify` / `$create_alias` / `$merge_dangerously` merges with the illegal-id
  * lists and the is_identified guard, `$groupidentify`, `$groups` → `$group_<n>`, `$process_person_profile`.
  *
+ * Events without a profile (`$process_person_profile: false`) whose distinct id has no person count under the
+ * distinct id's personless actor (src/domain/ingest/personless.ts): an id from the person sequence held by the
+ * distinct id's deterministic uuid, made the first time it is seen (one read per such event, one write per new
+ * anonymous distinct id); a person later created for that distinct id takes the actor's id and uuid, and one it
+ * joins records the actor as merged into it, so its earlier events count for that person.
+ *
  * A processor lives for one write transaction of the persons environment (PersonStore.write): everything it
  * reads and writes is atomic with respect to other workers. Person rows are copied on first change and written
  * once at `flush`, so a chunk with many events of one person writes that person once.
  */
 import { randomUUID } from 'node:crypto';
 import {
-  addGroupIndexes, applyPersonUpdates, isIllegalDistinctId, MAX_ID_LENGTH, personProfileMode, personUpdatesOf, personUuid, truncateCodePoints,
-  type NormalizedEvent,
+  addGroupIndexes, applyPersonUpdates, isIllegalDistinctId, MAX_ID_LENGTH, mergedPersonPlan, PERSONLESS_CREATED_AT, personProfileMode,
+  personUpdatesOf, personUuid, truncateCodePoints, type NormalizedEvent,
 } from '../../domain/ingest/index.js';
 import { mergeProperties } from '../../domain/merge-properties.js';
 import type { GroupTypes } from '../../domain/model.js';
@@ -22,8 +28,10 @@ export interface PersonOutcome {
   personUuid: string;
   /** The person's properties right after this event (an immutable snapshot: rows are copied on write). */
   properties: Readonly<Record<string, unknown>>;
-  /** The person's created_at, or null when the event has no person. */
+  /** The person's created_at: PostHog's 1970-01-01 00:00:05 for a personless actor; null when the event has no person. */
   createdAt: string | null;
+  /** Counted for its distinct id's personless actor (no person: `$process_person_profile: false`). */
+  personless?: true;
 }
 
 const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -39,6 +47,8 @@ export class PersonProcessor {
   /** Person ids reserved for this transaction and not used yet (see `newPersonId`). */
   private idsFrom = 0;
   private idsLeft = 0;
+  /** Personless actors of this transaction by distinct id: a visitor's events in one chunk read the store once. */
+  private readonly actors = new Map<string, { id: number; uuid: string }>();
 
   constructor(
     private readonly store: PersonStore,
@@ -59,6 +69,12 @@ export class PersonProcessor {
     return this.idsFrom++;
   }
 
+  /** Returns the id `newPersonId` has just handed out, unused (the next call hands it out again). */
+  private unusedPersonId(): void {
+    this.idsLeft++;
+    this.idsFrom--;
+  }
+
   /** Returns the event's person, or null when the event must be dropped (§2.9). Mutates `ev.properties`. */
   process(ev: NormalizedEvent): PersonOutcome | null {
     const props = ev.properties;
@@ -70,10 +86,9 @@ export class PersonProcessor {
       delete props.$set_once;
       delete props.$unset;
       const existing = this.byDistinctId(ev.distinct_id);
-      return {
-        personId: existing?.id ?? null, personUuid: existing?.uuid ?? personUuid(this.team, ev.distinct_id),
-        properties: existing?.properties ?? NO_PROPERTIES, createdAt: existing?.created_at ?? null,
-      };
+      if (existing) return { personId: existing.id, personUuid: existing.uuid, properties: existing.properties, createdAt: existing.created_at };
+      const actor = this.personlessActor(ev.distinct_id);
+      return { personId: actor.id, personUuid: actor.uuid, properties: NO_PROPERTIES, createdAt: PERSONLESS_CREATED_AT, personless: true };
     }
     delete props.$process_person_profile;
 
@@ -114,6 +129,30 @@ export class PersonProcessor {
     this.dirty.clear();
   }
 
+  /**
+   * The personless actor of a distinct id that has no person: whatever id holds its deterministic uuid (PostHog
+   * counts the event for that uuid), or a new one.
+   */
+  private personlessActor(distinctId: string): { id: number; uuid: string } {
+    let actor = this.actors.get(distinctId);
+    if (actor === undefined) {
+      const uuid = personUuid(this.team, distinctId);
+      let id = this.store.idOfUuid(this.team, uuid);
+      if (id === undefined) this.store.putPersonless(this.team, distinctId, uuid, (id = this.newPersonId()));
+      this.actors.set(distinctId, (actor = { id, uuid }));
+    }
+    return actor;
+  }
+
+  /**
+   * The personless actor of a distinct id, if it has one (an id holding its deterministic uuid with no person row;
+   * persons made or changed in this transaction are not written yet, so those are looked for in it first).
+   */
+  private personlessIdOf(distinctId: string): number | undefined {
+    const id = this.store.idOfUuid(this.team, personUuid(this.team, distinctId));
+    return id !== undefined && !this.loaded.has(id) && !this.store.persons.doesExist([this.team, id]) ? id : undefined;
+  }
+
   private byDistinctId(distinctId: string): PersonRow | undefined {
     const cached = this.hot?.get(this.team, distinctId);
     if (cached !== undefined) {
@@ -146,10 +185,35 @@ export class PersonProcessor {
     return row;
   }
 
-  private create(distinctIds: string[], timestamp: string, identified: boolean): PersonRow {
-    const id = this.newPersonId();
-    // The deterministic uuid can already belong to a live person (e.g. after a split); never share one.
-    const uuid = this.store.claimUuid(this.team, personUuid(this.team, distinctIds[0]!), id) ?? this.claimRandomUuid(id);
+  /**
+   * A new person with these distinct ids; its uuid is the first one's deterministic uuid. When that uuid is held by a
+   * personless actor (the distinct id's events came without a profile), the person takes the actor's id, so those
+   * events are the person's with nothing to resolve; `adopt` names that actor when the caller knows it already.
+   */
+  private create(distinctIds: string[], timestamp: string, identified: boolean, adopt: number | null = null): PersonRow {
+    const deterministic = personUuid(this.team, distinctIds[0]!);
+    let id: number;
+    let uuid: string;
+    if (adopt !== null) {
+      id = adopt;
+      uuid = deterministic;
+    } else {
+      id = this.newPersonId();
+      const claimed = this.store.claimUuid(this.team, deterministic, id);
+      if (claimed !== null) {
+        uuid = claimed;
+      } else {
+        const actor = this.personlessIdOf(distinctIds[0]!);
+        if (actor !== undefined) {
+          this.unusedPersonId();
+          id = actor;
+          uuid = deterministic;
+        } else {
+          // The deterministic uuid can already belong to a live person (e.g. after a split); never share one.
+          uuid = this.claimRandomUuid(id);
+        }
+      }
+    }
     const row: PersonRow = {
       id, team: this.team, uuid, properties: {}, created_at: timestamp,
       is_identified: identified, version: -1, distinct_ids: distinctIds,
@@ -167,10 +231,13 @@ export class PersonProcessor {
     }
   }
 
+  /** Adds a distinct id that has no person; its personless actor, if any, is recorded as merged into the person. */
   private addDistinctId(person: PersonRow, distinctId: string): PersonRow {
+    const actor = this.personlessIdOf(distinctId);
     const row = this.change(person);
     row.distinct_ids.push(distinctId);
     this.store.distinctIds.put([this.team, distinctId], row.id);
+    if (actor !== undefined) this.store.recordMerge(this.team, actor, row.id);
     return row;
   }
 
@@ -184,7 +251,9 @@ export class PersonProcessor {
     const pOther = this.byDistinctId(other);
     const pTarget = this.byDistinctId(target);
     if (!pOther && !pTarget) {
-      this.create([target, other], timestamp, true);
+      const plan = mergedPersonPlan(target, other, this.personlessIdOf(target), this.personlessIdOf(other));
+      const row = this.create(plan.distinctIds, timestamp, true, plan.adopt);
+      if (plan.merged !== null) this.store.recordMerge(this.team, plan.merged, row.id);
     } else if (pOther && !pTarget) {
       this.markIdentified(this.addDistinctId(pOther, target));
     } else if (!pOther && pTarget) {

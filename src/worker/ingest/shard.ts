@@ -909,7 +909,7 @@ export class Shard {
     const writer = this.ctx.persons.eventSnapshots.writer();
     events.forEach((e, i) => {
       const outcome = outcomes[i];
-      if (outcome) writer.add(e.source, e.end, e.event.uuid, outcome.properties);
+      if (outcome) writer.add(e.source, e.end, e.event.uuid, outcome.personless ? null : outcome.properties);
     });
     writer.commit();
   }

@@ -83,7 +83,10 @@ async function runEventsQuery(rt: WorkerRuntime, q: Record<string, unknown>, ctx
     rt.persons.env.resetReadTxn();
     const id = String(q.personId);
     const person = rt.persons.personByUuid(ctx.team, id) ?? (/^\d+$/.test(id) ? rt.persons.person(ctx.team, Number(id)) : undefined);
-    conditions.push(person ? call('in', field('distinct_id'), callOf('tuple', person.distinct_ids.map(constant))) : constant(false));
+    // A personless actor (no person row; src/domain/ingest/personless.ts) is found by its uuid, as PostHog finds it.
+    const actor = person === undefined && rt.persons.idOfUuid(ctx.team, id) !== undefined;
+    conditions.push(person ? call('in', field('distinct_id'), callOf('tuple', person.distinct_ids.map(constant)))
+      : actor ? call('equals', field('person_id'), constant(id)) : constant(false));
   }
   if (q.filterTestAccounts === true && project.testAccountFilters) conditions.push({ k: 'filter', node: project.testAccountFilters });
   const before = q.before === undefined || q.before === null ? new Date(ctx.now + 5000).toISOString() : instant(q.before, 'before', ctx, project.timeZone);

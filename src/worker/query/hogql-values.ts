@@ -1,7 +1,7 @@
 /**
  * What HogQL evaluation reads besides the events: the current persons and groups of the project, from the shared
  * persons environment, each read once per query and worker (a join to `persons` touches each person once, not once
- * per event).
+ * per event). `person_id` names persons and personless actors alike by uuid, as PostHog's events do.
  */
 import type { PersonRow } from '../../stores/persons/person-store.js';
 import type { GroupInfo, PersonInfo, ValueContext } from '../../domain/hogql/values.js';
@@ -24,15 +24,22 @@ export function hogqlValueContext(rt: WorkerRuntime, team: number, timeZone: str
     }
     return p;
   };
+  // A personless actor (src/domain/ingest/personless.ts) has no row: its uuid is its distinct id's deterministic one.
+  const personless = new Map<number, string | null>();
+  const actorUuid = (id: number): string | null => {
+    let uuid = personless.get(id);
+    if (uuid === undefined) personless.set(id, (uuid = rt.persons.personlessUuid(team, id) ?? null));
+    return uuid;
+  };
   return {
     timeZone,
     now,
     person,
-    personUuid: (id) => person(id)?.uuid ?? null,
+    personUuid: (id) => person(id)?.uuid ?? actorUuid(id),
     personOfUuid(uuid) {
       let id = uuids.get(uuid);
       if (id === undefined) {
-        id = rt.persons.personByUuid(team, uuid)?.id ?? null;
+        id = rt.persons.idOfUuid(team, uuid) ?? null;
         uuids.set(uuid, id);
       }
       return id;

@@ -17,7 +17,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import { funnelMatchers, type FunnelsQuery } from '../funnel-query.js';
 import type { FilterNode } from '../property-filters.js';
-import { hadPerson } from './person-events.js';
+import { hadActor } from './person-events.js';
 import { breakdownValue, filterGap, ownerOf, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
 
 /**
@@ -64,7 +64,7 @@ export function funnelEventsSql(
   // Bit i is 2^i (at most 31 bits, as the local engine's Uint32 masks).
   const mask = matches.map((m, i) => `multiIf(${m}, ${2 ** i}, 0)`).join(' + ');
   // Events ingested without a person reach no step, as on the local engine.
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadActor(values)];
   if (q.order !== 'strict' && !gather.everyEvent) where.push(`(${matches.join(' OR ')})`);
   // Ordered and strict funnels start at step 0: a person with no step-0 event in range reaches nothing, so their
   // events are not worth sending (for strict funnels, otherwise every event in range of everyone). Unordered ones

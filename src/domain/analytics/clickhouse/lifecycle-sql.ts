@@ -11,7 +11,7 @@ import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { LifecycleStatus } from '../lifecycle.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
-import { hadPerson } from './person-events.js';
+import { hadActor } from './person-events.js';
 import { periodNumbers } from './period-numbers.js';
 import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
@@ -36,7 +36,7 @@ function seriesWhere(s: SeriesNode, p: LifecyclePeriods, values: Record<string, 
     values.event = s.event;
     event = ' AND event = {event}';
   }
-  return `timestamp >= {from} AND timestamp <= {to}${event} AND {filters} AND ${hadPerson(values)}`;
+  return `timestamp >= {from} AND timestamp <= {to}${event} AND {filters} AND ${hadActor(values)}`;
 }
 
 /**
@@ -53,11 +53,13 @@ function personPeriods(s: SeriesNode, p: LifecyclePeriods, values: Record<string
  * (person_id, periods, born) of the series' persons: born is the period the person was created in when in the
  * range (else -1: before it, or after it, never "new" here), from the created_at of the person's row, or — for a
  * person deleted since, whose events stay — the smallest created_at its events carried, as the local engine falls
- * back to its events' snapshot.
+ * back to its events' snapshot. An event without a person carried 1970-01-01 00:00:05 (PostHog's, which its
+ * lifecycle takes as the smallest created_at of the person's events): an actor with one among its events is never
+ * new, even once it has a person, as on the local engine (a row's created_at is never after its events' own).
  */
 function bornPersons(s: SeriesNode, p: LifecyclePeriods, values: Record<string, unknown>): string {
   values.first_start = new Date(p.withBefore[1]!);
-  const withBornAt = `SELECT f.person_id AS person_id, f.periods AS periods, ifNull(r.created_at, f.first_created) AS born_at FROM (${personPeriods(s, p, values)}) AS f LEFT JOIN persons AS r ON r.id = f.person_id`;
+  const withBornAt = `SELECT f.person_id AS person_id, f.periods AS periods, least(f.first_created, ifNull(r.created_at, f.first_created)) AS born_at FROM (${personPeriods(s, p, values)}) AS f LEFT JOIN persons AS r ON r.id = f.person_id`;
   const born = bucketExpr(p.withBefore, values, 'born_at');
   return `SELECT person_id, periods, if(born_at >= {first_start} AND born_at <= {to}, ${born}, -1) AS born FROM (${withBornAt})`;
 }

@@ -12,7 +12,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { PathsQuery } from '../paths.js';
 import type { FilterNode } from '../property-filters.js';
-import { hadPerson } from './person-events.js';
+import { hadActor } from './person-events.js';
 import { breakdownValue, filterGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /**
@@ -55,7 +55,7 @@ export function pathEventsSql(q: PathsQuery, filter: FilterNode | null, from: nu
     return `{a${i}}`;
   });
   const mask = actions.length === 0 ? '0' : actions.map((a, i) => `multiIf(${a}, ${2 ** i}, 0)`).join(' + ');
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values), `(${[...included, ...actions].join(' OR ')})`];
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadActor(values), `(${[...included, ...actions].join(' OR ')})`];
   const url = breakdownValue('$current_url', values, 'null', 'url_key');
   const screen = breakdownValue('$screen_name', values, 'null', 'screen_key');
   const item = `multiIf(event = '$pageview', ${url}, event = '$screen', ${screen}, '')`;

@@ -1,14 +1,16 @@
 /**
  * Which exported events count for a person in the analyses on ClickHouse (unique users, stickiness, retention,
- * lifecycle, funnels).
- * The local engine leaves an event ingested without a person (`$process_person_profile: false` from a distinct id
- * that has no person) out of every person count, even if the distinct id gets a person later. ClickHouse gives
- * such an event a person_id of its own (PostHog's personless id), so it must be left out by hand: the export
- * writes it with person_created_at at the epoch (src/stores/clickhouse/rows.ts), a time no person has.
+ * lifecycle, funnels, paths).
+ * Every event Quill applies now counts for someone: its person, or — sent with `$process_person_profile: false` by a
+ * distinct id that has no person — that distinct id's personless actor, which the export writes as PostHog does
+ * (person_id the distinct id's deterministic uuid, person_created_at 1970-01-01 00:00:05; src/domain/ingest/
+ * personless.ts), so ClickHouse counts it as the local engine does. Events an older Quill applied without any actor
+ * (person id 0 in their block, never counted by the local engine) were exported with person_created_at at the epoch
+ * itself (src/stores/clickhouse/rows.ts), a time no person or personless actor has: those are left out here.
  */
 
-/** A HogQL condition over `events`: the event had a person when it was ingested; the epoch becomes a parameter. */
-export function hadPerson(values: Record<string, unknown>): string {
+/** A HogQL condition over `events`: the event counts for an actor; the epoch becomes a parameter. */
+export function hadActor(values: Record<string, unknown>): string {
   values.no_person = new Date(0);
   return 'person.created_at > {no_person}';
 }

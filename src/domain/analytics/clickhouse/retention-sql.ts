@@ -8,7 +8,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { EntityRef, RetentionQuery, RetentionWindow } from '../retention.js';
-import { hadPerson } from './person-events.js';
+import { hadActor } from './person-events.js';
 import { cohortOffsets, periodNumbers } from './period-numbers.js';
 import { breakdownValue, bucketExpr, filterGap, ownerOf, propertyBreakdown, type TrendsSqlOptions } from './trends-sql.js';
 
@@ -31,10 +31,10 @@ function cohortRows(q: RetentionQuery, filter: FilterNode | null, w: RetentionWi
   values.target = q.target.event;
   const event = q.target.event === null ? '' : ' AND event = {target}';
   if (q.retentionType === 'retention_first_time') {
-    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)} GROUP BY person_id`;
+    const firsts = `SELECT person_id, min(timestamp) AS first_seen FROM events WHERE timestamp <= {to}${event} AND {target_filters} AND ${hadActor(values)} GROUP BY person_id`;
     return `SELECT person_id, ${bucketExpr(w.starts, values, 'first_seen')} AS bucket FROM (${firsts}) WHERE first_seen >= {from}`;
   }
-  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)}`;
+  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadActor(values)}`;
 }
 
 function entityWhere(e: EntityRef, name: string, values: Record<string, unknown>): string {
@@ -44,7 +44,7 @@ function entityWhere(e: EntityRef, name: string, values: Record<string, unknown>
 
 /** The subquery of (person_id, bucket): every period in which a person had a returning event. */
 function returnRows(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
-  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadPerson(values)}`;
+  return `SELECT DISTINCT person_id, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND ${hadActor(values)}`;
 }
 
 /** Rows (bucket, persons): the size of each period's cohort. */
@@ -55,7 +55,7 @@ export function retentionCohortsSql(q: RetentionQuery, targetFilter: FilterNode 
     // instead of 512 MB-1 GB and 2.6 s.
     values.target = q.target.event;
     const event = q.target.event === null ? '' : ' AND event = {target}';
-    const persons = `SELECT person_id, groupUniqArray(${bucketExpr(w.starts, values)}) AS cohorts FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadPerson(values)} GROUP BY person_id`;
+    const persons = `SELECT person_id, groupUniqArray(${bucketExpr(w.starts, values)}) AS cohorts FROM events WHERE timestamp >= {from} AND timestamp <= {to}${event} AND {target_filters} AND ${hadActor(values)} GROUP BY person_id`;
     const text = `SELECT n.k AS bucket, count() AS persons FROM (${persons}) AS p CROSS JOIN (${periodNumbers(0, w.starts.length - 1)}) AS n WHERE has(p.cohorts, n.k) GROUP BY bucket`;
     return print(text, values, [{ name: 'bucket', type: 'Int' }, { name: 'persons', type: 'Int' }], targetFilter, null, opts);
   }
@@ -73,7 +73,7 @@ function personCohortsAndReturns(q: RetentionQuery, w: RetentionWindow, values: 
   const target = `(true${entityWhere(q.target, 'target', values)} AND {target_filters})`;
   const returning = `(true${entityWhere(q.returning, 'returning', values)} AND {returning_filters})`;
   return `SELECT person_id, groupUniqArrayIf(${bucket}, ${target}) AS cohorts, groupUniqArrayIf(${bucket}, ${returning}) AS returns FROM events
-    WHERE timestamp >= {from} AND timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
+    WHERE timestamp >= {from} AND timestamp <= {to} AND ${hadActor(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
 }
 
 /**
@@ -86,7 +86,7 @@ function firstCohortAndReturns(q: RetentionQuery, w: RetentionWindow, values: Re
   const target = `(true${entityWhere(q.target, 'target', values)} AND {target_filters})`;
   const returning = `(true${entityWhere(q.returning, 'returning', values)} AND {returning_filters} AND timestamp >= {from})`;
   const persons = `SELECT person_id, minIf(timestamp, ${target}) AS first_seen, countIf(${target}) AS targets, groupUniqArrayIf(${bucket}, ${returning}) AS returns
-    FROM events WHERE timestamp <= {to} AND ${hadPerson(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
+    FROM events WHERE timestamp <= {to} AND ${hadActor(values)} AND (${target} OR ${returning}) GROUP BY person_id`;
   return `SELECT ${bucketExpr(w.starts, values, 'first_seen')} AS cohort, returns FROM (${persons}) WHERE targets > 0 AND first_seen >= {from}`;
 }
 
@@ -114,7 +114,7 @@ export function retentionReturnsSql(q: RetentionQuery, targetFilter: FilterNode 
 /** With a breakdown: the (person_id, value, bucket) of every target event in the window. */
 function cohortRowsByValue(q: RetentionQuery, w: RetentionWindow, values: Record<string, unknown>): string {
   const value = breakdownValue(q.breakdown!.property, values, 'null', 'breakdown_key', ownerOf(q.breakdown!.type));
-  return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters} AND ${hadPerson(values)}`;
+  return `SELECT DISTINCT person_id, ${value} AS value, ${bucketExpr(w.starts, values)} AS bucket FROM events WHERE timestamp >= {from} AND timestamp <= {to}${entityWhere(q.target, 'target', values)} AND {target_filters} AND ${hadActor(values)}`;
 }
 
 /** With a breakdown (event property, recurring): rows (value, persons), the persons in any cohort of each value. */

@@ -9,7 +9,7 @@ import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-
 import { parseQuery } from '../../hogql/parser.js';
 import type { FilterNode } from '../property-filters.js';
 import type { SeriesNode, TrendsQuery } from '../query.js';
-import { hadPerson } from './person-events.js';
+import { hadActor } from './person-events.js';
 import { bucketExpr, eventSeriesGap, type TrendsSqlOptions } from './trends-sql.js';
 
 /** Why a stickiness query cannot run on ClickHouse yet (null: it can); the local engine answers it then. */
@@ -24,7 +24,7 @@ export function clickHouseStickinessGap(q: TrendsQuery, filters: readonly (Filte
 function intervalsPerPerson(s: SeriesNode, starts: readonly number[], from: number, to: number, values: Record<string, unknown>): string {
   values.from = new Date(from);
   values.to = new Date(to);
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadActor(values)];
   if (s.event !== null) {
     values.event = s.event;
     where.push('event = {event}');

@@ -10,7 +10,7 @@
  */
 import { printClickHouse, type PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import { elementConditionGap } from './element-conditions-sql.js';
-import { hadPerson } from './person-events.js';
+import { hadActor } from './person-events.js';
 import { parseQuery } from '../../hogql/parser.js';
 import { isFilterGroup, type FilterNode } from '../property-filters.js';
 import type { MathKind, SeriesNode, TrendsQuery } from '../query.js';
@@ -166,7 +166,7 @@ export function trendsSeriesSql(
   }
   // Unique users count persons: an event ingested without a person counts for none, as on the local engine. The
   // breakdown values are ranked by event count whatever the math, those events included, as there too.
-  if (shape.kind === 'buckets' && (s.math === 'dau' || PER_ACTOR[s.math] !== undefined)) where.push(hadPerson(values));
+  if (shape.kind === 'buckets' && (s.math === 'dau' || PER_ACTOR[s.math] !== undefined)) where.push(hadActor(values));
   const breakdownOf = shape.kind === 'buckets' ? shape.breakdown : shape;
   const breakdown = breakdownOf === null ? null : breakdownValue(breakdownOf.property, values, 'null', 'breakdown_key', breakdownOf.of);
   const select: string[] = [];
@@ -222,7 +222,7 @@ export function trendsSeriesSql(
  */
 export function trendsActorsSql(s: SeriesNode, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadActor(values)];
   if (s.event !== null) {
     values.event = s.event;
     where.push('event = {event}');
@@ -246,7 +246,7 @@ export function rollingActiveSql(
   breakdown: { property: string; of: PropertyOwner; only: string[] } | null, opts: TrendsSqlOptions,
 ): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
-  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadPerson(values)];
+  const where = ['timestamp >= {from}', 'timestamp <= {to}', '{filters}', hadActor(values)];
   if (s.event !== null) {
     values.event = s.event;
     where.push('event = {event}');

@@ -60,13 +60,23 @@ export function freshPersonUuid(store: PersonStore, team: number, firstDistinctI
   return store.uuids.get([team, uuid]) === undefined ? uuid : randomUUID();
 }
 
-/** Stores a new person owning `distinctIds` (which must be free). Only inside `write`. */
+/**
+ * Stores a new person owning `distinctIds` (which must be free). Only inside `write`. A distinct id whose events came
+ * without a profile has a personless actor (src/domain/ingest/personless.ts): as in ingestion, the person takes the
+ * first one's id and uuid, and the others' are recorded as merged into it, so those events count for the person.
+ */
 export function insertPerson(store: PersonStore, team: number, distinctIds: string[], properties: Record<string, unknown>): PersonRow {
+  const actors = distinctIds.map((d) => store.personlessIdOf(team, d));
+  const adopted = actors[0];
+  const id = adopted ?? store.nextPersonId();
   const row: PersonRow = {
-    id: store.nextPersonId(), team, uuid: freshPersonUuid(store, team, distinctIds[0]), properties,
+    id, team, uuid: adopted !== undefined ? personUuid(team, distinctIds[0]!) : freshPersonUuid(store, team, distinctIds[0]), properties,
     created_at: nowIso(), is_identified: false, version: 0, distinct_ids: distinctIds,
   };
   store.putPerson(row);
+  actors.forEach((actor, i) => {
+    if (i > 0 && actor !== undefined) store.recordMerge(team, actor, id);
+  });
   return row;
 }
 
