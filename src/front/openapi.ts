@@ -264,7 +264,8 @@ function errorsOf(route: RouteDef): string[] {
   if (route.auth !== 'none' && route.op !== 'auth.session') names.push('BadRequest');
   if (personal || TOKEN_OPS.has(route.op)) names.push('Unauthorized');
   if (personal) names.push('Forbidden');
-  if (personal || route.op === 'fault') names.push('NotFound');
+  // OFREP answers 404 FLAG_NOT_FOUND for a key no live flag has.
+  if (personal || route.op === 'fault' || route.op === 'ofrep.evaluate') names.push('NotFound');
   if (SOFT_DELETE.has(route.op)) names.push('MethodNotAllowed');
   if (route.op === 'backup') names.push('Conflict');
   if (route.body !== 'none' && route.method !== 'GET') names.push('PayloadTooLarge');

@@ -222,7 +222,7 @@ interface ActivityEntry {
   };
 }
 
-const show = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+const show = (v: unknown): string => (v === null || v === undefined ? '—' : v === '' ? '(empty)' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** The flag's history, newest first: who changed which field from what to what, and a revert to any version. */
 export function FlagHistory({ base, flagId, currentVersion, onReverted }: { base: string; flagId: string; currentVersion: number; onReverted(): void }) {
