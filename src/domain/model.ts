@@ -129,6 +129,29 @@ export interface FeatureFlag {
   is_remote_configuration?: boolean | null;
 }
 
+/**
+ * PostHog's ScheduledChange (posthog/models/scheduled_change.py): a change to a flag that the node applies at
+ * `scheduled_at`. `payload` is `{operation: 'update_status' | 'add_release_condition' | 'update_variants', value}`.
+ */
+export interface ScheduledChange {
+  id: number;
+  project_id: number;
+  record_id: string;
+  model_name: 'FeatureFlag';
+  payload: { operation: string; value: unknown };
+  scheduled_at: string;
+  executed_at: string | null;
+  failure_reason: string | null;
+  failure_count: number;
+  is_recurring: boolean;
+  recurrence_interval: 'daily' | 'weekly' | 'monthly' | 'yearly' | null;
+  last_executed_at: string | null;
+  end_date: string | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface FlagRoleAccess {
   id: number;
   project_id: number;
@@ -153,7 +176,11 @@ export interface ActivityEntry {
   activity: string;
   scope: string;
   item_id: string;
-  detail: { id?: string; changes: ActivityChange[] | null; merge: unknown; trigger: unknown; name: string | null; short_id: string | null; type: string | null };
+  detail: {
+    id?: string; changes: ActivityChange[] | null; merge: unknown; trigger: unknown; name: string | null; short_id: string | null; type: string | null;
+    /** Quill's addition on flag entries: the flag version the change produced (what revert takes). */
+    version?: number;
+  };
   created_at: string;
 }
 

@@ -138,6 +138,17 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'flags.retrieve': { 200: ok(R.FeatureFlag) },
   'flags.update': { 200: ok(R.FeatureFlag) },
   'flags.user_blast_radius': { 200: ok(R.BlastRadius) },
+  'flags.usage': { 200: ok(R.FlagUsage) },
+  'flags.revert': { 200: ok(R.FeatureFlag, 'The flag as reverted, saved as a new version') },
+  'ofrep.evaluate': { 200: ok(R.OfrepEvaluation, 'The evaluation (OFREP); errors carry errorCode and errorDetails too') },
+  'ofrep.bulk': {
+    200: { description: 'Every live flag evaluated (OFREP)', schema: R.OfrepBulk, headers: { ETag: 'Strong validator of this answer; send it back in If-None-Match' } },
+    304: { description: 'Not modified (If-None-Match matched the ETag)', empty: true },
+  },
+  'scheduled_changes.list': { 200: ok(R.ScheduledChangePage) },
+  'scheduled_changes.create': { 201: created(R.ScheduledChange) },
+  'scheduled_changes.retrieve': { 200: ok(R.ScheduledChange) },
+  'scheduled_changes.update': { 200: ok(R.ScheduledChange) },
   'flags.remote_config': { 200: ok({ type: ['string', 'null'] }, 'The payload of a remote-configuration flag as JSON text (null without one)') },
   'auth.session': { 200: ok(R.SessionState) },
   'auth.login': { 200: { description: 'Signed in: sets the session cookie', schema: R.SignedIn, headers: { 'Set-Cookie': `${SESSION_COOKIE}=…; HttpOnly; SameSite=Lax` } } },
@@ -245,7 +256,7 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; ret
 };
 
 /** Public operations that authenticate the project token (the others need nothing). */
-const TOKEN_OPS = new Set(['capture', 'engage', 'decide', 'flags', 'remote_config', 'remote_config.js']);
+const TOKEN_OPS = new Set(['capture', 'engage', 'decide', 'flags', 'remote_config', 'remote_config.js', 'ofrep.evaluate', 'ofrep.bulk']);
 
 function errorsOf(route: RouteDef): string[] {
   const names: string[] = [];
@@ -253,7 +264,8 @@ function errorsOf(route: RouteDef): string[] {
   if (route.auth !== 'none' && route.op !== 'auth.session') names.push('BadRequest');
   if (personal || TOKEN_OPS.has(route.op)) names.push('Unauthorized');
   if (personal) names.push('Forbidden');
-  if (personal || route.op === 'fault') names.push('NotFound');
+  // OFREP answers 404 FLAG_NOT_FOUND for a key no live flag has.
+  if (personal || route.op === 'fault' || route.op === 'ofrep.evaluate') names.push('NotFound');
   if (SOFT_DELETE.has(route.op)) names.push('MethodNotAllowed');
   if (route.op === 'backup') names.push('Conflict');
   if (route.body !== 'none' && route.method !== 'GET') names.push('PayloadTooLarge');
@@ -290,6 +302,17 @@ const SECURITY_SCHEMES: JsonObject = {
     scheme: 'bearer',
     description: 'The operator key (QUILL_OPERATOR_KEY) as `Authorization: Bearer`, where an operation accepts it.',
   },
+  ProjectApiKeyBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'OFREP: the project API key (phc_…) as `Authorization: Bearer`.',
+  },
+  ProjectApiKeyHeader: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: "OFREP: the project API key (phc_…) in OFREP's `X-API-Key` header.",
+  },
   ProjectApiKey: {
     type: 'apiKey',
     in: 'query',
@@ -311,6 +334,7 @@ function securityOf(route: RouteDef): Json[] {
       ];
     }
     case 'public':
+      if (route.keyHeader) return [{ ProjectApiKeyBearer: [] }, { ProjectApiKeyHeader: [] }];
       return TOKEN_OPS.has(route.op) && !route.path.includes(':token') ? [{ ProjectApiKey: [] }] : [];
     case 'login':
       return route.method === 'GET' ? [{ SessionCookie: [] }, {}] : [];
@@ -329,6 +353,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   id: 'The object\'s id',
   access_id: 'The role access entry\'s id',
   membership_id: 'The role membership\'s id',
+  key: 'The flag\'s key',
 };
 /** Where `:id` means more than a numeric id. */
 const ID_NOTES: Record<string, string> = {
@@ -373,7 +398,12 @@ const PROPERTY_FILTERS = query('properties', JSON_TEXT('PostHog property filters
 
 /** Filters of the lists, as the handlers read them (src/worker/ops). */
 const LIST_FILTERS: Record<string, JsonObject[]> = {
-  'flags.list': [query('search', 'Part of the key or name'), query('active', 'true or false')],
+  'flags.list': [
+    query('search', 'Part of the key or name'), query('active', 'true, false, or STALE (the flags ready for clean-up: stale or inactive)'),
+    query('status', 'active, inactive or stale'),
+  ],
+  'flags.usage': [query('days', 'How many days, up to today (1 to 366, default 30)')],
+  'scheduled_changes.list': [query('model_name', 'FeatureFlag'), query('record_id', 'The flag id')],
   'persons.list': [
     query('search', 'Part of an e-mail, name or distinct id'), query('distinct_id', 'The person with this distinct id'),
     query('email', 'The persons with this email property'), query('uuid', 'The person with this uuid'),

@@ -47,6 +47,8 @@ interface RouteSpec {
   projectFrom?: 'token' | 'token-or-path';
   /** The operator key (QUILL_OPERATOR_KEY) is accepted here as well as personal keys. */
   operator?: true;
+  /** Public routes whose key comes in a header (`Authorization: Bearer` or `X-API-Key`), with If-None-Match: OFREP. */
+  keyHeader?: true;
 }
 
 export interface RouteDef extends RouteSpec {
@@ -100,6 +102,9 @@ const SPECS: RouteSpec[] = [
   pub('GET', '/decide', 'decide.defaults'),
   pub('POST', '/flags', 'flags'),
   pub('GET', '/flags', 'flags.defaults'),
+  // OpenFeature's remote evaluation protocol (src/worker/ops/ofrep.ts): the project API key as Bearer or X-API-Key.
+  { ...pub('POST', '/ofrep/v1/evaluate/flags', 'ofrep.bulk'), keyHeader: true },
+  { ...pub('POST', '/ofrep/v1/evaluate/flags/:key', 'ofrep.evaluate'), keyHeader: true },
   pub('GET', '/array/:token/config', 'remote_config'),
   pub('GET', '/array/:token/config.js', 'remote_config.js'),
 
@@ -161,6 +166,9 @@ const SPECS: RouteSpec[] = [
   api('PUT', `${FF}/:id`, 'flags.update', 'feature_flag', 'json', S.FeatureFlagWrite),
   api('DELETE', `${FF}/:id`, 'flags.delete', 'feature_flag'),
   api('GET', `${FF}/:id/activity`, 'flags.activity', 'feature_flag'),
+  // Evaluations per day and last use (src/worker/ops/flag-usage.ts); a revert to a kept version (Quill's).
+  api('GET', `${FF}/:id/usage`, 'flags.usage', 'feature_flag'),
+  api('POST', `${FF}/:id/revert`, 'flags.revert', 'feature_flag', 'json', S.FlagRevert),
   // `:id` is the flag's id or key here (posthog-node asks by key, and names the project by `?token=`).
   { ...api('GET', `${FF}/:id/remote_config`, 'flags.remote_config', 'feature_flag'), projectFrom: 'token-or-path' },
   // The seed names the flag parameter `parent_lookup_feature_flag_id`; the router position is shared with `:id`.
@@ -168,6 +176,13 @@ const SPECS: RouteSpec[] = [
   api('POST', `${FF}/:id/role_access`, 'flag_role_access.create', 'feature_flag', 'json', S.RoleAccessCreate),
   api('GET', `${FF}/:id/role_access/:access_id`, 'flag_role_access.retrieve', 'feature_flag'),
   api('DELETE', `${FF}/:id/role_access/:access_id`, 'flag_role_access.delete', 'feature_flag'),
+
+  // Scheduled flag changes, PostHog's resource (src/worker/ops/scheduled-changes.ts), applied by the node when due.
+  api('GET', `${P}/scheduled_changes`, 'scheduled_changes.list', 'feature_flag'),
+  api('POST', `${P}/scheduled_changes`, 'scheduled_changes.create', 'feature_flag', 'json', S.ScheduledChangeWrite),
+  api('GET', `${P}/scheduled_changes/:id`, 'scheduled_changes.retrieve', 'feature_flag'),
+  api('PATCH', `${P}/scheduled_changes/:id`, 'scheduled_changes.update', 'feature_flag', 'json', S.ScheduledChangeWrite),
+  api('DELETE', `${P}/scheduled_changes/:id`, 'scheduled_changes.delete', 'feature_flag'),
 
   // Persons (static paths before `:id`, which is a numeric id or a uuid)
   api('GET', PERSONS, 'persons.list', 'person'),
@@ -276,5 +291,5 @@ export const ROUTES: RouteDef[] = SPECS.map((r) => {
   // A private route without a declared scope would be reachable by every key: refuse to start instead.
   if (r.auth === 'personal' && r.scope === undefined) throw new Error(`route ${r.method} ${r.path} declares no scope`);
   const login = r.auth === 'login';
-  return { ...r, needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' || login, peer: login } };
+  return { ...r, needs: { body: r.body !== 'none', ip: r.recordsIp === true, api: r.auth === 'personal' || login, peer: login, keyHeader: r.keyHeader === true } };
 });

@@ -38,6 +38,19 @@ export interface FactNeeds {
   api: boolean;
   /** The client address as sign-in throttling sees it (src/domain/login-throttle.ts `clientAddress`). */
   peer: boolean;
+  /**
+   * A public route authenticated by a key in a header (OFREP): Authorization, or OFREP's `X-API-Key` (passed on as
+   * `Bearer <key>`), and If-None-Match.
+   */
+  keyHeader?: boolean;
+}
+
+/** The key of a request that carries it in `Authorization` or in OFREP's `X-API-Key`, as `Bearer <key>`. */
+function headerKey(req: HttpRequest): string {
+  const authorization = req.getHeader('authorization');
+  if (authorization) return authorization;
+  const apiKey = req.getHeader('x-api-key').trim();
+  return apiKey ? `Bearer ${apiKey}` : '';
 }
 
 export class Exchange {
@@ -103,8 +116,8 @@ export class Exchange {
       contentType: needs.body ? req.getHeader('content-type') : '',
       contentEncoding: needs.body ? req.getHeader('content-encoding') : '',
       ip,
-      ifNoneMatch: needs.api ? req.getHeader('if-none-match') : '',
-      authorization: needs.api ? req.getHeader('authorization') : '',
+      ifNoneMatch: needs.api || needs.keyHeader ? req.getHeader('if-none-match') : '',
+      authorization: needs.api ? req.getHeader('authorization') : needs.keyHeader ? headerKey(req) : '',
       now: this.now,
     };
     return this.meta;

@@ -24,6 +24,26 @@ export const FeatureFlagWrite = Type.Object({
   is_remote_configuration: Type.Optional(Nullable(Type.Boolean())),
 }, { additionalProperties: true, $id: 'FeatureFlagWrite', description: 'Create or update a feature flag' });
 
+/** POST …/feature_flags/:id/revert/: the version to restore (src/worker/ops/feature-flags.ts `revertFlag`). */
+export const FlagRevert = Type.Object({
+  version: Type.Integer({ minimum: 1, description: 'The flag version to restore (activity entries name the version each change produced).' }),
+}, { additionalProperties: false, $id: 'FlagRevert', description: 'Revert a feature flag to one of its kept versions' });
+
+/** PostHog's ScheduledChange fields (src/worker/ops/scheduled-changes.ts checks them as its serializer does). */
+export const ScheduledChangeWrite = Type.Object({
+  record_id: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'The flag id.' })),
+  model_name: Type.Optional(Type.String({ description: 'FeatureFlag' })),
+  payload: Type.Optional(Type.Object({
+    operation: Type.String({ description: 'update_status, add_release_condition or update_variants' }),
+    value: Type.Unknown(),
+  }, { additionalProperties: true })),
+  scheduled_at: Type.Optional(Type.String({ description: 'ISO 8601 time the change is applied at' })),
+  is_recurring: Type.Optional(Type.Boolean()),
+  recurrence_interval: Type.Optional(Nullable(Type.String({ description: 'daily, weekly, monthly or yearly' }))),
+  cron_expression: Type.Optional(Nullable(Type.String())),
+  end_date: Type.Optional(Nullable(Type.String())),
+}, { additionalProperties: true, $id: 'ScheduledChangeWrite', description: 'Schedule a change to a feature flag' });
+
 export const RoleWrite = Type.Object({
   name: Type.Optional(Type.Unknown()),
   feature_flags_access_level: Type.Optional(Type.Integer()),

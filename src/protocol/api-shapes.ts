@@ -183,7 +183,69 @@ export const FeatureFlag = Type.Object({
   tags: Type.Array(Type.String()),
   is_remote_configuration: Type.Boolean(),
   has_encrypted_payloads: Type.Boolean(),
+  last_called_at: Nullable(Type.String({ format: 'date-time', description: 'When the flag was last evaluated or named by a $feature_flag_called event' })),
+  status: Type.Union([Type.Literal('active'), Type.Literal('inactive'), Type.Literal('stale'), Type.Literal('deleted')], {
+    description: "PostHog's rule: inactive (not evaluated for 30 days), stale (fully rolled out, older than 30 days), deleted, or active",
+  }),
+  status_reason: Type.String(),
 }, { additionalProperties: true, $id: 'FeatureFlag' });
+
+/** GET …/feature_flags/:id/usage/ (src/worker/ops/flag-usage.ts). */
+export const FlagUsage = Type.Object({
+  flag_id: Type.Integer(),
+  key: Type.String(),
+  days: Type.Integer(),
+  results: Type.Array(Type.Object({
+    date: Type.String({ description: 'UTC day, YYYY-MM-DD' }),
+    evaluations: Type.Integer({ description: 'Evaluations by /flags/, /decide/ and OFREP' }),
+    called: Type.Integer({ description: '$feature_flag_called events naming the flag' }),
+  })),
+  total: Type.Object({ evaluations: Type.Integer(), called: Type.Integer() }),
+  last_called_at: Nullable(Type.String({ format: 'date-time' })),
+  status: Type.String(),
+  status_reason: Type.String(),
+}, { additionalProperties: true, $id: 'FlagUsage' });
+
+/** PostHog's ScheduledChange (src/worker/ops/scheduled-changes.ts). */
+export const ScheduledChange = Type.Object({
+  id: Type.Integer(),
+  team_id: Type.Integer(),
+  record_id: Type.String(),
+  model_name: Type.Literal('FeatureFlag'),
+  payload: Type.Object({ operation: Type.String(), value: Type.Unknown() }, { additionalProperties: true }),
+  scheduled_at: Type.String({ format: 'date-time' }),
+  executed_at: Nullable(Type.String({ format: 'date-time' })),
+  failure_reason: Nullable(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  created_by: Nullable(UserRef),
+  updated_at: Type.String({ format: 'date-time' }),
+  is_recurring: Type.Boolean(),
+  recurrence_interval: Nullable(Type.String()),
+  last_executed_at: Nullable(Type.String({ format: 'date-time' })),
+  end_date: Nullable(Type.String({ format: 'date-time' })),
+}, { additionalProperties: true, $id: 'ScheduledChange' });
+
+const OfrepValue = Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Object({}, { additionalProperties: true }), Type.Array(Type.Unknown()), Type.Null()]);
+
+/** One flag's OFREP evaluation (src/domain/flags/ofrep.ts); without `value`, the caller's default applies. */
+export const OfrepEvaluation = Type.Object({
+  key: Type.String(),
+  value: Type.Optional(OfrepValue),
+  reason: Type.String({ description: 'STATIC, TARGETING_MATCH, SPLIT, DISABLED or DEFAULT' }),
+  variant: Type.Optional(Type.String()),
+  metadata: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'id, version, description, payload (JSON text)' }),
+}, { additionalProperties: true, $id: 'OfrepEvaluation' });
+
+/** A flag that could not be evaluated, inside a bulk answer. */
+export const OfrepFailure = Type.Object({
+  key: Type.String(),
+  errorCode: Type.String(),
+  errorDetails: Type.String(),
+}, { additionalProperties: true, $id: 'OfrepFailure' });
+
+export const OfrepBulk = Type.Object({
+  flags: Type.Array(Type.Union([OfrepEvaluation, OfrepFailure])),
+}, { additionalProperties: true, $id: 'OfrepBulk' });
 
 /** DRF's limit/offset page (src/worker/pagination.ts). */
 const Page = (item: TSchema, $id: string) => Type.Object({
@@ -194,6 +256,7 @@ const Page = (item: TSchema, $id: string) => Type.Object({
 }, { additionalProperties: true, $id });
 
 export const FeatureFlagPage = Page(FeatureFlag, 'FeatureFlagPage');
+export const ScheduledChangePage = Page(ScheduledChange, 'ScheduledChangePage');
 
 /** One flag of the local-evaluation definitions (src/domain/flags/definitions.ts `LocalEvaluationFlag`). */
 export const LocalEvaluationFlag = Type.Object({

@@ -100,6 +100,21 @@ export const Errors = {
   /** Back-pressure: more events are waiting to be applied than the backlog bound; PostHog's SDKs retry a 5xx. */
   overloaded: (retryAfterS: number) =>
     new ApiError(503, 'server_error', 'overloaded', `Quill is applying a backlog of events; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),
+  /**
+   * An OFREP evaluation that failed (src/worker/ops/ofrep.ts): the usual four fields, and the OFREP ones its
+   * providers read (`errorCode`, `errorDetails`, and `key` on a single flag's evaluation), so both kinds of client
+   * understand it. `FLAG_NOT_FOUND` is a 404, the others 400 (`GENERAL`: 500).
+   */
+  ofrep: (errorCode: 'FLAG_NOT_FOUND' | 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'GENERAL', detail: string, key: string | null) =>
+    new ApiError(
+      errorCode === 'FLAG_NOT_FOUND' ? 404 : errorCode === 'GENERAL' ? 500 : 400,
+      errorCode === 'FLAG_NOT_FOUND' ? 'invalid_request' : errorCode === 'GENERAL' ? 'server_error' : 'validation_error',
+      errorCode.toLowerCase(), detail, errorCode === 'INVALID_CONTEXT' || errorCode === 'TARGETING_KEY_MISSING' ? 'context' : null, false,
+      { ...(key === null ? {} : { key }), errorCode, errorDetails: detail },
+    ),
+  /** A scheduled change that has run (or failed) can no longer be edited or cancelled. */
+  scheduledChangeDone: () =>
+    new ApiError(400, 'validation_error', 'invalid_input', 'Cannot modify a scheduled change that has already executed.'),
   /** Back-pressure: the process's memory is over QUILL_MEMORY_MB; ingestion waits until what is queued is applied. */
   memoryBudget: (retryAfterS: number) =>
     new ApiError(503, 'server_error', 'memory_budget', `Quill is over its memory budget while it applies what it holds; retry in ${retryAfterS} s.`, null, false, null, { 'Retry-After': String(retryAfterS) }),

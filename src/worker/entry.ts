@@ -23,6 +23,7 @@ import './analytics/correlation.js';
 import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
 import { HOGQL_SCAN, hogqlScanHandler } from './query/hogql-scan.js';
 import { reloadHandler } from './replication.js';
+import { FLAG_USAGE_FLUSH, flagUsageFlushHandler } from './flag-usage.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
@@ -48,6 +49,7 @@ export interface WorkerData {
 export function createWorkerEntry(data: WorkerData) {
   const rt = new WorkerRuntime(data.config, data.index, new SharedState(data.shared), {
     reload: reloadHandler,
+    [FLAG_USAGE_FLUSH]: flagUsageFlushHandler,
     [RETENTION_RUN]: retentionRunHandler,
     [BACKUP_ENV]: backupEnvHandler,
     enqueue: enqueueHandler,
@@ -107,7 +109,10 @@ export function createWorkerEntry(data: WorkerData) {
   }
   let initialised: Promise<void> | null = null;
   function initialise(): Promise<void> {
-    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => void rt.export?.start());
+    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => {
+      rt.flagUsageFlusher.start();
+      rt.scheduledChanges.start();
+    }).then(() => void rt.export?.start());
     return initialised;
   }
   // A thread started after start-up replaces one that died: nothing will send it `open` and `recover`, so it runs them itself.

@@ -20,6 +20,8 @@ import { PersonCreatedAt } from './analytics/person-created-at.js';
 import { WorkerMetrics } from './metrics.js';
 import { RetentionJob } from './retention.js';
 import { ExportService } from './export/export-service.js';
+import { FlagUsage, UsageFlusher } from './flag-usage.js';
+import { ScheduledChangeRunner } from './scheduled-changes.js';
 
 export type PeerHandler = (rt: WorkerRuntime, msg: PeerMessage, from: number) => Promise<unknown>;
 
@@ -48,6 +50,11 @@ export class WorkerRuntime {
   readonly queries: QueryGate;
   /** The ClickHouse export (src/worker/export/), when QUILL_CLICKHOUSE_URL is set. */
   readonly export: ExportService | null;
+  /** Flag evaluations counted in memory (src/worker/flag-usage.ts), and their periodic write. */
+  readonly flagUsage = new FlagUsage();
+  readonly flagUsageFlusher: UsageFlusher;
+  /** Applies scheduled flag changes when they are due (worker 0; src/worker/scheduled-changes.ts). */
+  readonly scheduledChanges: ScheduledChangeRunner;
 
   constructor(
     readonly config: Readonly<Config>,
@@ -71,6 +78,8 @@ export class WorkerRuntime {
     this.export = config.clickhouseUrl !== null ? new ExportService(this) : null;
     this.queries = new QueryGate(config.queryConcurrency, config.queryQueue);
     this.metrics = new WorkerMetrics(this);
+    this.flagUsageFlusher = new UsageFlusher(this);
+    this.scheduledChanges = new ScheduledChangeRunner(this);
     onLargeTransaction((env, txnId, callbacks, seconds) =>
       this.log.warn(
         { event: 'large_transaction', env, txn: txnId, callbacks, js_seconds: Math.round(seconds * 1000) / 1000 },
@@ -113,6 +122,8 @@ export class WorkerRuntime {
    */
   async close(opts: { fatal?: boolean } = {}): Promise<void> {
     await this.retention.close();
+    await this.scheduledChanges.close();
+    await this.flagUsageFlusher.close();
     await this.export?.close();
     await this.ingest.close(opts);
     this.pacer.close();

@@ -72,6 +72,12 @@ function authOf(r: Random): [string, string][] {
   return [['authorization', r.pick(['', 'Bearer', `Bearer ${PROJECT_KEY}`, 'Bearer phx_' + 'x'.repeat(1000), 'Basic Zm9vOmJhcg==', 'Bearer \u00ff\u00fe', `bearer ${PERSONAL_KEY}`])]];
 }
 
+/** OFREP's key headers: the project key as Bearer or X-API-Key, and broken ones. */
+function keyHeaderOf(r: Random): [string, string][] {
+  if (r.chance(0.7)) return [r.pick([['authorization', `Bearer ${PROJECT_KEY}`], ['x-api-key', PROJECT_KEY]] as [string, string][])];
+  return [[r.pick(['authorization', 'x-api-key']), r.pick(['', 'Bearer', 'phc_nope', `Bearer ${PERSONAL_KEY}`, 'x'.repeat(1000), '\u00ff\u00fe'])]];
+}
+
 function corpus(r: Random): FuzzCase[] {
   const cases: FuzzCase[] = [];
   const maxBody = MAX_BODY_MB * 1024 * 1024;
@@ -80,7 +86,7 @@ function corpus(r: Random): FuzzCase[] {
       const method = r.chance(0.05) ? r.pick(METHODS) : route.method;
       let query = fuzzQuery(r, PROJECT_KEY);
       while (query.length > MAX_TARGET) query = query.slice(0, query.lastIndexOf('&') > 0 ? query.lastIndexOf('&') : MAX_TARGET);
-      const headers: [string, string][] = route.auth === 'personal' ? authOf(r) : [];
+      const headers: [string, string][] = route.auth === 'personal' ? authOf(r) : route.keyHeader ? keyHeaderOf(r) : [];
       if (r.chance(0.2)) headers.push(['x-forwarded-for', r.pick(['1.2.3.4', 'garbage', '::1, 2.2.2.2', '\u00ff', ''])]);
       let body = Buffer.alloc(0);
       let note = 'no body';

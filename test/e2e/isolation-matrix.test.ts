@@ -55,6 +55,8 @@ interface Victim {
 }
 let victim: Victim;
 let attacker: Client;
+/** The project API key of the attacker's own project (public routes: OFREP). */
+let attackerToken: string;
 let confined: Client;
 /** Per scope object: a key with every other object's write scope, and one with only this object's read scope. */
 const withoutObject = new Map<string, Client>();
@@ -104,6 +106,10 @@ t.before(async () => {
   const insight = await ok(api.post('/api/projects/@current/insights/', { name: MARK.insight, filters: { insight: 'TRENDS', events: [{ id: MARK.event }] } }), 'insight');
   const dashboard = await ok(api.post('/api/projects/@current/dashboards/', { name: MARK.dashboard }), 'dashboard');
   const experiment = await ok(api.post('/api/projects/@current/experiments/', { name: MARK.experiment, feature_flag_key: 'victim-experiment-flag', start_date: '2026-01-01T00:00:00Z' }), 'experiment');
+  // A scheduled change of the victim's flag, far ahead, so `scheduled_changes/:id` has something to read, edit and cancel.
+  const scheduled = await ok(api.post('/api/projects/@current/scheduled_changes/', {
+    record_id: String(flag.id), model_name: 'FeatureFlag', scheduled_at: '2099-01-01T00:00:00Z', payload: { operation: 'update_status', value: false },
+  }), 'scheduled change');
   // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
   const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
   if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
@@ -116,6 +122,7 @@ t.before(async () => {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, property_definitions: propertyDefinitions.results[0]?.id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
       dashboards: String(dashboard.id), experiments: String(experiment.id), query: asyncQuery.body.query_status.id,
+      scheduled_changes: String(scheduled.id),
     },
     membershipId: membership.id,
     accessId: access.id,
@@ -126,6 +133,7 @@ t.before(async () => {
 
   const other = await ok(api.post('/api/organizations/', { name: 'attacker org', email: 'attacker@example.org' }), 'attacker org');
   attacker = new Client(server.q.base, other.personal_api_key);
+  attackerToken = (await ok(attacker.get('/api/projects/@current/'), 'attacker project')).api_token;
   confined = await keyFor(['*'], { scoped_teams: [victim.secondProjectId] });
   for (const object of SCOPE_OBJECTS) {
     withoutObject.set(object, await keyFor(SCOPE_OBJECTS.filter((o) => o !== object).map((o) => `${o}:write`)));
@@ -268,4 +276,21 @@ t.test('positive control: a key holding exactly the declared scope reaches every
     // itself, e.g. the generic body or a refused hard delete, still proves the call reached it).
     t.ok(![401, 403, 404].includes(res.status) && res.status < 500, `${name}: ${res.status} ${res.text.slice(0, 160)}`);
   }
+});
+
+t.test('(f) OFREP with the project API key of another organization\'s project evaluates only that project\'s flags', async (t) => {
+  const anonymous = server.api.withKey(null);
+  for (const headers of [{ authorization: `Bearer ${attackerToken}` }, { 'x-api-key': attackerToken }]) {
+    const bulk = await anonymous.post('/ofrep/v1/evaluate/flags', { context: { targetingKey: MARK.person } }, headers);
+    t.equal(bulk.status, 200);
+    t.same(bulk.body.flags, [], 'the attacker\'s project has no flags');
+    for (const mark of ALL_MARKS) t.notOk(bulk.text.includes(mark), `bulk: no ${mark}`);
+    const one = await anonymous.post(`/ofrep/v1/evaluate/flags/${MARK.flag}`, { context: { targetingKey: 'someone' } }, headers);
+    t.match(one, { status: 404, body: { errorCode: 'FLAG_NOT_FOUND' } }, 'the victim\'s flag does not exist for it');
+    t.notOk('metadata' in one.body || 'value' in one.body, 'nothing of the victim\'s flag but the key it was asked');
+  }
+  // The victim's own key reaches its flags (the positive control above renamed them): the refusal is the project's.
+  const own = await anonymous.post('/ofrep/v1/evaluate/flags', { context: { targetingKey: 'someone' } }, { 'x-api-key': victim.token });
+  t.equal(own.status, 200);
+  t.ok(own.body.flags.length > 0, 'the victim\'s key evaluates the victim\'s flags');
 });

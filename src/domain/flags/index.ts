@@ -10,7 +10,9 @@ export { evaluateFlag, evaluateFlags, matchesCohort, matchesConditionProperties 
 export { effectiveFilters, isSimpleFlag, simpleRolloutPercentage } from './filters.js';
 export { bucketHash, HOLDOUT_PREFIX, LONG_SCALE, VARIANT_SALT } from './hash.js';
 export { PROPERTY_OPERATORS } from './operators.js';
+export { ofrepEvaluationOf, ofrepReasonOf, ofrepRequestOf, type OfrepErrorCode, type OfrepEvaluation, type OfrepReason, type OfrepRequest } from './ofrep.js';
 export { REASON_SCORE, reasonDescription } from './reasons.js';
+export { flagStatus, fullyRolledOutValue, STALE_AFTER_MS, type FlagStatus } from './status.js';
 export { sha1Hex } from '../sha1.js';
 export type {
   CohortRecord,

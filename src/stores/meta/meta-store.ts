@@ -10,7 +10,7 @@ import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
   Action, ActivityEntry, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
-  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, Session, User,
+  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, ScheduledChange, Session, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -41,6 +41,16 @@ export class MetaStore {
   readonly insights: Table<Insight, [number, number]>;
   readonly dashboards: Table<Dashboard, [number, number]>;
   readonly experiments: Table<Experiment, [number, number]>;
+  /** Evaluations and `$feature_flag_called` events per flag and UTC day: [project, flag id, 'YYYY-MM-DD'] (src/worker/flag-usage.ts). */
+  readonly flagUsage: Table<{ evaluations: number; called: number }, [number, number, string]>;
+  /** When each flag was last evaluated or called, epoch ms: [project, flag id]. */
+  readonly flagLastCalled: Table<number, [number, number]>;
+  /** Every version of a flag as it was saved: [project, flag id, version] (revert reads them). */
+  readonly flagVersions: Table<FeatureFlag, [number, number, number]>;
+  /** PostHog's scheduled changes: [project, id] (src/worker/scheduled-changes.ts). */
+  readonly scheduledChanges: Table<ScheduledChange, [number, number]>;
+  /** The changes waiting to run, by when: [epoch ms, project, id] → 1. */
+  readonly scheduledDue: Table<number, [number, number, number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -63,6 +73,11 @@ export class MetaStore {
     this.insights = openTable(this.env, 'insights');
     this.dashboards = openTable(this.env, 'dashboards');
     this.experiments = openTable(this.env, 'experiments');
+    this.flagUsage = openTable(this.env, 'feature_flag_usage');
+    this.flagLastCalled = openTable(this.env, 'feature_flag_last_called');
+    this.flagVersions = openTable(this.env, 'feature_flag_versions');
+    this.scheduledChanges = openTable(this.env, 'scheduled_changes');
+    this.scheduledDue = openTable(this.env, 'scheduled_changes_due');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }

@@ -5,7 +5,7 @@
  * id, not an object, past the shape bounds of src/domain/ingest/event-shape.ts) are dropped and counted by reason in `/_stats`; a request none of whose
  * events can be stored gets a 400 naming the problem (src/domain/ingest/accept-events.ts has the rule).
  */
-import { acceptEvents, decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, type NormalizeContext, type Refusal } from '../../domain/ingest/index.js';
+import { acceptEvents, decodePayload, encodeLogRecord, eventsOf, extractSentAt, extractToken, type NormalizeContext, type NormalizedEvent, type Refusal } from '../../domain/ingest/index.js';
 import { MAX_ARRAY_LENGTH, MAX_EVENT_SIZE, MAX_GROUP_KEY, MAX_PROPERTIES } from '../../domain/ingest/event-shape.js';
 import { MAX_JSON_DEPTH } from '../../domain/json-depth.js';
 import { ApiError, Errors } from '../../protocol/errors.js';
@@ -46,6 +46,15 @@ const REFUSALS: Record<Refusal, { attr: string | null; detail: string; status?: 
   invalid_batch: { attr: 'batch', detail: 'batch must be a list of events.' },
 };
 
+/** `$feature_flag_called` events count as uses of the flag they name (src/worker/flag-usage.ts), once acknowledged. */
+function noteFlagCalls(rt: WorkerRuntime, projectId: number, events: readonly NormalizedEvent[], now: number): void {
+  for (const event of events) {
+    if (event.event !== '$feature_flag_called') continue;
+    const key = event.properties.$feature_flag;
+    if (typeof key === 'string') rt.flagUsage.noteCalled(projectId, rt.cache.flagSet(projectId), key, now);
+  }
+}
+
 function capture(engage: boolean): OpHandler {
   return async (item, rt) => {
     const decoded = decodeOrThrow(item, rt);
@@ -73,6 +82,7 @@ function capture(engage: boolean): OpHandler {
       rt.log.error({ event: 'disk_error', code: (error as NodeJS.ErrnoException)?.code ?? null }, `ingest failed (answering 503): ${(error as Error)?.message ?? error}`);
       throw Errors.unavailable();
     }
+    noteFlagCalls(rt, project.id, accepted.events, item.meta.now);
     rt.ingest.countDropped(accepted.dropped);
     if (accepted.dropped.size > 0) rt.ingest.sampleDropped(project.id, accepted.dropped, decoded.text);
     return OK;

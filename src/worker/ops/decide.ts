@@ -96,6 +96,7 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
     runtime: typeof body.evaluation_runtime === 'string' ? body.evaluation_runtime : null,
     evaluationContexts: Array.isArray(contexts) ? contexts.map(String) : null,
   });
+  rt.flagUsage.noteResults(project.id, set, results, item.meta.now);
   return jsonText(200, objectJson(base, flagMembersJson(results, shape), common));
 }
 

@@ -10,6 +10,9 @@ import * as flagHelpers from './flag-helpers.js';
 import * as localEvaluation from './local-evaluation.js';
 import * as remoteConfig from './remote-config.js';
 import * as flags from './feature-flags.js';
+import * as ofrep from './ofrep.js';
+import * as scheduledChanges from './scheduled-changes.js';
+import { flagUsage } from './flag-usage.js';
 import * as roleAccess from './flag-role-access.js';
 import * as roles from './roles.js';
 import * as persons from './persons.js';
@@ -57,6 +60,15 @@ export const OPS: Record<string, OpHandler> = {
   'flags.evaluation_reasons': flagHelpers.evaluationReasons,
   'flags.my_flags': flagHelpers.myFlags,
   'flags.user_blast_radius': flagHelpers.userBlastRadius,
+  'ofrep.evaluate': ofrep.evaluateOne,
+  'ofrep.bulk': ofrep.evaluateAll,
+  'flags.usage': flagUsage,
+  'flags.revert': flags.revertFlag,
+  'scheduled_changes.list': scheduledChanges.listScheduledChanges,
+  'scheduled_changes.create': scheduledChanges.createScheduledChange,
+  'scheduled_changes.retrieve': scheduledChanges.retrieveScheduledChange,
+  'scheduled_changes.update': scheduledChanges.updateScheduledChange,
+  'scheduled_changes.delete': scheduledChanges.deleteScheduledChange,
 
   /** Internal: this worker's part of GET /metrics, gathered by the front (src/front/metrics.ts); no route names it. */
   metrics: async (_item, rt) => jsonText(200, await rt.metrics.json()),

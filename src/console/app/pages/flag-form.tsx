@@ -1,7 +1,8 @@
 /**
  * Create or edit a flag: key, name, release conditions (property, cohort and flag-dependency filters with a
  * rollout percentage and an optional variant override, each with its blast radius), multivariate variants,
- * payloads, group aggregation, a holdout, experience continuity; its activity history; soft delete. The filters
+ * payloads, group aggregation, a holdout, experience continuity; its usage, scheduled changes and history with
+ * revert (./flag-lifecycle.tsx); soft delete. The filters
  * are checked in the page by the very validator the API runs (src/domain/flags/validate.ts), then by the API.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -14,6 +15,7 @@ import { ErrorNote, Field, Loading, Page, Tabs } from '../components/ui';
 import { when } from '../lib/format';
 import { useGet } from '../lib/hooks';
 import type { Flag } from './flags';
+import { FlagHistory, FlagScheduleTab, FlagUsageTab } from './flag-lifecycle';
 
 interface Condition {
   properties: PropertyFilter[];
@@ -72,7 +74,7 @@ export function flagBody(d: Draft): Record<string, unknown> {
   return { key: d.key, name: d.name, active: d.active, ensure_experience_continuity: d.ensure_experience_continuity, filters };
 }
 
-const TABS = ['Overview', 'Activity'] as const;
+const TABS = ['Overview', 'Usage', 'Schedule', 'Activity'] as const;
 
 export function FlagPage({ projectId, flagId }: { projectId: number; flagId: string }) {
   const isNew = flagId === 'new';
@@ -136,7 +138,9 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
       }}>Delete</button>
     )}>
       {!isNew && <Tabs tabs={TABS} value={tab} onChange={(t) => setTab(t as typeof tab)} />}
-      {tab === 'Activity' ? <FlagActivity url={`${base}/${flagId}/activity/`} /> : (
+      {tab === 'Activity' ? <FlagHistory base={base} flagId={flagId} currentVersion={loaded.data?.version ?? 0} onReverted={() => loaded.reload()} />
+        : tab === 'Usage' ? <FlagUsageTab base={base} flagId={flagId} />
+        : tab === 'Schedule' ? <FlagScheduleTab projectId={projectId} flagId={flagId} /> : (
         <form class="flag-form" data-testid="flag-form" onSubmit={save}>
           <div class="grid2">
             <Field label="Key"><input name="key" required value={draft.key} onInput={(e) => set({ key: e.currentTarget.value })} /></Field>
@@ -241,24 +245,5 @@ function BlastRadius(props: { projectId: number; condition: Condition; aggregati
       }}>Estimate blast radius</button>
       {answer && <span class="muted" data-testid="blast-radius"> {answer}</span>}
     </span>
-  );
-}
-
-function FlagActivity({ url }: { url: string }) {
-  const activity = useGet<{ results: { id: string; activity: string; created_at: string; user: { email: string } | null; detail: { changes: { field: string; before: unknown; after: unknown }[] | null } }[] }>(url);
-  return (
-    <div data-testid="flag-activity">
-      <ErrorNote error={activity.error} />
-      {activity.data && (
-        <ul class="activity">
-          {activity.data.results.map((a) => (
-            <li key={a.id}>
-              <strong>{a.user?.email ?? 'someone'}</strong> {a.activity} · {when(a.created_at)}
-              {a.detail.changes && <ul>{a.detail.changes.map((c, i) => <li key={i}><code>{c.field}</code>: {JSON.stringify(c.before)} → {JSON.stringify(c.after)}</li>)}</ul>}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
   );
 }

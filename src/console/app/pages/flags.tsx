@@ -1,9 +1,9 @@
-/** Feature flags: search, active toggle, link to each flag's form. */
+/** Feature flags: search, the stale filter (PostHog's `active=STALE`), status and last use, active toggle, link to each flag's form. */
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, pathOf, qs, type Paginated } from '../api';
 import { ErrorNote, Loading, Page, Pager } from '../components/ui';
-import { when } from '../lib/format';
+import { ago, when } from '../lib/format';
 import { useGet, useQueryParam } from '../lib/hooks';
 
 export interface Flag {
@@ -16,31 +16,44 @@ export interface Flag {
   updated_at?: string;
   ensure_experience_continuity?: boolean;
   version?: number;
+  last_called_at?: string | null;
+  status?: string;
+  status_reason?: string;
 }
 
 export function FlagsPage({ projectId }: { projectId: number }) {
   const [search, setSearch] = useQueryParam('search');
+  // `STALE`: PostHog's filter for the flags ready for clean-up (fully rolled out, or unused for 30 days).
+  const [active, setActive] = useQueryParam('active');
   const [path, setPath] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [toggled, setToggled] = useState<Record<number, boolean>>({});
-  const list = useGet<Paginated<Flag>>(path ?? `/api/projects/${projectId}/feature_flags/${qs({ search, limit: 100 })}`);
+  const list = useGet<Paginated<Flag>>(path ?? `/api/projects/${projectId}/feature_flags/${qs({ search, active, limit: 100 })}`);
   return (
     <Page title="Feature flags" testId="flags-page" actions={<Link class="button" href={`/project/${projectId}/flags/new`}>New flag</Link>}>
       <div class="toolbar">
         <input type="search" aria-label="search flags" placeholder="Search by key or name" value={search} onChange={(e) => { setPath(null); setSearch(e.currentTarget.value.trim()); }} />
+        <select aria-label="flag status filter" value={active} onChange={(e) => { setPath(null); setActive(e.currentTarget.value); }}>
+          <option value="">All flags</option>
+          <option value="true">Enabled</option>
+          <option value="false">Disabled</option>
+          <option value="STALE">Stale (ready for clean-up)</option>
+        </select>
       </div>
       <ErrorNote error={list.error ?? error} />
       <Loading when={list.loading && !list.data} />
       {list.data && (
         <>
           <table class="list" data-testid="flag-list">
-            <thead><tr><th>Key</th><th>Name</th><th>Release</th><th>Updated</th><th>Active</th></tr></thead>
+            <thead><tr><th>Key</th><th>Name</th><th>Release</th><th>Status</th><th>Last used</th><th>Updated</th><th>Active</th></tr></thead>
             <tbody>
               {list.data.results.map((f) => (
                 <tr key={f.id} data-flag={f.key}>
                   <td><Link href={`/project/${projectId}/flags/${f.id}`}><code>{f.key}</code></Link></td>
                   <td>{f.name}</td>
                   <td>{summary(f)}</td>
+                  <td>{f.status && <span class={`badge status-${f.status}`} title={f.status_reason}>{f.status}</span>}</td>
+                  <td>{f.last_called_at ? ago(f.last_called_at) : 'never'}</td>
                   <td>{when(f.updated_at ?? f.created_at)}</td>
                   <td>
                     <label class="switch">
