@@ -1,4 +1,4 @@
-// No request may hold a worker. Stored hostile values (50 KB and 1 MB runs of `a` that end in `!`) meet
+// No request may hold a worker. Stored hostile values (50 KB and 450 KB runs of `a` that end in `!`) meet
 // patterns that make a backtracking engine take exponential or polynomial time, in every field that takes a pattern:
 // insight property filters (event and person), the events list, cohorts, actions (URL regex and URL contains),
 // paths (cleaning rules, groupings), HogQL (`match`, `=~`, `extract`, `replaceRegexpAll`, LIKE and ILIKE with
@@ -18,7 +18,9 @@ import { Client, PROJECT_KEY, removeDir, startQuill, type HttpResult, type Quill
 
 const P = '/api/projects/@current';
 const HOSTILE = `${'a'.repeat(50_000)}!`;
-const HUGE = `${'a'.repeat(1_000_000)}!`;
+// As large as a stored value gets: the event (URL and name) within the 1,000,000-byte event bound and the name
+// within the 655,360-byte bound on a person's properties (a larger one is refused at ingestion, never stored).
+const HUGE = `${'a'.repeat(450_000)}!`;
 const PATTERNS = ['(a+)+$', '(a|aa)+$', '(.*a){20}$', '(?i)(a+)+$', '^(\\w+\\s?)*$', '(a|a?)+b', '[ab]*a[ab]{999}c'];
 const MANY_PERCENT = `${'%a'.repeat(3_000)}%b`;
 const enc = encodeURIComponent;
