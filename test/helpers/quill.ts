@@ -32,9 +32,27 @@ export interface StartOptions {
   onOutput?: (chunk: string) => void;
 }
 
+/**
+ * Servers this test process started and that still run. When the test process ends (tap's timeout sends it SIGTERM,
+ * a failed assertion can skip a teardown) they are killed with it: left running they were re-parented to init and
+ * kept serving, and a suite that timed out under load left dozens of them taking the CPU of the files after it.
+ */
+const running = new Set<ChildProcess>();
+function killRunning(): void {
+  for (const proc of running) proc.kill('SIGKILL');
+  running.clear();
+}
+process.once('exit', killRunning);
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    killRunning();
+    process.kill(process.pid, signal);
+  });
+}
+
 /** `node dist/src/main.js` on `dataDir`, on a free port of 127.0.0.1, with the test keys. */
 function spawnQuill(dataDir: string, opts: StartOptions): ChildProcess {
-  return spawn(process.execPath, [MAIN], {
+  const proc = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -48,6 +66,9 @@ function spawnQuill(dataDir: string, opts: StartOptions): ChildProcess {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(proc);
+  proc.once('exit', () => running.delete(proc));
+  return proc;
 }
 
 export interface Ending {
@@ -77,6 +98,12 @@ export function runToEnd(opts: StartOptions & { dataDir: string; timeoutMs?: num
   );
 }
 
+/**
+ * How long a start may take before the server is taken as hung. A start on an idle machine takes about a second;
+ * with the suite's other files starting servers and soaks beside them it took over 30 s, which is slow, not hung.
+ */
+const START_TIMEOUT_MS = 120_000;
+
 export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'quill-test-'));
   const proc = spawnQuill(dataDir, opts);
@@ -91,8 +118,8 @@ export async function startQuill(opts: StartOptions = {}): Promise<QuillProcess>
     // One that never says it listens is killed: left running, it would keep the test's process alive to tap's timeout.
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new Error(`Quill did not start:\n${out}`));
-    }, 30_000);
+      reject(new Error(`Quill did not start within ${START_TIMEOUT_MS} ms:\n${out}`));
+    }, START_TIMEOUT_MS);
     const onData = () => {
       const m = /Quill listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
       if (m) {
