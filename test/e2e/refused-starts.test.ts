@@ -11,11 +11,6 @@ import { removeDir, runToEnd, startQuill, type Ending } from '../helpers/quill.j
 import { openEnv, openTable } from '../../src/stores/lmdb-env.js';
 
 const ROUNDS = Number(process.env.QUILL_REFUSE_ROUNDS ?? 5);
-/**
- * tap's process-info hook reaches every child through NODE_OPTIONS and triples what a start costs; coverage is off
- * (package.json), so these starts run without it.
- */
-const NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').split(' ').filter((o) => !o.includes('@tapjs/processinfo')).join(' ');
 
 /** How a run ended, for the tally: `exit 1`, `signal SIGABRT`, ... */
 function ending(e: Ending): string {
@@ -40,7 +35,7 @@ async function tryInARow(r: Refusal): Promise<{ tally: Record<string, number>; u
   const concurrency = r.concurrency ?? 1;
   for (let first = 0; first < ROUNDS; first += concurrency) {
     const rounds = Array.from({ length: Math.min(concurrency, ROUNDS - first) }, (_, k) => first + k);
-    const ends = await Promise.all(rounds.map((i) => runToEnd({ dataDir: r.dataDir, env: { NODE_OPTIONS, ...r.env(i) } })));
+    const ends = await Promise.all(rounds.map((i) => runToEnd({ dataDir: r.dataDir, env: r.env(i) })));
     ends.forEach((e, k) => {
       const said = /"event":"start_failed"/.test(e.output) && r.says(rounds[k]!).test(e.output);
       const key = e.code === 1 && !e.signal && !said ? 'exit 1 without its message' : ending(e);

@@ -50,12 +50,23 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   });
 }
 
+/**
+ * The NODE_OPTIONS a server gets: the test's own without tap's process-info hook, which tap hands every child to map
+ * coverage (off here, package.json) and which made each server start about three times slower and each of its
+ * threads load the hook.
+ */
+export const SERVER_NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '')
+  .split(' ')
+  .filter((o) => o && !o.includes('@tapjs/processinfo'))
+  .join(' ');
+
 /** `node dist/src/main.js` on `dataDir`, on a free port of 127.0.0.1, with the test keys. */
 function spawnQuill(dataDir: string, opts: StartOptions): ChildProcess {
   const proc = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: {
       ...process.env,
+      NODE_OPTIONS: SERVER_NODE_OPTIONS,
       QUILL_HOST: '127.0.0.1',
       QUILL_PORT: '0',
       QUILL_DATA_DIR: dataDir,
