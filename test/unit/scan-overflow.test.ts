@@ -134,6 +134,7 @@ t.test('a block written before the bounds is bounded when it is read back into a
     names: (prefix = '') => [...source.names(prefix), ...[...columns.keys()].filter((n) => n.startsWith(prefix))],
     f64: (name: string) => source.f64(name), u32: (name: string) => source.u32(name),
     dict: (name: string) => columns.get(name) ?? source.dict(name),
+    ownDict: (name: string) => columns.get(name) ?? source.ownDict(name),
   };
   const b = new BlockBuilder(64);
   b.addBlock(view);

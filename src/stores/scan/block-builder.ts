@@ -181,7 +181,9 @@ export class BlockBuilder {
     this.personCreated.set(view.f64(COL.personCreatedAt) ?? new Float64Array(n).fill(NaN), from);
     const moved = new Map<string, Map<number, Record<string, unknown>>>();
     for (const name of view.names()) {
-      const source = view.dict(name);
+      // Its own columns: the rows' overflow objects are copied as they are below (a column derived from them here
+      // would cost a pass over every overflow object per column, and copy their values twice).
+      const source = view.ownDict(name);
       if (!source) continue;
       const kind = name.startsWith(EVENT_PROP) ? this.eventProps : name.startsWith(PERSON_PROP) ? this.personProps : null;
       if (kind === null && (name === COL.propertiesOverflow || name === COL.personPropertiesOverflow)) continue; // below
@@ -376,6 +378,10 @@ class MemoryBlock implements BlockView {
 
   dict(name: string): DictColumn | null {
     return withOverflow(this, name, this.own(name));
+  }
+
+  ownDict(name: string): DictColumn | null {
+    return this.own(name);
   }
 
   private own(name: string): DictColumn | null {

@@ -48,6 +48,13 @@ export interface BlockView {
   f64(name: string): Float64Array | null;
   u32(name: string): Uint32Array | null;
   dict(name: string): DictColumn | null;
+  /**
+   * The block's own dictionary column `name`, without the values its rows' overflow objects hold for that name:
+   * for readers that merge each row's overflow object themselves (src/stores/scan/row-properties.ts). Deriving a
+   * column from the overflow costs a pass over every overflow object, so a whole-row reader asking `dict` for each
+   * of a thousand columns took seconds per block.
+   */
+  ownDict(name: string): DictColumn | null;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -188,6 +195,10 @@ export class PackedBlock implements BlockView {
 
   dict(name: string): DictColumn | null {
     return withOverflow(this, name, this.own(name));
+  }
+
+  ownDict(name: string): DictColumn | null {
+    return this.own(name);
   }
 
   private own(name: string): DictColumn | null {

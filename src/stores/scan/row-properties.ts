@@ -7,11 +7,14 @@
 import type { BlockView, DictColumn } from './column-block.js';
 import { EVENT_PROP, OVERFLOW, overflowObjectAt, setOwn } from './overflow.js';
 
-/** Reads rows' properties of one kind (`prefix`: EVENT_PROP or PERSON_PROP); the columns are looked up once. */
+/**
+ * Reads rows' properties of one kind (`prefix`: EVENT_PROP or PERSON_PROP); the columns are looked up once, as the
+ * block's own columns: the overflow object of each row is merged here, so no column is derived from it.
+ */
 export function propertiesReader(block: BlockView, prefix: string): (row: number) => Record<string, unknown> {
   const columns: [string, DictColumn][] = [];
   for (const name of block.names(prefix)) {
-    const col = block.dict(name);
+    const col = block.ownDict(name);
     if (col) columns.push([name.slice(prefix.length), col]);
   }
   const overflow = block.dict(prefix === EVENT_PROP ? OVERFLOW.event : OVERFLOW.person);

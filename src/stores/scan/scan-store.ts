@@ -378,7 +378,8 @@ function appendRows(target: BlockBuilder, view: BlockView, skip: Uint8Array): vo
     if (t > maxTs) maxTs = t;
   }
   for (const name of view.names()) {
-    const d = view.dict(name);
+    // Own columns only: the overflow columns are among the names and are copied as they are.
+    const d = view.ownDict(name);
     if (d) {
       const codes = new Uint32Array(keep.length);
       keep.forEach((row, k) => (codes[k] = d.codes[row]!));
@@ -441,6 +442,10 @@ class StoredBlock implements BlockView {
   }
 
   dict(name: string): DictColumn | null {
-    return withOverflow(this, name, this.read(name, 'dict') as DictColumn | null);
+    return withOverflow(this, name, this.ownDict(name));
+  }
+
+  ownDict(name: string): DictColumn | null {
+    return this.read(name, 'dict') as DictColumn | null;
   }
 }

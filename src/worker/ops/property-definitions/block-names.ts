@@ -57,7 +57,8 @@ function remember<V>(cache: Map<string, V>, key: string, value: V): V {
 function typeIn(block: BlockView, cacheKey: string | null, column: string): PropertyType | null {
   const key = cacheKey === null ? null : `${cacheKey}:${column}`;
   if (key !== null && typeCache.has(key)) return typeCache.get(key)!;
-  const type = inferPropertyType(block.dict(column)?.values ?? []);
+  // The column's own values (a column derived from the overflow objects costs a pass over all of them per name).
+  const type = inferPropertyType(block.ownDict(column)?.values ?? []);
   return key === null ? type : remember(typeCache, key, type);
 }
 
@@ -76,7 +77,7 @@ function eventsPerProperty(block: BlockView, cacheKey: string | null): Map<strin
     };
     const names = events.codes;
     for (const column of block.names(EVENT_PROP)) {
-      const prop = block.dict(column);
+      const prop = block.ownDict(column);
       if (!prop) continue;
       marks.fill(0);
       const codes = prop.codes;
@@ -95,8 +96,9 @@ function eventsPerProperty(block: BlockView, cacheKey: string | null): Map<strin
         set.add(names[i]!);
       }
       for (const [key, { codes }] of overflowKeys(overflow, MAX_PROPERTY_COLUMNS)) {
-        if (out.has(key)) continue;
+        // A key can be both a column (rows after it was opened) and in older rows' overflow objects: both count.
         marks.fill(0);
+        for (const e of out.get(key) ?? []) marks[events.values.indexOf(e) + 1] = 1;
         for (const c of codes) for (const e of byObject.get(c) ?? []) marks[e] = 1;
         out.set(key, carriers());
       }
