@@ -18,7 +18,7 @@ import { restartOnLocalEngine, startOnClickHouse, stopOnClickHouse, type OnClick
 import { nearlyEqual } from '../helpers/insight-compare.js';
 
 const END = Date.UTC(2026, 10, 8);
-const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 100_000), persons: 4_000, days: 14, end: END, seed: 7 };
+const OPTIONS = { events: Number(process.env.QUILL_TEST_DATASET_EVENTS ?? 70_000), persons: 4_000, days: 14, end: END, seed: 7 };
 const FROM = '2026-10-26';
 const TO = '2026-11-07';
 

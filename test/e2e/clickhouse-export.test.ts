@@ -287,7 +287,7 @@ t.test('kill -9 of Quill during the export, several rounds: each acknowledged uu
   const dataDir = mkdtempSync(join(tmpdir(), 'quill-test-'));
   t.teardown(() => removeDir(dataDir));
   const acknowledged = new Set<string>();
-  const rounds = Number(process.env.QUILL_EXPORT_KILL_ROUNDS ?? 4);
+  const rounds = Number(process.env.QUILL_EXPORT_KILL_ROUNDS ?? 2);
   let q: QuillProcess | null = null;
   for (let round = 0; round < rounds; round++) {
     q = await startQuill({ dataDir, env: exportEnv(ch) });

@@ -12,7 +12,7 @@ import { Random } from '../helpers/fuzz.js';
 import { allEvents, event, personOf, sendBatch } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 
-const ROUNDS = Number(process.env.QUILL_SOAK_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.QUILL_SOAK_ROUNDS ?? 2);
 const SEED = Number(process.env.QUILL_SOAK_SEED ?? Date.now() % 2 ** 31);
 // Bounded per round so that a thousand rounds stay checkable at the end (every merge and flag is read back).
 const MERGES_PER_ROUND = 10;

@@ -1,5 +1,5 @@
 // A start that is refused or fails exits 1 after its `start_failed` line, and never dies of a signal, however often
-// it is tried: each way a start fails is tried QUILL_REFUSE_ROUNDS times in a row (default 5; `npm run
+// it is tried: each way a start fails is tried QUILL_REFUSE_ROUNDS times in a row (default 2; `npm run
 // soak:refusals` runs 200). A start refused while a worker thread was still loading used to abort the process
 // (SIGABRT) about once in 40 tries: see workers/shard-worker.cts and closeAfterFailedStart in src/front/front.ts.
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -10,7 +10,7 @@ import t from 'tap';
 import { removeDir, runToEnd, startQuill, type Ending } from '../helpers/quill.js';
 import { openEnv, openTable } from '../../src/stores/lmdb-env.js';
 
-const ROUNDS = Number(process.env.QUILL_REFUSE_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.QUILL_REFUSE_ROUNDS ?? 2);
 
 /** How a run ended, for the tally: `exit 1`, `signal SIGABRT`, ... */
 function ending(e: Ending): string {

@@ -4,7 +4,7 @@
 // shape, each worker is beating again (heartbeat under 1 s) within a bounded wait, `/flags/` answers, the process's
 // memory stays bounded; at the end every ordinary event acknowledged beside the shaped ones is stored exactly once,
 // and a restart after SIGKILL recovers with all of them. The seed is printed: QUILL_SHAPE_FUZZ_SEED replays a run,
-// QUILL_SHAPE_FUZZ_CASES sets how many (default 24, about a minute here).
+// QUILL_SHAPE_FUZZ_CASES sets how many (default 10 in the suite; `npm run soak:shapes` runs 200).
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { eventually } from '../helpers/eventually.js';
@@ -13,7 +13,7 @@ import { shapeCase } from '../helpers/shape-fuzz.js';
 import { Client, PROJECT_KEY, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
 
 const SEED = process.env.QUILL_SHAPE_FUZZ_SEED ? Number(process.env.QUILL_SHAPE_FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const CASES = Number(process.env.QUILL_SHAPE_FUZZ_CASES ?? 24);
+const CASES = Number(process.env.QUILL_SHAPE_FUZZ_CASES ?? 10);
 const REPLAY = `seed ${SEED} (replay: QUILL_SHAPE_FUZZ_SEED=${SEED})`;
 /** The process's resident memory may not pass this (it was 5-11 GB and growing before the bounds). */
 const MEMORY_BOUND_MB = 2048;

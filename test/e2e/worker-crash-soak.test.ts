@@ -3,7 +3,7 @@
 // Round after round, under continuous load — /batch/ senders, identify merges whose distinct ids usually live on
 // different shards, flag creations — one worker is crashed and its replacement awaited; the process must survive
 // every round and, at the end, hold every acknowledged event exactly once, every acknowledged merge and every flag
-// answered 201. `npm test` runs ten rounds; `npm run soak:workers` runs QUILL_WORKER_CRASH_ROUNDS (default 300).
+// answered 201. `npm test` runs five rounds; `npm run soak:workers` runs QUILL_WORKER_CRASH_ROUNDS (default 300).
 // Before the fixes it guards (src/worker/fatal-exit.ts, Shard.releaseHeldParts, per-thread peer call ids) the
 // process segfaulted within ~15 crashes, ~1% of the events acknowledged around the crashes were lost, and more
 // when a replacement crashed again while recovering.
@@ -15,7 +15,7 @@ import { eventually } from '../helpers/eventually.js';
 import { allEvents, event, personOf, sendBatch } from '../helpers/ingest.js';
 import { Client, PROJECT_KEY, quillForFile } from '../helpers/quill.js';
 
-const ROUNDS = Number(process.env.QUILL_WORKER_CRASH_ROUNDS ?? 10);
+const ROUNDS = Number(process.env.QUILL_WORKER_CRASH_ROUNDS ?? 5);
 const MAX_BACKLOG = 300_000;
 // QUILL_SOAK_REPORT_DIR: when a crash is not acted on within 10 s, Node's diagnostic report of the server (every
 // thread's JavaScript stack) is written there, to find what a stalled worker is doing.
