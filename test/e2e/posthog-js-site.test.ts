@@ -1,0 +1,244 @@
+// Everything posthog-js sends by default is understood (issue 48): a small shop (test/fixtures/posthog-js-site/)
+// loads posthog-js the way PostHog's HTML snippet does, from Quill's /static/array.js, with posthog-js's default
+// options; the optional modules (heatmaps, dead clicks, web vitals, exception autocapture, surveys) are switched on
+// by the project's settings, i.e. by Quill's remote config, so array.js lazily loads their bundles from Quill too.
+// Headless Chromium then browses it for about a minute: pages, clicks, a rage click, a dead click, mouse moves, a
+// form, a login (identify, person and group properties), a flag read, a thrown error, the survey and early-access
+// lists, a logout (reset), four times over. Asserted:
+// - no request to Quill got a 4xx or 5xx (the page's network log), and each module's bundle and list was asked;
+// - every event the SDK handed to its transport (a before_send hook logs each uuid) is stored exactly once, and
+//   nothing else is; the events the network log shows in request bodies are among them;
+// - each module's event is there (`$$heatmap`, `$dead_click`, `$web_vitals`, `$exception`, `$rageclick`, …);
+// - the console, signed in in the same browser, shows per event name the counts this test computed (trends).
+import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { missing } from '../helpers/required-environment.js';
+import { eventually } from '../helpers/eventually.js';
+import { Client, PROJECT_KEY, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
+import { serveStaticSite, type StaticSite } from '../helpers/static-site.js';
+
+const SITE = fileURLToPath(new URL('../fixtures/posthog-js-site/', import.meta.url));
+const PASSWORD = 'posthog-js-site-password';
+const ROUNDS = 4;
+/** The capture paths posthog-js posts events to (`/e/` by default, `/i/v0/e/` when the remote config says so). */
+const CAPTURE = /^\/(e|i\/v0\/e|batch|capture)\/?$/;
+
+interface Seen {
+  url: URL;
+  method: string;
+  resourceType: string;
+  body: Buffer | null;
+  status?: number;
+}
+
+interface SentEvent {
+  uuid: string;
+  event: string;
+}
+
+/** The events in a capture body as posthog-js sends it: gzip (`compression=gzip-js`), base64 or a `data=` form. */
+function eventsInBody(body: Buffer): SentEvent[] {
+  let text = body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body).toString('utf8') : body.toString('utf8');
+  if (text.startsWith('data=')) text = decodeURIComponent(text.slice(5).split('&')[0]!.replace(/\+/g, ' '));
+  if (!/^\s*[[{]/.test(text)) text = Buffer.from(text, 'base64').toString('utf8');
+  const payload = JSON.parse(text);
+  return Array.isArray(payload) ? payload : payload.batch ?? [payload];
+}
+
+const unavailable = chromiumUnavailable();
+if (unavailable) missing(t, 'browser', 'the posthog-js site test', unavailable);
+else suite();
+
+function suite(): void {
+  let q: QuillProcess;
+  let api: Client;
+  let site: StaticSite;
+  let browser: Chromium;
+  let page: Page;
+  const seen: Seen[] = [];
+  const failed: string[] = [];
+  let sent: SentEvent[] = [];
+
+  t.before(async () => {
+    q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
+    api = new Client(q.base);
+    // The modules, switched on where a PostHog user switches them: the project's settings (remote config).
+    const settings = await api.patch('/api/projects/@current/', {
+      heatmaps_opt_in: true, capture_dead_clicks: true, autocapture_exceptions_opt_in: true, autocapture_web_vitals_opt_in: true, surveys_opt_in: true,
+    });
+    if (settings.status !== 200) throw new Error(`settings: ${settings.text}`);
+    // A flag, so the remote config says hasFeatureFlags and the SDK asks /flags/ (and reads it on a purchase).
+    const flag = await api.post('/api/projects/@current/feature_flags/', { key: 'new-checkout', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
+    if (flag.status !== 201) throw new Error(`flag: ${flag.text}`);
+    site = await serveStaticSite({ dir: SITE, vars: { QUILL_HOST: q.base, QUILL_TOKEN: PROJECT_KEY } });
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    const byRequest = new Map<object, Seen>();
+    page.on('request', (r) => {
+      const entry: Seen = { url: new URL(r.url()), method: r.method(), resourceType: r.resourceType(), body: r.postDataBuffer() };
+      byRequest.set(r, entry);
+      seen.push(entry);
+    });
+    page.on('response', (res) => {
+      const entry = byRequest.get(res.request());
+      if (entry) entry.status = res.status();
+    });
+    page.on('requestfailed', (r) => failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  });
+  t.teardown(async () => {
+    await browser?.close();
+    await site?.close();
+    await q?.stop();
+    if (q) removeDir(q.dataDir);
+  });
+
+  const toQuill = () => seen.filter((s) => s.url.origin === q.base);
+  const loaded = () => page.waitForFunction(() => (window as any).__loaded === true);
+  const open = async (path: string) => {
+    await page.goto(`${site.origin}${path}`);
+    await loaded();
+  };
+  /** Clicks a link or submit button and waits for the next page, with posthog-js loaded on it. */
+  const follow = async (selector: string) => {
+    const before = page.url();
+    await page.click(selector);
+    await page.waitForURL((u) => u.href !== before);
+    await loaded();
+  };
+
+  /** One visit: browse, buy, sign up, log in, fail to pay, look at offers, log out. */
+  async function visit(n: number): Promise<void> {
+    await open('/index.html');
+    await page.click('#add');
+    await page.click('#add');
+    const promo = (await page.locator('#promo').boundingBox())!;
+    for (let i = 0; i < 12; i++) await page.mouse.move(promo.x + 20 + i * 15, promo.y + 30 + (i % 4) * 20);
+    // A rage click: three clicks within a second at one spot.
+    for (let i = 0; i < 3; i++) await page.mouse.click(promo.x + 50, promo.y + 50);
+    // A dead click: nothing changes for 2.5 s after it (posthog-js's mutation threshold).
+    await page.click('#nothing');
+    await page.waitForTimeout(3_500);
+
+    await follow('#nav-products');
+    await follow(`a.product >> nth=${n % 3}`);
+    await page.click('#buy');
+    await page.waitForSelector('#bought:has-text("Bought")');
+
+    await open('/signup.html');
+    await page.fill('#signup-name', `Visitor ${n}`);
+    await page.selectOption('#signup-plan', 'pro');
+    await page.check('#signup-news');
+    await follow('#signup-submit');
+
+    await page.fill('#login-email', `visitor-${n}@example.com`);
+    await page.fill('#login-password', 'secret');
+    await follow('#login-submit');
+    await page.click('#pay');
+    await page.click('#offers');
+    await page.waitForSelector('#offers-result:has-text("features")');
+    // Long enough for the heatmap buffer (flushed every 5 s) and the web vitals buffer (5 s) to be sent from here.
+    await page.waitForTimeout(5_500);
+    await follow('#logout');
+  }
+
+  t.test('a minute of browsing: no 4xx/5xx from Quill, every module loaded and asked from Quill', async (t) => {
+    const started = Date.now();
+    for (let n = 0; n < ROUNDS; n++) await visit(n);
+    await open('/bye.html');
+    // The last page's queue is sent by its flush timer (3 s); nothing else is pending once requests stop.
+    await eventually('the last capture requests answered', async () => {
+      await page.waitForTimeout(3_500);
+      return toQuill().every((s) => s.status !== undefined || s.resourceType === 'ping') || null;
+    });
+    sent = await page.evaluate(() => JSON.parse(localStorage.getItem('__sent') ?? '[]'));
+    t.comment(`${Math.round((Date.now() - started) / 1000)} s of browsing, ${sent.length} events sent`);
+
+    const requests = toQuill();
+    const kinds = new Map<string, number[]>();
+    for (const s of requests) {
+      const kind = `${s.method} ${s.url.pathname.replace(PROJECT_KEY, '<token>')}`;
+      kinds.set(kind, [...(kinds.get(kind) ?? []), s.status ?? 0]);
+    }
+    t.comment(`requests to Quill:\n${[...kinds].map(([k, statuses]) => `  ${k} ×${statuses.length} [${[...new Set(statuses)].join(', ')}]`).sort().join('\n')}`);
+    if (failed.length) t.comment(`failed on the page's side (navigations abort in-flight requests):\n  ${failed.join('\n  ')}`);
+    const errors = requests.filter((s) => (s.status ?? 0) >= 400);
+    t.same(errors.map((s) => `${s.method} ${s.url.pathname}${s.url.search}: ${s.status}`), [], 'no request to Quill answered 4xx or 5xx');
+
+    const asked = (path: string | RegExp) => requests.filter((s) => (typeof path === 'string' ? s.url.pathname === path : path.test(s.url.pathname)) && s.status === 200).length > 0;
+    t.ok(asked('/static/array.js'), 'array.js from Quill');
+    t.ok(asked(`/array/${PROJECT_KEY}/config.js`), 'the remote config (config.js) from Quill');
+    t.ok(asked('/flags/'), '/flags/');
+    for (const bundle of ['surveys', 'web-vitals', 'dead-clicks-autocapture', 'exception-autocapture']) {
+      t.ok(asked(new RegExp(`^/static/([0-9.]+/)?${bundle}\\.js$`)), `${bundle}.js from Quill`);
+    }
+    t.ok(asked('/api/surveys/'), 'the survey list');
+    t.ok(asked('/api/early_access_features/'), 'the early access features');
+    t.match(await page.evaluate(() => localStorage.getItem('__sent')), /\$exception/, 'the thrown error was captured');
+    t.ok(requests.some((s) => CAPTURE.test(s.url.pathname)), 'events posted to a capture path');
+    const elsewhere = seen.filter((s) => s.url.origin !== q.base && s.url.origin !== site.origin);
+    t.same(elsewhere.map((s) => s.url.href), [], 'nothing loaded from outside the two local origins');
+  });
+
+  t.test('every event the SDK sent is stored exactly once, and nothing else', async (t) => {
+    const uuids = sent.map((e) => e.uuid);
+    t.equal(new Set(uuids).size, uuids.length, 'the SDK gave each event its own uuid');
+    // The events the network log shows in request bodies (fetch and XHR; a beacon's body is not shown) were logged.
+    const logged = new Set(uuids);
+    const onWire: SentEvent[] = [];
+    for (const s of toQuill()) {
+      if (s.method !== 'POST' || !CAPTURE.test(s.url.pathname) || !s.body?.length) continue;
+      onWire.push(...eventsInBody(s.body));
+    }
+    t.ok(onWire.length > 0, `${onWire.length} events read from request bodies`);
+    t.same(onWire.filter((e) => !logged.has(e.uuid)).map((e) => e.event), [], 'every event on the wire is one before_send saw');
+
+    for (const name of ['$pageview', '$pageleave', '$autocapture', '$rageclick', '$dead_click', '$$heatmap', '$web_vitals', '$exception',
+      '$identify', '$set', '$groupidentify', '$feature_flag_called', 'purchase']) {
+      t.ok(sent.some((e) => e.event === name), `${name} sent`);
+    }
+
+    const rows = await eventually('every sent event stored', async () => {
+      const res = await api.post('/api/projects/@current/query/', { query: { kind: 'HogQLQuery', query: 'SELECT uuid, event FROM events LIMIT 100000' }, refresh: 'force_blocking' });
+      const results = res.body?.results as [string, string][] | undefined;
+      return results && results.length >= sent.length ? results : null;
+    });
+    const stored = new Map<string, number>();
+    for (const [uuid] of rows) stored.set(uuid, (stored.get(uuid) ?? 0) + 1);
+    t.same(sent.filter((e) => stored.get(e.uuid) !== 1).map((e) => `${e.event} ${e.uuid} ×${stored.get(e.uuid) ?? 0}`), [], 'each sent event stored once');
+    t.equal(rows.length, sent.length, 'and nothing that was not sent');
+
+    // What the modules' events carry, as stored.
+    const one = async (event: string) => (await api.get(`/api/projects/@current/events/?event=${encodeURIComponent(event)}&limit=1`)).body.results[0];
+    t.match((await one('$exception')).properties, { $exception_list: [{ type: 'Error', value: 'Payment failed: card declined' }] }, '$exception: the error');
+    t.ok(Object.keys((await one('$$heatmap')).properties.$heatmap_data ?? {}).length > 0, '$$heatmap: positions per page');
+    t.ok(Object.keys((await one('$web_vitals')).properties).some((k) => /^\$web_vitals_[A-Z]+_value$/.test(k)), '$web_vitals: a metric value');
+    t.match((await one('$dead_click')).elements_chain, /^button/, '$dead_click: the button in its elements chain');
+    const person = (await api.get('/api/projects/@current/persons/?distinct_id=visitor-0@example.com')).body.results[0];
+    t.match(person?.properties, { email: 'visitor-0@example.com', plan: 'pro' }, 'the login identified a person with its properties');
+  });
+
+  t.test('the console shows the counts the test computed', async (t) => {
+    const counts = new Map<string, number>();
+    for (const e of sent) counts.set(e.event, (counts.get(e.event) ?? 0) + 1);
+    const names = [...counts.keys()].sort();
+    const projectId = (await api.get('/api/projects/@current/')).body.id;
+    const consolePage = await browser.context.newPage();
+    t.teardown(() => consolePage.close());
+    await consolePage.goto(`${q.base}/console/`);
+    await signIn(consolePage, PASSWORD);
+    const filters = {
+      insight: 'TRENDS', interval: 'day', date_from: '-1d', display: 'ActionsLineGraph',
+      events: names.map((id, order) => ({ id, name: id, type: 'events', order, math: 'total' })),
+    };
+    await consolePage.goto(`${q.base}/console/project/${projectId}/insights/trends?filters=${encodeURIComponent(JSON.stringify(filters))}`);
+    await consolePage.waitForSelector('[data-testid=trend-chart][data-rendered=true]');
+    const shown = await consolePage.$$eval('[data-testid=trend-row]', (rows) => rows.map((row) => [
+      row.querySelector('th')?.textContent ?? '',
+      [...row.querySelectorAll('td.value')].reduce((sum, cell) => sum + Number(cell.textContent), 0),
+    ] as [string, number]));
+    t.same(Object.fromEntries(shown), Object.fromEntries(names.map((n) => [n, counts.get(n)])), `per event name, ${names.length} names`);
+  });
+}
