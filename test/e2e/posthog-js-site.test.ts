@@ -1,7 +1,8 @@
 // Everything posthog-js sends by default is understood (issue 48): a small shop (test/fixtures/posthog-js-site/)
 // loads posthog-js the way PostHog's HTML snippet does, from Quill's /static/array.js, with posthog-js's default
 // options; the optional modules (heatmaps, dead clicks, web vitals, exception autocapture, surveys) are switched on
-// by the project's settings, i.e. by Quill's remote config, so array.js lazily loads their bundles from Quill too.
+// in the console's settings (the project's settings, handed to posthog-js by Quill's remote config), so array.js
+// lazily loads their bundles from Quill too.
 // Headless Chromium then browses it for about a minute: pages, clicks, a rage click, a dead click, mouse moves, a
 // form, a login (identify, person and group properties), a flag read, a thrown error, the survey and early-access
 // lists, a logout (reset), four times over. Asserted:
@@ -60,22 +61,35 @@ function suite(): void {
   let site: StaticSite;
   let browser: Chromium;
   let page: Page;
+  let consolePage: Page;
+  let projectId: number;
   const seen: Seen[] = [];
   let sent: SentEvent[] = [];
 
   t.before(async () => {
     q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
     api = new Client(q.base);
-    // The modules, switched on where a PostHog user switches them: the project's settings (remote config).
-    const settings = await api.patch('/api/projects/@current/', {
-      heatmaps_opt_in: true, capture_dead_clicks: true, autocapture_exceptions_opt_in: true, autocapture_web_vitals_opt_in: true, surveys_opt_in: true,
-    });
-    if (settings.status !== 200) throw new Error(`settings: ${settings.text}`);
     // A flag, so the remote config says hasFeatureFlags and the SDK asks /flags/ (and reads it on a purchase).
     const flag = await api.post('/api/projects/@current/feature_flags/', { key: 'new-checkout', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } });
     if (flag.status !== 201) throw new Error(`flag: ${flag.text}`);
     site = await serveStaticSite({ dir: SITE, vars: { QUILL_HOST: q.base, QUILL_TOKEN: PROJECT_KEY } });
     browser = await launchChromium();
+    // The modules, switched on where a user switches them: the console's settings page (the project's settings,
+    // which Quill's remote config hands to posthog-js).
+    projectId = (await api.get('/api/projects/@current/')).body.id;
+    consolePage = await browser.context.newPage();
+    await consolePage.goto(`${q.base}/console/`);
+    await signIn(consolePage, PASSWORD);
+    await consolePage.goto(`${q.base}/console/project/${projectId}/settings`);
+    await consolePage.waitForSelector('[data-testid=sdk-modules]');
+    for (const name of ['heatmaps_opt_in', 'capture_dead_clicks', 'autocapture_exceptions_opt_in', 'autocapture_web_vitals_opt_in', 'surveys_opt_in']) {
+      await consolePage.check(`[data-testid=sdk-modules] input[name=${name}]`);
+    }
+    await consolePage.click('[data-testid=sdk-modules] button[type=submit]');
+    await consolePage.waitForSelector('[data-testid=sdk-modules] [role=status]');
+    const project = (await api.get('/api/projects/@current/')).body;
+    const on = { heatmaps_opt_in: true, capture_dead_clicks: true, autocapture_exceptions_opt_in: true, autocapture_web_vitals_opt_in: true, surveys_opt_in: true, autocapture_opt_out: false };
+    for (const [k, v] of Object.entries(on)) if (project[k] !== v) throw new Error(`the console did not set ${k}: ${JSON.stringify(project)}`);
     page = await browser.context.newPage();
     const byRequest = new Map<object, Seen>();
     page.on('request', (r) => {
@@ -229,11 +243,6 @@ function suite(): void {
     const counts = new Map<string, number>();
     for (const e of sent) counts.set(e.event, (counts.get(e.event) ?? 0) + 1);
     const names = [...counts.keys()].sort();
-    const projectId = (await api.get('/api/projects/@current/')).body.id;
-    const consolePage = await browser.context.newPage();
-    t.teardown(() => consolePage.close());
-    await consolePage.goto(`${q.base}/console/`);
-    await signIn(consolePage, PASSWORD);
     const filters = {
       insight: 'TRENDS', interval: 'day', date_from: '-1d', display: 'ActionsLineGraph',
       events: names.map((id, order) => ({ id, name: id, type: 'events', order, math: 'total' })),
