@@ -190,7 +190,8 @@ function suite(): void {
     t.ok(asked('/static/array.js'), 'array.js from Quill');
     t.ok(asked(`/array/${PROJECT_KEY}/config.js`), 'the remote config (config.js) from Quill');
     t.ok(asked('/flags/'), '/flags/');
-    for (const bundle of ['surveys', 'web-vitals', 'dead-clicks-autocapture', 'exception-autocapture']) {
+    // Web vitals: the flavour with attribution (for INP and LCP) is posthog-js's default.
+    for (const bundle of ['surveys', 'web-vitals(-with-attribution)?', 'dead-clicks-autocapture', 'exception-autocapture']) {
       t.ok(asked(new RegExp(`^/static/([0-9.]+/)?${bundle}\\.js$`)), `${bundle}.js from Quill`);
     }
     t.ok(asked('/api/surveys/'), 'the survey list');
