@@ -150,7 +150,9 @@ function suite(): void {
     // captures, a button here).
     const add = (await page.locator('#add').boundingBox())!;
     for (let i = 0; i < 3; i++) await page.mouse.click(add.x + add.width / 2, add.y + add.height / 2);
-    // A dead click: nothing changes for 2.5 s after it (posthog-js's mutation threshold).
+    // A dead click: nothing changes for 2.5 s after it (posthog-js's mutation threshold); posthog-js ignores a click
+    // within a second of another one, so the rage click is a second and a half behind it.
+    await page.waitForTimeout(1_500);
     await page.click('#nothing');
     await page.waitForTimeout(3_500);
 
