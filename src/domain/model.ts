@@ -3,6 +3,7 @@
  * the serializers of each resource (src/worker/ops/*), never by returning records as they are.
  */
 import type { ActionStep } from './actions/steps.js';
+import type { SdkSettings } from './sdk-settings.js';
 
 export interface Organization {
   id: number;
@@ -46,6 +47,8 @@ export interface Project {
    * Absent in data directories of format 1 (src/worker/upgrade.ts adds it).
    */
   event_retention_days?: number | null;
+  /** posthog-js's optional modules switched on from the server, as set (src/domain/sdk-settings.ts has the defaults). */
+  sdk_settings?: Partial<SdkSettings>;
 }
 
 export interface PersonalApiKey {

@@ -122,6 +122,10 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'flags.defaults': { 200: ok(R.FlagsResponse, 'An empty answer, no evaluation') },
   remote_config: { 200: ok(R.RemoteConfig) },
   'remote_config.js': { 200: { description: 'A script that records the remote config for posthog-js', schema: STRING, contentType: 'application/javascript' } },
+  'sdk.surveys': { 200: ok(R.SdkSurveys) },
+  'sdk.early_access_features': { 200: ok(R.SdkEarlyAccessFeatures) },
+  'sdk.web_experiments': { 200: ok(R.SdkWebExperiments) },
+  'sdk.product_tours': { 200: ok(R.SdkProductTours) },
   'flags.definitions': DEFINITIONS,
   'flags.local_evaluation_legacy': DEFINITIONS,
   'flags.local_evaluation': DEFINITIONS,
@@ -256,7 +260,8 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; ret
 };
 
 /** Public operations that authenticate the project token (the others need nothing). */
-const TOKEN_OPS = new Set(['capture', 'engage', 'decide', 'flags', 'remote_config', 'remote_config.js', 'ofrep.evaluate', 'ofrep.bulk']);
+const TOKEN_OPS = new Set(['capture', 'engage', 'decide', 'flags', 'remote_config', 'remote_config.js', 'ofrep.evaluate', 'ofrep.bulk',
+  'sdk.surveys', 'sdk.early_access_features', 'sdk.web_experiments', 'sdk.product_tours']);
 
 function errorsOf(route: RouteDef): string[] {
   const names: string[] = [];

@@ -107,6 +107,11 @@ const SPECS: RouteSpec[] = [
   { ...pub('POST', '/ofrep/v1/evaluate/flags/:key', 'ofrep.evaluate'), keyHeader: true },
   pub('GET', '/array/:token/config', 'remote_config'),
   pub('GET', '/array/:token/config.js', 'remote_config.js'),
+  // The lists posthog-js asks for with `?token=` (src/worker/ops/sdk-lists.ts): empty, in PostHog's shapes.
+  pub('GET', '/api/surveys', 'sdk.surveys'),
+  pub('GET', '/api/early_access_features', 'sdk.early_access_features'),
+  pub('GET', '/api/web_experiments', 'sdk.web_experiments'),
+  pub('GET', '/api/product_tours', 'sdk.product_tours'),
 
   // Local-evaluation definitions for server SDKs: a personal key (Bearer), the project named by `?token=`.
   { method: 'GET', path: '/flags/definitions', op: 'flags.definitions', auth: 'personal', body: 'none', scope: 'feature_flag:read', projectFrom: 'token' },

@@ -3,6 +3,7 @@
  * request reaches a worker; workers add the rules that need stored state (uniqueness, permissions, references).
  */
 import Type from 'typebox';
+import { SDK_SETTING_NAMES } from '../domain/sdk-settings.js';
 
 const Nullable = <T extends import('typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -66,6 +67,9 @@ export const ProjectUpdate = Type.Object({
   path_cleaning_filters: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
   // Checked by the worker, worded as DRF's IntegerField does (src/worker/ops/project-settings.ts).
   event_retention_days: Type.Optional(Type.Unknown()),
+  // posthog-js's module switches: booleans or null, the metrics a list of CLS/FCP/INP/LCP or null; checked and
+  // worded by src/domain/sdk-settings.ts.
+  ...Object.fromEntries(SDK_SETTING_NAMES.map((name) => [name, Type.Optional(Type.Unknown())])),
 }, { additionalProperties: true, $id: 'ProjectUpdate' });
 
 export const PersonalKeyCreate = Type.Object({

@@ -8,6 +8,7 @@
  * (`additionalProperties`) where PostHog's answers carry more fields than Quill's.
  */
 import Type, { type TSchema } from 'typebox';
+import { WEB_VITALS } from '../domain/sdk-settings.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 /** A JSON object whose values all follow `value` (a map keyed by flag key, project id…). */
@@ -81,9 +82,14 @@ const CONFIG_FIELDS = {
   supportedCompression: Type.Array(Type.String()),
   sessionRecording: Type.Unknown(),
   surveys: Type.Unknown(),
-  heatmaps: Type.Unknown(),
-  capturePerformance: Type.Unknown(),
-  autocaptureExceptions: Type.Unknown(),
+  heatmaps: Type.Boolean(),
+  capturePerformance: Type.Union([Type.Literal(false), Type.Object({
+    network_timing: Type.Boolean(),
+    web_vitals: Type.Boolean(),
+    web_vitals_allowed_metrics: Nullable(Type.Array(Type.String())),
+  })]),
+  autocaptureExceptions: Type.Boolean(),
+  errorTracking: Type.Object({ autocaptureExceptions: Type.Boolean(), suppressionRules: Type.Array(Type.Unknown()) }),
   autocapture_opt_out: Type.Boolean(),
   captureDeadClicks: Type.Boolean(),
   elementsChainAsString: Type.Boolean(),
@@ -102,6 +108,14 @@ export const RemoteConfig = Type.Object({
   token: Type.String(),
   ...CONFIG_FIELDS,
 }, { additionalProperties: true, $id: 'RemoteConfig' });
+
+/** The empty lists posthog-js asks for with `?token=` (src/worker/ops/sdk-lists.ts): PostHog's keys, no entries. */
+const EmptyList = (key: string, id: string, description: string) =>
+  Type.Object({ [key]: Type.Array(Type.Unknown(), { maxItems: 0 }) }, { additionalProperties: false, $id: id, description });
+export const SdkSurveys = EmptyList('surveys', 'SdkSurveys', 'The surveys posthog-js may show: Quill has none');
+export const SdkEarlyAccessFeatures = EmptyList('earlyAccessFeatures', 'SdkEarlyAccessFeatures', 'Early access features: Quill has none');
+export const SdkWebExperiments = EmptyList('experiments', 'SdkWebExperiments', 'No-code web experiments: Quill has none');
+export const SdkProductTours = EmptyList('product_tours', 'SdkProductTours', 'Product tours: Quill has none');
 
 const REASON_CODES = ['condition_match', 'no_condition_match', 'out_of_rollout_bound', 'no_group_type', 'super_condition_value', 'holdout_condition_value', 'flag_disabled', 'missing_dependency'];
 
@@ -302,6 +316,15 @@ export const Project = Type.Object({
   test_account_filters: Type.Array(Type.Unknown()),
   path_cleaning_filters: Type.Array(Type.Unknown()),
   event_retention_days: Nullable(Type.Integer()),
+  // posthog-js's optional modules, switched on from the server (src/domain/sdk-settings.ts; PostHog's fields).
+  autocapture_opt_out: Nullable(Type.Boolean()),
+  autocapture_exceptions_opt_in: Nullable(Type.Boolean()),
+  autocapture_web_vitals_opt_in: Nullable(Type.Boolean()),
+  autocapture_web_vitals_allowed_metrics: Nullable(Type.Array(Type.Union(WEB_VITALS.map((m) => Type.Literal(m))))),
+  capture_performance_opt_in: Nullable(Type.Boolean()),
+  capture_dead_clicks: Nullable(Type.Boolean()),
+  heatmaps_opt_in: Nullable(Type.Boolean()),
+  surveys_opt_in: Nullable(Type.Boolean()),
   is_demo: Type.Boolean(),
 }, { additionalProperties: true, $id: 'Project' });
 

@@ -18,6 +18,7 @@ import { replicate } from '../replication.js';
 import { json, empty } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { bodyOf, nowIso, principalOf, type OpHandler } from './types.js';
+import { sdkSettingsOf } from '../../domain/sdk-settings.js';
 
 export const LEVEL_MEMBER = 1;
 export const LEVEL_ADMIN = 8;
@@ -94,7 +95,7 @@ function serializeOrganization(org: Organization, level: number): object {
 
 export function serializeProject(meta: MetaStore, p: Project): object {
   const org = meta.organizations.get(p.organization_id);
-  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], event_retention_days: p.event_retention_days ?? null, is_demo: false };
+  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], event_retention_days: p.event_retention_days ?? null, ...sdkSettingsOf(p.sdk_settings), is_demo: false };
 }
 
 function serializeKey(k: PersonalApiKey, plain?: string): object {

@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { evaluateFlags } from '../../domain/flags/index.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
+import type { Project } from '../../domain/model.js';
+import { moduleConfigFields, SDK_SETTING_DEFAULTS, sdkSettingsOf, type SdkSettings } from '../../domain/sdk-settings.js';
 import { Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
 import { json, jsonText } from '../reply.js';
@@ -17,8 +19,11 @@ import { projectForToken } from './public-auth.js';
 import type { OpHandler } from './types.js';
 
 
-/** The remote-config fields decide answers with (flags.md §5.5: the minimal safe set PostHog's fallback sends). */
-export function configFields(hasFeatureFlags: boolean): Record<string, unknown> {
+/**
+ * The remote-config fields decide answers with (flags.md §5.5: the fields PostHog's fallback sends), with the
+ * optional modules as the project's settings switch them (src/domain/sdk-settings.ts).
+ */
+export function configFields(settings: SdkSettings, hasFeatureFlags: boolean): Record<string, unknown> {
   return {
     config: { enable_collect_everything: true },
     editorParams: {},
@@ -26,12 +31,7 @@ export function configFields(hasFeatureFlags: boolean): Record<string, unknown> 
     isAuthenticated: false,
     supportedCompression: ['gzip', 'gzip-js', 'lz64'],
     sessionRecording: false,
-    surveys: false,
-    heatmaps: false,
-    capturePerformance: false,
-    autocaptureExceptions: false,
-    autocapture_opt_out: false,
-    captureDeadClicks: false,
+    ...moduleConfigFields(settings),
     elementsChainAsString: true,
     siteApps: [],
     hasFeatureFlags,
@@ -39,8 +39,20 @@ export function configFields(hasFeatureFlags: boolean): Record<string, unknown> 
   };
 }
 
-/** The config fields as JSON members, for projects without and with flags (they never change otherwise). */
-const CONFIG_MEMBERS = [membersOf(configFields(false)), membersOf(configFields(true))] as const;
+/**
+ * The config fields as JSON members, for the project without and with flags, made once per project record: the
+ * cache replaces a project's record when it changes (src/worker/project-cache.ts), so /flags/ pays a lookup.
+ */
+const configMembers = new WeakMap<Project, readonly [string, string]>();
+function configMembersOf(project: Project): readonly [string, string] {
+  let members = configMembers.get(project);
+  if (!members) {
+    const settings = sdkSettingsOf(project.sdk_settings);
+    members = [membersOf(configFields(settings, false)), membersOf(configFields(settings, true))];
+    configMembers.set(project, members);
+  }
+  return members;
+}
 
 function versionOf(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -68,7 +80,7 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
     .find((t) => typeof t === 'string' && t.trim() !== '') as string | undefined;
   const project = projectForToken(rt, token?.trim() ?? null, body.project_id, Errors.noApiKey);
   const set = rt.cache.flagSet(project.id);
-  const base = withConfig ? CONFIG_MEMBERS[set.flags.length > 0 ? 1 : 0] : '';
+  const base = withConfig ? configMembersOf(project)[set.flags.length > 0 ? 1 : 0] : '';
   const common = `"requestId":"${randomUUID()}","evaluatedAt":${Date.now()}`;
 
   if (body.disable_flags === true) return jsonText(200, objectJson(base, flagMembersJson([], shape), common));
@@ -119,7 +131,7 @@ export const flags: OpHandler = (item, rt) => {
 };
 
 /** GET /decide/: the defaults posthog-js needs, without authentication (Django behaviour). */
-export const decideDefaults: OpHandler = () => json(200, { ...configFields(false), featureFlags: [] });
+export const decideDefaults: OpHandler = () => json(200, { ...configFields(SDK_SETTING_DEFAULTS, false), featureFlags: [] });
 
 /** GET /flags/: a minimal empty answer, no evaluation (Rust behaviour). */
 export const flagsDefaults: OpHandler = () => json(200, { flags: {}, featureFlags: {}, featureFlagPayloads: {}, errorsWhileComputingFlags: false, requestId: randomUUID() });

@@ -9,6 +9,7 @@ import { injectFault } from './fault-injection.js';
 import * as flagHelpers from './flag-helpers.js';
 import * as localEvaluation from './local-evaluation.js';
 import * as remoteConfig from './remote-config.js';
+import * as sdkLists from './sdk-lists.js';
 import * as flags from './feature-flags.js';
 import * as ofrep from './ofrep.js';
 import * as scheduledChanges from './scheduled-changes.js';
@@ -52,6 +53,10 @@ export const OPS: Record<string, OpHandler> = {
   'flags.defaults': decide.flagsDefaults,
   remote_config: remoteConfig.remoteConfig,
   'remote_config.js': remoteConfig.remoteConfigScript,
+  'sdk.surveys': sdkLists.surveys,
+  'sdk.early_access_features': sdkLists.earlyAccessFeatures,
+  'sdk.web_experiments': sdkLists.webExperiments,
+  'sdk.product_tours': sdkLists.productTours,
   'flags.definitions': localEvaluation.flagDefinitions,
   'flags.local_evaluation_legacy': localEvaluation.legacyLocalEvaluation,
   'flags.local_evaluation': localEvaluation.projectLocalEvaluation,

@@ -2,7 +2,8 @@
  * PATCH /api/projects/:id/: the project settings analyses read: `timezone` (buckets and date boundaries,
  * analytics.md §0.4), `test_account_filters` (ANDed in with `filter_test_accounts=true`), `path_cleaning_filters`
  * (§7.1), the name, and `event_retention_days` (null: keep events forever; a change starts a retention pass on every
- * worker at once, src/worker/retention.ts, without waiting for it).
+ * worker at once, src/worker/retention.ts, without waiting for it), and the switches of posthog-js's optional
+ * modules its remote config carries (PostHog's fields: src/domain/sdk-settings.ts).
  */
 import { AnalyticsInputError } from '../../domain/analytics/errors.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
@@ -15,6 +16,7 @@ import { checkText, MAX_LENGTH } from '../../domain/account-fields.js';
 import { fieldValue, requireAdmin, serializeProject, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
 import { RETENTION_RUN } from '../retention.js';
+import { settingsFromPatch } from '../../domain/sdk-settings.js';
 
 /** The longest retention accepted: a century. */
 const MAX_RETENTION_DAYS = 36_500;
@@ -48,6 +50,8 @@ export const updateProject: OpHandler = async (item, rt) => {
     }
   }
   const retentionDays = retentionDaysOf(body.event_retention_days);
+  const sdk = settingsFromPatch(body);
+  if ('refusal' in sdk) throw Errors.validation(sdk.refusal.attr, sdk.refusal.code, sdk.refusal.detail);
   let retentionChanged = false;
   const project = await rt.meta.write(() => {
     const current = rt.meta.projects.get(id);
@@ -61,6 +65,7 @@ export const updateProject: OpHandler = async (item, rt) => {
       retentionChanged = (current.event_retention_days ?? null) !== retentionDays;
       next.event_retention_days = retentionDays;
     }
+    if (Object.keys(sdk.changes).length > 0) next.sdk_settings = { ...current.sdk_settings, ...sdk.changes };
     rt.meta.projects.put(id, next);
     return next;
   });

@@ -1,7 +1,8 @@
 /**
  * `GET /array/:token/config` (JSON) and `/array/:token/config.js` (the script form posthog-js can load): the
- * project's remote config, the same fields decide sends.
+ * project's remote config, the same fields decide sends (posthog-js's modules as the project's settings switch them).
  */
+import { sdkSettingsOf } from '../../domain/sdk-settings.js';
 import { Errors } from '../../protocol/errors.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -12,7 +13,7 @@ function configFor(rt: WorkerRuntime, token: string): Record<string, unknown> {
   const project = rt.cache.projectByToken(token);
   if (!project) throw Errors.invalidApiKey();
   const set = rt.cache.flagSet(project.id);
-  const { config: _legacy, editorParams: _e, toolbarParams: _t, isAuthenticated: _a, ...fields } = configFields(set.flags.some((f) => f.active));
+  const { config: _legacy, editorParams: _e, toolbarParams: _t, isAuthenticated: _a, ...fields } = configFields(sdkSettingsOf(project.sdk_settings), set.flags.some((f) => f.active));
   return { token, ...fields };
 }
 

@@ -1,16 +1,18 @@
 /**
  * Project settings: the project API key to copy (what SDKs and `/flags/` take) and PostHog's HTML snippet filled in
  * with it and this server's origin, the name, time zone, event retention, test-account filters and path cleaning
- * rules (PATCH /api/projects/:id/), and the organization's members and roles, read from their APIs.
+ * rules (PATCH /api/projects/:id/), posthog-js's modules, and the organization's members and roles, read from their
+ * APIs.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { htmlSnippet } from '../../../domain/html-snippet';
 import { api, type Paginated } from '../api';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
+import { SdkModules, type SdkModuleSettings } from '../components/sdk-modules';
 import { useGet } from '../lib/hooks';
 
-interface Project {
+interface Project extends SdkModuleSettings {
   id: number;
   name: string;
   api_token: string;
@@ -154,6 +156,7 @@ export function SettingsPage({ projectId }: { projectId: number }) {
             {saved && <p class="ok" role="status">Saved.</p>}
             <div class="actions"><button type="submit" class="primary">Save</button></div>
           </form>
+          <SdkModules projectId={projectId} project={p} onSaved={project.reload} />
           <section class="card">
             <h2>Members</h2>
             <ErrorNote error={members.error} />
