@@ -46,6 +46,8 @@ export interface Project {
    * Absent in data directories of format 1 (src/worker/upgrade.ts adds it).
    */
   event_retention_days?: number | null;
+  /** Session-recording settings (src/domain/recordings/settings.ts); absent: the defaults (recording off). */
+  recordings?: Partial<import('./recordings/settings.js').RecordingSettings>;
 }
 
 export interface PersonalApiKey {
