@@ -36,6 +36,7 @@ import { RequestPort } from './request-port.js';
 import { setRequestsWaitingProbe } from './waiting-requests.js';
 import { WorkerRuntime } from './runtime.js';
 import { RecordingsService } from './recordings/recordings-service.js';
+import { RECORDINGS_CLEAN, recordingsCleanHandler } from './ops/recordings.js';
 
 /** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
 const TIMED = new Set(['insights.trend', 'persons.trends']);
@@ -52,6 +53,7 @@ export function createWorkerEntry(data: WorkerData) {
     reload: reloadHandler,
     [FLAG_USAGE_FLUSH]: flagUsageFlushHandler,
     [RETENTION_RUN]: retentionRunHandler,
+    [RECORDINGS_CLEAN]: recordingsCleanHandler,
     [BACKUP_ENV]: backupEnvHandler,
     enqueue: enqueueHandler,
     'resend-parts': resendPartsHandler,

@@ -212,3 +212,9 @@ export function sessionRecordingConfig(s: RecordingSettings): false | Record<str
     canvasQuality: null,
   };
 }
+
+/** `"sessionRecording":…` as a JSON member, for answers assembled from JSON text (/flags/, /decide/). */
+export function sessionRecordingMember(stored: Partial<RecordingSettings> | undefined): string {
+  const config = stored?.enabled ? sessionRecordingConfig(recordingSettingsOf(stored)) : false;
+  return `"sessionRecording":${JSON.stringify(config)}`;
+}

@@ -14,6 +14,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { decodeOrThrow } from './capture.js';
 import { evaluationContextFor, writeHashKeyOverrides } from './evaluation-context.js';
 import { projectForToken } from './public-auth.js';
+import { sessionRecordingMember } from '../../domain/recordings/settings.js';
 import type { OpHandler } from './types.js';
 
 
@@ -39,8 +40,15 @@ export function configFields(hasFeatureFlags: boolean): Record<string, unknown> 
   };
 }
 
-/** The config fields as JSON members, for projects without and with flags (they never change otherwise). */
-const CONFIG_MEMBERS = [membersOf(configFields(false)), membersOf(configFields(true))] as const;
+/**
+ * The config fields as JSON members, for projects without and with flags, but for `sessionRecording`: that one is
+ * the project's (src/domain/recordings/settings.ts), added per request.
+ */
+function membersWithoutRecording(hasFeatureFlags: boolean): string {
+  const { sessionRecording: _perProject, ...fields } = configFields(hasFeatureFlags);
+  return membersOf(fields);
+}
+const CONFIG_MEMBERS = [membersWithoutRecording(false), membersWithoutRecording(true)] as const;
 
 function versionOf(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -68,7 +76,7 @@ async function evaluate(item: TaskItem, rt: WorkerRuntime, shape: Shape, withCon
     .find((t) => typeof t === 'string' && t.trim() !== '') as string | undefined;
   const project = projectForToken(rt, token?.trim() ?? null, body.project_id, Errors.noApiKey);
   const set = rt.cache.flagSet(project.id);
-  const base = withConfig ? CONFIG_MEMBERS[set.flags.length > 0 ? 1 : 0] : '';
+  const base = withConfig ? `${CONFIG_MEMBERS[set.flags.length > 0 ? 1 : 0]},${sessionRecordingMember(project.recordings)}` : '';
   const common = `"requestId":"${randomUUID()}","evaluatedAt":${Date.now()}`;
 
   if (body.disable_flags === true) return jsonText(200, objectJson(base, flagMembersJson([], shape), common));

@@ -2,7 +2,8 @@
  * PATCH /api/projects/:id/: the project settings analyses read: `timezone` (buckets and date boundaries,
  * analytics.md §0.4), `test_account_filters` (ANDed in with `filter_test_accounts=true`), `path_cleaning_filters`
  * (§7.1), the name, and `event_retention_days` (null: keep events forever; a change starts a retention pass on every
- * worker at once, src/worker/retention.ts, without waiting for it).
+ * worker at once, src/worker/retention.ts, without waiting for it), and the session-recording settings under PostHog's
+ * names (src/domain/recordings/settings.ts).
  */
 import { AnalyticsInputError } from '../../domain/analytics/errors.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
@@ -15,6 +16,8 @@ import { checkText, MAX_LENGTH } from '../../domain/account-fields.js';
 import { fieldValue, requireAdmin, serializeProject, userOf } from './accounts.js';
 import type { OpHandler } from './types.js';
 import { RETENTION_RUN } from '../retention.js';
+import { applyRecordingSettings, DEFAULT_RECORDING_SETTINGS, recordingSettingsOf, touchesRecordingSettings } from '../../domain/recordings/settings.js';
+import { RECORDINGS_CLEAN } from './recordings.js';
 
 /** The longest retention accepted: a century. */
 const MAX_RETENTION_DAYS = 36_500;
@@ -48,6 +51,10 @@ export const updateProject: OpHandler = async (item, rt) => {
     }
   }
   const retentionDays = retentionDaysOf(body.event_retention_days);
+  // Session-recording fields (src/domain/recordings/settings.ts): checked here, applied to the stored ones below.
+  const recordingFields = touchesRecordingSettings(body);
+  if (recordingFields) applyRecordingSettings(DEFAULT_RECORDING_SETTINGS, body);
+  let recordingRetentionChanged = false;
   let retentionChanged = false;
   const project = await rt.meta.write(() => {
     const current = rt.meta.projects.get(id);
@@ -61,12 +68,20 @@ export const updateProject: OpHandler = async (item, rt) => {
       retentionChanged = (current.event_retention_days ?? null) !== retentionDays;
       next.event_retention_days = retentionDays;
     }
+    if (recordingFields) {
+      const before = recordingSettingsOf(current.recordings);
+      next.recordings = applyRecordingSettings(before, body);
+      recordingRetentionChanged = next.recordings.retentionDays !== before.retentionDays;
+    }
     rt.meta.projects.put(id, next);
     return next;
   });
   await replicate(rt, { projects: true, projectId: id });
   if (retentionChanged && retentionDays !== null) {
     rt.peers.all({ kind: RETENTION_RUN }).catch((error: unknown) => rt.log.error({ event: 'retention_failed', err: error }, 'starting a retention pass failed'));
+  }
+  if (recordingRetentionChanged) {
+    rt.peers.all({ kind: RECORDINGS_CLEAN }).catch((error: unknown) => rt.log.error({ event: 'recording_retention_failed', err: error }, 'starting a recordings retention pass failed'));
   }
   return json(200, serializeProject(rt.meta, project));
 };

@@ -19,7 +19,7 @@ import { ApiError, Errors } from '../../protocol/errors.js';
 import type { TaskItem } from '../../protocol/worker-messages.js';
 import { RECORDINGS, type RecordingsService } from '../recordings/recordings-service.js';
 import { empty, json } from '../reply.js';
-import type { WorkerRuntime } from '../runtime.js';
+import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { parseEventDate } from './events/dates.js';
 import { decodeOrThrow } from './capture.js';
 import { viewOf } from './persons/person-view.js';
@@ -32,6 +32,13 @@ const OK = json(200, { status: 1 });
 export const MAX_BLOBS_PER_REQUEST = 100;
 
 const recordingsOf = (rt: WorkerRuntime): RecordingsService => RECORDINGS.of(rt.services);
+
+/** Peer message: run a recordings retention pass on this worker's shards now (a project's retention changed). */
+export const RECORDINGS_CLEAN = 'recordings.clean';
+export const recordingsCleanHandler: PeerHandler = async (rt) => {
+  await recordingsOf(rt).cleanNow();
+  return true;
+};
 
 /** `POST /s/`: the recorder's snapshots. */
 export const captureSnapshots: OpHandler = async (item, rt) => {
