@@ -60,11 +60,22 @@ export class RecordingCleanup {
 
   private shardCount = 0;
 
-  /** Called after an append: asks for a pass when a shard this worker owns is over its budget. */
+  private budgetTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Called after an append: when a shard this worker owns is over its budget, a pass runs at once, or as soon as a
+   * second has passed since the last one (a burst of writes asks for one pass, and the last write is not forgotten).
+   */
   noteWritten(): void {
     const budget = this.budgetBytesPerShard();
-    if (budget === Infinity || Date.now() - this.lastBudgetPass < BUDGET_PASS_EVERY_MS) return;
-    if (this.shards().some((s) => s.totals().storedBytes > budget)) void this.request();
+    if (budget === Infinity || this.budgetTimer !== null || this.closed) return;
+    if (!this.shards().some((s) => s.totals().storedBytes > budget)) return;
+    const wait = Math.max(0, BUDGET_PASS_EVERY_MS - (Date.now() - this.lastBudgetPass));
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = null;
+      void this.request();
+    }, wait);
+    this.budgetTimer.unref();
   }
 
   request(): Promise<void> {
@@ -76,6 +87,7 @@ export class RecordingCleanup {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.budgetTimer) clearTimeout(this.budgetTimer);
     await this.loop;
   }
 
