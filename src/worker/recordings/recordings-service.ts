@@ -154,7 +154,8 @@ export class RecordingsService implements WorkerService {
       stored_bytes_acknowledged: this.counters.storedBytes,
       dropped: Object.fromEntries(this.dropped),
       deleted_sessions: { retention: c.deletedByRetention, budget: c.deletedByBudget, api: c.deletedByApi },
-      budget_bytes: this.cleanup.budgetBytesPerShard() * this.owned().length,
+      // Null without a budget (QUILL_RECORDINGS_MAX_MB=0).
+      budget_bytes: this.host.config.recordingsMaxMb > 0 ? Math.round(this.cleanup.budgetBytesPerShard() * this.owned().length) : null,
     };
   }
 
