@@ -9,8 +9,9 @@ import { htmlSnippet } from '../../../domain/html-snippet';
 import { api, type Paginated } from '../api';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
+import { RecordingSettings, type RecordingFields } from './recording-settings';
 
-interface Project {
+interface Project extends RecordingFields {
   id: number;
   name: string;
   api_token: string;
@@ -154,6 +155,7 @@ export function SettingsPage({ projectId }: { projectId: number }) {
             {saved && <p class="ok" role="status">Saved.</p>}
             <div class="actions"><button type="submit" class="primary">Save</button></div>
           </form>
+          <RecordingSettings projectId={projectId} project={p} onSaved={project.reload} />
           <section class="card">
             <h2>Members</h2>
             <ErrorNote error={members.error} />
