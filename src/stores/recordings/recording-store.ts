@@ -157,9 +157,7 @@ export class RecordingStore {
 
   /** The session ids of a project's distinct id on this shard. */
   sessionIdsOf(team: number, distinctId: string): string[] {
-    return all(this.byDistinct.getKeys({ start: [team, distinctId], end: [team, `${distinctId}\u0000`] }))
-      .filter((k) => k[1] === distinctId)
-      .map((k) => k[2]);
+    return keysUnder(this.byDistinct, team, distinctId).map((k) => k[2]);
   }
 
   /** The chunks from `first` to `last` (blob keys, inclusive), in order. */
@@ -195,12 +193,8 @@ export class RecordingStore {
         const m = this.sessions.get([team, sessionId]);
         if (m === undefined) continue;
         for (const k of all(this.chunks.getKeys({ start: [team, sessionId, 0], end: [team, sessionId, Number.MAX_SAFE_INTEGER] }))) this.chunks.remove(k);
-        for (const k of all(this.seen.getKeys({ start: [team, sessionId], end: [team, `${sessionId}\u0000`] }))) {
-          if (k[1] === sessionId) this.seen.remove(k);
-        }
-        for (const k of all(this.viewed.getKeys({ start: [team, sessionId], end: [team, `${sessionId}\u0000`] }))) {
-          if (k[1] === sessionId) this.viewed.remove(k);
-        }
+        for (const k of keysUnder(this.seen, team, sessionId)) this.seen.remove(k);
+        for (const k of keysUnder(this.viewed, team, sessionId)) this.viewed.remove(k);
         this.byStart.remove([m.startMs, team, sessionId]);
         this.byDistinct.remove([team, m.distinctId, sessionId]);
         this.sessions.remove([team, sessionId]);
@@ -225,4 +219,17 @@ export class RecordingStore {
   close(): Promise<void> {
     return this.env.close();
   }
+}
+
+/**
+ * The keys `[a, b, …]` of a table, in order. Walked from `[a, b]` until the first key past the prefix, rather than
+ * bounded by a made-up end key: no string is safely "after" every string with this prefix in LMDB's key order.
+ */
+function keysUnder<K extends [number, string, string | number]>(table: Table<unknown, K>, a: number, b: string): K[] {
+  const out: K[] = [];
+  for (const k of table.getKeys({ start: [a, b] as unknown as K })) {
+    if (k[0] !== a || k[1] !== b) break;
+    out.push(k);
+  }
+  return out;
 }
