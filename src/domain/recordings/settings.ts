@@ -213,8 +213,20 @@ export function sessionRecordingConfig(s: RecordingSettings): false | Record<str
   };
 }
 
-/** `"sessionRecording":…` as a JSON member, for answers assembled from JSON text (/flags/, /decide/). */
+const OFF_MEMBER = '"sessionRecording":false';
+/** Members already written, by the stored settings object (the project cache keeps it until the project changes). */
+const members = new WeakMap<object, string>();
+
+/**
+ * `"sessionRecording":…` as a JSON member, for answers assembled from JSON text (/flags/, /decide/: a hot path, so
+ * the text is made once per stored settings object).
+ */
 export function sessionRecordingMember(stored: Partial<RecordingSettings> | undefined): string {
-  const config = stored?.enabled ? sessionRecordingConfig(recordingSettingsOf(stored)) : false;
-  return `"sessionRecording":${JSON.stringify(config)}`;
+  if (!stored?.enabled) return OFF_MEMBER;
+  let member = members.get(stored);
+  if (member === undefined) {
+    member = `"sessionRecording":${JSON.stringify(sessionRecordingConfig(recordingSettingsOf(stored)))}`;
+    members.set(stored, member);
+  }
+  return member;
 }
