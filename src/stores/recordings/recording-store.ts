@@ -181,6 +181,8 @@ export class RecordingStore {
       if (this.sessions.get([team, sessionId]) === undefined) return;
       if (this.viewed.get([team, sessionId, userId]) === undefined) this.viewed.put([team, sessionId, userId], at);
     });
+    // The answer that follows reads the mark back in this event turn: not from the snapshot read before the write.
+    this.env.resetReadTxn();
   }
 
   /** Deletes sessions (their chunks, indexes and views) in one transaction; returns how many existed. */
