@@ -5,10 +5,10 @@
  * opens (./recording-player.tsx).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Link } from 'wouter-preact';
+import { Link, useSearch } from 'wouter-preact';
 import { api, qs } from '../api';
 import { ErrorNote, Loading, Page } from '../components/ui';
-import { useGet, useQueryParam } from '../lib/hooks';
+import { useGet } from '../lib/hooks';
 
 export interface RecordingRow {
   id: string;
@@ -41,7 +41,8 @@ export function duration(seconds: number): string {
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function RecordingsPage({ projectId }: { projectId: number }) {
-  const [personUuid] = useQueryParam('person_uuid');
+  // From the address, so that following "all recordings" (same page, no person) updates the list.
+  const personUuid = new URLSearchParams(useSearch()).get('person_uuid') ?? '';
   const [range, setRange] = useState('-7d');
   const [offset, setOffset] = useState(0);
   const list = useGet<{ results: RecordingRow[]; has_next: boolean }>(
