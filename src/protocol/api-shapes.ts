@@ -313,6 +313,7 @@ export const Project = Type.Object({
   session_recording_masking_config: Nullable(Type.Object({}, { additionalProperties: true })),
   session_replay_config: Type.Object({ record_canvas: Type.Boolean() }),
   recording_retention_days: Type.Integer(),
+  session_recording_retention_period: Nullable(Type.String({ description: "PostHog's 30d, 90d, 1y or 5y when the days are one of those" })),
 }, { additionalProperties: true, $id: 'Project' });
 
 /** src/domain/recordings/view.ts: PostHog's SessionRecordingSerializer fields. */

@@ -158,8 +158,10 @@ t.test('project settings: defaults, PATCH fields, validation, and the sessionRec
     session_recording_linked_flag: { id: 3, key: 'beta', variant: 'test' }, capture_console_log_opt_in: false,
     session_recording_network_payload_capture_config: { recordHeaders: true, recordBody: false },
     session_recording_masking_config: { maskAllInputs: false, blockSelector: '.secret' }, session_replay_config: { record_canvas: false },
-    recording_retention_days: 7,
+    recording_retention_days: 7, session_recording_retention_period: null,
   });
+  t.equal(applyRecordingSettings(on, { session_recording_retention_period: '90d' }).retentionDays, 90, "PostHog's retention period is read as days");
+  t.equal(serializeRecordingSettings(DEFAULT_RECORDING_SETTINGS).session_recording_retention_period, '30d');
   t.same(sessionRecordingConfig(on), {
     endpoint: '/s/', consoleLogRecordingEnabled: false, recorderVersion: 'v2', sampleRate: '0.50', minimumDurationMilliseconds: 2000,
     linkedFlag: { flag: 'beta', variant: 'test' }, networkPayloadCapture: { recordHeaders: true, recordBody: false },
@@ -175,6 +177,7 @@ t.test('project settings: defaults, PATCH fields, validation, and the sessionRec
     ['session_recording_opt_in', 'yes'], ['session_recording_sample_rate', 1.5], ['session_recording_sample_rate', '0.123'],
     ['session_recording_minimum_duration_milliseconds', 60_000], ['session_recording_linked_flag', { id: 1 }],
     ['session_recording_masking_config', 'all'], ['session_replay_config', { record_canvas: 'no' }], ['recording_retention_days', 0],
+    ['session_recording_retention_period', '7d'],
   ] as const) {
     let refused: unknown = null;
     try {

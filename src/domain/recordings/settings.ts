@@ -72,7 +72,11 @@ export const RECORDING_FIELDS = [
   'session_recording_masking_config',
   'session_replay_config',
   'recording_retention_days',
+  'session_recording_retention_period',
 ] as const;
+
+/** PostHog's `session_recording_retention_period` choices, in days (read and answered beside Quill's days). */
+const RETENTION_PERIODS: Record<string, number> = { '30d': 30, '90d': 90, '1y': 365, '5y': 1_825 };
 
 /** The settings as a project answers them (the fields above). */
 export function serializeRecordingSettings(s: RecordingSettings): Record<(typeof RECORDING_FIELDS)[number], unknown> {
@@ -86,6 +90,7 @@ export function serializeRecordingSettings(s: RecordingSettings): Record<(typeof
     session_recording_masking_config: s.masking,
     session_replay_config: { record_canvas: s.recordCanvas },
     recording_retention_days: s.retentionDays,
+    session_recording_retention_period: Object.entries(RETENTION_PERIODS).find(([, days]) => days === s.retentionDays)?.[0] ?? null,
   };
 }
 
@@ -173,6 +178,11 @@ export function applyRecordingSettings(current: RecordingSettings, body: Record<
     const v = body.session_replay_config;
     if (v !== null && !isObject(v)) throw refused('session_replay_config', 'invalid_input', 'Must be null or {"record_canvas"}.');
     next.recordCanvas = v === null || v.record_canvas === undefined ? false : bool('session_replay_config', v.record_canvas);
+  }
+  if (body.session_recording_retention_period !== undefined) {
+    const days = RETENTION_PERIODS[String(body.session_recording_retention_period)];
+    if (days === undefined) throw refused('session_recording_retention_period', 'invalid_choice', `"${String(body.session_recording_retention_period)}" is not a valid choice.`);
+    next.retentionDays = days;
   }
   if (body.recording_retention_days !== undefined) next.retentionDays = retentionOf(body.recording_retention_days);
   return next;
