@@ -133,13 +133,14 @@ export class RecordingCleanup {
         if (start < now - keepDays * DAY_MS) due.push([team, sessionId]);
       }
       for (let i = 0; i < due.length && !this.closed; i += DELETE_PER_STEP) {
-        deleted += await this.step(() => store.deleteSessions(due.slice(i, i + DELETE_PER_STEP)).then((r) => r.sessions));
+        const n = await this.step(() => store.deleteSessions(due.slice(i, i + DELETE_PER_STEP)).then((r) => r.sessions));
+        deleted += n;
+        this.counters.deletedByRetention += n;
       }
       const last = page[page.length - 1]!;
       if (last[0] >= earliestCutoff || page.length < PAGE) break;
       after = last;
     }
-    this.counters.deletedByRetention += deleted;
     if (deleted > 0) this.host.log.info({ event: 'recording_retention', shard: store.shard, deleted }, `recordings shard ${store.shard}: deleted ${deleted} recordings past their project's retention`);
   }
 
@@ -147,12 +148,20 @@ export class RecordingCleanup {
     const budget = this.budgetBytesPerShard();
     this.lastBudgetPass = Date.now();
     let deleted = 0;
-    while (!this.closed && store.totals().storedBytes > budget) {
-      const oldest = store.oldest(DELETE_PER_STEP).map(([, team, sessionId]): [number, string] => [team, sessionId]);
-      if (oldest.length === 0) break;
-      deleted += await this.step(() => store.deleteSessions(oldest).then((r) => r.sessions));
+    for (let excess = store.totals().storedBytes - budget; !this.closed && excess > 0; excess = store.totals().storedBytes - budget) {
+      // The oldest sessions whose bytes cover the excess, and no more (at most DELETE_PER_STEP at a time).
+      const doomed: [number, string][] = [];
+      let freed = 0;
+      for (const [, team, sessionId] of store.oldest(DELETE_PER_STEP)) {
+        if (freed >= excess) break;
+        doomed.push([team, sessionId]);
+        freed += store.session(team, sessionId)?.storedBytes ?? 0;
+      }
+      if (doomed.length === 0) break;
+      const n = await this.step(() => store.deleteSessions(doomed).then((r) => r.sessions));
+      deleted += n;
+      this.counters.deletedByBudget += n;
     }
-    this.counters.deletedByBudget += deleted;
     if (deleted > 0) this.host.log.info({ event: 'recording_budget', shard: store.shard, deleted }, `recordings shard ${store.shard}: deleted its ${deleted} oldest recordings to stay within QUILL_RECORDINGS_MAX_MB`);
   }
 
