@@ -133,9 +133,7 @@ export class RecordingCleanup {
         if (start < now - keepDays * DAY_MS) due.push([team, sessionId]);
       }
       for (let i = 0; i < due.length && !this.closed; i += DELETE_PER_STEP) {
-        const n = await this.step(() => store.deleteSessions(due.slice(i, i + DELETE_PER_STEP)).then((r) => r.sessions));
-        deleted += n;
-        this.counters.deletedByRetention += n;
+        deleted += await this.step(() => store.deleteSessions(due.slice(i, i + DELETE_PER_STEP)).then((r) => r.sessions), 'deletedByRetention');
       }
       const last = page[page.length - 1]!;
       if (last[0] >= earliestCutoff || page.length < PAGE) break;
@@ -158,17 +156,19 @@ export class RecordingCleanup {
         freed += store.session(team, sessionId)?.storedBytes ?? 0;
       }
       if (doomed.length === 0) break;
-      const n = await this.step(() => store.deleteSessions(doomed).then((r) => r.sessions));
-      deleted += n;
-      this.counters.deletedByBudget += n;
+      deleted += await this.step(() => store.deleteSessions(doomed).then((r) => r.sessions), 'deletedByBudget');
     }
     if (deleted > 0) this.host.log.info({ event: 'recording_budget', shard: store.shard, deleted }, `recordings shard ${store.shard}: deleted its ${deleted} oldest recordings to stay within QUILL_RECORDINGS_MAX_MB`);
   }
 
-  /** One deletion step, then a pause that keeps the job within its share of the thread while the machine is saturated. */
-  private async step(run: () => Promise<number>): Promise<number> {
+  /**
+   * One deletion step, counted as soon as it has committed (what it deleted is gone for readers from then on), then
+   * a pause that keeps the job within its share of the thread while the machine is saturated.
+   */
+  private async step(run: () => Promise<number>, counter: 'deletedByRetention' | 'deletedByBudget'): Promise<number> {
     const started = performance.now();
     const n = await run();
+    this.counters[counter] += n;
     const ms = performance.now() - started;
     const pause = this.host.contended() ? ms * (1 / SHARE_UNDER_LOAD - 1) : 0;
     await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
