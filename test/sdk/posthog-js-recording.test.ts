@@ -96,8 +96,12 @@ function recordingSuite(): void {
     t.ok(rec.console_error_count >= 1, `${rec.console_error_count} console errors (the page's)`);
     t.ok(rec.person === null || rec.person.distinct_ids.includes(distinctId), 'the person, once the visitor has one');
 
-    const lines = await snapshotLines(api, sessionId);
-    const events = lines.map(([, e]) => unpackEvent(e));
+    // Page two's snapshots come with its own flush: wait for its Meta event.
+    const events = await eventually('both pages in the snapshots', async () => {
+      const all = (await snapshotLines(api, sessionId)).map(([, e]) => unpackEvent(e));
+      const pages = all.filter((e) => e.type === 4).map((e) => (e.data as { href: string }).href);
+      return pages.some((h) => h.endsWith('/replay/welcome.html')) ? all : null;
+    });
     const text = JSON.stringify(events);
     t.notOk(text.includes(TYPED) || text.includes('hunter2'), 'the typed text is nowhere in the recording');
     const inputs = events.filter((e) => e.type === 3 && (e.data as { source?: number }).source === 5);
