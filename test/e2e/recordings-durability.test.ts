@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
+import { runBackupCli } from '../helpers/backup.js';
 import { postSnapshots, RECORDINGS, rr, snapshot, snapshotLines } from '../helpers/recordings.js';
 
 const SESSIONS = Array.from({ length: 12 }, (_, i) => `durable-session-${i}-${randomUUID()}`);
@@ -85,4 +86,26 @@ t.test('kill -9 while snapshots are in flight loses no acknowledged chunk and du
     const sources = (await api.get(`${RECORDINGS}/${session}/snapshots`)).body.sources;
     t.equal(rec.body.storage.chunks, sources.length, `${session.slice(0, 20)}…: metadata and chunks agree`);
   }
+});
+
+t.test('a backup holds the recordings: a server started on the copy serves them', async (t) => {
+  const q = await startQuill();
+  const copy = mkdtempSync(join(tmpdir(), 'quill-rec-backup-'));
+  t.teardown(async () => {
+    await q.stop();
+    removeDir(q.dataDir);
+    removeDir(copy);
+  });
+  const session = `backed-up-${randomUUID()}`;
+  const ts = Date.now() - 10_000;
+  t.equal((await postSnapshots(q.base, [snapshot(session, 'vera', [rr.meta(ts, 'https://backup.test/'), rr.click(ts + 2_000)])])).status, 200);
+  // The CLI writes into a new or empty directory.
+  removeDir(copy);
+  const cli = await runBackupCli(q.dataDir, copy);
+  t.equal(cli.code, 0, cli.out.slice(-500));
+  const restored = await startQuill({ dataDir: copy });
+  t.teardown(() => restored.stop());
+  const rec = await new Client(restored.base).get(`${RECORDINGS}/${session}/`);
+  t.match({ status: rec.status, body: rec.body }, { status: 200, body: { id: session, start_url: 'https://backup.test/', recording_duration: 2, click_count: 1 } });
+  t.equal((await snapshotLines(new Client(restored.base), session)).length, 2, 'its snapshots too');
 });
