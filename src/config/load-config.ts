@@ -6,7 +6,7 @@ import { Compile } from 'typebox/compile';
 import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'memoryMb', 'hotPersonsMb', 'queryTimeoutS', 'queryMemoryMb', 'queryConcurrency', 'queryQueue', 'watchdogS', 'backlogHigh', 'stopApplySeconds', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes', 'clickhouseMaxLag', 'clickhouseGatherRows']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'memoryMb', 'hotPersonsMb', 'queryTimeoutS', 'queryMemoryMb', 'queryConcurrency', 'queryQueue', 'watchdogS', 'backlogHigh', 'stopApplySeconds', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes', 'recordingsMaxMb', 'clickhouseMaxLag', 'clickhouseGatherRows']);
 const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'durabilityTrace', 'accessLog', 'crashBackoff']);
 
 /** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */

@@ -49,6 +49,8 @@ export interface Project {
   event_retention_days?: number | null;
   /** posthog-js's optional modules switched on from the server, as set (src/domain/sdk-settings.ts has the defaults). */
   sdk_settings?: Partial<SdkSettings>;
+  /** Session-recording settings (src/domain/recordings/settings.ts); absent: the defaults (recording off). */
+  recordings?: Partial<import('./recordings/settings.js').RecordingSettings>;
 }
 
 export interface PersonalApiKey {

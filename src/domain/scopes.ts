@@ -18,6 +18,7 @@ export const SCOPE_OBJECTS = [
   'property_definition',
   'insight',
   'dashboard',
+  'session_recording',
   'organization',
   'organization_member',
   'project',

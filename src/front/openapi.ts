@@ -112,6 +112,13 @@ const DEFINITIONS: Record<string, Outcome> = {
 const SUCCESS: Record<string, Record<string, Outcome>> = {
   schema: { 200: { description: 'This document', schema: ANY_OBJECT, contentType: OPENAPI_MEDIA_TYPE } },
   capture: { 200: ok(R.CaptureAccepted) },
+  'recordings.capture': { 200: ok(R.CaptureAccepted, 'Every snapshot chunk is on disk') },
+  'recordings.list': { 200: ok(R.SessionRecordingList) },
+  'recordings.retrieve': { 200: ok(R.SessionRecording) },
+  'recordings.update': { 200: ok(R.SessionRecording) },
+  'recordings.snapshots': {
+    200: { description: 'Without `source`: the sources (one blob per chunk). With `source=blob_v2`: the chunks\' rrweb events as JSONL, one `[window_id, event]` per line', schema: R.SnapshotSources },
+  },
   engage: { 200: ok(R.CaptureAccepted) },
   fault: { 200: ok(ANY_OBJECT, 'Apply loops paused or resumed'), 202: ok(ANY_OBJECT, 'The fault is under way') },
   stats: { 200: ok(ANY_OBJECT, 'Node-wide ingestion and storage counters') },
@@ -260,7 +267,7 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; ret
 };
 
 /** Public operations that authenticate the project token (the others need nothing). */
-const TOKEN_OPS = new Set(['capture', 'engage', 'decide', 'flags', 'remote_config', 'remote_config.js', 'ofrep.evaluate', 'ofrep.bulk',
+const TOKEN_OPS = new Set(['capture', 'engage', 'recordings.capture', 'decide', 'flags', 'remote_config', 'remote_config.js', 'ofrep.evaluate', 'ofrep.bulk',
   'sdk.surveys', 'sdk.early_access_features', 'sdk.web_experiments', 'sdk.product_tours']);
 
 function errorsOf(route: RouteDef): string[] {
@@ -528,6 +535,7 @@ function requestBodyOf(route: RouteDef, components: SchemaComponents): JsonObjec
     return { required: false, description: 'A JSON object (an empty body counts as {}).', content: { 'application/json': { schema } } };
   }
   if (route.op === 'capture' || route.op === 'engage') return rawBody(R.CapturePayload, components, 'Events.');
+  if (route.op === 'recordings.capture') return rawBody(R.CapturePayload, components, '$snapshot events (their rrweb events in properties.$snapshot_data).');
   if (route.op === 'decide' || route.op === 'flags') return rawBody(R.FlagsRequest, components, 'Who to evaluate the flags for.');
   return null;
 }

@@ -88,6 +88,8 @@ const SPECS: RouteSpec[] = [
   ...CAPTURE_PATHS.flatMap((path) => [ingest('POST', path, 'capture'), ingest('GET', path, 'capture')]),
   ingest('POST', '/engage', 'engage'),
   ingest('GET', '/engage', 'engage'),
+  // Session recordings: posthog-js' recorder posts its snapshots here (src/worker/ops/recordings.ts), never to the events.
+  pub('POST', '/s', 'recordings.capture'),
 
   pub('POST', '/_fault/:kind', 'fault'),
   // Organization owners (node-wide counters, see src/worker/ops/stats.ts) or the operator key.
@@ -276,6 +278,13 @@ const SPECS: RouteSpec[] = [
   api('GET', `${P}/dashboards/:id`, 'dashboards.retrieve', 'dashboard'),
   api('PATCH', `${P}/dashboards/:id`, 'dashboards.update', 'dashboard', 'json', S.AnyObject),
   api('DELETE', `${P}/dashboards/:id`, 'dashboards.delete', 'dashboard'),
+
+  // Session recordings (PostHog's resource; snapshots as its `sources` then `blob_v2` JSONL: src/worker/ops/recordings.ts)
+  api('GET', `${P}/session_recordings`, 'recordings.list', 'session_recording'),
+  api('GET', `${P}/session_recordings/:id`, 'recordings.retrieve', 'session_recording'),
+  api('PATCH', `${P}/session_recordings/:id`, 'recordings.update', 'session_recording', 'json', S.AnyObject),
+  api('DELETE', `${P}/session_recordings/:id`, 'recordings.delete', 'session_recording'),
+  api('GET', `${P}/session_recordings/:id/snapshots`, 'recordings.snapshots', 'session_recording'),
 
   // Event definitions
   api('GET', `${P}/event_definitions`, 'event_definitions.list', 'event_definition'),

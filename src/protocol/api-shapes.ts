@@ -326,7 +326,62 @@ export const Project = Type.Object({
   heatmaps_opt_in: Nullable(Type.Boolean()),
   surveys_opt_in: Nullable(Type.Boolean()),
   is_demo: Type.Boolean(),
+  // Session recording (src/domain/recordings/settings.ts), PostHog's team fields and Quill's retention.
+  session_recording_opt_in: Type.Boolean(),
+  session_recording_sample_rate: Nullable(Type.String({ description: '"0.00" to "1.00"; null records every session' })),
+  session_recording_minimum_duration_milliseconds: Nullable(Type.Integer()),
+  session_recording_linked_flag: Nullable(Type.Object({ id: Nullable(Type.Integer()), key: Type.String(), variant: Nullable(Type.String()) })),
+  capture_console_log_opt_in: Type.Boolean(),
+  session_recording_network_payload_capture_config: Nullable(Type.Object({ recordHeaders: Type.Boolean(), recordBody: Type.Boolean() })),
+  session_recording_masking_config: Nullable(Type.Object({}, { additionalProperties: true })),
+  session_replay_config: Type.Object({ record_canvas: Type.Boolean() }),
+  recording_retention_days: Type.Integer(),
+  session_recording_retention_period: Nullable(Type.String({ description: "PostHog's 30d, 90d, 1y or 5y when the days are one of those" })),
 }, { additionalProperties: true, $id: 'Project' });
+
+/** src/domain/recordings/view.ts: PostHog's SessionRecordingSerializer fields. */
+export const SessionRecording = Type.Object({
+  id: Type.String({ description: 'The session id' }),
+  distinct_id: Type.String(),
+  viewed: Type.Boolean(),
+  viewers: Type.Array(Type.String()),
+  recording_duration: Type.Integer({ description: 'Seconds from the first to the last event' }),
+  active_seconds: Type.Integer(),
+  inactive_seconds: Type.Integer(),
+  start_time: Nullable(Type.String({ format: 'date-time' })),
+  end_time: Nullable(Type.String({ format: 'date-time' })),
+  click_count: Type.Integer(),
+  keypress_count: Type.Integer(),
+  mouse_activity_count: Type.Integer(),
+  console_log_count: Type.Integer(),
+  console_warn_count: Type.Integer(),
+  console_error_count: Type.Integer(),
+  start_url: Nullable(Type.String()),
+  person: Nullable(Type.Object({}, { additionalProperties: true })),
+  retention_period_days: Type.Integer(),
+  expiry_time: Nullable(Type.String({ format: 'date-time' })),
+  recording_ttl: Type.Integer(),
+  snapshot_source: Type.String(),
+  snapshot_library: Nullable(Type.String()),
+  ongoing: Type.Boolean(),
+}, { additionalProperties: true, $id: 'SessionRecording' });
+
+/** `GET session_recordings/`: PostHog's listing (no count; `has_next` says whether another page exists). */
+export const SessionRecordingList = Type.Object({
+  results: Type.Array(SessionRecording),
+  has_next: Type.Boolean(),
+  version: Type.Integer(),
+}, { additionalProperties: true, $id: 'SessionRecordingList' });
+
+/** `GET session_recordings/:id/snapshots` without `source`: one blob per stored chunk. */
+export const SnapshotSources = Type.Object({
+  sources: Type.Array(Type.Object({
+    source: Type.Literal('blob_v2'),
+    start_timestamp: Type.String({ format: 'date-time' }),
+    end_timestamp: Type.String({ format: 'date-time' }),
+    blob_key: Type.String(),
+  })),
+}, { additionalProperties: true, $id: 'SnapshotSources' });
 
 export const ProjectPage = Page(Project, 'ProjectPage');
 

@@ -100,7 +100,7 @@ export type WireItem = Static<typeof WireItem>;
  * frame (src/worker/request-port.ts), and the front sends other requests to the worker with the fewest other
  * requests unanswered, whatever ingestion it is waiting on (src/front/worker-pool.ts).
  */
-const INGESTION_OPS: ReadonlySet<string> = new Set(['capture', 'engage']);
+const INGESTION_OPS: ReadonlySet<string> = new Set(['capture', 'engage', 'recordings.capture']);
 
 export function isIngestion(op: string): boolean {
   return INGESTION_OPS.has(op);

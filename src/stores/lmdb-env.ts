@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { META_ENV, PERSONS_ENV } from './data-dir/paths.js';
+import { META_ENV, PERSONS_ENV, RECORDINGS_ENV } from './data-dir/paths.js';
 import { meterFor, type TxnMeter } from './txn-meter.js';
 import { inLane } from './write-lane.js';
 
@@ -99,10 +99,10 @@ function runningTxn(env: Env): object {
   return (env as unknown as { env: { writeTxn: object } }).env.writeTxn;
 }
 
-/** The transaction meter of an environment, labelled by its file (`persons`, `meta`, `events`: src/stores/txn-meter.ts). */
+/** The transaction meter of an environment, labelled by its file (`persons`, `meta`, `recordings`, `events`: src/stores/txn-meter.ts). */
 function meterOf(env: Env): TxnMeter {
   const path = (env as { path?: string }).path ?? '';
-  const label = path.endsWith(PERSONS_ENV) ? 'persons' : path.endsWith(META_ENV) ? 'meta' : 'events';
+  const label = path.endsWith(PERSONS_ENV) ? 'persons' : path.endsWith(META_ENV) ? 'meta' : path.endsWith(RECORDINGS_ENV) ? 'recordings' : 'events';
   return meterFor(label);
 }
 

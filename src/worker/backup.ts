@@ -10,6 +10,7 @@ import { ownerOf } from '../domain/shard-of.js';
 import { envPath, type EnvCopier } from '../stores/data-dir/backup.js';
 import { openEnv } from '../stores/lmdb-env.js';
 import type { PeerHandler, WorkerRuntime } from './runtime.js';
+import { RECORDINGS } from './recordings/recordings-service.js';
 
 export const BACKUP_ENV = 'backup.env';
 
@@ -25,6 +26,11 @@ export function workerCopier(rt: WorkerRuntime, shardsOpen: boolean): EnvCopier 
   return async (env, target) => {
     if (env.kind === 'meta') return rt.meta.env.backup(target, false);
     if (env.kind === 'persons') return rt.persons.env.backup(target, false);
+    if (env.kind === 'recordings') {
+      // Every worker has every recordings environment open once its services started: this thread's handle copies it.
+      const store = RECORDINGS.of(rt.services).all()[env.shard];
+      return store ? store.env.backup(target, false) : copyClosedEnv(envPath(rt.config.dataDir, env), target);
+    }
     if (!shardsOpen) return copyClosedEnv(envPath(rt.config.dataDir, env), target);
     const msg: BackupEnvMessage = { kind: BACKUP_ENV, shard: env.shard, target };
     await rt.peers.call(ownerOf(env.shard, rt.workerCount), msg);

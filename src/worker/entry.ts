@@ -35,6 +35,8 @@ import { installFatalExit } from './fatal-exit.js';
 import { RequestPort } from './request-port.js';
 import { setRequestsWaitingProbe } from './waiting-requests.js';
 import { WorkerRuntime } from './runtime.js';
+import { RecordingsService } from './recordings/recordings-service.js';
+import { RECORDINGS_CLEAN, recordingsCleanHandler } from './ops/recordings.js';
 
 /** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
 const TIMED = new Set(['insights.trend', 'persons.trends']);
@@ -51,6 +53,7 @@ export function createWorkerEntry(data: WorkerData) {
     reload: reloadHandler,
     [FLAG_USAGE_FLUSH]: flagUsageFlushHandler,
     [RETENTION_RUN]: retentionRunHandler,
+    [RECORDINGS_CLEAN]: recordingsCleanHandler,
     [BACKUP_ENV]: backupEnvHandler,
     enqueue: enqueueHandler,
     'resend-parts': resendPartsHandler,
@@ -75,6 +78,9 @@ export function createWorkerEntry(data: WorkerData) {
     [EXPORT_STARTING_POINTS]: exportStartingPointsHandler,
     [EXPORT_PERSONS_POSITION]: exportPersonsPositionHandler,
   });
+  // The services hosted through src/worker/service.ts: the composition root is the one place naming them.
+  rt.services.add(new RecordingsService(rt.host()));
+  rt.metrics.register(rt.services.metrics());
   const debug = data.config.logLevel === 'debug';
   setRequestsWaitingProbe(() => rt.shared.interactiveWaiting(data.index));
   const heartbeat = new Heartbeat(rt.shared, data.index);
@@ -109,7 +115,7 @@ export function createWorkerEntry(data: WorkerData) {
   }
   let initialised: Promise<void> | null = null;
   function initialise(): Promise<void> {
-    initialised ??= openShards().then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => {
+    initialised ??= openShards().then(() => rt.services.start(rt.ingest.shardCount)).then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => {
       rt.flagUsageFlusher.start();
       rt.scheduledChanges.start();
     }).then(() => void rt.export?.start());

@@ -5,7 +5,7 @@
  * as queries finish. Reading the LMDB file sizes is a stat per file, done here because workers may touch the disk
  * and the front may not.
  */
-import { statSync } from 'node:fs';
+import { diskBytes } from '../stores/disk-bytes.js';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { Histogram, Registry } from 'prom-client';
@@ -26,15 +26,6 @@ type ShardStats = ReturnType<Shard['stats']>;
 /** Analysis durations, seconds: from cached answers (well under a millisecond) to full scans of millions of events. */
 const INSIGHT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** Bytes a file takes on disk (LMDB files are sparse until their pages are written), 0 when missing. */
-function diskBytes(path: string): number {
-  try {
-    const st = statSync(path);
-    return st.blocks * 512;
-  } catch {
-    return 0;
-  }
-}
 
 export class WorkerMetrics {
   readonly registry = new Registry();
@@ -136,6 +127,11 @@ export class WorkerMetrics {
         }, 'first'),
       );
     }
+    for (const m of metrics) this.registry.registerMetric(m as never);
+  }
+
+  /** Adds series of a hosted service (src/worker/service.ts), read when scraped like the others. */
+  register(metrics: readonly SnapshotMetric[]): void {
     for (const m of metrics) this.registry.registerMetric(m as never);
   }
 

@@ -22,6 +22,7 @@ import { RetentionJob } from './retention.js';
 import { ExportService } from './export/export-service.js';
 import { FlagUsage, UsageFlusher } from './flag-usage.js';
 import { ScheduledChangeRunner } from './scheduled-changes.js';
+import { Services, type ServiceHost } from './service.js';
 
 export type PeerHandler = (rt: WorkerRuntime, msg: PeerMessage, from: number) => Promise<unknown>;
 
@@ -55,6 +56,11 @@ export class WorkerRuntime {
   readonly flagUsageFlusher: UsageFlusher;
   /** Applies scheduled flag changes when they are due (worker 0; src/worker/scheduled-changes.ts). */
   readonly scheduledChanges: ScheduledChangeRunner;
+  /**
+   * Services hosted through the small interface of src/worker/service.ts (the runtime knows none of them by name;
+   * src/worker/entry.ts adds them, an operation finds one by its key).
+   */
+  readonly services = new Services();
 
   constructor(
     readonly config: Readonly<Config>,
@@ -99,6 +105,14 @@ export class WorkerRuntime {
     return this.config.workers;
   }
 
+  /** What a hosted service may use of this worker (src/worker/service.ts). */
+  host(): ServiceHost {
+    return {
+      config: this.config, index: this.index, workerCount: this.workerCount, log: this.log, meta: this.meta,
+      contended: () => this.pacer.contended,
+    };
+  }
+
   private readonly closeHooks: (() => void)[] = [];
   private markOpened!: () => void;
   /**
@@ -125,6 +139,7 @@ export class WorkerRuntime {
     await this.scheduledChanges.close();
     await this.flagUsageFlusher.close();
     await this.export?.close();
+    await this.services.close();
     await this.ingest.close(opts);
     this.pacer.close();
     this.peers.close();

@@ -37,9 +37,10 @@ const MARK = {
   insight: 'victim-insight-1w7',
   key: 'victim-key-6p1',
   org: 'victim-org-2x9',
+  recording: 'victim-recording-5s4',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment, MARK.recording];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -90,6 +91,13 @@ t.before(async () => {
     body: JSON.stringify({ api_key: PROJECT_KEY, batch: [{ event: MARK.event, distinct_id: MARK.person, properties: { marker: MARK.prop, $set: { marker: MARK.prop } } }] }),
   });
   if (ingest.status !== 200) throw new Error(`batch answered ${ingest.status}`);
+  // A session recording of the victim's (its session id is a mark), so `session_recordings/:id` has something to read.
+  const recorded = await fetch(`${server.q.base}/s/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([{ event: '$snapshot', properties: { token: PROJECT_KEY, distinct_id: MARK.person, $session_id: MARK.recording, $window_id: 'w', $snapshot_data: [{ type: 4, timestamp: Date.now(), data: { href: 'https://victim.test/' } }] } }]),
+  });
+  if (recorded.status !== 200) throw new Error(`snapshots answered ${recorded.status}`);
   const events = await ok(api.get(`/api/projects/@current/events/?event=${MARK.event}`), 'events');
   const persons = await ok(api.get(`/api/projects/@current/persons/?distinct_id=${MARK.person}`), 'persons');
   const person = persons.results[0];
@@ -122,7 +130,7 @@ t.before(async () => {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, property_definitions: propertyDefinitions.results[0]?.id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
       dashboards: String(dashboard.id), experiments: String(experiment.id), query: asyncQuery.body.query_status.id,
-      scheduled_changes: String(scheduled.id),
+      scheduled_changes: String(scheduled.id), session_recordings: MARK.recording,
     },
     membershipId: membership.id,
     accessId: access.id,

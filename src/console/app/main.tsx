@@ -35,6 +35,10 @@ const dashboardPages = () => import('./pages/dashboard-pages');
 const DashboardsPage = lazyPage(() => dashboardPages().then((m) => m.DashboardsPage));
 const DashboardPage = lazyPage(() => dashboardPages().then((m) => m.DashboardPage));
 const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
+// Recordings: the list and a recording's page (its player, rrweb's Replayer, is a further chunk loaded with a recording).
+const recordingPages = () => import('./pages/recordings');
+const RecordingsPage = lazyPage(() => recordingPages().then((m) => m.RecordingsPage));
+const RecordingPage = lazyPage(() => recordingPages().then((m) => m.RecordingPage));
 const experimentPages = () => import('./pages/experiments');
 const ExperimentsPage = lazyPage(() => experimentPages().then((m) => m.ExperimentsPage));
 const ExperimentPage = lazyPage(() => experimentPages().then((m) => m.ExperimentPage));
@@ -124,6 +128,8 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/insights/:kind`}>{(a: { kind: string }) => <InsightsPage {...p} kind={a.kind} />}</Route>
         <Route path={`${base}/dashboard`}>{() => <DashboardsPage {...p} />}</Route>
         <Route path={`${base}/dashboard/:id`}>{(a: { id: string }) => <DashboardPage key={a.id} {...p} dashboardId={Number(a.id)} />}</Route>
+        <Route path={`${base}/replay`}>{() => <RecordingsPage {...p} />}</Route>
+        <Route path={`${base}/replay/:id`}>{(a: { id: string }) => <RecordingPage key={a.id} {...p} sessionId={decodeURIComponent(a.id)} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
         <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
         <Route path={base}>{() => <Redirect to={`${base}/events`} replace />}</Route>

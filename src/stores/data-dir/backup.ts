@@ -24,15 +24,16 @@
  * (LMDB copies the used pages of each environment, sequentially) and writing it out; ingestion goes on.
  */
 import { copyFile, mkdir, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { IngestLog, positionNumber } from '../ingest-log/index.js';
 import { listSegments, segmentPath } from '../ingest-log/segment-files.js';
 import { openEnv, openTable, transact } from '../lmdb-env.js';
 import { STATE_KEYS } from '../events/event-store.js';
-import { eventsEnvPath, listShards, META_ENV, PERSONS_ENV, shardLogDir } from './paths.js';
+import { eventsEnvPath, listShards, META_ENV, PERSONS_ENV, recordingsEnvPath, shardLogDir } from './paths.js';
 
 /** Which environment of the data directory. */
-export type EnvName = { kind: 'meta' } | { kind: 'persons' } | { kind: 'events'; shard: number };
+export type EnvName = { kind: 'meta' } | { kind: 'persons' } | { kind: 'events'; shard: number } | { kind: 'recordings'; shard: number };
 
 /**
  * Copies one environment with LMDB's copy (`env.backup`) to `target`. Whoever runs the backup decides how: a
@@ -55,7 +56,9 @@ export const MANIFEST = 'backup.json';
 
 /** Names in the source data directory that a backup copies (the rest — the lock, upgrade copies — it leaves). */
 export function envPath(dataDir: string, env: EnvName): string {
-  return env.kind === 'events' ? eventsEnvPath(dataDir, env.shard) : join(dataDir, env.kind === 'meta' ? META_ENV : PERSONS_ENV);
+  if (env.kind === 'events') return eventsEnvPath(dataDir, env.shard);
+  if (env.kind === 'recordings') return recordingsEnvPath(dataDir, env.shard);
+  return join(dataDir, env.kind === 'meta' ? META_ENV : PERSONS_ENV);
 }
 
 export class BackupError extends Error {}
@@ -71,6 +74,12 @@ export async function backupDataDir(dataDir: string, target: string, copyEnv: En
   let logSegments = 0;
   for (const shard of shards) logSegments += await copyLog(shardLogDir(dataDir, shard), shardLogDir(target, shard));
   for (const shard of shards) await copyEnv({ kind: 'events', shard }, envPath(target, { kind: 'events', shard }));
+  // Session recordings: a store of their own, acknowledged once in their environment (no log to replay), so its
+  // snapshot holds every chunk acknowledged before the copy began. A directory that never had one has none.
+  for (const shard of shards) {
+    const recordings: EnvName = { kind: 'recordings', shard };
+    if (existsSync(envPath(dataDir, recordings))) await copyEnv(recordings, envPath(target, recordings));
+  }
   await copyEnv({ kind: 'persons' }, envPath(target, { kind: 'persons' }));
   await copyEnv({ kind: 'meta' }, envPath(target, { kind: 'meta' }));
   await replayFromLogs(target, shards);

@@ -365,6 +365,7 @@ export const statsHandler: PeerHandler = async (rt) => ({
   dropped: Object.fromEntries(rt.ingest.dropped),
   ...(rt.export ? { export: { shards: rt.export.shardStats(), persons: rt.export.personStats() } } : {}),
   eventLoop: { worker: rt.index, ...loopDelaySinceLastRead() },
+  services: rt.services.stats(),
 });
 
 /** Peer message (fault injection only): pause or resume the apply loops of this worker's shards. */

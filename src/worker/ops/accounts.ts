@@ -10,6 +10,7 @@ import { checkKeyReach } from '../../domain/key-request.js';
 import { FULL_ACCESS, firstUngranted, reachWithin, restrictionWithin, type KeyReach } from '../../domain/scopes.js';
 import { keyDigest, maskKey, newPersonalApiKey, newProjectApiKey } from '../../domain/secrets.js';
 import { hashPassword, passwordProblem } from '../../domain/passwords.js';
+import { recordingSettingsOf, serializeRecordingSettings } from '../../domain/recordings/settings.js';
 import { Errors } from '../../protocol/errors.js';
 import type { AuthKey, AuthKeyLookup, AuthSnapshot, AuthUser, TaskItem } from '../../protocol/worker-messages.js';
 import type { MetaStore } from '../../stores/meta/meta-store.js';
@@ -95,7 +96,7 @@ function serializeOrganization(org: Organization, level: number): object {
 
 export function serializeProject(meta: MetaStore, p: Project): object {
   const org = meta.organizations.get(p.organization_id);
-  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], event_retention_days: p.event_retention_days ?? null, ...sdkSettingsOf(p.sdk_settings), is_demo: false };
+  return { id: p.id, uuid: p.uuid, organization: org?.uuid ?? null, api_token: p.api_token, name: p.name, created_at: p.created_at, timezone: p.timezone, test_account_filters: p.test_account_filters ?? [], path_cleaning_filters: p.path_cleaning_filters ?? [], event_retention_days: p.event_retention_days ?? null, ...sdkSettingsOf(p.sdk_settings), is_demo: false, ...serializeRecordingSettings(recordingSettingsOf(p.recordings)) };
 }
 
 function serializeKey(k: PersonalApiKey, plain?: string): object {

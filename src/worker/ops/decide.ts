@@ -16,6 +16,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { decodeOrThrow } from './capture.js';
 import { evaluationContextFor, writeHashKeyOverrides } from './evaluation-context.js';
 import { projectForToken } from './public-auth.js';
+import { sessionRecordingMember } from '../../domain/recordings/settings.js';
 import type { OpHandler } from './types.js';
 
 
@@ -42,13 +43,19 @@ export function configFields(settings: SdkSettings, hasFeatureFlags: boolean): R
 /**
  * The config fields as JSON members, for the project without and with flags, made once per project record: the
  * cache replaces a project's record when it changes (src/worker/project-cache.ts), so /flags/ pays a lookup.
+ * `sessionRecording` is the project's own (src/domain/recordings/settings.ts), in the same record.
  */
 const configMembers = new WeakMap<Project, readonly [string, string]>();
 function configMembersOf(project: Project): readonly [string, string] {
   let members = configMembers.get(project);
   if (!members) {
     const settings = sdkSettingsOf(project.sdk_settings);
-    members = [membersOf(configFields(settings, false)), membersOf(configFields(settings, true))];
+    const recording = sessionRecordingMember(project.recordings);
+    const without = (hasFlags: boolean): string => {
+      const { sessionRecording: _perProject, ...fields } = configFields(settings, hasFlags);
+      return `${membersOf(fields)},${recording}`;
+    };
+    members = [without(false), without(true)];
     configMembers.set(project, members);
   }
   return members;

@@ -37,6 +37,7 @@ import * as savedInsights from './saved-insights.js';
 import * as dashboards from './dashboards.js';
 import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
+import * as recordings from './recordings.js';
 import type { OpHandler } from './types.js';
 import { jsonText } from '../reply.js';
 
@@ -74,6 +75,12 @@ export const OPS: Record<string, OpHandler> = {
   'scheduled_changes.retrieve': scheduledChanges.retrieveScheduledChange,
   'scheduled_changes.update': scheduledChanges.updateScheduledChange,
   'scheduled_changes.delete': scheduledChanges.deleteScheduledChange,
+  'recordings.capture': recordings.captureSnapshots,
+  'recordings.list': recordings.listRecordings,
+  'recordings.retrieve': recordings.retrieveRecording,
+  'recordings.update': recordings.updateRecording,
+  'recordings.delete': recordings.deleteRecording,
+  'recordings.snapshots': recordings.recordingSnapshots,
 
   /** Internal: this worker's part of GET /metrics, gathered by the front (src/front/metrics.ts); no route names it. */
   metrics: async (_item, rt) => jsonText(200, await rt.metrics.json()),

@@ -2,8 +2,9 @@
  * PATCH /api/projects/:id/: the project settings analyses read: `timezone` (buckets and date boundaries,
  * analytics.md §0.4), `test_account_filters` (ANDed in with `filter_test_accounts=true`), `path_cleaning_filters`
  * (§7.1), the name, and `event_retention_days` (null: keep events forever; a change starts a retention pass on every
- * worker at once, src/worker/retention.ts, without waiting for it), and the switches of posthog-js's optional
- * modules its remote config carries (PostHog's fields: src/domain/sdk-settings.ts).
+ * worker at once, src/worker/retention.ts, without waiting for it), the switches of posthog-js's optional modules
+ * its remote config carries (PostHog's fields: src/domain/sdk-settings.ts), and the session-recording settings under
+ * PostHog's names (src/domain/recordings/settings.ts).
  */
 import { AnalyticsInputError } from '../../domain/analytics/errors.js';
 import { parseFilters } from '../../domain/analytics/property-filters.js';
@@ -17,6 +18,8 @@ import { fieldValue, requireAdmin, serializeProject, userOf } from './accounts.j
 import type { OpHandler } from './types.js';
 import { RETENTION_RUN } from '../retention.js';
 import { settingsFromPatch } from '../../domain/sdk-settings.js';
+import { applyRecordingSettings, DEFAULT_RECORDING_SETTINGS, recordingSettingsOf, touchesRecordingSettings } from '../../domain/recordings/settings.js';
+import { RECORDINGS_CLEAN } from './recordings.js';
 
 /** The longest retention accepted: a century. */
 const MAX_RETENTION_DAYS = 36_500;
@@ -52,6 +55,10 @@ export const updateProject: OpHandler = async (item, rt) => {
   const retentionDays = retentionDaysOf(body.event_retention_days);
   const sdk = settingsFromPatch(body);
   if ('refusal' in sdk) throw Errors.validation(sdk.refusal.attr, sdk.refusal.code, sdk.refusal.detail);
+  // Session-recording fields (src/domain/recordings/settings.ts): checked here, applied to the stored ones below.
+  const recordingFields = touchesRecordingSettings(body);
+  if (recordingFields) applyRecordingSettings(DEFAULT_RECORDING_SETTINGS, body);
+  let recordingRetentionChanged = false;
   let retentionChanged = false;
   const project = await rt.meta.write(() => {
     const current = rt.meta.projects.get(id);
@@ -66,12 +73,20 @@ export const updateProject: OpHandler = async (item, rt) => {
       next.event_retention_days = retentionDays;
     }
     if (Object.keys(sdk.changes).length > 0) next.sdk_settings = { ...current.sdk_settings, ...sdk.changes };
+    if (recordingFields) {
+      const before = recordingSettingsOf(current.recordings);
+      next.recordings = applyRecordingSettings(before, body);
+      recordingRetentionChanged = next.recordings.retentionDays !== before.retentionDays;
+    }
     rt.meta.projects.put(id, next);
     return next;
   });
   await replicate(rt, { projects: true, projectId: id });
   if (retentionChanged && retentionDays !== null) {
     rt.peers.all({ kind: RETENTION_RUN }).catch((error: unknown) => rt.log.error({ event: 'retention_failed', err: error }, 'starting a retention pass failed'));
+  }
+  if (recordingRetentionChanged) {
+    rt.peers.all({ kind: RECORDINGS_CLEAN }).catch((error: unknown) => rt.log.error({ event: 'recording_retention_failed', err: error }, 'starting a recordings retention pass failed'));
   }
   return json(200, serializeProject(rt.meta, project));
 };

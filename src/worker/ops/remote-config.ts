@@ -7,6 +7,7 @@ import { Errors } from '../../protocol/errors.js';
 import { json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { configFields } from './decide.js';
+import { recordingSettingsOf, sessionRecordingConfig } from '../../domain/recordings/settings.js';
 import type { OpHandler } from './types.js';
 
 function configFor(rt: WorkerRuntime, token: string): Record<string, unknown> {
@@ -14,7 +15,8 @@ function configFor(rt: WorkerRuntime, token: string): Record<string, unknown> {
   if (!project) throw Errors.invalidApiKey();
   const set = rt.cache.flagSet(project.id);
   const { config: _legacy, editorParams: _e, toolbarParams: _t, isAuthenticated: _a, ...fields } = configFields(sdkSettingsOf(project.sdk_settings), set.flags.some((f) => f.active));
-  return { token, ...fields };
+  // Recording is per project (off by default): posthog-js starts its recorder from this member.
+  return { token, ...fields, sessionRecording: sessionRecordingConfig(recordingSettingsOf(project.recordings)) };
 }
 
 export const remoteConfig: OpHandler = (item, rt) => json(200, configFor(rt, item.params.token ?? ''));

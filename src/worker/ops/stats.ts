@@ -22,6 +22,7 @@ import type { Principal } from '../../protocol/worker-messages.js';
 import { principalOf } from './types.js';
 import type { PersonExportStats, ShardExportStats } from '../export/export-service.js';
 import { processMemory } from '../../observability/process-memory.js';
+import { mergeServiceStats } from '../service.js';
 import type { DeadLetter } from '../../stores/events/dead-letter-store.js';
 
 /** Organizations (and their project ids) the caller may see: their own, or all of them for the operator. */
@@ -54,6 +55,8 @@ interface WorkerStats {
   export?: { shards: ShardExportStats[]; persons: PersonExportStats | null };
   dropped: Record<string, number>;
   eventLoop: LoopDelay & { worker: number };
+  /** Hosted services' parts (src/worker/service.ts), merged across workers under each service's name. */
+  services?: Record<string, Record<string, unknown>>;
 }
 
 /** Node-wide drop counts by reason: what the workers' capture requests dropped and what the shards did not apply. */
@@ -99,6 +102,8 @@ export const ingestionStats: OpHandler = async (item, rt) => {
       person_properties_size_violation: perWorker.reduce((n, w) => n + w.shards.reduce((m, s) => m + (s.personUpdatesRejected ?? 0), 0), 0),
     },
     event_loop: perWorker.map((w) => w.eventLoop),
+    // Hosted services, e.g. `recordings`: their shards, what they acknowledged and deleted.
+    ...mergeServiceStats(perWorker.map((w) => w.services)),
     memory: memoryOf(rt, perWorker),
     // The ClickHouse export, when on: per shard what it exported and its lag, and the person changes' exporter.
     ...(rt.export

@@ -12,6 +12,7 @@ export const NAV: [string, string][] = [
   ['definitions', 'Event definitions'],
   ['insights', 'Insights'],
   ['dashboard', 'Dashboards'],
+  ['replay', 'Recordings'],
   ['health', 'Health'],
   ['settings', 'Settings'],
 ];

@@ -49,6 +49,7 @@ export function PersonPage({ projectId, personId }: { projectId: number; personI
     }>
       <p class="muted">Created {when(person.created_at)} · uuid {person.uuid}</p>
       <p>Distinct ids: {person.distinct_ids.map((d) => <code key={d} class="chip">{d}</code>)}</p>
+      <p><Link href={`/project/${projectId}/replay?person_uuid=${person.uuid}`} data-testid="person-recordings">Recordings of this person</Link></p>
       <ErrorNote error={error} />
       <Tabs tabs={TABS} value={tab} onChange={(t) => setTab(t as typeof tab)} />
       {tab === 'Events' && <PersonEvents projectId={projectId} uuid={person.uuid} />}

@@ -11,8 +11,9 @@ import { api, type Paginated } from '../api';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
 import { SdkModules, type SdkModuleSettings } from '../components/sdk-modules';
 import { useGet } from '../lib/hooks';
+import { RecordingSettings, type RecordingFields } from './recording-settings';
 
-interface Project extends SdkModuleSettings {
+interface Project extends SdkModuleSettings, RecordingFields {
   id: number;
   name: string;
   api_token: string;
@@ -157,6 +158,7 @@ export function SettingsPage({ projectId }: { projectId: number }) {
             <div class="actions"><button type="submit" class="primary">Save</button></div>
           </form>
           <SdkModules projectId={projectId} project={p} onSaved={project.reload} />
+          <RecordingSettings projectId={projectId} project={p} onSaved={project.reload} />
           <section class="card">
             <h2>Members</h2>
             <ErrorNote error={members.error} />

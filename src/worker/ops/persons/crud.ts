@@ -16,6 +16,7 @@ import { sameValue } from '../activity-log.js';
 import { bodyOf, nowIso, principalOf, projectIdOf, type OpHandler } from '../types.js';
 import { logPersonActivity } from './activity.js';
 import { deleteEventsOf } from './delete-events.js';
+import { RECORDINGS } from '../../recordings/recordings-service.js';
 import { answer, personFromParam, viewOf } from './person-view.js';
 import { settledPersons } from './read-your-writes.js';
 
@@ -147,6 +148,10 @@ export const deletePerson: OpHandler = async (item, rt) => {
   // Events first: an event arriving meanwhile then keeps its (deleted) person id instead of a fresh person
   // created after the delete losing its first events.
   if (wantsEventsDeleted(item.meta.query.delete_events)) await deleteEventsOf(rt, team, found.distinct_ids);
+  // A person deleted with their data loses their recordings too (PostHog's `delete_recordings`, or with the events).
+  if (wantsEventsDeleted(item.meta.query.delete_events) || wantsEventsDeleted(item.meta.query.delete_recordings)) {
+    await RECORDINGS.of(rt.services).deleteOfDistinctIds(team, found.distinct_ids);
+  }
   const removed = await rt.persons.write(() => {
     const current = rt.persons.person(team, found.id);
     if (!current) throw Errors.notFound('Person not found.');

@@ -1,0 +1,101 @@
+/**
+ * The recording player, a chunk of its own (rrweb's Replayer is most of its weight): loads a recording's snapshots
+ * through the API (`sources`, then the blobs in groups of 100 keys, JSONL `[window_id, event]` lines), unpacks the
+ * fields posthog-js compressed itself (`cv: "2024-10"`: gzip bytes as latin-1 strings) with the browser's
+ * DecompressionStream, and plays them in rrweb's Replayer from the rrweb fork posthog-js ships. Images and fonts
+ * of the recorded site do not load (the console's Content-Security-Policy admits this origin only): the layout,
+ * text, inputs (as recorded: masked) and the mouse replay.
+ */
+import { Replayer, type eventWithTime } from 'posthog-js/rrweb';
+import { api } from '../api';
+
+/** PostHog's bound on one snapshots request. */
+const BLOBS_PER_REQUEST = 100;
+
+interface Source {
+  blob_key: string;
+}
+
+async function gunzipLatin1(text: string): Promise<unknown> {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return JSON.parse(await new Response(stream).text());
+}
+
+const isPacked = (v: unknown): v is string => typeof v === 'string' && v.charCodeAt(0) === 0x1f && v.charCodeAt(1) === 0x8b;
+
+/** An event with the fields posthog-js gzipped restored (a full snapshot's data, a mutation's or style rule's lists). */
+async function unpack(event: Record<string, unknown>): Promise<eventWithTime> {
+  if (event.cv === undefined) return event as unknown as eventWithTime;
+  const { cv: _version, ...rest } = event;
+  if (isPacked(rest.data)) return { ...rest, data: await gunzipLatin1(rest.data) } as unknown as eventWithTime;
+  const data = { ...(rest.data as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(data)) if (isPacked(v)) data[k] = await gunzipLatin1(v);
+  return { ...rest, data } as unknown as eventWithTime;
+}
+
+/** Every event of a recording, in time order. `progress(done, total)` after each group of blobs. */
+export async function loadSnapshots(base: string, progress: (done: number, total: number) => void): Promise<eventWithTime[]> {
+  const { sources } = await api.get<{ sources: Source[] }>(`${base}/snapshots`);
+  const keys = sources.map((s) => Number(s.blob_key)).sort((a, b) => a - b);
+  const events: eventWithTime[] = [];
+  for (let i = 0; i < keys.length; i += BLOBS_PER_REQUEST) {
+    const group = keys.slice(i, i + BLOBS_PER_REQUEST);
+    const res = await fetch(`${base}/snapshots?source=blob_v2&start_blob_key=${group[0]}&end_blob_key=${group[group.length - 1]}`, { credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`snapshots: HTTP ${res.status}`);
+    for (const line of (await res.text()).split('\n')) {
+      if (!line) continue;
+      const [, event] = JSON.parse(line) as [string, Record<string, unknown>];
+      events.push(await unpack(event));
+    }
+    progress(Math.min(keys.length, i + BLOBS_PER_REQUEST), keys.length);
+  }
+  return events.sort((a, b) => a.timestamp - b.timestamp);
+}
+
+/** Plays `events` in `root`, with play/pause and the time played; `destroy` stops and empties it. */
+export function mountPlayer(root: HTMLElement, events: eventWithTime[]): { destroy(): void } {
+  root.replaceChildren();
+  if (events.length < 2) {
+    root.textContent = 'Too few events to play.';
+    return { destroy: () => root.replaceChildren() };
+  }
+  const screen = document.createElement('div');
+  screen.className = 'replay-screen';
+  const controls = document.createElement('div');
+  controls.className = 'replay-controls';
+  const toggle = document.createElement('button');
+  const clock = document.createElement('span');
+  controls.append(toggle, clock);
+  root.append(screen, controls);
+  const replayer = new Replayer(events, { root: screen, skipInactive: true, showWarning: false, mouseTail: false, triggerFocus: false });
+  const total = replayer.getMetaData().totalTime;
+  let playing = true;
+  const fmt = (ms: number) => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;
+  const render = () => {
+    toggle.textContent = playing ? 'Pause' : 'Play';
+    clock.textContent = ` ${fmt(Math.min(total, replayer.getCurrentTime()))} / ${fmt(total)}`;
+  };
+  toggle.onclick = () => {
+    if (playing) replayer.pause();
+    else replayer.play(replayer.getCurrentTime() >= total ? 0 : replayer.getCurrentTime());
+    playing = !playing;
+    render();
+  };
+  replayer.on('finish', () => {
+    playing = false;
+    render();
+  });
+  replayer.play();
+  render();
+  const tick = setInterval(render, 250);
+  return {
+    destroy() {
+      clearInterval(tick);
+      replayer.pause();
+      (replayer as unknown as { destroy?: () => void }).destroy?.();
+      root.replaceChildren();
+    },
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * Session recordings: the list (newest first, with duration, activity, errors and first URL; `?person_uuid=` from a
+ * person's page) and a recording's page with its metadata and a player. Its own chunk; the player (rrweb's
+ * Replayer, from the rrweb fork posthog-js ships: no other dependency) is a further chunk loaded when a recording
+ * opens (./recording-player.tsx).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Link, useSearch } from 'wouter-preact';
+import { api, qs } from '../api';
+import { ErrorNote, Loading, Page } from '../components/ui';
+import { useGet } from '../lib/hooks';
+
+export interface RecordingRow {
+  id: string;
+  distinct_id: string;
+  recording_duration: number;
+  active_seconds: number;
+  start_time: string;
+  end_time: string;
+  click_count: number;
+  keypress_count: number;
+  console_error_count: number;
+  console_warn_count: number;
+  console_log_count: number;
+  start_url: string | null;
+  viewed: boolean;
+  ongoing: boolean;
+  person: { uuid: string; name: string } | null;
+  storage: { chunks: number; events: number };
+}
+
+const PAGE = 50;
+
+export function duration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}` : `${m}:${String(s).padStart(2, '0')}`;
+}
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+export function RecordingsPage({ projectId }: { projectId: number }) {
+  // From the address, so that following "all recordings" (same page, no person) updates the list.
+  const personUuid = new URLSearchParams(useSearch()).get('person_uuid') ?? '';
+  const [range, setRange] = useState('-7d');
+  const [offset, setOffset] = useState(0);
+  const list = useGet<{ results: RecordingRow[]; has_next: boolean }>(
+    `/api/projects/${projectId}/session_recordings/${qs({ date_from: range, person_uuid: personUuid || null, limit: PAGE, offset })}`,
+  );
+  return (
+    <Page title="Recordings" testId="recordings-page" actions={
+      <select value={range} onChange={(e) => { setOffset(0); setRange((e.target as HTMLSelectElement).value); }} aria-label="Started">
+        <option value="-1d">Last 24 hours</option>
+        <option value="-7d">Last 7 days</option>
+        <option value="-30d">Last 30 days</option>
+        <option value="-365d">Last year</option>
+      </select>
+    }>
+      {personUuid && <p class="muted">One person's recordings · <Link href={`/project/${projectId}/replay`}>all recordings</Link></p>}
+      <ErrorNote error={list.error} />
+      <Loading when={list.loading && !list.data} />
+      {list.data && list.data.results.length === 0 && (
+        <p class="muted">No recordings in this range. Turn recording on under Settings, and posthog-js records the sessions of your site.</p>
+      )}
+      {list.data && list.data.results.length > 0 && (
+        <table class="table" data-testid="recordings-table">
+          <thead><tr><th>Started</th><th>Person</th><th>Duration</th><th>Active</th><th>Clicks</th><th>Keys</th><th>Errors</th><th>First URL</th></tr></thead>
+          <tbody>
+            {list.data.results.map((r) => (
+              <tr key={r.id} class={r.viewed ? 'muted' : ''}>
+                <td><Link href={`/project/${projectId}/replay/${encodeURIComponent(r.id)}`}>{when(r.start_time)}</Link>{r.ongoing ? ' · live' : ''}</td>
+                <td>{r.person?.name ?? <code>{r.distinct_id}</code>}</td>
+                <td>{duration(r.recording_duration)}</td>
+                <td>{duration(r.active_seconds)}</td>
+                <td>{r.click_count}</td>
+                <td>{r.keypress_count}</td>
+                <td>{r.console_error_count}</td>
+                <td class="url">{r.start_url ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p>
+        {offset > 0 && <button onClick={() => setOffset(Math.max(0, offset - PAGE))}>Newer</button>}{' '}
+        {list.data?.has_next && <button onClick={() => setOffset(offset + PAGE)}>Older</button>}
+      </p>
+    </Page>
+  );
+}
+
+type Player = { destroy(): void };
+
+export function RecordingPage({ projectId, sessionId }: { projectId: number; sessionId: string }) {
+  const base = `/api/projects/${projectId}/session_recordings/${encodeURIComponent(sessionId)}`;
+  // Opening a recording marks it viewed, as PostHog's player does.
+  const rec = useGet<RecordingRow>(`${base}/${qs({ save_view: true })}`);
+  const stage = useRef<HTMLDivElement>(null);
+  const [error, setError] = useState<Error | null>(null);
+  const [status, setStatus] = useState('Loading the snapshots…');
+  useEffect(() => {
+    if (!rec.data || !stage.current) return;
+    let player: Player | null = null;
+    let cancelled = false;
+    (async () => {
+      const { loadSnapshots, mountPlayer } = await import('./recording-player');
+      const events = await loadSnapshots(base, (done, total) => setStatus(`Loading the snapshots… ${done} of ${total}`));
+      if (cancelled || !stage.current) return;
+      player = mountPlayer(stage.current, events);
+      setStatus(`${events.length} events`);
+    })().catch((e: Error) => setError(e));
+    return () => {
+      cancelled = true;
+      player?.destroy();
+    };
+  }, [rec.data?.id]);
+  const r = rec.data;
+  return (
+    <Page title="Recording" testId="recording-page" actions={r && (
+      <button class="danger" onClick={async () => {
+        if (!confirm('Delete this recording?')) return;
+        try {
+          await api.del(`${base}/`);
+          history.back();
+        } catch (e) {
+          setError(e as Error);
+        }
+      }}>Delete</button>
+    )}>
+      <ErrorNote error={rec.error ?? error} />
+      <Loading when={rec.loading && !r} />
+      {r && (
+        <p class="muted" data-testid="recording-meta">
+          {when(r.start_time)} · {duration(r.recording_duration)} ({duration(r.active_seconds)} active) · {r.click_count} clicks · {r.keypress_count} keys ·
+          {' '}{r.console_error_count} errors, {r.console_warn_count} warnings · {r.person ? <Link href={`/project/${projectId}/persons/${r.person.uuid}`}>{r.person.name}</Link> : <code>{r.distinct_id}</code>}
+          {r.start_url && <> · <span class="url">{r.start_url}</span></>}
+        </p>
+      )}
+      <p class="muted" data-testid="player-status">{status}</p>
+      <div ref={stage} class="replay-stage" data-testid="replay-stage" />
+    </Page>
+  );
+}

@@ -1,0 +1,112 @@
+// The console's recordings in headless Chromium: the recording settings saved from the Settings page (and seen by
+// the remote config), the list with a posted recording, a person's page linking to theirs, and a recording's page
+// playing it: rrweb's Replayer rebuilds the recorded page in an iframe.
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { eventually } from '../helpers/eventually.js';
+import { event, sendBatch } from '../helpers/ingest.js';
+import { missing } from '../helpers/required-environment.js';
+import { Client, PROJECT_KEY, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
+import { postSnapshots, rr, snapshot } from '../helpers/recordings.js';
+
+const PASSWORD = 'console-test-password';
+const SESSION = 'console-session-0001';
+
+/** A recorded page as rrweb serialises it: <html><head></head><body><h1 id="hello">Hello replay</h1></body></html>. */
+function fullSnapshot(ts: number) {
+  return {
+    type: 2,
+    timestamp: ts,
+    data: {
+      node: {
+        type: 0, id: 1, childNodes: [
+          { type: 1, id: 2, name: 'html', publicId: '', systemId: '' },
+          {
+            type: 2, id: 3, tagName: 'html', attributes: {}, childNodes: [
+              { type: 2, id: 4, tagName: 'head', attributes: {}, childNodes: [] },
+              { type: 2, id: 5, tagName: 'body', attributes: {}, childNodes: [
+                { type: 2, id: 6, tagName: 'h1', attributes: { id: 'hello' }, childNodes: [{ type: 3, id: 7, textContent: 'Hello replay' }] },
+              ] },
+            ],
+          },
+        ],
+      },
+      initialOffset: { left: 0, top: 0 },
+    },
+  };
+}
+
+const unavailable = chromiumUnavailable();
+if (unavailable) missing(t, 'browser', 'the console recordings browser suite', unavailable);
+else suite();
+
+function suite(): void {
+  let q: QuillProcess;
+  let api: Client;
+  let browser: Chromium;
+  let page: Page;
+  let projectId: number;
+  const problems: string[] = [];
+  const url = (path: string) => `${q.base}/console${path}`;
+
+  t.before(async () => {
+    q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
+    api = new Client(q.base);
+    projectId = (await api.get('/api/projects/@current/')).body.id;
+    if ((await sendBatch(q.base, [event('replayed-visitor', 'signed up', { $set: { email: 'rita@example.com' } })])).status !== 200) throw new Error('person');
+    const t0 = Date.now() - 30_000;
+    const res = await postSnapshots(q.base, [snapshot(SESSION, 'replayed-visitor', [
+      rr.meta(t0, 'https://shop.test/welcome'), fullSnapshot(t0 + 1) as never, rr.move(t0 + 500), rr.click(t0 + 1_000), rr.console(t0 + 1_200, 'error'), rr.move(t0 + 4_000),
+    ])]);
+    if (res.status !== 200) throw new Error(`snapshots: ${res.status}`);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    await page.goto(url('/'));
+    await signIn(page, PASSWORD);
+  });
+  t.teardown(async () => {
+    await browser?.close();
+    await q?.stop();
+    if (q) removeDir(q.dataDir);
+  });
+
+  t.test('settings: recording turned on from the Settings page reaches the remote config', async (t) => {
+    await page.goto(url(`/project/${projectId}/settings`));
+    await page.waitForSelector('[data-testid=recording-settings]');
+    await page.check('[data-testid=recording-settings] input[name=session_recording_opt_in]');
+    await page.fill('[data-testid=recording-settings] input[name=session_recording_sample_rate]', '50');
+    await page.click('[data-testid=recording-settings] button[type=submit]');
+    await page.waitForSelector('[data-testid=recording-settings] [role=status]');
+    const config = await (await fetch(`${q.base}/array/${PROJECT_KEY}/config`)).json() as { sessionRecording: Record<string, unknown> };
+    t.match(config.sessionRecording, { endpoint: '/s/', sampleRate: '0.50', masking: null });
+    t.same(problems.splice(0), []);
+  });
+
+  t.test('the list, a person\'s recordings, and a recording played', async (t) => {
+    await page.goto(url(`/project/${projectId}/replay`));
+    await page.waitForSelector('[data-testid=recordings-table] tbody tr');
+    const row = await page.textContent('[data-testid=recordings-table] tbody tr');
+    t.match(row, /rita@example\.com/);
+    t.match(row, /https:\/\/shop\.test\/welcome/);
+
+    const person = await eventually('the person', async () => (await api.get('/api/projects/@current/persons/?distinct_id=replayed-visitor')).body.results?.[0]);
+    await page.goto(url(`/project/${projectId}/persons/${person.uuid}`));
+    await page.click('[data-testid=person-recordings]');
+    await page.waitForSelector('[data-testid=recordings-table] tbody tr');
+    t.equal(await page.locator('[data-testid=recordings-table] tbody tr').count(), 1, "the person's recording");
+
+    await page.click('[data-testid=recordings-table] tbody tr a');
+    await page.waitForSelector('[data-testid=recording-meta]');
+    t.match(await page.textContent('[data-testid=recording-meta]'), /1 clicks.*1 errors/s);
+    await page.waitForFunction(() => {
+      const frame = document.querySelector('[data-testid=replay-stage] iframe') as HTMLIFrameElement | null;
+      return frame?.contentDocument?.querySelector('#hello')?.textContent === 'Hello replay';
+    }, undefined, { timeout: 30_000 });
+    t.pass('the Replayer rebuilt the recorded page');
+    t.equal((await api.get(`/api/projects/@current/session_recordings/${SESSION}/`)).body.viewed, true, 'opening it marked it viewed');
+    t.same(problems.splice(0), []);
+  });
+}
