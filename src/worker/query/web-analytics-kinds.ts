@@ -1,0 +1,184 @@
+/**
+ * PostHog's web analytics kinds of `/query/`: `WebOverviewQuery`, `WebStatsTableQuery`, `WebGoalsQuery`,
+ * `WebExternalClicksTableQuery` (one session scan each: src/worker/analytics/web-sessions.ts; what counts:
+ * src/domain/web-analytics/) and `WebVitalsQuery` (its `source`, a trends query of `$web_vitals` percentiles, run
+ * as trends). Answers in PostHog's shapes: overview items, tables as `columns` + `results` rows with
+ * `[current, previous]` pairs, `hasMore`/`limit`/`offset`.
+ */
+import { actionFilter } from '../../domain/analytics/action-filter.js';
+import { invalidInput } from '../../domain/analytics/errors.js';
+import { andFilters, compileMatcher, type FilterNode } from '../../domain/analytics/property-filters.js';
+import { localIso } from '../../domain/analytics/time-zone.js';
+import { clicksTable } from '../../domain/web-analytics/external-clicks.js';
+import { goalsTable, GOAL_COLUMNS, MAX_GOALS } from '../../domain/web-analytics/goals.js';
+import { overviewItems, totalsByPeriod } from '../../domain/web-analytics/overview.js';
+import { pathnameAsPrevious, periodsOf, webQueryOf, withoutPathnameFilters, type Periods, type WebQuery } from '../../domain/web-analytics/query.js';
+import { finishSession, sessionProperty, type WebSession } from '../../domain/web-analytics/sessions.js';
+import { isEventBreakdown, statsTable } from '../../domain/web-analytics/tables.js';
+import { itemCleaner } from '../../domain/analytics/paths.js';
+import type { Action } from '../../domain/model.js';
+import { queryContext, type QueryContext as AnalysisContext } from '../analytics/query-context.js';
+import { firstEventIfAll } from '../analytics/scatter.js';
+import { SESSION_MARGIN_MS, webSessionsEverywhere, type WebScanSpec } from '../analytics/web-sessions.js';
+import type { WorkerRuntime } from '../runtime.js';
+import { queryRunner, registerQueryKind, type QueryContext } from './runners.js';
+
+const eventNameLeaf = (name: string): FilterNode => ({ type: 'event_name', key: 'event', operator: 'exact', value: name, groupTypeIndex: null, negation: false });
+
+/** The project's actions PostHog takes as goals: pinned first (oldest pin first), then the newest. */
+function goalActions(rt: WorkerRuntime, team: number): Action[] {
+  rt.meta.env.resetReadTxn();
+  return rt.meta.actionsOf(team).filter((a) => !a.deleted).sort((a, b) => {
+    if (a.pinned_at !== b.pinned_at) return a.pinned_at === null ? 1 : b.pinned_at === null ? -1 : a.pinned_at < b.pinned_at ? -1 : 1;
+    return b.id - a.id;
+  }).slice(0, MAX_GOALS);
+}
+
+function conversionFilter(rt: WorkerRuntime, team: number, q: WebQuery): FilterNode | null {
+  const goal = q.conversionGoal;
+  if (goal === null) return null;
+  if ('customEventName' in goal) return eventNameLeaf(goal.customEventName);
+  rt.meta.env.resetReadTxn();
+  const action = rt.meta.actions.get([team, goal.actionId]);
+  if (!action || action.deleted) return invalidInput('conversionGoal', `Action ${goal.actionId} does not exist.`);
+  return actionFilter(action);
+}
+
+interface Run {
+  q: WebQuery;
+  ctx: AnalysisContext;
+  periods: Periods;
+  sessions: WebSession[];
+  clean: (path: string) => string;
+  spec: WebScanSpec;
+  clicks: Awaited<ReturnType<typeof webSessionsEverywhere>>['clicks'];
+}
+
+/** Scans the range once and folds the sessions a query counts (session filters applied). */
+async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext, goals: FilterNode[] | null = null): Promise<Run> {
+  const q = webQueryOf(raw);
+  const ctx = queryContext(rt, qc.team, qc.now, [q.filter]);
+  const first = await firstEventIfAll(rt, qc.team, { dateFrom: q.dateFrom });
+  const periods = periodsOf(q, ctx.timeZone, qc.now, first);
+  const filter = andFilters(q.filter, q.filterTestAccounts ? ctx.testAccountFilters : null);
+  const conversion = conversionFilter(rt, qc.team, q);
+  const rules = q.doPathCleaning ? ctx.project.path_cleaning_filters ?? [] : [];
+  const from = Math.min(periods.current.from, periods.previous?.from ?? Infinity) - SESSION_MARGIN_MS;
+  const to = Math.max(periods.current.to, periods.previous?.to ?? -Infinity) + SESSION_MARGIN_MS;
+  const b = q.breakdownBy;
+  const spec: WebScanSpec = {
+    team: qc.team, from, to, periods, filter,
+    goals: goals ?? (conversion === null ? [] : [conversion]),
+    pages: true,
+    breakdown: b !== null && isEventBreakdown(b) ? b : null,
+    conversionByValue: conversion !== null && b !== null && isEventBreakdown(b),
+    pathRules: rules,
+    ...(b === 'Page' && q.includeBounceRate ? { bounceFilter: withoutPathnameFilters(filter) } : {}),
+    ...(b === 'Page' && q.includeScrollDepth ? { scroll: { filter: pathnameAsPrevious(filter) } } : {}),
+    ...(q.kind === 'WebExternalClicksTableQuery' ? { clicks: { strip: q.stripQueryParams, filter } } : {}),
+  };
+  const scanned = await webSessionsEverywhere(rt, spec, ctx.scan);
+  const sessionFilters = q.sessionFilters.map((leaf) => {
+    const m = compileMatcher(leaf);
+    return (s: WebSession) => {
+      const v = sessionProperty(s, leaf.key);
+      const present = v !== null && v !== undefined;
+      return leaf.negation !== m(present, v);
+    };
+  });
+  const sessions: WebSession[] = [];
+  for (const part of scanned.sessions.values()) {
+    if (part.counted === 0 && part.countedForBounce === 0) continue;
+    const s = finishSession(part);
+    if (sessionFilters.every((f) => f(s))) sessions.push(s);
+  }
+  const clean = rules.length === 0 ? (p: string) => p : itemCleaner(rules, []);
+  return { q, ctx, periods, sessions, clean, spec, clicks: scanned.clicks };
+}
+
+/** Why ClickHouse does not answer these kinds (QUILL_ANALYTICS=clickhouse): the local engine does, and says so. */
+export const CLICKHOUSE_GAP = 'Web analytics are not computed on ClickHouse yet.';
+
+/** Fields every web analytics answer carries. */
+function envelope(run: Pick<Run, 'ctx' | 'periods'>, rt?: WorkerRuntime): Record<string, unknown> {
+  return {
+    ...(rt?.config.analytics === 'clickhouse' ? { clickhouse: { fallback: CLICKHOUSE_GAP } } : {}),
+    timezone: run.ctx.timeZone,
+    dateFrom: localIso(run.periods.current.from, run.ctx.timeZone),
+    dateTo: localIso(run.periods.current.to, run.ctx.timeZone),
+    samplingRate: { numerator: 1 },
+    usedPreAggregatedTables: false,
+  };
+}
+
+const conversionsOf = (s: WebSession) => (s.part.goals[0] ?? 0) + (s.part.goals[1] ?? 0);
+
+async function overview(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
+  const run = await runWeb(rt, raw, qc);
+  const counted = run.sessions.filter((s) => s.part.counted > 0);
+  const totals = totalsByPeriod(counted, run.periods, conversionsOf);
+  return { results: overviewItems(totals, run.periods.previous !== null, run.q.conversionGoal !== null), ...envelope(run, rt) };
+}
+
+async function statsTableKind(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
+  const run = await runWeb(rt, raw, qc);
+  const table = statsTable(run.sessions, run.q, run.periods, run.clean, conversionsOf);
+  return { ...table, ...envelope(run, rt) };
+}
+
+async function goals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
+  const actions = goalActions(rt, qc.team);
+  if (actions.length === 0) {
+    const q = webQueryOf(raw);
+    const ctx = queryContext(rt, qc.team, qc.now, [q.filter]);
+    return { results: [], columns: GOAL_COLUMNS, ...envelope({ ctx, periods: periodsOf(q, ctx.timeZone, qc.now, null) }, rt) };
+  }
+  const run = await runWeb(rt, raw, qc, actions.map((a) => actionFilter(a)));
+  const counted = run.sessions.filter((s) => s.part.counted > 0);
+  return { results: goalsTable(counted, actions.map((a) => a.name), run.periods, run.q.orderBy), columns: GOAL_COLUMNS, ...envelope(run, rt) };
+}
+
+async function externalClicks(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
+  const run = await runWeb(rt, raw, qc);
+  return { ...clicksTable(run.clicks, run.q.limit, run.q.offset), ...envelope(run, rt) };
+}
+
+/** `WebVitalsQuery`: its `source` (a TrendsQuery of `$web_vitals` percentiles) with the query's filters, as trends. */
+async function webVitals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
+  const source = raw.source as Record<string, unknown> | undefined;
+  if (source === null || typeof source !== 'object' || source.kind !== 'TrendsQuery') {
+    return invalidInput('source', 'A WebVitalsQuery needs a TrendsQuery as its source.', 'required');
+  }
+  const properties = [...(Array.isArray(source.properties) ? source.properties : []), ...(Array.isArray(raw.properties) ? raw.properties : [])];
+  const trends = queryRunner('TrendsQuery')!;
+  const answer = await trends(rt, { ...source, properties: dedupe(properties), filterTestAccounts: source.filterTestAccounts ?? raw.filterTestAccounts }, qc);
+  const results = (answer.results as Record<string, unknown>[]).map((r) => {
+    const action = (r.action ?? {}) as Record<string, unknown>;
+    return { ...r, action: { ...action, custom_name: action.custom_name ?? null, math: action.math ?? null }, data: r.data, days: r.days };
+  });
+  return { ...answer, results };
+}
+
+/** The same filter given in the source and in the query counts once. */
+function dedupe(list: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return list.filter((f) => {
+    const key = JSON.stringify(f);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** What else than the query decides an answer: the project's zone, test-account filters, path cleaning and actions. */
+function fingerprint(rt: WorkerRuntime, team: number): unknown {
+  rt.meta.env.resetReadTxn();
+  const p = rt.meta.projects.get(team);
+  return [p?.timezone ?? null, p?.test_account_filters ?? null, p?.path_cleaning_filters ?? null];
+}
+
+registerQueryKind('WebOverviewQuery', overview, fingerprint);
+registerQueryKind('WebStatsTableQuery', statsTableKind, fingerprint);
+registerQueryKind('WebGoalsQuery', goals, fingerprint);
+registerQueryKind('WebExternalClicksTableQuery', externalClicks, fingerprint);
+registerQueryKind('WebVitalsQuery', webVitals, fingerprint);
