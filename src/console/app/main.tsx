@@ -35,6 +35,7 @@ const dashboardPages = () => import('./pages/dashboard-pages');
 const DashboardsPage = lazyPage(() => dashboardPages().then((m) => m.DashboardsPage));
 const DashboardPage = lazyPage(() => dashboardPages().then((m) => m.DashboardPage));
 const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
+const WebAnalyticsPage = lazyPage(() => import('./pages/web-analytics').then((m) => m.WebAnalyticsPage));
 const experimentPages = () => import('./pages/experiments');
 const ExperimentsPage = lazyPage(() => experimentPages().then((m) => m.ExperimentsPage));
 const ExperimentPage = lazyPage(() => experimentPages().then((m) => m.ExperimentPage));
@@ -124,6 +125,7 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/insights/:kind`}>{(a: { kind: string }) => <InsightsPage {...p} kind={a.kind} />}</Route>
         <Route path={`${base}/dashboard`}>{() => <DashboardsPage {...p} />}</Route>
         <Route path={`${base}/dashboard/:id`}>{(a: { id: string }) => <DashboardPage key={a.id} {...p} dashboardId={Number(a.id)} />}</Route>
+        <Route path={`${base}/web`}>{() => <WebAnalyticsPage {...p} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
         <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
         <Route path={base}>{() => <Redirect to={`${base}/events`} replace />}</Route>

@@ -152,9 +152,13 @@ async function webVitals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Qu
   const properties = [...(Array.isArray(source.properties) ? source.properties : []), ...(Array.isArray(raw.properties) ? raw.properties : [])];
   const trends = queryRunner('TrendsQuery')!;
   const answer = await trends(rt, { ...source, properties: dedupe(properties), filterTestAccounts: source.filterTestAccounts ?? raw.filterTestAccounts }, qc);
-  const results = (answer.results as Record<string, unknown>[]).map((r) => {
+  // Items name their metric and percentile (PostHog's WebVitalsItem.action); without a breakdown or compare, the
+  // trends results come in the order of the source's series.
+  const series = Array.isArray(source.series) ? (source.series as Record<string, unknown>[]) : [];
+  const results = (answer.results as Record<string, unknown>[]).map((r, i) => {
     const action = (r.action ?? {}) as Record<string, unknown>;
-    return { ...r, action: { ...action, custom_name: action.custom_name ?? null, math: action.math ?? null }, data: r.data, days: r.days };
+    const own = series[i] ?? {};
+    return { ...r, action: { ...action, custom_name: action.custom_name ?? own.custom_name ?? null, math: action.math ?? own.math ?? null }, data: r.data, days: r.days };
   });
   return { ...answer, results };
 }
