@@ -115,9 +115,10 @@ t.before(async () => {
   generate();
   const created = await server.api.post('/api/projects/', { name: 'web analytics' });
   P = `/api/projects/${created.body.id}`;
-  t.equal((await server.api.patch(`${P}/`, { timezone: 'America/New_York' })).status, 200);
+  const zone = await server.api.patch(`${P}/`, { timezone: 'America/New_York' });
+  if (zone.status !== 200) throw new Error(`time zone: ${zone.status} ${zone.text}`);
   const res = await fetch(`${server.q.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: created.body.api_token, batch }) });
-  t.equal(res.status, 200);
+  if (res.status !== 200) throw new Error(`batch: ${res.status}`);
 });
 
 const range = { date_from: '2026-10-28', date_to: '2026-11-03' };
