@@ -45,6 +45,8 @@ function suite(): void {
     }
     const res = await sendBatch(q.base, batch);
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
+    const note = await api.post(`/api/projects/${projectId}/annotations/`, { content: 'Launch', date_marker: new Date(now - 3 * DAY).toISOString(), scope: 'project' });
+    if (note.status !== 201) throw new Error(`annotation: ${note.status} ${note.text}`);
     browser = await launchChromium();
     page = await browser.context.newPage();
     page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
@@ -98,6 +100,12 @@ function suite(): void {
     const last = [...lcp.data].reverse().find((v: number | null) => v !== null);
     const shown = await page.$eval('[data-testid=web-vitals] [data-metric=LCP]', (e) => [Number((e as HTMLElement).dataset.value), (e as HTMLElement).dataset.band]);
     t.same(shown, [last, last <= 2500 ? 'good' : last <= 4000 ? 'needs_improvements' : 'poor'], 'LCP p75 of the last day with its band');
+  });
+
+  t.test('annotations are drawn on the visitors chart', async (t) => {
+    await page.waitForSelector('[data-testid=web-visitors][data-markers]');
+    const markers = JSON.parse(await page.$eval('[data-testid=web-visitors]', (e) => (e as HTMLElement).dataset.markers!));
+    t.match(markers, [{ text: 'Launch', x: Number }]);
   });
 
   t.test('a click on a row filters the page', async (t) => {

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api';
 import { TimeSeriesChart } from '../components/time-series-chart';
 import { ErrorNote, Page, Tabs } from '../components/ui';
+import { markersFor, type AnnotationItem } from '../lib/annotations';
 import { numberText } from '../lib/format';
 import { useQueryParam } from '../lib/hooks';
 import {
@@ -118,14 +119,19 @@ function VisitorsChart({ projectId, dateFrom, filters }: { projectId: number; da
     kind: 'TrendsQuery', dateRange: { date_from: dateFrom }, interval: dateFrom === '-24h' ? 'hour' : 'day', properties: eventFilters(filters),
     series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau', custom_name: 'Visitors' }, { kind: 'EventsNode', event: '$pageview', math: 'total', custom_name: 'Views' }],
   };
-  const { data, error } = useQuery<{ results: { label: string; labels: string[]; data: number[]; action?: { custom_name?: string } }[] }>(projectId, query);
+  const { data, error } = useQuery<{ timezone?: string; results: { label: string; labels: string[]; days: string[]; data: number[]; action?: { custom_name?: string } }[] }>(projectId, query);
+  const [annotations, setAnnotations] = useState<AnnotationItem[]>([]);
+  useEffect(() => {
+    api.get<{ results: AnnotationItem[] }>(`/api/projects/${projectId}/annotations/?limit=1000`).then((r) => setAnnotations(r.results), () => setAnnotations([]));
+  }, [projectId]);
   const series = data?.results ?? [];
+  const markers = series.length === 0 ? [] : markersFor(annotations, series[0]!.days, data?.timezone ?? 'UTC');
   return (
     <article class="card" data-testid="web-visitors-chart">
       <h3>Visitors and views</h3>
       <ErrorNote error={error} />
       {series.length > 0 && (
-        <TimeSeriesChart testId="web-visitors" labels={series[0]!.labels} display="line" height={220}
+        <TimeSeriesChart testId="web-visitors" labels={series[0]!.labels} display="line" height={220} markers={markers}
           series={series.map((s) => ({ label: s.action?.custom_name ?? s.label, data: s.data }))} />
       )}
     </article>
