@@ -151,7 +151,10 @@ async function webVitals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Qu
   }
   const properties = [...(Array.isArray(source.properties) ? source.properties : []), ...(Array.isArray(raw.properties) ? raw.properties : [])];
   const trends = queryRunner('TrendsQuery')!;
-  const answer = await trends(rt, { ...source, properties: dedupe(properties), filterTestAccounts: source.filterTestAccounts ?? raw.filterTestAccounts }, qc);
+  // Trends read event, person and cohort filters; a web vitals sample is an event of its own, outside the session
+  // rules, so session filters of the page do not apply to it.
+  const eventLevel = properties.filter((f) => (f as Record<string, unknown> | null)?.type !== 'session');
+  const answer = await trends(rt, { ...source, properties: dedupe(eventLevel), filterTestAccounts: source.filterTestAccounts ?? raw.filterTestAccounts }, qc);
   // Items name their metric and percentile (PostHog's WebVitalsItem.action); without a breakdown or compare, the
   // trends results come in the order of the source's series.
   const series = Array.isArray(source.series) ? (source.series as Record<string, unknown>[]) : [];
