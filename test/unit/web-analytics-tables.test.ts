@@ -53,7 +53,7 @@ t.test('without compare every session counts, in the current column', async (t) 
 
 t.test('order, paging, languages', async (t) => {
   const asc = table({ breakdownBy: 'Page', orderBy: ['Views', 'ASC'], compareFilter: { compare: true } });
-  t.same(asc.results.map((r) => r[0]), ['/docs', '/', '/pricing'], 'views ascending, then visitors ascending, then the value');
+  t.same(asc.results.map((r) => r[0]), ['/docs', '/pricing', '/'], 'views ascending as [current, previous] pairs');
   const paged = table({ breakdownBy: 'Page', limit: 1, offset: 1, compareFilter: { compare: true } });
   t.same([paged.results.map((r) => r[0]), paged.hasMore], [['/pricing'], true]);
   const langs = [
