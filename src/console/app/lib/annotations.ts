@@ -30,3 +30,17 @@ export function markersFor(annotations: readonly AnnotationItem[], days: readonl
   }
   return out;
 }
+
+const cache = new Map<number, { at: number; list: Promise<AnnotationItem[]> }>();
+
+/**
+ * The project's annotations, fetched once per project and kept for 30 s: a dashboard's tiles share one request. A
+ * failed request draws none.
+ */
+export function loadAnnotations(projectId: number, get: (path: string) => Promise<{ results: AnnotationItem[] }>): Promise<AnnotationItem[]> {
+  const had = cache.get(projectId);
+  if (had && Date.now() - had.at < 30_000) return had.list;
+  const list = get(`/api/projects/${projectId}/annotations/?limit=1000`).then((r) => r.results, () => []);
+  cache.set(projectId, { at: Date.now(), list });
+  return list;
+}
