@@ -57,11 +57,12 @@ interface Run {
 /** Scans the range once and folds the sessions a query counts (session filters applied). */
 async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext, goals: FilterNode[] | null = null): Promise<Run> {
   const q = webQueryOf(raw);
-  const ctx = queryContext(rt, qc.team, qc.now, [q.filter]);
+  const conversion = conversionFilter(rt, qc.team, q);
+  // Cohorts named by the filters, the goals' actions and the conversion goal travel with the scan.
+  const ctx = queryContext(rt, qc.team, qc.now, [q.filter, conversion, ...(goals ?? [])]);
   const first = await firstEventIfAll(rt, qc.team, { dateFrom: q.dateFrom });
   const periods = periodsOf(q, ctx.timeZone, qc.now, first);
   const filter = andFilters(q.filter, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const conversion = conversionFilter(rt, qc.team, q);
   const rules = q.doPathCleaning ? ctx.project.path_cleaning_filters ?? [] : [];
   const from = Math.min(periods.current.from, periods.previous?.from ?? Infinity) - SESSION_MARGIN_MS;
   const to = Math.max(periods.current.to, periods.previous?.to ?? -Infinity) + SESSION_MARGIN_MS;
