@@ -5,7 +5,8 @@ import t from 'tap';
 import { goalsTable } from '../../src/domain/web-analytics/goals.js';
 import { webQueryOf, type Periods } from '../../src/domain/web-analytics/query.js';
 import { emptyPart, finishSession, RANK_PAGE, type WebSession } from '../../src/domain/web-analytics/sessions.js';
-import { statsTable } from '../../src/domain/web-analytics/tables.js';
+import { statsTable, TableAccumulator } from '../../src/domain/web-analytics/tables.js';
+import { GoalsAccumulator } from '../../src/domain/web-analytics/goals.js';
 
 const periods: Periods = { current: { from: 1_000_000, to: 1_999_999 }, previous: { from: 0, to: 999_999 } };
 const noCompare: Periods = { current: periods.current, previous: null };
@@ -71,4 +72,26 @@ t.test('goals', async (t) => {
   ];
   t.same(goalsTable(withGoals, ['Signed up'], periods, null), [['Signed up', [1, 1], [2, 1], [0.5, 1]]]);
   t.same(goalsTable(withGoals, ['Signed up'], noCompare, null), [['Signed up', [1, null], [2, null], [0.5, null]]]);
+});
+
+t.test('states of two workers absorbed give the answer of one', async (t) => {
+  for (const q of [
+    { breakdownBy: 'Page', includeBounceRate: true, compareFilter: { compare: true } },
+    { breakdownBy: 'InitialPage', includeBounceRate: true },
+    { breakdownBy: 'Page', orderBy: ['Views', 'ASC'], compareFilter: { compare: true } },
+  ]) {
+    const query = webQueryOf({ kind: 'WebStatsTableQuery', ...q });
+    const p = q.compareFilter ? periods : noCompare;
+    const [a, b] = [new TableAccumulator(query, p, (x) => x, () => 0), new TableAccumulator(query, p, (x) => x, () => 0)];
+    sessions.forEach((s, i) => (i % 2 === 0 ? a : b).add(s));
+    // Through JSON, as between threads.
+    a.absorb(JSON.parse(JSON.stringify(b.state())));
+    t.same(a.finish(), statsTable(sessions, query, p, (x) => x, () => 0), JSON.stringify(q));
+  }
+  const withGoals = [session('g1', 1, 1_100_000, ['/'], { goals: [2, 0] }), session('g2', 1, 1_200_000, ['/'], { goals: [1, 0] })];
+  const [a, b] = [new GoalsAccumulator(1, periods), new GoalsAccumulator(1, periods)];
+  a.add(withGoals[0]!);
+  b.add(withGoals[1]!);
+  a.absorb(JSON.parse(JSON.stringify(b.state())));
+  t.same(a.finish(['x'], null), goalsTable(withGoals, ['x'], periods, null), 'goals: one person converting in both counts once');
 });

@@ -71,6 +71,30 @@ export class PeriodTotals {
   }
 }
 
+/** One period's totals as plain data (sets as arrays), for another accumulator to absorb. */
+export type TotalsState = [number[], number[], number, number, number, number, number, number];
+
+export function totalsState(t: PeriodTotals): TotalsState {
+  return [[...t.persons], [...t.convertingPersons], t.views, t.sessions, t.durationSum, t.bounceSum, t.bounceN, t.conversions];
+}
+
+export function absorbTotals(into: PeriodTotals, [persons, converting, views, sessions, durationSum, bounceSum, bounceN, conversions]: TotalsState): void {
+  for (const p of persons) into.persons.add(p);
+  for (const p of converting) into.convertingPersons.add(p);
+  into.views += views;
+  into.sessions += sessions;
+  into.durationSum += durationSum;
+  into.bounceSum += bounceSum;
+  into.bounceN += bounceN;
+  into.conversions += conversions;
+}
+
+/** Adds a session to the totals of the period it started in (it passed the session filters and has counted events). */
+export function addToTotals(totals: [PeriodTotals, PeriodTotals], s: WebSession, periods: Periods, conversionsOf: (s: WebSession) => number): void {
+  const p = periodOf(periods, s.start);
+  if (p !== -1) totals[p]!.add(s, conversionsOf(s));
+}
+
 /** The sessions a query counts, per period (sessions already passed the session filters and have counted events). */
 export function totalsByPeriod(sessions: Iterable<WebSession>, periods: Periods, conversionsOf: (s: WebSession) => number): [PeriodTotals, PeriodTotals] {
   const out: [PeriodTotals, PeriodTotals] = [new PeriodTotals(), new PeriodTotals()];

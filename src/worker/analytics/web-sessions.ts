@@ -1,13 +1,20 @@
 /**
- * The scan behind the web analytics kinds: one pass over the events of the range on every shard, each folding
- * the events it holds into per-session parts (src/domain/web-analytics/sessions.ts); the coordinator merges the
- * parts of a session (its distinct ids, hence its events, can be on several shards) and finishes them.
+ * The scan behind the web analytics kinds: one pass over the events of the range on every shard, each folding the
+ * events it holds into per-session parts (src/domain/web-analytics/sessions.ts); then each session is finished and
+ * counted once (src/domain/web-analytics/aggregate.ts). A session's distinct ids, hence its events, can be on
+ * several shards (a sign-up in the middle of it), so, as the per-person analyses do (sequences.ts):
  *
- * What a shard computes per event, with columns read once per block and per-value tables where it can: the session
+ *  1. `fold`: every worker folds its shards' events into parts, keeps them under the query's id and answers a hash
+ *     of each session id it holds;
+ *  2. `reduce`: the coordinator sends the hashes held by more than one worker; each worker finishes and counts the
+ *     sessions it holds whole into a mergeable state (persons as sets, sums), and ships the parts of the others;
+ *  3. the coordinator merges the shipped parts of a session, counts them, and absorbs every worker's state.
+ *
+ * So only the states and the parts of sessions spread over workers travel, and every core finishes sessions. What
+ * a shard computes per event, with columns read once per block and per-value tables where it can: the session
  * (`$session_id`), its time bounds, entry and exit candidates (pageviews and screens first), bounce events, and
  * whether the event is counted (a pageview or screen, or a goal event, passing the filters inside the periods) with
- * its breakdown value. Every part travels to the coordinator: the cost is a few hundred bytes per session of the
- * range (see src/README.md, "Web analytics").
+ * its breakdown value.
  */
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { propertyNumber, propertyText } from '../../domain/analytics/property-filters.js';
@@ -18,6 +25,7 @@ import { emptyPart, entryBefore, exitAfter, mergePart, RANK_OTHER, RANK_PAGE, ty
 import { withoutQueryAndFragment } from '../../domain/web-analytics/urls.js';
 import { itemCleaner, type CleaningRule } from '../../domain/analytics/paths.js';
 import { mergeClicks, type ClickCounts } from '../../domain/web-analytics/external-clicks.js';
+import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
 import { COL, EVENT_PROP } from '../../stores/scan/block-builder.js';
 import type { BlockView, DictColumn } from '../../stores/scan/column-block.js';
 import type { PeerMessage } from '../peers.js';
@@ -26,9 +34,11 @@ import { rowMask } from './block-filter.js';
 import { scanEnvOf, type ScanContext } from './scatter.js';
 import { Slicer } from './slices.js';
 
-export const WEB_SESSIONS_SCAN = 'web.sessions';
+export const WEB_SESSIONS_FOLD = 'web.fold';
+export const WEB_SESSIONS_REDUCE = 'web.reduce';
+/** Folded parts are dropped if the coordinator never asks for them (it failed meanwhile). */
+const FORGET_AFTER_MS = 120_000;
 
-/** What every shard needs to fold its sessions (plain data: it travels between threads). */
 export interface WebScanSpec {
   team: number;
   /** Events read: the periods widened by a day each way, so that sessions crossing their bounds are whole. */
@@ -55,35 +65,75 @@ export interface WebScanSpec {
   pathRules: CleaningRule[];
 }
 
-export interface WebScanResult {
-  sessions: SessionPart[];
-  clicks: [string, number[], number][];
-}
-
-interface ScanMessage extends PeerMessage {
+interface FoldMessage extends PeerMessage {
+  id: string;
   spec: WebScanSpec;
   ctx: ScanContext;
+}
+
+interface ReduceMessage extends PeerMessage {
+  id: string;
+  /** Hashes of the session ids more than one worker holds, ascending. */
+  shared: Uint32Array;
+  aggregate: AggregateSpec;
+}
+
+interface ReduceAnswer {
+  state: unknown;
+  shipped: SessionPart[];
+  clicks: [string, number[], number][];
 }
 
 /** The same day of margin PostHog's session table allows: a session lasts 24 hours at most (posthog-js). */
 export const SESSION_MARGIN_MS = 24 * 3_600_000;
 
-/** Runs the scan on every shard; the parts of each session merged. */
-export async function webSessionsEverywhere(rt: WorkerRuntime, spec: WebScanSpec, ctx: ScanContext): Promise<{ sessions: Map<string, SessionPart>; clicks: ClickCounts }> {
-  const parts = await rt.peers.all<WebScanResult>({ kind: WEB_SESSIONS_SCAN, spec, ctx } satisfies ScanMessage);
-  const sessions = new Map<string, SessionPart>();
+/** FNV-1a of a session id: which sessions several workers hold is decided by these (a collision ships a few more). */
+export function sessionHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Per query: this worker's folded parts and clicks, until `reduce` takes them. */
+const folded = new Map<string, { parts: Map<string, SessionPart>; clicks: ClickCounts; at: number }>();
+
+function forgetStale(): void {
+  const now = Date.now();
+  for (const [id, f] of folded) if (now - f.at > FORGET_AFTER_MS) folded.delete(id);
+}
+
+let nextQuery = 0;
+
+/**
+ * Runs the scan on every shard and counts every session once into the kind's aggregator (answered with the
+ * external clicks, counted from events).
+ */
+export async function webSessionsEverywhere(rt: WorkerRuntime, spec: WebScanSpec, ctx: ScanContext, aggregate: AggregateSpec): Promise<{ aggregator: WebAggregator; clicks: ClickCounts }> {
+  const id = `${rt.index}.${process.pid}.web.${nextQuery++}.${Date.now()}`;
+  const held = await rt.peers.all<Uint32Array>({ kind: WEB_SESSIONS_FOLD, id, spec, ctx } satisfies FoldMessage);
+  const seen = new Map<number, number>();
+  for (const hashes of held) for (const h of hashes) seen.set(h, (seen.get(h) ?? 0) + 1);
+  const shared = Uint32Array.from([...seen].filter(([, n]) => n > 1).map(([h]) => h)).sort();
+  const answers = await rt.peers.all<ReduceAnswer>({ kind: WEB_SESSIONS_REDUCE, id, shared, aggregate } satisfies ReduceMessage);
+  const aggregator = aggregatorFor(aggregate);
   const clicks: ClickCounts = new Map();
+  const spread = new Map<string, SessionPart>();
   const slicer = new Slicer();
-  for (const part of parts) {
-    for (const s of part.sessions) {
-      const had = sessions.get(s.id);
-      if (had) mergePart(had, s);
-      else sessions.set(s.id, s);
+  for (const a of answers) {
+    aggregator.absorb(a.state);
+    mergeClicks(clicks, a.clicks);
+    for (const part of a.shipped) {
+      const had = spread.get(part.id);
+      if (had) mergePart(had, part);
+      else spread.set(part.id, part);
       if (slicer.due()) await slicer.pace();
     }
-    mergeClicks(clicks, part.clicks);
   }
-  return { sessions, clicks };
+  for (const part of spread.values()) aggregator.addPart(part);
+  return { aggregator, clicks };
 }
 
 const PAGEVIEW = 1;
@@ -108,8 +158,9 @@ const textOf = (v: unknown): string | null => (v === undefined || v === null ? n
 
 const ATTRIBUTION_KEYS = ['$current_url', '$referring_domain', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'gad_source', 'gclid', 'fbclid'] as const;
 
-export const webSessionsHandler: PeerHandler = async (rt, msg) => {
-  const { spec, ctx } = msg as ScanMessage;
+/** Round 1 on one worker: folds its shards' events; answers the hashes of the sessions it holds. */
+export const webFoldHandler: PeerHandler = async (rt, msg) => {
+  const { id, spec, ctx } = msg as FoldMessage;
   rt.persons.env.resetReadTxn();
   const env = scanEnvOf(rt, ctx);
   const clean = spec.pathRules.length === 0 ? (p: string) => p : itemCleaner(spec.pathRules, []);
@@ -125,11 +176,49 @@ export const webSessionsHandler: PeerHandler = async (rt, msg) => {
       await slicer.pace();
     }
   }
-  const out: WebScanResult = {
-    sessions: [...parts.values()],
-    clicks: [...clicks].map(([url, c]) => [url, [...c.persons], c.clicks]),
+  forgetStale();
+  folded.set(id, { parts, clicks, at: Date.now() });
+  const hashes = new Uint32Array(parts.size);
+  let k = 0;
+  for (const sid of parts.keys()) hashes[k++] = sessionHash(sid);
+  return hashes;
+};
+
+/** Whether a sorted array holds `h`. */
+function holds(sorted: Uint32Array, h: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === h) return true;
+    if (v < h) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** Round 2 on one worker: counts the sessions it holds whole; ships the parts of those spread over workers. */
+export const webReduceHandler: PeerHandler = async (_rt, msg) => {
+  const { id, shared, aggregate } = msg as ReduceMessage;
+  const entry = folded.get(id);
+  folded.delete(id);
+  if (!entry) throw new Error(`no folded sessions for query ${id}`);
+  const aggregator = aggregatorFor(aggregate);
+  const shipped: SessionPart[] = [];
+  const slicer = new Slicer();
+  let handled = 0;
+  for (const [sid, part] of entry.parts) {
+    if (holds(shared, sessionHash(sid))) shipped.push(part);
+    else aggregator.addPart(part);
+    if (++handled % 256 === 0 && slicer.due()) await slicer.pace();
+  }
+  const answer: ReduceAnswer = {
+    state: aggregator.state(),
+    shipped,
+    clicks: [...entry.clicks].map(([url, c]) => [url, [...c.persons], c.clicks]),
   };
-  return out;
+  return answer;
 };
 
 function foldBlock(

@@ -7,15 +7,14 @@
  */
 import { actionFilter } from '../../domain/analytics/action-filter.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
-import { andFilters, compileMatcher, type FilterNode } from '../../domain/analytics/property-filters.js';
+import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { localIso } from '../../domain/analytics/time-zone.js';
-import { clicksTable } from '../../domain/web-analytics/external-clicks.js';
-import { goalsTable, GOAL_COLUMNS, MAX_GOALS } from '../../domain/web-analytics/goals.js';
-import { overviewItems, totalsByPeriod } from '../../domain/web-analytics/overview.js';
+import type { WebAggregator } from '../../domain/web-analytics/aggregate.js';
+import { clicksTable, type ClickCounts } from '../../domain/web-analytics/external-clicks.js';
+import { GOAL_COLUMNS, MAX_GOALS } from '../../domain/web-analytics/goals.js';
+import { overviewItems } from '../../domain/web-analytics/overview.js';
 import { pathnameAsPrevious, periodsOf, webQueryOf, withoutPathnameFilters, type Periods, type WebQuery } from '../../domain/web-analytics/query.js';
-import { finishSession, sessionProperty, type WebSession } from '../../domain/web-analytics/sessions.js';
-import { isEventBreakdown, statsTable } from '../../domain/web-analytics/tables.js';
-import { itemCleaner } from '../../domain/analytics/paths.js';
+import { isEventBreakdown } from '../../domain/web-analytics/tables.js';
 import type { Action } from '../../domain/model.js';
 import { queryContext, type QueryContext as AnalysisContext } from '../analytics/query-context.js';
 import { firstEventIfAll } from '../analytics/scatter.js';
@@ -48,13 +47,11 @@ interface Run {
   q: WebQuery;
   ctx: AnalysisContext;
   periods: Periods;
-  sessions: WebSession[];
-  clean: (path: string) => string;
-  spec: WebScanSpec;
-  clicks: Awaited<ReturnType<typeof webSessionsEverywhere>>['clicks'];
+  aggregator: WebAggregator;
+  clicks: ClickCounts;
 }
 
-/** Scans the range once and folds the sessions a query counts (session filters applied). */
+/** Scans the range once; every session counted once into the kind's aggregator (src/worker/analytics/web-sessions.ts). */
 async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext, goals: FilterNode[] | null = null): Promise<Run> {
   const q = webQueryOf(raw);
   const conversion = conversionFilter(rt, qc.team, q);
@@ -67,9 +64,10 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
   const from = Math.min(periods.current.from, periods.previous?.from ?? Infinity) - SESSION_MARGIN_MS;
   const to = Math.max(periods.current.to, periods.previous?.to ?? -Infinity) + SESSION_MARGIN_MS;
   const b = q.breakdownBy;
+  const goalTrees = goals ?? (conversion === null ? [] : [conversion]);
   const spec: WebScanSpec = {
     team: qc.team, from, to, periods, filter,
-    goals: goals ?? (conversion === null ? [] : [conversion]),
+    goals: goalTrees,
     pages: true,
     breakdown: b !== null && isEventBreakdown(b) ? b : null,
     conversionByValue: conversion !== null && b !== null && isEventBreakdown(b),
@@ -78,23 +76,8 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
     ...(b === 'Page' && q.includeScrollDepth ? { scroll: { filter: pathnameAsPrevious(filter) } } : {}),
     ...(q.kind === 'WebExternalClicksTableQuery' ? { clicks: { strip: q.stripQueryParams, filter } } : {}),
   };
-  const scanned = await webSessionsEverywhere(rt, spec, ctx.scan);
-  const sessionFilters = q.sessionFilters.map((leaf) => {
-    const m = compileMatcher(leaf);
-    return (s: WebSession) => {
-      const v = sessionProperty(s, leaf.key);
-      const present = v !== null && v !== undefined;
-      return leaf.negation !== m(present, v);
-    };
-  });
-  const sessions: WebSession[] = [];
-  for (const part of scanned.sessions.values()) {
-    if (part.counted === 0 && part.countedForBounce === 0) continue;
-    const s = finishSession(part);
-    if (sessionFilters.every((f) => f(s))) sessions.push(s);
-  }
-  const clean = rules.length === 0 ? (p: string) => p : itemCleaner(rules, []);
-  return { q, ctx, periods, sessions, clean, spec, clicks: scanned.clicks };
+  const { aggregator, clicks } = await webSessionsEverywhere(rt, spec, ctx.scan, { query: raw, periods, rules, goals: goalTrees.length });
+  return { q, ctx, periods, aggregator, clicks };
 }
 
 /** Why ClickHouse does not answer these kinds (QUILL_ANALYTICS=clickhouse): the local engine does, and says so. */
@@ -112,19 +95,16 @@ function envelope(run: Pick<Run, 'ctx' | 'periods'>, rt?: WorkerRuntime): Record
   };
 }
 
-const conversionsOf = (s: WebSession) => (s.part.goals[0] ?? 0) + (s.part.goals[1] ?? 0);
-
 async function overview(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
   const run = await runWeb(rt, raw, qc);
-  const counted = run.sessions.filter((s) => s.part.counted > 0);
-  const totals = totalsByPeriod(counted, run.periods, conversionsOf);
-  return { results: overviewItems(totals, run.periods.previous !== null, run.q.conversionGoal !== null), ...envelope(run, rt) };
+  if (run.aggregator.kind !== 'overview') throw new Error('internal: overview aggregator');
+  return { results: overviewItems(run.aggregator.totals, run.periods.previous !== null, run.q.conversionGoal !== null), ...envelope(run, rt) };
 }
 
 async function statsTableKind(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
   const run = await runWeb(rt, raw, qc);
-  const table = statsTable(run.sessions, run.q, run.periods, run.clean, conversionsOf);
-  return { ...table, ...envelope(run, rt) };
+  if (run.aggregator.kind !== 'table') throw new Error('internal: table aggregator');
+  return { ...run.aggregator.table.finish(), ...envelope(run, rt) };
 }
 
 async function goals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
@@ -135,8 +115,8 @@ async function goals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryC
     return { results: [], columns: GOAL_COLUMNS, ...envelope({ ctx, periods: periodsOf(q, ctx.timeZone, qc.now, null) }, rt) };
   }
   const run = await runWeb(rt, raw, qc, actions.map((a) => actionFilter(a)));
-  const counted = run.sessions.filter((s) => s.part.counted > 0);
-  return { results: goalsTable(counted, actions.map((a) => a.name), run.periods, run.q.orderBy), columns: GOAL_COLUMNS, ...envelope(run, rt) };
+  if (run.aggregator.kind !== 'goals') throw new Error('internal: goals aggregator');
+  return { results: run.aggregator.goals.finish(actions.map((a) => a.name), run.q.orderBy), columns: GOAL_COLUMNS, ...envelope(run, rt) };
 }
 
 async function externalClicks(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
