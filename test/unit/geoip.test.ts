@@ -1,7 +1,7 @@
 // GeoIP enrichment at ingestion (src/domain/ingest/geoip.ts) and the bundled offline database
 // (src/stores/geoip/geoip-database.ts).
 import t from 'tap';
-import { enrichWithGeo, geoProperties, locationOf } from '../../src/domain/ingest/geoip.js';
+import { enrichWithGeo, geoProperties, isPublicAddress, locationOf } from '../../src/domain/ingest/geoip.js';
 import { openGeoIpDatabase } from '../../src/stores/geoip/geoip-database.js';
 
 const city = {
@@ -45,6 +45,15 @@ t.test('the bundled database works offline', async (t) => {
   t.match(locationOf(db.lookup('8.8.8.8')), { countryCode: 'US' }, 'a public IPv4 address');
   t.match(locationOf(db.lookup('2001:4860:4860::8888')), { countryCode: 'US' }, 'and IPv6');
   t.equal(locationOf(db.lookup('127.0.0.1')), null, 'loopback is nowhere');
-  t.equal(locationOf(db.lookup('192.168.1.1')), null, 'nor a private address');
   t.equal(db.lookup('not an address'), null);
+  // The bundled data places some private ranges in a country: enrichment never asks it about them.
+  const props: Record<string, unknown> = { $ip: '192.168.1.1' };
+  enrichWithGeo(props, (ip) => db.lookup(ip));
+  t.same(props, { $ip: '192.168.1.1' }, 'a private address gets no location');
+});
+
+t.test('which addresses can have a location', async (t) => {
+  for (const ip of ['8.8.8.8', '81.2.69.160', '2001:4860:4860::8888', '::ffff:8.8.8.8']) t.ok(isPublicAddress(ip), ip);
+  for (const ip of ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '100.64.0.1', '169.254.1.1', '0.0.0.0', '224.0.0.1',
+    '::1', 'fd00::1', 'fe80::1', 'ff02::1', '::ffff:10.0.0.1', '2001:db8::1', 'not an ip', '300.1.1.1']) t.notOk(isPublicAddress(ip), ip);
 });

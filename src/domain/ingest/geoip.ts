@@ -95,6 +95,28 @@ export function geoProperties(g: GeoLocation): Record<string, string | number> {
   return Object.fromEntries(Object.entries(out).filter((e): e is [string, string | number] => e[1] !== null));
 }
 
+const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/**
+ * Whether an address can have a location: not private, loopback, link-local, shared (CGNAT), multicast or reserved.
+ * Decided here rather than left to the database: the bundled one places some private ranges in a country.
+ */
+export function isPublicAddress(ip: string): boolean {
+  let text = ip.trim().toLowerCase();
+  if (text.startsWith('::ffff:') && V4.test(text.slice(7))) text = text.slice(7);
+  const v4 = V4.exec(text);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    if ([a, b, Number(v4[3]), Number(v4[4])].some((x) => x > 255)) return false;
+    return !(a === 0 || a === 10 || a === 127 || a >= 224 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254)
+      || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)));
+  }
+  if (!text.includes(':')) return false;
+  // IPv6: loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), multicast (ff00::/8), documentation.
+  if (text === '::1' || text === '::') return false;
+  return !/^(f[cd]|fe[89ab]|ff|2001:db8:)/.test(text);
+}
+
 /**
  * Adds the location of the event's `$ip` to its properties (in place). `lookup` answers a database record for an
  * address, or null.
@@ -102,7 +124,7 @@ export function geoProperties(g: GeoLocation): Record<string, string | number> {
 export function enrichWithGeo(props: Record<string, unknown>, lookup: (ip: string) => unknown): void {
   if (props.$geoip_disable === true) return;
   const ip = props.$ip;
-  if (typeof ip !== 'string' || ip === '') return;
+  if (typeof ip !== 'string' || !isPublicAddress(ip)) return;
   const location = locationOf(lookup(ip));
   if (location === null) return;
   const geo = geoProperties(location);
