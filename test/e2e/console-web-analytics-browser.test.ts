@@ -95,11 +95,17 @@ function suite(): void {
 
     const vitals = await query({
       kind: 'WebVitalsQuery', properties: [], dateRange: { date_from: '-7d' },
-      source: { kind: 'TrendsQuery', dateRange: { date_from: '-7d' }, interval: 'day', properties: [], trendsFilter: { display: 'ActionsLineGraph' }, series: ['INP', 'LCP', 'CLS', 'FCP'].map((m) => ({ kind: 'EventsNode', event: '$web_vitals', name: '$web_vitals', custom_name: m, math: 'p75', math_property: `$web_vitals_${m}_value` })) },
+      source: { kind: 'TrendsQuery', dateRange: { date_from: '-7d' }, interval: 'day', properties: [], trendsFilter: { display: 'ActionsLineGraph' }, series: [
+        ...['INP', 'LCP', 'CLS', 'FCP'].map((m) => ({ kind: 'EventsNode', event: '$web_vitals', name: '$web_vitals', custom_name: m, math: 'p75', math_property: `$web_vitals_${m}_value` })),
+        { kind: 'EventsNode', event: '$web_vitals', name: '$web_vitals', custom_name: 'samples', math: 'total' },
+      ] },
     });
     await page.waitForSelector('[data-testid=web-vitals] [data-metric=LCP][data-value]:not([data-value=""])');
     const lcp = vitals.results.find((r: any) => r.action.custom_name === 'LCP');
-    const last = [...lcp.data].reverse().find((v: number | null) => v !== null);
+    const samples: number[] = vitals.results.find((r: any) => r.action.custom_name === 'samples').data;
+    const day = samples.map((n, i) => (n > 0 ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
+    const last = lcp.data[day];
+    t.ok(last > 0, `the latest day with samples has a value (${last})`);
     const shown = await page.$eval('[data-testid=web-vitals] [data-metric=LCP]', (e) => [Number((e as HTMLElement).dataset.value), (e as HTMLElement).dataset.band]);
     t.same(shown, [last, last <= 2500 ? 'good' : last <= 4000 ? 'needs_improvements' : 'poor'], 'LCP p75 of the last day with its band');
     // For a reader: the page as drawn (test-artifacts/console/web-analytics.png).

@@ -3,7 +3,7 @@
 // filters trends take, and where annotations sit on a chart (a day in the project's time zone).
 import t from 'tap';
 import { dayIn, markersFor } from '../../src/console/app/lib/annotations.js';
-import { changeTone, eventFilters, itemText, lastValue, rowFilter, TABLE_GROUPS, vitalBand, vitalText } from '../../src/console/app/lib/web-analytics.js';
+import { changeTone, eventFilters, itemText, lastMeasuredDay, rowFilter, TABLE_GROUPS, valueOnDay, vitalBand, vitalText } from '../../src/console/app/lib/web-analytics.js';
 
 t.test('overview items', async (t) => {
   t.equal(itemText('unit', 12345), '12,345');
@@ -22,8 +22,9 @@ t.test('web vitals bands', async (t) => {
   t.same([vitalBand('CLS', 0.1), vitalBand('CLS', 0.2), vitalBand('CLS', 0.3)], ['good', 'needs_improvements', 'poor']);
   t.same([vitalBand('INP', 150), vitalBand('FCP', 3500)], ['good', 'poor']);
   t.same([vitalText('LCP', 1234), vitalText('INP', 180.4), vitalText('CLS', 0.0421), vitalText('FCP', null)], ['1.23 s', '180 ms', '0.042', '–']);
-  t.equal(lastValue([1, 2, null, null]), 2);
-  t.equal(lastValue([null]), null);
+  t.equal(lastMeasuredDay([3, 5, 0, 0]), 1, 'the latest day with samples');
+  t.equal(valueOnDay([1800, 2100, 0, 0], lastMeasuredDay([3, 5, 0, 0])), 2100, 'a day without samples shows 0: not a measurement');
+  t.equal(valueOnDay([0, 0.0], lastMeasuredDay([0, 0])), null, 'no samples at all');
 });
 
 t.test('filters from rows', async (t) => {

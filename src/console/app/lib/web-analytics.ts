@@ -115,13 +115,25 @@ export function vitalsSource(percentile: 'p75' | 'p90' | 'p99', dateRange: objec
     dateRange,
     interval: 'day',
     properties: eventFilters(properties),
-    series: VITALS.map((m) => ({ kind: 'EventsNode', event: '$web_vitals', name: '$web_vitals', custom_name: m, math: percentile, math_property: `$web_vitals_${m}_value` })),
+    series: [
+      ...VITALS.map((m) => ({ kind: 'EventsNode', event: '$web_vitals', name: '$web_vitals', custom_name: m, math: percentile, math_property: `$web_vitals_${m}_value` })),
+      // How many samples each day has: a day without any shows 0 for every percentile, which is no measurement.
+      { kind: 'EventsNode', event: '$web_vitals', name: '$web_vitals', custom_name: SAMPLES, math: 'total' },
+    ],
     trendsFilter: { display: 'ActionsLineGraph' },
   };
 }
 
-/** The last value of a series that is not null (a day without measurements has none). */
-export function lastValue(data: readonly (number | null)[]): number | null {
-  for (let i = data.length - 1; i >= 0; i--) if (data[i] !== null && data[i] !== undefined) return data[i]!;
-  return null;
+/** The name of the series counting web vitals samples per day. */
+export const SAMPLES = 'samples';
+
+/** The latest day with samples (-1: none), from the samples series' counts. */
+export function lastMeasuredDay(samples: readonly (number | null)[]): number {
+  for (let i = samples.length - 1; i >= 0; i--) if ((samples[i] ?? 0) > 0) return i;
+  return -1;
+}
+
+/** A metric's value on that day (null when no day has samples). */
+export function valueOnDay(data: readonly (number | null)[], day: number): number | null {
+  return day < 0 ? null : data[day] ?? null;
 }

@@ -13,7 +13,7 @@ import { markersFor, type AnnotationItem } from '../lib/annotations';
 import { numberText } from '../lib/format';
 import { useQueryParam } from '../lib/hooks';
 import {
-  changeTone, eventFilters, itemText, lastValue, rowFilter, TABLE_GROUPS, VITALS, vitalBand, vitalsSource, vitalText,
+  changeTone, eventFilters, itemText, lastMeasuredDay, rowFilter, SAMPLES, TABLE_GROUPS, valueOnDay, VITALS, vitalBand, vitalsSource, vitalText,
   type OverviewItem, type PageFilter, type TableTab, type Vital,
 } from '../lib/web-analytics';
 
@@ -218,7 +218,10 @@ function WebVitals({ projectId, dateFrom, filters }: { projectId: number; dateFr
   const { data, error } = useQuery<{ results: { data: (number | null)[]; labels?: string[]; days: string[]; action: { custom_name: Vital } }[] }>(projectId, {
     kind: 'WebVitalsQuery', properties: [], dateRange, source: vitalsSource(percentile, dateRange, filters),
   });
-  const results = data?.results ?? [];
+  const all = data?.results ?? [];
+  const results = all.filter((r) => (r.action.custom_name as string) !== SAMPLES);
+  // The cards show the latest day that has samples (the chart shows every day).
+  const day = lastMeasuredDay(all.find((r) => (r.action.custom_name as string) === SAMPLES)?.data ?? []);
   return (
     <article class="card" data-testid="web-vitals">
       <div class="row"><h3>Web vitals</h3>
@@ -230,18 +233,18 @@ function WebVitals({ projectId, dateFrom, filters }: { projectId: number; dateFr
       <div class="overview">
         {VITALS.map((m) => {
           const r = results.find((x) => x.action.custom_name === m);
-          const v = r ? lastValue(r.data) : null;
+          const v = r ? valueOnDay(r.data, day) : null;
           const band = v === null ? 'none' : vitalBand(m, v);
           return (
             <div class={`card stat vital ${band}`} key={m} data-metric={m} data-value={v ?? ''} data-band={band}>
               <div class="stat-label">{m}</div>
               <div class="stat-value">{vitalText(m, v)}</div>
-              <div class="muted">{band === 'none' ? 'no measurements' : band.replace('_', ' ').replace('improvements', 'improvement')}</div>
+              <div class="muted">{band === 'none' ? 'no measurements' : `${band.replace('_', ' ').replace('improvements', 'improvement')}${results[0]?.days[day] ? ` · ${results[0].days[day]}` : ''}`}</div>
             </div>
           );
         })}
       </div>
-      {results.length > 0 && results[0]!.data.some((v) => v !== null) && (
+      {day >= 0 && (
         <TimeSeriesChart testId="web-vitals-chart" labels={results[0]!.labels ?? results[0]!.days} display="line" height={200}
           series={results.map((r) => ({ label: r.action.custom_name, data: r.data }))} />
       )}
