@@ -19,6 +19,9 @@ import type { Action } from '../../domain/model.js';
 import { queryContext, type QueryContext as AnalysisContext } from '../analytics/query-context.js';
 import { firstEventIfAll } from '../analytics/scatter.js';
 import { SESSION_MARGIN_MS, webSessionsEverywhere, type WebScanSpec } from '../analytics/web-sessions.js';
+import { webSessionsOnClickHouse } from '../analytics/web-clickhouse.js';
+import { runOnChosenExecutor } from '../analytics/executor-choice.js';
+import { clickHouseWebGap } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryRunner, registerQueryKind, type QueryContext } from './runners.js';
 
@@ -49,6 +52,8 @@ interface Run {
   periods: Periods;
   aggregator: WebAggregator;
   clicks: ClickCounts;
+  /** Which executor answered (QUILL_ANALYTICS=clickhouse): `clickhouse: {fallback}` and the export's state. */
+  where: Record<string, unknown>;
 }
 
 /** Scans the range once; every session counted once into the kind's aggregator (src/worker/analytics/web-sessions.ts). */
@@ -76,17 +81,21 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
     ...(b === 'Page' && q.includeScrollDepth ? { scroll: { filter: pathnameAsPrevious(filter) } } : {}),
     ...(q.kind === 'WebExternalClicksTableQuery' ? { clicks: { strip: q.stripQueryParams, filter } } : {}),
   };
-  const { aggregator, clicks } = await webSessionsEverywhere(rt, spec, ctx.scan, { query: raw, periods, rules, goals: goalTrees.length });
-  return { q, ctx, periods, aggregator, clicks };
+  const aggregate = { query: raw, periods, rules, goals: goalTrees.length };
+  const counted = { from: Math.min(periods.current.from, periods.previous?.from ?? Infinity), to: Math.max(periods.current.to, periods.previous?.to ?? -Infinity) };
+  const { run, where } = await runOnChosenExecutor(
+    rt,
+    () => clickHouseWebGap(q, filter),
+    async () => ({ ...(await webSessionsOnClickHouse(rt, { from, to }, counted, filter, aggregate, { team: qc.team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now: qc.now })), clicks: new Map() as ClickCounts }),
+    () => webSessionsEverywhere(rt, spec, ctx.scan, aggregate),
+  );
+  return { q, ctx, periods, aggregator: run.aggregator, clicks: run.clicks, where };
 }
 
-/** Why ClickHouse does not answer these kinds (QUILL_ANALYTICS=clickhouse): the local engine does, and says so. */
-export const CLICKHOUSE_GAP = 'Web analytics are not computed on ClickHouse yet.';
-
-/** Fields every web analytics answer carries. */
-function envelope(run: Pick<Run, 'ctx' | 'periods'>, rt?: WorkerRuntime): Record<string, unknown> {
+/** Fields every web analytics answer carries (and, with QUILL_ANALYTICS=clickhouse, which executor answered). */
+function envelope(run: Pick<Run, 'ctx' | 'periods'> & { where?: Record<string, unknown> }): Record<string, unknown> {
   return {
-    ...(rt?.config.analytics === 'clickhouse' ? { clickhouse: { fallback: CLICKHOUSE_GAP } } : {}),
+    ...(run.where ?? {}),
     timezone: run.ctx.timeZone,
     dateFrom: localIso(run.periods.current.from, run.ctx.timeZone),
     dateTo: localIso(run.periods.current.to, run.ctx.timeZone),
@@ -98,13 +107,13 @@ function envelope(run: Pick<Run, 'ctx' | 'periods'>, rt?: WorkerRuntime): Record
 async function overview(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
   const run = await runWeb(rt, raw, qc);
   if (run.aggregator.kind !== 'overview') throw new Error('internal: overview aggregator');
-  return { results: overviewItems(run.aggregator.totals, run.periods.previous !== null, run.q.conversionGoal !== null), ...envelope(run, rt) };
+  return { results: overviewItems(run.aggregator.totals, run.periods.previous !== null, run.q.conversionGoal !== null), ...envelope(run) };
 }
 
 async function statsTableKind(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
   const run = await runWeb(rt, raw, qc);
   if (run.aggregator.kind !== 'table') throw new Error('internal: table aggregator');
-  return { ...run.aggregator.table.finish(), ...envelope(run, rt) };
+  return { ...run.aggregator.table.finish(), ...envelope(run) };
 }
 
 async function goals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
@@ -112,16 +121,16 @@ async function goals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryC
   if (actions.length === 0) {
     const q = webQueryOf(raw);
     const ctx = queryContext(rt, qc.team, qc.now, [q.filter]);
-    return { results: [], columns: GOAL_COLUMNS, ...envelope({ ctx, periods: periodsOf(q, ctx.timeZone, qc.now, null) }, rt) };
+    return { results: [], columns: GOAL_COLUMNS, ...envelope({ ctx, periods: periodsOf(q, ctx.timeZone, qc.now, null) }) };
   }
   const run = await runWeb(rt, raw, qc, actions.map((a) => actionFilter(a)));
   if (run.aggregator.kind !== 'goals') throw new Error('internal: goals aggregator');
-  return { results: run.aggregator.goals.finish(actions.map((a) => a.name), run.q.orderBy), columns: GOAL_COLUMNS, ...envelope(run, rt) };
+  return { results: run.aggregator.goals.finish(actions.map((a) => a.name), run.q.orderBy), columns: GOAL_COLUMNS, ...envelope(run) };
 }
 
 async function externalClicks(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
   const run = await runWeb(rt, raw, qc);
-  return { ...clicksTable(run.clicks, run.q.limit, run.q.offset), ...envelope(run, rt) };
+  return { ...clicksTable(run.clicks, run.q.limit, run.q.offset), ...envelope(run) };
 }
 
 /** `WebVitalsQuery`: its `source` (a TrendsQuery of `$web_vitals` percentiles) with the query's filters, as trends. */

@@ -1,0 +1,41 @@
+/**
+ * The web analytics session scan answered by ClickHouse (src/domain/web-analytics/clickhouse-sql.ts): the rows of
+ * its two queries become the session parts the local scan would fold, counted into the same aggregator. Persons come
+ * as uuids: each gets a number of its own here (visitors are distinct persons, whatever their numbers).
+ */
+import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
+import { sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
+import type { FilterNode } from '../../domain/analytics/property-filters.js';
+import { emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
+import type { WorkerRuntime } from '../runtime.js';
+
+export async function webSessionsOnClickHouse(
+  rt: WorkerRuntime, range: { from: number; to: number }, counted: { from: number; to: number }, filter: FilterNode | null,
+  aggregate: AggregateSpec, opts: WebSqlOptions,
+): Promise<{ aggregator: WebAggregator; caughtUp: boolean }> {
+  const requested = Date.now();
+  const caughtUp = await exportCaughtUp(rt, requested);
+  const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
+  const parts = new Map<string, SessionPart>();
+  for (const [sid, start, stop, bounceEvents] of await select(sessionBoundsSql(range.from, range.to, opts))) {
+    const part = emptyPart(String(sid), aggregate.goals);
+    part.start = Number(start);
+    part.end = Number(stop);
+    part.bounceEvents = Number(bounceEvents);
+    parts.set(part.id, part);
+  }
+  const personNumbers = new Map<string, number>();
+  for (const [sid, count, person] of await select(sessionCountsSql(counted.from, counted.to, filter, opts))) {
+    const part = parts.get(String(sid));
+    if (!part) continue;
+    part.counted = Number(count);
+    const uuid = String(person ?? '');
+    let n = personNumbers.get(uuid);
+    if (n === undefined) personNumbers.set(uuid, (n = personNumbers.size + 1));
+    part.person = n;
+  }
+  const aggregator = aggregatorFor(aggregate);
+  for (const part of parts.values()) aggregator.addPart(part);
+  return { aggregator, caughtUp };
+}
