@@ -1,6 +1,7 @@
 /**
  * The session scan of the web analytics kinds as ClickHouse SQL (`QUILL_ANALYTICS=clickhouse`), for what it
- * computes so far: the overview without a conversion goal or session filters. Two small HogQL queries over `events`
+ * computes so far: the overview, and the tables by a session's property (entry and exit page, channel type,
+ * referring domain, UTM parameters), without a conversion goal, session filters or path cleaning. Two small HogQL queries over `events`
  * printed by src/domain/hogql/clickhouse-printer.ts (team guard, parameters, Quill's filter semantics, persons as
  * now): each session's first and last event and bounce events over the scanned range, and its counted pageviews
  * and screens inside the periods passing the filters with the person of the first. The worker turns the rows into
@@ -11,6 +12,7 @@ import { filterGap } from '../analytics/clickhouse/trends-sql.js';
 import type { FilterNode } from '../analytics/property-filters.js';
 import { printClickHouse, type PrintedClickHouse } from '../hogql/clickhouse-printer.js';
 import { parseQuery } from '../hogql/parser.js';
+import { EVENT_BREAKDOWNS } from './breakdowns.js';
 import type { WebQuery } from './query.js';
 
 export interface WebSqlOptions {
@@ -22,25 +24,41 @@ export interface WebSqlOptions {
 
 /** Why ClickHouse does not answer a web analytics query yet (null: it does). */
 export function clickHouseWebGap(q: WebQuery, filter: FilterNode | null): string | null {
-  if (q.kind !== 'WebOverviewQuery') return `${q.kind} is not computed on ClickHouse yet`;
+  if (q.kind !== 'WebOverviewQuery' && q.kind !== 'WebStatsTableQuery') return `${q.kind} is not computed on ClickHouse yet`;
+  if (q.kind === 'WebStatsTableQuery' && (EVENT_BREAKDOWNS.has(q.breakdownBy!) || q.breakdownBy === 'ExitClick')) {
+    return `the ${q.breakdownBy} breakdown is not computed on ClickHouse yet`;
+  }
   if (q.conversionGoal !== null) return 'conversion goals are not computed on ClickHouse yet';
   if (q.sessionFilters.length > 0) return 'session property filters are not computed on ClickHouse yet';
+  if (q.doPathCleaning) return 'path cleaning is not computed on ClickHouse yet';
   return filter === null ? null : filterGap(filter);
 }
 
+/** The session's entry attribution, in this order (the worker reads them back by position). */
+export const ENTRY_KEYS = ['$current_url', '$referring_domain', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'gad_source', 'gclid', 'fbclid'] as const;
+
 const SESSION = "toString(properties.`$session_id`)";
 
-/** Per session over [from, to]: id, first and last event (epoch ms), pageviews, screens and autocaptures (up to 2). */
+/**
+ * Per session over [from, to]: id, first and last event (epoch ms), pageviews, screens and autocaptures (up to 2),
+ * the entry attribution (of the first pageview or screen, else of the first event) and the exit URL (of the last
+ * pageview or screen, else of the last event): missing texts come as ''.
+ */
 export function sessionBoundsSql(from: number, to: number, opts: WebSqlOptions): PrintedClickHouse {
   const values = { from: new Date(from), to: new Date(to) };
-  const text = `SELECT ${SESSION} AS sid, min(timestamp) AS start, max(timestamp) AS stop, ` +
-    "least(2, countIf(event = '$pageview' OR event = '$screen' OR event = '$autocapture')) AS bounce_events " +
+  const page = "(event = '$pageview' OR event = '$screen')";
+  const text = (key: string) => `coalesce(toString(properties.\`${key}\`), '')`;
+  const entry = ENTRY_KEYS.map((k, i) => `argMin(${text(k)}, tuple(if(${page}, 0, 1), timestamp)) AS e${i}`);
+  const query = `SELECT ${SESSION} AS sid, min(timestamp) AS start, max(timestamp) AS stop, ` +
+    "least(2, countIf(event = '$pageview' OR event = '$screen' OR event = '$autocapture')) AS bounce_events, " +
+    `${entry.join(', ')}, argMax(${text('$current_url')}, tuple(if(${page}, 1, 0), timestamp)) AS exit_url ` +
     `FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND ${SESSION} != '' GROUP BY sid`;
   const columns = [
     { name: 'sid', type: 'String' as const }, { name: 'start', type: 'DateTime' as const }, { name: 'stop', type: 'DateTime' as const },
-    { name: 'bounce_events', type: 'Int' as const },
+    { name: 'bounce_events', type: 'Int' as const }, ...ENTRY_KEYS.map((_, i) => ({ name: `e${i}`, type: 'String' as const })),
+    { name: 'exit_url', type: 'String' as const },
   ];
-  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: null });
+  return printClickHouse(parseQuery(query), columns, { ...opts, values, filters: null, filterTree: null });
 }
 
 /** Per session: its pageviews and screens in [from, to] passing `filter`, and the person of the earliest. */

@@ -4,7 +4,7 @@
  * as uuids: each gets a number of its own here (visitors are distinct persons, whatever their numbers).
  */
 import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
-import { sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
+import { ENTRY_KEYS, sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
@@ -18,11 +18,22 @@ export async function webSessionsOnClickHouse(
   const caughtUp = await exportCaughtUp(rt, requested);
   const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
   const parts = new Map<string, SessionPart>();
-  for (const [sid, start, stop, bounceEvents] of await select(sessionBoundsSql(range.from, range.to, opts))) {
+  const text = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
+  for (const row of await select(sessionBoundsSql(range.from, range.to, opts))) {
+    const [sid, start, stop, bounceEvents] = row;
+    const e = row.slice(4, 4 + ENTRY_KEYS.length).map(text);
     const part = emptyPart(String(sid), aggregate.goals);
     part.start = Number(start);
     part.end = Number(stop);
     part.bounceEvents = Number(bounceEvents);
+    // Entry and exit as the local scan keeps them (their rank and time only decide merges, which are done here).
+    part.entryRank = 0;
+    part.entry = {
+      url: e[0]!, referringDomain: e[1]!, utmSource: e[2]!, utmMedium: e[3]!, utmCampaign: e[4]!, utmTerm: e[5]!, utmContent: e[6]!,
+      gadSource: e[7]!, hasGclid: e[8] !== null, hasFbclid: e[9] !== null,
+    };
+    part.exitRank = 0;
+    part.exitUrl = text(row[4 + ENTRY_KEYS.length]);
     parts.set(part.id, part);
   }
   const personNumbers = new Map<string, number>();
