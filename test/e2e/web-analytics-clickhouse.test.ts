@@ -24,7 +24,7 @@ function dataset(): ReturnType<typeof event>[][] {
       if (k % 3 === 0 && i === 1) batch.push(event(user, '$identify', { $anon_distinct_id: anon, $session_id: `s-${k}` }, { timestamp: new Date(ts - 50).toISOString() }));
       const source = i === 0 ? [{ $referring_domain: '$direct' }, { $referring_domain: 'www.google.com' }, { $referring_domain: 'www.google.com', utm_source: 'google', utm_medium: 'cpc', utm_campaign: 'fall' }, { $referring_domain: '$direct', gclid: 'x1' }, {}][k % 5] : {};
       batch.push(event(id, '$pageview', { $session_id: `s-${k}`, $current_url: `https://x.test/${['a', 'b', 'c'][(i + k) % 3]}?q=${k}`, $browser: k % 2 ? 'Chrome' : 'Safari', ...source }, { timestamp: new Date(ts).toISOString() }));
-      if (k % 5 === 0) batch.push(event(id, '$autocapture', { $session_id: `s-${k}`, $event_type: 'click' }, { timestamp: new Date(ts + 300).toISOString() }));
+      if (k % 5 === 0) batch.push(event(id, '$autocapture', { $session_id: `s-${k}`, $event_type: 'click', $external_click_url: `https://partner.test/${k % 2 ? 'a' : 'b'}?ref=${k}` }, { timestamp: new Date(ts + 300).toISOString() }));
       ts += 3_000 + ((k * 11) % 9) * 1_000;
     }
     batches.push(batch);
@@ -61,6 +61,16 @@ t.test('tables by a session property: the same on both engines', async (t) => {
     t.match(ch!.body, { clickhouse: { fallback: null } }, `${breakdownBy}: answered by ClickHouse`);
     t.same(ch!.body.results, local!.body.results, breakdownBy);
     t.ok(local!.body.results.length > 0, `${breakdownBy}: rows`);
+  }
+});
+
+t.test('outbound clicks: the same on both engines', async (t) => {
+  for (const stripQueryParams of [true, false]) {
+    const query = { kind: 'WebExternalClicksTableQuery', stripQueryParams, dateRange: RANGE, properties: [] };
+    const [ch, local] = await Promise.all([engines.chApi, engines.localApi].map((api) => api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' })));
+    t.match(ch!.body, { clickhouse: { fallback: null } });
+    t.same(ch!.body.results, local!.body.results, `stripQueryParams: ${stripQueryParams}`);
+    t.ok(local!.body.results.length > 0, 'clicks to count');
   }
 });
 

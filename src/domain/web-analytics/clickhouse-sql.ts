@@ -24,7 +24,7 @@ export interface WebSqlOptions {
 
 /** Why ClickHouse does not answer a web analytics query yet (null: it does). */
 export function clickHouseWebGap(q: WebQuery, filter: FilterNode | null): string | null {
-  if (q.kind !== 'WebOverviewQuery' && q.kind !== 'WebStatsTableQuery') return `${q.kind} is not computed on ClickHouse yet`;
+  if (q.kind !== 'WebOverviewQuery' && q.kind !== 'WebStatsTableQuery' && q.kind !== 'WebExternalClicksTableQuery') return `${q.kind} is not computed on ClickHouse yet`;
   if (q.kind === 'WebStatsTableQuery' && (EVENT_BREAKDOWNS.has(q.breakdownBy!) || q.breakdownBy === 'ExitClick')) {
     return `the ${q.breakdownBy} breakdown is not computed on ClickHouse yet`;
   }
@@ -68,4 +68,16 @@ export function sessionCountsSql(from: number, to: number, filter: FilterNode | 
     `WHERE timestamp >= {from} AND timestamp <= {to} AND (event = '$pageview' OR event = '$screen') AND {filters} AND ${SESSION} != '' GROUP BY sid`;
   const columns = [{ name: 'sid', type: 'String' as const }, { name: 'counted', type: 'Int' as const }, { name: 'person', type: 'Person' as const }];
   return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+}
+
+/** Outbound clicks in [from, to] passing `filter`: per link (without query and fragment with `strip`) its persons and clicks. */
+export function externalClicksSql(from: number, to: number, strip: boolean, filter: FilterNode | null, opts: WebSqlOptions): PrintedClickHouse {
+  const values = { from: new Date(from), to: new Date(to) };
+  const raw = "coalesce(toString(properties.`$external_click_url`), '')";
+  const link = strip ? `replaceRegexpOne(${raw}, '[?#].*$', '')` : raw;
+  const query = `SELECT ${link} AS link, uniq(person_id) AS visitors, count() AS clicks FROM events WHERE timestamp >= {from} AND timestamp <= {to} ` +
+    "AND event = '$autocapture' AND toString(properties.`$event_type`) = 'click' AND {filters} " +
+    `AND ${link} != '' GROUP BY link`;
+  const columns = [{ name: 'link', type: 'String' as const }, { name: 'visitors', type: 'Int' as const }, { name: 'clicks', type: 'Int' as const }];
+  return printClickHouse(parseQuery(query), columns, { ...opts, values, filters: null, filterTree: filter });
 }

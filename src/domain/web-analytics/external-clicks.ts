@@ -18,13 +18,17 @@ export function mergeClicks(into: ClickCounts, other: Iterable<[string, number[]
 }
 
 export function clicksTable(counts: ClickCounts, limit: number | null, offset: number): TableAnswer {
-  const rows = [...counts].map(([url, c]) => [url, c.persons.size, c.clicks] as [string, number, number]);
-  rows.sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]));
+  return clicksTableOf([...counts].map(([url, c]) => [url, c.persons.size, c.clicks]), limit, offset);
+}
+
+/** The table from [url, visitors, clicks] rows (the local counts, or ClickHouse's). */
+export function clicksTableOf(rows: [string, number, number][], limit: number | null, offset: number): TableAnswer {
+  const sorted = [...rows].sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]));
   const n = limit ?? DEFAULT_LIMIT;
   return {
     columns: ['context.columns.url', 'context.columns.visitors', 'context.columns.clicks'],
-    results: rows.slice(offset, offset + n),
-    hasMore: rows.length > offset + n,
+    results: sorted.slice(offset, offset + n),
+    hasMore: sorted.length > offset + n,
     limit: n,
     offset,
   };

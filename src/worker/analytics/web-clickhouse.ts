@@ -4,7 +4,7 @@
  * as uuids: each gets a number of its own here (visitors are distinct persons, whatever their numbers).
  */
 import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
-import { ENTRY_KEYS, sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
+import { ENTRY_KEYS, externalClicksSql, sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
@@ -49,4 +49,15 @@ export async function webSessionsOnClickHouse(
   const aggregator = aggregatorFor(aggregate);
   for (const part of parts.values()) aggregator.addPart(part);
   return { aggregator, caughtUp };
+}
+
+/** Outbound clicks answered by ClickHouse: [url, visitors, clicks] rows. */
+export async function externalClicksOnClickHouse(
+  rt: WorkerRuntime, period: { from: number; to: number }, strip: boolean, filter: FilterNode | null, opts: WebSqlOptions,
+): Promise<{ rows: [string, number, number][]; caughtUp: boolean }> {
+  const requested = Date.now();
+  const caughtUp = await exportCaughtUp(rt, requested);
+  const printed = externalClicksSql(period.from, period.to, strip, filter, opts);
+  const rows = (await selectOnClickHouse(rt, printed.sql, printed.params)).data.map((r) => [String(r[0]), Number(r[1]), Number(r[2])] as [string, number, number]);
+  return { rows, caughtUp };
 }

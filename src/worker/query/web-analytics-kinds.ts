@@ -9,8 +9,8 @@ import { actionFilter } from '../../domain/analytics/action-filter.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { localIso } from '../../domain/analytics/time-zone.js';
-import type { WebAggregator } from '../../domain/web-analytics/aggregate.js';
-import { clicksTable, type ClickCounts } from '../../domain/web-analytics/external-clicks.js';
+import { aggregatorFor, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
+import { clicksTable, clicksTableOf, type ClickCounts } from '../../domain/web-analytics/external-clicks.js';
 import { GOAL_COLUMNS, MAX_GOALS } from '../../domain/web-analytics/goals.js';
 import { overviewItems } from '../../domain/web-analytics/overview.js';
 import { pathnameAsPrevious, periodsOf, webQueryOf, withoutPathnameFilters, type Periods, type WebQuery } from '../../domain/web-analytics/query.js';
@@ -19,7 +19,7 @@ import type { Action } from '../../domain/model.js';
 import { queryContext, type QueryContext as AnalysisContext } from '../analytics/query-context.js';
 import { firstEventIfAll } from '../analytics/scatter.js';
 import { SESSION_MARGIN_MS, webSessionsEverywhere, type WebScanSpec } from '../analytics/web-sessions.js';
-import { webSessionsOnClickHouse } from '../analytics/web-clickhouse.js';
+import { externalClicksOnClickHouse, webSessionsOnClickHouse } from '../analytics/web-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { clickHouseWebGap } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -51,7 +51,8 @@ interface Run {
   ctx: AnalysisContext;
   periods: Periods;
   aggregator: WebAggregator;
-  clicks: ClickCounts;
+  /** Outbound clicks: counted here, or ClickHouse's [url, visitors, clicks] rows. */
+  clicks: ClickCounts | [string, number, number][];
   /** Which executor answered (QUILL_ANALYTICS=clickhouse): `clickhouse: {fallback}` and the export's state. */
   where: Record<string, unknown>;
 }
@@ -83,10 +84,13 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
   };
   const aggregate = { query: raw, periods, rules, goals: goalTrees.length };
   const counted = { from: Math.min(periods.current.from, periods.previous?.from ?? Infinity), to: Math.max(periods.current.to, periods.previous?.to ?? -Infinity) };
-  const { run, where } = await runOnChosenExecutor(
+  const opts = { team: qc.team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now: qc.now };
+  const { run, where } = await runOnChosenExecutor<{ aggregator: WebAggregator; clicks: ClickCounts | [string, number, number][] }>(
     rt,
     () => clickHouseWebGap(q, filter),
-    async () => ({ ...(await webSessionsOnClickHouse(rt, { from, to }, counted, filter, aggregate, { team: qc.team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now: qc.now })), clicks: new Map() as ClickCounts }),
+    async () => (q.kind === 'WebExternalClicksTableQuery'
+      ? await externalClicksOnClickHouse(rt, periods.current, q.stripQueryParams, filter, opts).then(({ rows, caughtUp }) => ({ aggregator: aggregatorFor(aggregate), clicks: rows, caughtUp }))
+      : { ...(await webSessionsOnClickHouse(rt, { from, to }, counted, filter, aggregate, opts)), clicks: new Map() as ClickCounts }),
     () => webSessionsEverywhere(rt, spec, ctx.scan, aggregate),
   );
   return { q, ctx, periods, aggregator: run.aggregator, clicks: run.clicks, where };
@@ -130,7 +134,8 @@ async function goals(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryC
 
 async function externalClicks(rt: WorkerRuntime, raw: Record<string, unknown>, qc: QueryContext): Promise<Record<string, unknown>> {
   const run = await runWeb(rt, raw, qc);
-  return { ...clicksTable(run.clicks, run.q.limit, run.q.offset), ...envelope(run) };
+  const table = Array.isArray(run.clicks) ? clicksTableOf(run.clicks, run.q.limit, run.q.offset) : clicksTable(run.clicks, run.q.limit, run.q.offset);
+  return { ...table, ...envelope(run) };
 }
 
 /** `WebVitalsQuery`: its `source` (a TrendsQuery of `$web_vitals` percentiles) with the query's filters, as trends. */
