@@ -1,7 +1,8 @@
 /**
  * The session scan of the web analytics kinds as ClickHouse SQL (`QUILL_ANALYTICS=clickhouse`), for what it
- * computes so far: the overview, and the tables by a session's property (entry and exit page, channel type,
- * referring domain, UTM parameters), without a conversion goal, session filters or path cleaning. Two small HogQL queries over `events`
+ * computes so far: the overview, the tables by a session's property (entry and exit page, channel type, referring
+ * domain, UTM parameters), goals and conversion goals (a query per goal), without session filters or path cleaning;
+ * and outbound clicks. Two small HogQL queries over `events`
  * printed by src/domain/hogql/clickhouse-printer.ts (team guard, parameters, Quill's filter semantics, persons as
  * now): each session's first and last event and bounce events over the scanned range, and its counted pageviews
  * and screens inside the periods passing the filters with the person of the first. The worker turns the rows into
@@ -24,14 +25,42 @@ export interface WebSqlOptions {
 
 /** Why ClickHouse does not answer a web analytics query yet (null: it does). */
 export function clickHouseWebGap(q: WebQuery, filter: FilterNode | null): string | null {
-  if (q.kind !== 'WebOverviewQuery' && q.kind !== 'WebStatsTableQuery' && q.kind !== 'WebExternalClicksTableQuery') return `${q.kind} is not computed on ClickHouse yet`;
+  if (q.kind !== 'WebOverviewQuery' && q.kind !== 'WebStatsTableQuery' && q.kind !== 'WebExternalClicksTableQuery' && q.kind !== 'WebGoalsQuery') {
+    return `${q.kind} is not computed on ClickHouse yet`;
+  }
   if (q.kind === 'WebStatsTableQuery' && (EVENT_BREAKDOWNS.has(q.breakdownBy!) || q.breakdownBy === 'ExitClick')) {
     return `the ${q.breakdownBy} breakdown is not computed on ClickHouse yet`;
   }
-  if (q.conversionGoal !== null) return 'conversion goals are not computed on ClickHouse yet';
   if (q.sessionFilters.length > 0) return 'session property filters are not computed on ClickHouse yet';
   if (q.doPathCleaning) return 'path cleaning is not computed on ClickHouse yet';
   return filter === null ? null : filterGap(filter);
+}
+
+/** Why the goals (actions) of a WebGoalsQuery cannot be counted on ClickHouse (null: they can). */
+export function goalsGap(goals: readonly FilterNode[]): string | null {
+  for (const g of goals) {
+    const gap = filterGap(g);
+    if (gap) return gap;
+  }
+  return null;
+}
+
+const eventIs = (name: string): FilterNode => ({ type: 'event_name', key: 'event', operator: 'exact', value: name, groupTypeIndex: null, negation: false });
+
+/** The events a session counts: pageviews and screens, or any goal's (an action's) events, passing the filters. */
+export function countedTree(filter: FilterNode | null, goals: readonly FilterNode[]): FilterNode {
+  const which: FilterNode = { and: false, children: [eventIs('$pageview'), eventIs('$screen'), ...goals] };
+  return filter === null ? which : { and: true, children: [filter, which] };
+}
+
+/** Per session: a goal's events (`goal` passing the filters) inside the current and the previous period. */
+export function goalCountsSql(current: { from: number; to: number }, previous: { from: number; to: number } | null, tree: FilterNode, opts: WebSqlOptions): PrintedClickHouse {
+  const prev = previous ?? { from: 0, to: -1 };
+  const values = { cf: new Date(current.from), ct: new Date(current.to), pf: new Date(prev.from), pt: new Date(prev.to), from: new Date(Math.min(current.from, previous?.from ?? Infinity)), to: new Date(Math.max(current.to, previous?.to ?? -Infinity)) };
+  const query = `SELECT ${SESSION} AS sid, countIf(timestamp >= {cf} AND timestamp <= {ct}) AS cur, countIf(timestamp >= {pf} AND timestamp <= {pt}) AS prev ` +
+    `FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${SESSION} != '' GROUP BY sid`;
+  const columns = [{ name: 'sid', type: 'String' as const }, { name: 'cur', type: 'Int' as const }, { name: 'prev', type: 'Int' as const }];
+  return printClickHouse(parseQuery(query), columns, { ...opts, values, filters: null, filterTree: tree });
 }
 
 /** The session's entry attribution, in this order (the worker reads them back by position). */
@@ -61,13 +90,13 @@ export function sessionBoundsSql(from: number, to: number, opts: WebSqlOptions):
   return printClickHouse(parseQuery(query), columns, { ...opts, values, filters: null, filterTree: null });
 }
 
-/** Per session: its pageviews and screens in [from, to] passing `filter`, and the person of the earliest. */
-export function sessionCountsSql(from: number, to: number, filter: FilterNode | null, opts: WebSqlOptions): PrintedClickHouse {
+/** Per session: its counted events in [from, to] (`counted`: countedTree), and the person of the earliest. */
+export function sessionCountsSql(from: number, to: number, counted: FilterNode, opts: WebSqlOptions): PrintedClickHouse {
   const values = { from: new Date(from), to: new Date(to) };
   const text = `SELECT ${SESSION} AS sid, count() AS counted, argMin(person_id, timestamp) AS person FROM events ` +
-    `WHERE timestamp >= {from} AND timestamp <= {to} AND (event = '$pageview' OR event = '$screen') AND {filters} AND ${SESSION} != '' GROUP BY sid`;
+    `WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${SESSION} != '' GROUP BY sid`;
   const columns = [{ name: 'sid', type: 'String' as const }, { name: 'counted', type: 'Int' as const }, { name: 'person', type: 'Person' as const }];
-  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: filter });
+  return printClickHouse(parseQuery(text), columns, { ...opts, values, filters: null, filterTree: counted });
 }
 
 /** Outbound clicks in [from, to] passing `filter`: per link (without query and fragment with `strip`) its persons and clicks. */

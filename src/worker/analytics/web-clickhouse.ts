@@ -4,7 +4,7 @@
  * as uuids: each gets a number of its own here (visitors are distinct persons, whatever their numbers).
  */
 import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
-import { ENTRY_KEYS, externalClicksSql, sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
+import { countedTree, ENTRY_KEYS, externalClicksSql, goalCountsSql, sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
@@ -12,7 +12,7 @@ import type { WorkerRuntime } from '../runtime.js';
 
 export async function webSessionsOnClickHouse(
   rt: WorkerRuntime, range: { from: number; to: number }, counted: { from: number; to: number }, filter: FilterNode | null,
-  aggregate: AggregateSpec, opts: WebSqlOptions,
+  goals: readonly FilterNode[], aggregate: AggregateSpec, opts: WebSqlOptions,
 ): Promise<{ aggregator: WebAggregator; caughtUp: boolean }> {
   const requested = Date.now();
   const caughtUp = await exportCaughtUp(rt, requested);
@@ -37,7 +37,7 @@ export async function webSessionsOnClickHouse(
     parts.set(part.id, part);
   }
   const personNumbers = new Map<string, number>();
-  for (const [sid, count, person] of await select(sessionCountsSql(counted.from, counted.to, filter, opts))) {
+  for (const [sid, count, person] of await select(sessionCountsSql(counted.from, counted.to, countedTree(filter, goals), opts))) {
     const part = parts.get(String(sid));
     if (!part) continue;
     part.counted = Number(count);
@@ -45,6 +45,16 @@ export async function webSessionsOnClickHouse(
     let n = personNumbers.get(uuid);
     if (n === undefined) personNumbers.set(uuid, (n = personNumbers.size + 1));
     part.person = n;
+  }
+  // Each goal's events per session and period (a conversion goal is goal 0).
+  for (let g = 0; g < goals.length; g++) {
+    const tree: FilterNode = filter === null ? goals[g]! : { and: true, children: [filter, goals[g]!] };
+    for (const [sid, cur, prev] of await select(goalCountsSql(aggregate.periods.current, aggregate.periods.previous, tree, opts))) {
+      const part = parts.get(String(sid));
+      if (!part) continue;
+      part.goals[2 * g] = Number(cur);
+      part.goals[2 * g + 1] = Number(prev);
+    }
   }
   const aggregator = aggregatorFor(aggregate);
   for (const part of parts.values()) aggregator.addPart(part);

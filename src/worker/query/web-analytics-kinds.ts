@@ -21,7 +21,7 @@ import { firstEventIfAll } from '../analytics/scatter.js';
 import { SESSION_MARGIN_MS, webSessionsEverywhere, type WebScanSpec } from '../analytics/web-sessions.js';
 import { externalClicksOnClickHouse, webSessionsOnClickHouse } from '../analytics/web-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
-import { clickHouseWebGap } from '../../domain/web-analytics/clickhouse-sql.js';
+import { clickHouseWebGap, goalsGap } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { queryRunner, registerQueryKind, type QueryContext } from './runners.js';
 
@@ -87,10 +87,10 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
   const opts = { team: qc.team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now: qc.now };
   const { run, where } = await runOnChosenExecutor<{ aggregator: WebAggregator; clicks: ClickCounts | [string, number, number][] }>(
     rt,
-    () => clickHouseWebGap(q, filter),
+    () => clickHouseWebGap(q, filter) ?? goalsGap(goalTrees),
     async () => (q.kind === 'WebExternalClicksTableQuery'
       ? await externalClicksOnClickHouse(rt, periods.current, q.stripQueryParams, filter, opts).then(({ rows, caughtUp }) => ({ aggregator: aggregatorFor(aggregate), clicks: rows, caughtUp }))
-      : { ...(await webSessionsOnClickHouse(rt, { from, to }, counted, filter, aggregate, opts)), clicks: new Map() as ClickCounts }),
+      : { ...(await webSessionsOnClickHouse(rt, { from, to }, counted, filter, goalTrees, aggregate, opts)), clicks: new Map() as ClickCounts }),
     () => webSessionsEverywhere(rt, spec, ctx.scan, aggregate),
   );
   return { q, ctx, periods, aggregator: run.aggregator, clicks: run.clicks, where };
