@@ -23,7 +23,7 @@ function dataset(): ReturnType<typeof event>[][] {
       const id = k % 3 === 0 && i === 0 ? anon : user;
       if (k % 3 === 0 && i === 1) batch.push(event(user, '$identify', { $anon_distinct_id: anon, $session_id: `s-${k}` }, { timestamp: new Date(ts - 50).toISOString() }));
       const source = i === 0 ? [{ $referring_domain: '$direct' }, { $referring_domain: 'www.google.com' }, { $referring_domain: 'www.google.com', utm_source: 'google', utm_medium: 'cpc', utm_campaign: 'fall' }, { $referring_domain: '$direct', gclid: 'x1' }, {}][k % 5] : {};
-      batch.push(event(id, '$pageview', { $session_id: `s-${k}`, $current_url: `https://x.test/${['a', 'b', 'c'][(i + k) % 3]}?q=${k}`, $browser: k % 2 ? 'Chrome' : 'Safari', ...source }, { timestamp: new Date(ts).toISOString() }));
+      batch.push(event(id, '$pageview', { $session_id: `s-${k}`, $current_url: `https://x.test/${['a', 'b', 'c'][(i + k) % 3]}?q=${k}`, $pathname: `/${['a', 'b', 'c'][(i + k) % 3]}`, $browser: k % 2 ? 'Chrome' : 'Safari', ...source }, { timestamp: new Date(ts).toISOString() }));
       if (k % 5 === 0) batch.push(event(id, '$autocapture', { $session_id: `s-${k}`, $event_type: 'click', $external_click_url: `https://partner.test/${k % 2 ? 'a' : 'b'}?ref=${k}` }, { timestamp: new Date(ts + 300).toISOString() }));
       ts += 3_000 + ((k * 11) % 9) * 1_000;
     }
@@ -55,8 +55,8 @@ for (const zone of ['UTC', 'America/New_York']) {
 }
 
 t.test('tables by a session property: the same on both engines', async (t) => {
-  for (const breakdownBy of ['InitialPage', 'ExitPage', 'InitialChannelType', 'InitialReferringDomain', 'InitialUTMSource', 'InitialUTMCampaign']) {
-    const query = { kind: 'WebStatsTableQuery', breakdownBy, includeBounceRate: breakdownBy === 'InitialPage', dateRange: RANGE, properties: [], compareFilter: { compare: true } };
+  for (const breakdownBy of ['InitialPage', 'ExitPage', 'InitialChannelType', 'InitialReferringDomain', 'InitialUTMSource', 'InitialUTMCampaign', 'Browser', 'Page']) {
+    const query = { kind: 'WebStatsTableQuery', breakdownBy, includeBounceRate: breakdownBy === 'InitialPage' || breakdownBy === 'Browser', dateRange: RANGE, properties: [], compareFilter: { compare: true } };
     const [ch, local] = await Promise.all([engines.chApi, engines.localApi].map((api) => api.post('/api/projects/@current/query/', { query, refresh: 'force_blocking' })));
     t.match(ch!.body, { clickhouse: { fallback: null } }, `${breakdownBy}: answered by ClickHouse`);
     t.same(ch!.body.results, local!.body.results, breakdownBy);
@@ -90,9 +90,9 @@ t.test('goals and conversion goals: the same on both engines', async (t) => {
 });
 
 t.test('what ClickHouse does not compute yet falls back and says so', async (t) => {
-  const query = { kind: 'WebStatsTableQuery', breakdownBy: 'Browser', dateRange: RANGE, properties: [] };
+  const query = { kind: 'WebStatsTableQuery', breakdownBy: 'Region', dateRange: RANGE, properties: [] };
   const table = await engines.chApi.post('/api/projects/@current/query/', { query });
-  t.match(table.body, { clickhouse: { fallback: 'the Browser breakdown is not computed on ClickHouse yet' } });
+  t.match(table.body, { clickhouse: { fallback: 'the Region breakdown is not computed on ClickHouse yet' } });
   const local = await engines.localApi.post('/api/projects/@current/query/', { query });
   t.same(table.body.results, local.body.results);
   const filtered = await overview(engines.chApi, { properties: [{ key: '$channel_type', value: 'Direct', operator: 'exact', type: 'session' }] });

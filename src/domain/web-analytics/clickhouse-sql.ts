@@ -1,8 +1,8 @@
 /**
  * The session scan of the web analytics kinds as ClickHouse SQL (`QUILL_ANALYTICS=clickhouse`), for what it
  * computes so far: the overview, the tables by a session's property (entry and exit page, channel type, referring
- * domain, UTM parameters), goals and conversion goals (a query per goal), without session filters or path cleaning;
- * and outbound clicks. Two small HogQL queries over `events`
+ * domain, UTM parameters) and by one event property (browser, OS, page…), goals and conversion goals (a query
+ * per goal), without session filters or path cleaning; and outbound clicks. Two small HogQL queries over `events`
  * printed by src/domain/hogql/clickhouse-printer.ts (team guard, parameters, Quill's filter semantics, persons as
  * now): each session's first and last event and bounce events over the scanned range, and its counted pageviews
  * and screens inside the periods passing the filters with the person of the first. The worker turns the rows into
@@ -28,8 +28,10 @@ export function clickHouseWebGap(q: WebQuery, filter: FilterNode | null): string
   if (q.kind !== 'WebOverviewQuery' && q.kind !== 'WebStatsTableQuery' && q.kind !== 'WebExternalClicksTableQuery' && q.kind !== 'WebGoalsQuery') {
     return `${q.kind} is not computed on ClickHouse yet`;
   }
-  if (q.kind === 'WebStatsTableQuery' && (EVENT_BREAKDOWNS.has(q.breakdownBy!) || q.breakdownBy === 'ExitClick')) {
-    return `the ${q.breakdownBy} breakdown is not computed on ClickHouse yet`;
+  if (q.kind === 'WebStatsTableQuery') {
+    const b = q.breakdownBy!;
+    if (b === 'ExitClick' || (EVENT_BREAKDOWNS.has(b) && !SIMPLE_EVENT_BREAKDOWNS[b])) return `the ${b} breakdown is not computed on ClickHouse yet`;
+    if (b === 'Page' && (q.includeBounceRate || q.includeScrollDepth)) return 'the bounce rate and scroll depth of pages are not computed on ClickHouse yet';
   }
   if (q.sessionFilters.length > 0) return 'session property filters are not computed on ClickHouse yet';
   if (q.doPathCleaning) return 'path cleaning is not computed on ClickHouse yet';
@@ -61,6 +63,21 @@ export function goalCountsSql(current: { from: number; to: number }, previous: {
     `FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${SESSION} != '' GROUP BY sid`;
   const columns = [{ name: 'sid', type: 'String' as const }, { name: 'cur', type: 'Int' as const }, { name: 'prev', type: 'Int' as const }];
   return printClickHouse(parseQuery(query), columns, { ...opts, values, filters: null, filterTree: tree });
+}
+
+/** Event breakdowns by one property as it is (the local scan keys them by the value's JSON text): their property. */
+export const SIMPLE_EVENT_BREAKDOWNS: Readonly<Record<string, string>> = {
+  Page: '$pathname', ScreenName: '$screen_name', Browser: '$browser', OS: '$os', DeviceType: '$device_type', Country: '$geoip_country_code',
+};
+
+/** Per session and value of an event property: its counted events with that value (`counted`: countedTree). */
+export function sessionValuesSql(from: number, to: number, property: string, counted: FilterNode, opts: WebSqlOptions): PrintedClickHouse {
+  const values = { from: new Date(from), to: new Date(to) };
+  const value = `toString(properties.\`${property.replace(/[`\\]/g, '')}\`)`;
+  const query = `SELECT ${SESSION} AS sid, ${value} AS v, count() AS n FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} ` +
+    `AND ${SESSION} != '' AND ${value} IS NOT NULL GROUP BY sid, v`;
+  const columns = [{ name: 'sid', type: 'String' as const }, { name: 'v', type: 'String' as const }, { name: 'n', type: 'Int' as const }];
+  return printClickHouse(parseQuery(query), columns, { ...opts, values, filters: null, filterTree: counted });
 }
 
 /** The session's entry attribution, in this order (the worker reads them back by position). */

@@ -4,7 +4,7 @@
  * as uuids: each gets a number of its own here (visitors are distinct persons, whatever their numbers).
  */
 import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
-import { countedTree, ENTRY_KEYS, externalClicksSql, goalCountsSql, sessionBoundsSql, sessionCountsSql, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
+import { countedTree, ENTRY_KEYS, externalClicksSql, goalCountsSql, sessionBoundsSql, sessionCountsSql, sessionValuesSql, SIMPLE_EVENT_BREAKDOWNS, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import { emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
@@ -45,6 +45,14 @@ export async function webSessionsOnClickHouse(
     let n = personNumbers.get(uuid);
     if (n === undefined) personNumbers.set(uuid, (n = personNumbers.size + 1));
     part.person = n;
+  }
+  // An event breakdown: each session's counted events per value, keyed as the local scan keys them.
+  const property = aggregate.query.kind === 'WebStatsTableQuery' ? SIMPLE_EVENT_BREAKDOWNS[String(aggregate.query.breakdownBy)] : undefined;
+  if (property !== undefined) {
+    for (const [sid, value, n] of await select(sessionValuesSql(counted.from, counted.to, property, countedTree(filter, goals), opts))) {
+      const part = parts.get(String(sid));
+      if (part) part.values[JSON.stringify(String(value))] = Number(n);
+    }
   }
   // Each goal's events per session and period (a conversion goal is goal 0).
   for (let g = 0; g < goals.length; g++) {
