@@ -164,6 +164,7 @@ export function finishSession(part: SessionPart, bounceSeconds = BOUNCE_SECONDS)
   const duration = durationSeconds(part.start, part.end);
   const a = part.entry;
   const entryUrl = a?.url ?? null;
+  let channel: string | null = null;
   return {
     id: part.id,
     start: part.start,
@@ -175,11 +176,14 @@ export function finishSession(part: SessionPart, bounceSeconds = BOUNCE_SECONDS)
     exitUrl: part.exitUrl,
     exitPathname: part.exitUrl === null ? null : pathOf(part.exitUrl),
     attribution: a,
-    channelType: channelType({
-      utmSource: a?.utmSource ?? null, utmMedium: a?.utmMedium ?? null, utmCampaign: a?.utmCampaign ?? null,
-      referringDomain: a?.referringDomain ?? null, hasGclid: a?.hasGclid ?? false, hasFbclid: a?.hasFbclid ?? false,
-      gadSource: a?.gadSource ?? null,
-    }),
+    // Worked out when read: most kinds never ask (the overview counts sessions of every channel alike).
+    get channelType(): string {
+      return (channel ??= channelType({
+        utmSource: a?.utmSource ?? null, utmMedium: a?.utmMedium ?? null, utmCampaign: a?.utmCampaign ?? null,
+        referringDomain: a?.referringDomain ?? null, hasGclid: a?.hasGclid ?? false, hasFbclid: a?.hasFbclid ?? false,
+        gadSource: a?.gadSource ?? null,
+      }));
+    },
     part,
   };
 }
