@@ -33,6 +33,7 @@ import { startQuill } from './lib/server-process.js';
 import { experimentBesideTrend } from './lib/experiment-case.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { hogqlCases, hogqlValues } from './lib/hogql-cases.js';
+import { webCases } from './lib/web-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
@@ -256,6 +257,22 @@ for (const c of hogqlCases(from, to)) {
   }));
 }
 
+// Web analytics through /query/ (recomputed each time) against DuckDB folding the same sessions by PostHog's rules.
+// A query over more sessions than the query memory bound holds answers 400 (query_memory_limit): reported as the
+// case's error, not a failed run (the bound, not a wrong answer).
+const webAnswers = [];
+for (const c of webCases(from, to)) {
+  try {
+    webAnswers.push(await compare(quill.base, quill.pid, duck, {
+      name: c.name, path: 'query/', body: { query: c.query, refresh: 'force_blocking' }, sql: c.sql, quill: c.quill, duck: c.duck,
+    }));
+  } catch (error) {
+    const entry = { case: c.name, error: String((error as Error).message).slice(0, 400) };
+    log(JSON.stringify(entry));
+    webAnswers.push(entry);
+  }
+}
+
 // The query API's insight kinds against the legacy endpoints asking the same question (they should be within 10 % of each other):
 // rounds alternate between the two doors so a busy machine slows both alike; the answers must be the same.
 const range = { date_from: from, date_to: to };
@@ -357,6 +374,7 @@ const report = {
   actions: actionAnswers,
   retention_lifecycle_stickiness_funnels_paths: personAnswers,
   hogql: sqlAnswers,
+  web_analytics: webAnswers,
   query_kinds_against_legacy: queryKinds,
   isolation,
   experiment,

@@ -7,7 +7,7 @@ import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
 const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'memoryMb', 'hotPersonsMb', 'queryTimeoutS', 'queryMemoryMb', 'queryConcurrency', 'queryQueue', 'watchdogS', 'backlogHigh', 'stopApplySeconds', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes', 'recordingsMaxMb', 'clickhouseMaxLag', 'clickhouseGatherRows']);
-const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'durabilityTrace', 'accessLog', 'crashBackoff']);
+const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'durabilityTrace', 'accessLog', 'crashBackoff', 'geoip', 'trustProxy']);
 
 /** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */
 function defaultConfigPath(): string {

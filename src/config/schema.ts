@@ -44,6 +44,9 @@ export const ConfigSchema = Type.Object({
   clickhouseLagPolicy: Type.Union([Type.Literal('fall_behind'), Type.Literal('backpressure')], { description: 'QUILL_CLICKHOUSE_LAG_POLICY: past QUILL_CLICKHOUSE_MAX_LAG events not yet exported by a shard, fall_behind keeps ingesting; backpressure answers new requests to that shard 503 with Retry-After' }),
   clickhouseMaxLag: Type.Integer({ description: 'QUILL_CLICKHOUSE_MAX_LAG: events of one shard not yet exported beyond which the lag policy acts', minimum: 1 }),
   clickhouseGatherRows: Type.Integer({ description: 'QUILL_CLICKHOUSE_GATHER_ROWS: events a funnel, path or correlation on ClickHouse brings back to the worker at once; more come in parts of persons, each part read again', minimum: 1 }),
+  geoip: Type.Boolean({ description: 'QUILL_GEOIP: add $geoip_* properties (country, and city when the database has it) from each event\'s $ip at ingestion, as PostHog\'s GeoIP transformation' }),
+  geoipDb: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'QUILL_GEOIP_DB: a MaxMind-format (.mmdb) database to use instead of the bundled country database' }),
+  trustProxy: Type.Boolean({ description: 'QUILL_TRUST_PROXY: take the client address of ingestion requests from X-Forwarded-For (behind a proxy you run); otherwise only from a proxy on the same host' }),
   analytics: Type.Union([Type.Literal('local'), Type.Literal('clickhouse')], { description: 'QUILL_ANALYTICS: where HogQL queries, the insights (trends, stickiness, retention, lifecycle, funnels, paths, correlation) and the persons behind a point of the first five run: local (Quill\'s own engine) or clickhouse (the exported tables of QUILL_CLICKHOUSE_URL, once the export has caught up)' }),
 });
 
@@ -90,5 +93,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   clickhouseLagPolicy: 'QUILL_CLICKHOUSE_LAG_POLICY',
   clickhouseMaxLag: 'QUILL_CLICKHOUSE_MAX_LAG',
   clickhouseGatherRows: 'QUILL_CLICKHOUSE_GATHER_ROWS',
+  geoip: 'QUILL_GEOIP',
+  geoipDb: 'QUILL_GEOIP_DB',
+  trustProxy: 'QUILL_TRUST_PROXY',
   analytics: 'QUILL_ANALYTICS',
 };

@@ -306,3 +306,25 @@ export interface DashboardTile {
   layouts: Record<string, unknown>;
   color: string | null;
 }
+
+/** PostHog's annotation: a note on a date, drawn on time-series charts (src/worker/ops/annotations.ts). */
+export interface Annotation {
+  id: number;
+  project_id: number;
+  organization_id: number;
+  content: string;
+  /** ISO date-time the note marks (null: none). */
+  date_marker: string | null;
+  creation_type: 'USR' | 'GIT';
+  /** `dashboard_item`: one insight's; `dashboard`: one dashboard's; `project`; `organization`: every project of it. */
+  scope: 'dashboard_item' | 'dashboard' | 'project' | 'organization' | 'recording';
+  /** The insight of a `dashboard_item` annotation. */
+  dashboard_item: number | null;
+  dashboard_id: number | null;
+  is_emoji: boolean;
+  emoji: string | null;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+  deleted: boolean;
+}

@@ -12,6 +12,7 @@ export const SCOPE_OBJECTS = [
   'cohort',
   'experiment',
   'action',
+  'annotation',
   /** PostHog's scope for the query and stored-events endpoints. */
   'query',
   'event_definition',

@@ -403,7 +403,7 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
       const lastEventId = req.getHeader('last-event-id');
       const asked: RouteDef = browser ? { ...route, auth: 'public', op: 'flags.stream_public', needs: { ...route.needs, api: false } } : route;
       restrictCors(ex, req, asked);
-      ex.readFacts(req, asked.needs);
+      ex.readFacts(req, asked.needs, config.trustProxy);
       track(dispatch(ex, asked, match.params)
         .then(async (reply) => {
           if (reply.status !== 200) return answer(route.path, route.op, reply);
@@ -428,7 +428,7 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
       return;
     }
     restrictCors(ex, req, route);
-    ex.readFacts(req, route.needs);
+    ex.readFacts(req, route.needs, config.trustProxy);
     track(dispatch(ex, route, match.params).then((reply) => answer(route.path, route.op, reply), failed));
   }
 

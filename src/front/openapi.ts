@@ -187,6 +187,10 @@ const SUCCESS: Record<string, Record<string, Outcome>> = {
   'cohorts.create': { 201: created(R.Cohort) },
   'cohorts.retrieve': { 200: ok(R.Cohort) },
   'cohorts.update': { 200: ok(R.Cohort) },
+  'annotations.list': { 200: ok(R.AnnotationPage) },
+  'annotations.create': { 201: created(R.Annotation) },
+  'annotations.retrieve': { 200: ok(R.Annotation) },
+  'annotations.update': { 200: ok(R.Annotation) },
   'actions.list': { 200: withCsv(ok(R.ActionList)) },
   'actions.create': { 201: created(R.Action) },
   'actions.retrieve': { 200: ok(R.Action) },
@@ -445,6 +449,7 @@ const LIST_FILTERS: Record<string, JsonObject[]> = {
     query('exclude_hidden', 'Accepted for PostHog clients; no property is hidden here'),
   ],
   'actions.list': [query('search', 'Part of the name'), query('format', 'csv: the rows as CSV')],
+  'annotations.list': [query('scope', 'dashboard_item, dashboard, project or organization'), query('dashboardItemId', 'The insight\'s id'), query('search', 'Part of the content'), query('after', 'Created after (ISO)'), query('before', 'Created before (ISO)'), query('deleted', 'true: the deleted ones')],
   'experiments.list': [
     query('search', 'Part of the name'), query('archived', 'true or false'),
     query('status', 'draft, running, stopped or all', { type: 'string', enum: ['draft', 'running', 'stopped', 'all'] }),

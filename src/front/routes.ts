@@ -71,6 +71,7 @@ const PERSONS = `${P}/persons`;
 const COHORTS = `${P}/cohorts`;
 const EXPERIMENTS = `${P}/experiments`;
 const ACTIONS = `${P}/actions`;
+const ANNOTATIONS = `${P}/annotations`;
 const ROLES = '/api/organizations/:organization_id/roles';
 
 const pub = (method: RouteSpec['method'], path: string, op: string): RouteSpec =>
@@ -238,6 +239,14 @@ const SPECS: RouteSpec[] = [
   api('GET', `${COHORTS}/:id/persons`, 'cohorts.persons', 'cohort'),
   api('PATCH', `${COHORTS}/:id/add_persons_to_static_cohort`, 'cohorts.add_persons', 'cohort', 'json', S.StaticCohortAdd),
   api('PATCH', `${COHORTS}/:id/remove_person_from_static_cohort`, 'cohorts.remove_person', 'cohort', 'json', S.StaticCohortRemove),
+
+  // Annotations
+  api('GET', ANNOTATIONS, 'annotations.list', 'annotation'),
+  api('POST', ANNOTATIONS, 'annotations.create', 'annotation', 'json', S.AnnotationWrite),
+  api('GET', `${ANNOTATIONS}/:id`, 'annotations.retrieve', 'annotation'),
+  api('PATCH', `${ANNOTATIONS}/:id`, 'annotations.update', 'annotation', 'json', S.AnnotationWrite),
+  api('PUT', `${ANNOTATIONS}/:id`, 'annotations.update', 'annotation', 'json', S.AnnotationWrite),
+  api('DELETE', `${ANNOTATIONS}/:id`, 'annotations.delete', 'annotation'),
 
   // Actions (`activity` before `:id`)
   api('GET', ACTIONS, 'actions.list', 'action'),

@@ -93,11 +93,15 @@ export class Exchange {
   }
 
   /** Copies what the route needs out of the request; must run before the handler returns or awaits. */
-  readFacts(req: HttpRequest, needs: FactNeeds): RequestMeta {
+  readFacts(req: HttpRequest, needs: FactNeeds, trustProxy = true): RequestMeta {
     let ip = '';
     if (needs.ip) {
+      // X-Forwarded-For names the client only behind a proxy: one the operator declares (QUILL_TRUST_PROXY), whose
+      // first entry is the client as the outermost proxy saw it, or else one on this host (a loopback peer), whose
+      // own entry is the last. From anyone else the header is the client's word and the peer is the address.
       const forwardedFor = req.getHeader('x-forwarded-for');
-      ip = forwardedFor ? forwardedFor.split(',')[0]!.trim() : textDecoder.decode(this.res.getRemoteAddressAsText());
+      const peer = textDecoder.decode(this.res.getRemoteAddressAsText());
+      ip = trustProxy ? (forwardedFor ? forwardedFor.split(',')[0]!.trim() : peer) : clientAddress(peer, forwardedFor);
     }
     if (needs.peer) ip = clientAddress(textDecoder.decode(this.res.getRemoteAddressAsText()), req.getHeader('x-forwarded-for'));
     let url = '';

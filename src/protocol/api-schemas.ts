@@ -162,6 +162,18 @@ export const ActionWrite = Type.Object({
   pinned_at: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'ActionWrite', description: 'Create or update an action' });
 
+/** Annotations: a note on a date (src/worker/ops/annotations.ts checks references and the date). */
+export const AnnotationWrite = Type.Object({
+  content: Type.Optional(Nullable(Type.String({ maxLength: 8192 }))),
+  date_marker: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  scope: Type.Optional(Type.Union([Type.Literal('dashboard_item'), Type.Literal('dashboard'), Type.Literal('project'), Type.Literal('organization'), Type.Literal('recording')])),
+  dashboard_item: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  dashboard_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  deleted: Type.Optional(Type.Boolean()),
+  is_emoji: Type.Optional(Nullable(Type.Boolean())),
+  emoji: Type.Optional(Nullable(Type.String({ maxLength: 16 }))),
+}, { additionalProperties: true, $id: 'AnnotationWrite', description: 'Create or update an annotation' });
+
 // Event definitions: the worker type-checks each writable field (attr per field); other fields are ignored.
 export const EventDefinitionUpdate = Type.Object({
   owner: Type.Optional(Type.Unknown()),

@@ -502,6 +502,23 @@ export const ActionList = Type.Object({
   results: Type.Array(Action),
 }, { additionalProperties: true, $id: 'ActionList' });
 
+export const Annotation = Type.Object({
+  id: Type.Integer(),
+  content: Type.String(),
+  date_marker: Nullable(Type.String({ format: 'date-time' })),
+  creation_type: Type.String({ description: 'USR: made by a user' }),
+  scope: Type.String({ description: 'dashboard_item, dashboard, project, organization or recording' }),
+  dashboard_item: Nullable(Type.Integer()),
+  dashboard_id: Nullable(Type.Integer()),
+  insight_short_id: Nullable(Type.String()),
+  created_by: Nullable(UserRef),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  deleted: Type.Boolean(),
+}, { additionalProperties: true, $id: 'Annotation' });
+
+export const AnnotationPage = Page(Annotation, 'AnnotationPage');
+
 // ---- Experiments, insights and dashboards ----------------------------------------------------------------------
 
 export const Experiment = Type.Object({

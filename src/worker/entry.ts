@@ -20,6 +20,7 @@ import { SEQUENCE_COLLECT, SEQUENCE_FINISH, SEQUENCE_TAKE, collectHandler, finis
 import './analytics/funnels.js';
 import './analytics/paths.js';
 import './analytics/correlation.js';
+import { WEB_SESSIONS_FOLD, WEB_SESSIONS_REDUCE, webFoldHandler, webReduceHandler } from './analytics/web-sessions.js';
 import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
 import { HOGQL_SCAN, hogqlScanHandler } from './query/hogql-scan.js';
 import { reloadHandler } from './replication.js';
@@ -68,6 +69,8 @@ export function createWorkerEntry(data: WorkerData) {
     [EVENTS_VOLUMES]: volumesHandler,
     [PROPERTY_NAMES]: namesHandler,
     [ANALYTICS_SCAN]: analyticsScanHandler,
+    [WEB_SESSIONS_FOLD]: webFoldHandler,
+    [WEB_SESSIONS_REDUCE]: webReduceHandler,
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
     [SEQUENCE_COLLECT]: collectHandler,
     [SEQUENCE_TAKE]: takeHandler,

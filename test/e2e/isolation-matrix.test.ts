@@ -33,6 +33,7 @@ const MARK = {
   dashboard: 'victim-dashboard-2w6',
   experiment: 'victim-experiment-3v8',
   action: 'victim-action-1z7',
+  annotation: 'victim-annotation-5n2',
   role: 'victim-role-8j4',
   insight: 'victim-insight-1w7',
   key: 'victim-key-6p1',
@@ -40,7 +41,7 @@ const MARK = {
   recording: 'victim-recording-5s4',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment, MARK.recording];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment, MARK.recording, MARK.annotation];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -105,6 +106,7 @@ t.before(async () => {
   const propertyDefinitions = await ok(api.get('/api/projects/@current/property_definitions/?properties=marker'), 'property definitions');
   const cohort = await ok(api.post('/api/projects/@current/cohorts/', { name: MARK.cohort, is_static: true, person_ids: [person.uuid] }), 'cohort');
   const action = await ok(api.post('/api/projects/@current/actions/', { name: MARK.action, steps: [{ event: MARK.event }] }), 'action');
+  const annotation = await ok(api.post('/api/projects/@current/annotations/', { content: MARK.annotation, date_marker: '2026-01-01T00:00:00Z' }), 'annotation');
   const role = await ok(api.post('/api/organizations/@current/roles/', { name: MARK.role }), 'role');
   const membership = await ok(api.post(`/api/organizations/@current/roles/${role.id}/role_memberships/`, { user_uuid: me.uuid }), 'membership');
   const access = await ok(api.post(`/api/projects/@current/feature_flags/${flag.id}/role_access/`, { role_id: role.id }), 'role access');
@@ -130,7 +132,7 @@ t.before(async () => {
       feature_flags: String(flag.id), persons: person.uuid, cohorts: String(cohort.id), actions: String(action.id), events: events.results[0].id,
       event_definitions: definitions.results[0].id, property_definitions: propertyDefinitions.results[0]?.id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
       dashboards: String(dashboard.id), experiments: String(experiment.id), query: asyncQuery.body.query_status.id,
-      scheduled_changes: String(scheduled.id), session_recordings: MARK.recording,
+      scheduled_changes: String(scheduled.id), session_recordings: MARK.recording, annotations: String(annotation.id),
     },
     membershipId: membership.id,
     accessId: access.id,

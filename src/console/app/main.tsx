@@ -39,6 +39,7 @@ const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthP
 const recordingPages = () => import('./pages/recordings');
 const RecordingsPage = lazyPage(() => recordingPages().then((m) => m.RecordingsPage));
 const RecordingPage = lazyPage(() => recordingPages().then((m) => m.RecordingPage));
+const WebAnalyticsPage = lazyPage(() => import('./pages/web-analytics').then((m) => m.WebAnalyticsPage));
 const experimentPages = () => import('./pages/experiments');
 const ExperimentsPage = lazyPage(() => experimentPages().then((m) => m.ExperimentsPage));
 const ExperimentPage = lazyPage(() => experimentPages().then((m) => m.ExperimentPage));
@@ -130,6 +131,7 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/dashboard/:id`}>{(a: { id: string }) => <DashboardPage key={a.id} {...p} dashboardId={Number(a.id)} />}</Route>
         <Route path={`${base}/replay`}>{() => <RecordingsPage {...p} />}</Route>
         <Route path={`${base}/replay/:id`}>{(a: { id: string }) => <RecordingPage key={a.id} {...p} sessionId={decodeURIComponent(a.id)} />}</Route>
+        <Route path={`${base}/web`}>{() => <WebAnalyticsPage {...p} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
         <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
         <Route path={base}>{() => <Redirect to={`${base}/events`} replace />}</Route>

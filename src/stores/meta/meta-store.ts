@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
-  Action, ActivityEntry, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
+  Action, ActivityEntry, Annotation, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
   Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, ScheduledChange, Session, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
@@ -41,6 +41,8 @@ export class MetaStore {
   readonly insights: Table<Insight, [number, number]>;
   readonly dashboards: Table<Dashboard, [number, number]>;
   readonly experiments: Table<Experiment, [number, number]>;
+  /** Annotations by [organization, id]: an organization-wide one is read by each of its projects. */
+  readonly annotations: Table<Annotation, [number, number]>;
   /** Evaluations and `$feature_flag_called` events per flag and UTC day: [project, flag id, 'YYYY-MM-DD'] (src/worker/flag-usage.ts). */
   readonly flagUsage: Table<{ evaluations: number; called: number }, [number, number, string]>;
   /** When each flag was last evaluated or called, epoch ms: [project, flag id]. */
@@ -73,6 +75,7 @@ export class MetaStore {
     this.insights = openTable(this.env, 'insights');
     this.dashboards = openTable(this.env, 'dashboards');
     this.experiments = openTable(this.env, 'experiments');
+    this.annotations = openTable(this.env, 'annotations');
     this.flagUsage = openTable(this.env, 'feature_flag_usage');
     this.flagLastCalled = openTable(this.env, 'feature_flag_last_called');
     this.flagVersions = openTable(this.env, 'feature_flag_versions');
@@ -133,6 +136,10 @@ export class MetaStore {
 
   experimentsOf(projectId: number): Experiment[] {
     return all(this.experiments.getRange({ start: [projectId, 0], end: [projectId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
+  }
+
+  annotationsOf(organizationId: number): Annotation[] {
+    return all(this.annotations.getRange({ start: [organizationId, 0], end: [organizationId, Number.MAX_SAFE_INTEGER] }).map((e) => e.value));
   }
 
   actionsOf(projectId: number): Action[] {

@@ -15,6 +15,7 @@
  * export was on has none kept, and gets the person's properties as exported.
  */
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { enrichEvents } from '../ingest/event-enricher.js';
 import { comparePositions, formatPosition, positionNumber, type LogPosition } from '../../stores/ingest-log/index.js';
 import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
@@ -53,7 +54,9 @@ interface Logged {
 }
 
 function decoded(payload: Uint8Array, end: LogPosition): Logged {
-  return { end, ...decodeLogRecord(payload) };
+  const record = decodeLogRecord(payload);
+  enrichEvents(record.events);
+  return { end, ...record };
 }
 
 /** The token of a range: the same range always gets the same one. */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { installEnrichment } from './event-enricher.js';
 import { Errors } from '../../protocol/errors.js';
 import { MEMORY_RETRY_AFTER_S } from '../../domain/memory-budget.js';
 import type { EventDefinition, GroupTypes } from '../../domain/model.js';
@@ -59,6 +60,7 @@ export class IngestService {
   /** Opens the shards this worker owns; from then on other workers may queue parts here (`recover` next). */
   async openShards(shardCount: number): Promise<void> {
     this.shardCount = shardCount;
+    installEnrichment(this.rt.config);
     const ctx = this.applyContext();
     for (let s = 0; s < shardCount; s++) {
       if (ownerOf(s, this.rt.workerCount) !== this.rt.index || this.shards.has(s)) continue;

@@ -26,6 +26,7 @@
  */
 import { shardDir, shardLogDir } from '../../stores/data-dir/paths.js';
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
+import { enrichEvents } from './event-enricher.js';
 import type { GroupTypes } from '../../domain/model.js';
 import type { SharedState } from '../../protocol/shared-state.js';
 import { shardOf } from '../../domain/shard-of.js';
@@ -731,6 +732,7 @@ export class Shard {
         });
         return;
       }
+      enrichEvents(decoded.events);
       for (const event of decoded.events) content.events.push({ team: decoded.team, event, source, end, record });
     });
     return content;

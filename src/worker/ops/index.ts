@@ -32,6 +32,7 @@ import * as pathInsights from './path-insights.js';
 import * as correlationInsights from './correlation-insights.js';
 import { propertiesTimelineOp } from './properties-timeline.js';
 import * as query from './query.js';
+import * as annotations from './annotations.js';
 import '../query/kinds.js';
 import * as savedInsights from './saved-insights.js';
 import * as dashboards from './dashboards.js';
@@ -190,6 +191,11 @@ export const OPS: Record<string, OpHandler> = {
   'persons.retention': personInsights.personsRetention,
   'persons.lifecycle': personInsights.personsLifecycle,
   'persons.stickiness': personInsights.personsStickiness,
+  'annotations.list': annotations.listAnnotations,
+  'annotations.create': annotations.createAnnotation,
+  'annotations.retrieve': annotations.retrieveAnnotation,
+  'annotations.update': annotations.updateAnnotation,
+  'annotations.delete': annotations.deleteAnnotation,
   'actions.list': actions.listActions,
   'actions.create': actions.createAction,
   'actions.retrieve': actions.retrieveAction,

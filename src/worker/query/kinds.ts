@@ -7,3 +7,4 @@ import './events-query-kind.js';
 import './actors-query-kind.js';
 import './insight-actors-kind.js';
 import './experiment-kind.js';
+import './web-analytics-kinds.js';

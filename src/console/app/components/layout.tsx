@@ -5,6 +5,7 @@ import { useSession } from '../session';
 
 export const NAV: [string, string][] = [
   ['events', 'Live events'],
+  ['web', 'Web analytics'],
   ['persons', 'Persons'],
   ['flags', 'Feature flags'],
   ['cohorts', 'Cohorts'],

@@ -99,10 +99,13 @@ export function TimeSeriesChart(props: {
   axisText?: (v: number) => string;
   /** The legend's name for the x value (default: Date, or Time on a time axis). */
   xLabel?: string;
+  /** Annotations: a dashed line at bucket `at` with its text (shown on hover), e.g. from `/annotations/`. */
+  markers?: { at: number; text: string }[];
 }) {
   const host = useRef<HTMLDivElement>(null);
   const click = useRef(props.onPointClick);
   click.current = props.onPointClick;
+  const markersKey = JSON.stringify(props.markers ?? []);
 
   useEffect(() => {
     const el = host.current!;
@@ -121,6 +124,28 @@ export function TimeSeriesChart(props: {
     const showLatest = (u: uPlot) => {
       if (u.cursor.idx == null && last >= 0) u.setLegend({ idx: last });
     };
+    const markers = JSON.parse(markersKey) as { at: number; text: string }[];
+    // Annotations as dashed lines over the plot; their positions exposed for tests as `data-markers`.
+    const drawMarkers = (u: uPlot) => {
+      if (markers.length === 0) return;
+      const ctx = u.ctx;
+      const drawn: { text: string; x: number }[] = [];
+      ctx.save();
+      ctx.strokeStyle = '#8e44ad';
+      ctx.setLineDash([4, 4]);
+      ctx.lineWidth = uPlot.pxRatio;
+      for (const m of markers) {
+        const x = Math.round(u.valToPos(m.at, 'x', true));
+        ctx.beginPath();
+        ctx.moveTo(x, u.bbox.top);
+        ctx.lineTo(x, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        drawn.push({ text: m.text, x: x / uPlot.pxRatio });
+      }
+      ctx.restore();
+      el.dataset.markers = JSON.stringify(drawn);
+      el.title = markers.map((m) => `${props.labels[m.at] ?? ''}: ${m.text}`).join('\n');
+    };
     const expose = (u: uPlot) => {
       el.dataset.xTicks = JSON.stringify(tickSpans(u, 0));
       el.dataset.yTicks = JSON.stringify(tickSpans(u, 1));
@@ -133,7 +158,7 @@ export function TimeSeriesChart(props: {
       padding: [12, Math.min(80, Math.ceil(widest / 2) + 4), 0, 0],
       legend: { show: n > 0 && n <= 12, live: true },
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
-      hooks: { ready: [showLatest], setCursor: [showLatest], draw: [expose] },
+      hooks: { ready: [showLatest], setCursor: [showLatest], draw: [drawMarkers, expose] },
       scales: {
         x: props.time ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
         // Counts start at zero (a bar's height is its value); headroom above the largest.
@@ -211,7 +236,7 @@ export function TimeSeriesChart(props: {
       chart.destroy();
       el.dataset.rendered = 'false';
     };
-  }, [props.labels, props.series, props.display, props.x, props.compact]);
+  }, [props.labels, props.series, props.display, props.x, props.compact, markersKey]);
 
   return <div class={props.compact ? 'chart compact' : 'chart'} ref={host} data-testid={props.testId ?? 'chart'} />;
 }

@@ -2,8 +2,11 @@
  * A trends answer: the chart, a table of every value (each cell opens the persons behind it), and the persons
  * dialog fed by the series' `persons_urls`. Used by the trends page and by dashboard tiles.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api } from '../api';
+import { loadAnnotations, markersFor, type AnnotationItem } from '../lib/annotations';
 import { seriesLabel, type TrendResult } from '../lib/trends-filters';
+import { useSession } from '../session';
 import { PersonsDialog } from './persons-dialog';
 import { TimeSeriesChart } from './time-series-chart';
 
@@ -14,11 +17,23 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
   // Trends and lifecycle buckets are dates; stickiness counts intervals (`3 days`).
   const xLabel = /^\d{4}-\d\d-\d\d/.test(String(props.result[0]?.days?.[0] ?? '')) ? 'Date' : 'Interval';
   const display = props.display === 'ActionsBar' ? 'bar' : props.display === 'ActionsStackedBar' ? 'stacked' : 'line';
+  // The project's annotations on date buckets (stickiness buckets are intervals: none there).
+  const [annotations, setAnnotations] = useState<AnnotationItem[]>([]);
+  useEffect(() => {
+    let live = true;
+    loadAnnotations(props.projectId, (path) => api.get(path)).then((list) => live && setAnnotations(list));
+    return () => {
+      live = false;
+    };
+  }, [props.projectId]);
+  const timeZone = useSession().projects.find((p) => p.id === props.projectId)?.timezone || 'UTC';
+  const days = (props.result[0]?.days ?? []).map(String);
+  const markers = useMemo(() => (xLabel === 'Date' ? markersFor(annotations, days, timeZone) : []), [annotations, days.join(','), timeZone, xLabel]);
   if (props.result.length === 0) return <p class="muted">No data for these filters.</p>;
   return (
     <div class="trend-view">
       <TimeSeriesChart testId="trend-chart" labels={labels} series={series} display={display} height={props.compact ? 200 : 340}
-        compact={props.compact} xLabel={xLabel} onPointClick={(s, i) => setPoint({ series: s, index: i })} />
+        compact={props.compact} markers={markers} xLabel={xLabel} onPointClick={(s, i) => setPoint({ series: s, index: i })} />
       {!props.compact && (
         <div class="scroll-x">
           <table class="list values" data-testid="trend-table">
