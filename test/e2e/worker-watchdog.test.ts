@@ -18,7 +18,10 @@ t.test('a blocked worker is reported stalled and skipped, then recovers', async 
   const health = async () => (await fetch(`${q.base}/_health`)).json();
   t.equal((await health()).status, 'ok');
 
-  const blocked = await api.post('/_fault/block?ms=8000');
+  // The block is long enough that the checks made while it lasts (40 flag requests, an API request, /metrics) end
+  // well inside it on a loaded machine too: with 8 s, a CI run under load saw the worker recover before the last check.
+  const BLOCK_MS = 20_000;
+  const blocked = await api.post(`/_fault/block?ms=${BLOCK_MS}`);
   t.equal(blocked.status, 202);
   const worker: number = blocked.body.blocking;
   const logged = (event: string) => logLines(q.output()).some((l) => l.event === event && l.worker === worker);
@@ -42,7 +45,7 @@ t.test('a blocked worker is reported stalled and skipped, then recovers', async 
   t.match(metrics, new RegExp(`quill_worker_stalled\\{worker="${worker}"\\} 1`), '/metrics shows the stall');
   t.match(metrics, new RegExp(`quill_worker_stalls_total\\{worker="${worker}"\\} 1`));
 
-  await eventually('the recovery logged', () => logged('worker_recovered'), { timeoutMs: 20_000 });
+  await eventually('the recovery logged', () => logged('worker_recovered'), { timeoutMs: BLOCK_MS + 30_000 });
   t.equal((await health()).status, 'ok', '/_health: ok again');
   const events = logLines(q.output()).filter((l) => l.event === 'worker_stalled' || l.event === 'worker_recovered');
   t.same(events.map((l) => [l.event, l.worker]), [['worker_stalled', worker], ['worker_recovered', worker]], 'the stall and the recovery are logged');
