@@ -163,8 +163,20 @@ export const flagUsageFlushHandler: PeerHandler = async (rt) => {
   return true;
 };
 
-/** Every worker writes what it counted, then this one reads the committed state. */
+/**
+ * How long a flags API request waits for the other workers' counts. A worker held in long synchronous work (the
+ * watchdog's stalled worker) must not hold the flags list with it: past this, the answer shows the counts as last
+ * flushed (at most USAGE_FLUSH_MS old), and the flush asked for still lands later.
+ */
+const FLUSH_WAIT_MS = 500;
+
+/** Every worker writes what it counted (waiting at most FLUSH_WAIT_MS), then this one reads the committed state. */
 export async function flushUsageEverywhere(rt: WorkerRuntime): Promise<void> {
-  await rt.peers.all({ kind: FLAG_USAGE_FLUSH });
+  let timer: NodeJS.Timeout | undefined;
+  const flushed = rt.peers.all({ kind: FLAG_USAGE_FLUSH }).catch((error: unknown) => {
+    rt.log.warn({ event: 'flag_usage_flush_failed', err: error }, 'a worker did not flush its flag usage counts');
+  });
+  await Promise.race([flushed, new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)))]);
+  clearTimeout(timer);
   rt.meta.env.resetReadTxn();
 }
