@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const STAMP = join(root, 'dist', '.build-stamp.json');
 const SOURCE_DIRS = ['src', 'workers', 'bench'];
-const FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
+const FILES = ['tsconfig.json', 'package.json', 'package-lock.json', 'scripts/bundle-entries.mjs'];
 
 function sources(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -47,7 +47,7 @@ const started = Date.now();
 // stderr: `npm run quill` prints a key on stdout.
 if (!force) console.error(stamp === null ? 'build: no previous build, compiling' : 'build: sources changed since the last build, compiling');
 const tscPath = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-const steps = [[tscPath, '-p', root], ...(hasConsole ? [[tscPath, '-p', consoleApp], [join(root, 'dist', 'src', 'console', 'build.js')]] : [])];
+const steps = [[tscPath, '-p', root], [join(root, 'scripts', 'bundle-entries.mjs')], ...(hasConsole ? [[tscPath, '-p', consoleApp], [join(root, 'dist', 'src', 'console', 'build.js')]] : [])];
 for (const args of steps) {
   const step = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (step.status !== 0) process.exit(step.status ?? 1);

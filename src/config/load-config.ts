@@ -1,27 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { Compile } from 'typebox/compile';
+import { packageRoot } from '../package-root.js';
 import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
 const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'memoryMb', 'hotPersonsMb', 'queryTimeoutS', 'queryMemoryMb', 'queryConcurrency', 'queryQueue', 'watchdogS', 'backlogHigh', 'stopApplySeconds', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes', 'recordingsMaxMb', 'clickhouseMaxLag', 'clickhouseGatherRows']);
 const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'durabilityTrace', 'accessLog', 'crashBackoff', 'geoip', 'trustProxy']);
 
-/** Path of `config/default.json`, found relative to this file both from `src/` (tests) and `dist/src/` (build). */
+/** Path of `config/default.json`, in Quill's package (from src/ under tests, from dist/ or a bundle when built). */
 function defaultConfigPath(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  for (const up of ['../../config/default.json', '../../../config/default.json']) {
-    const candidate = resolve(here, up);
-    try {
-      readFileSync(candidate);
-      return candidate;
-    } catch {
-      /* try the next layout */
-    }
-  }
-  throw new Error('config/default.json not found');
+  return join(packageRoot(), 'config', 'default.json');
 }
 
 /**

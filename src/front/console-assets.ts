@@ -9,9 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { packageRoot } from '../package-root.js';
 
 export const CONSOLE_PREFIX = '/console';
 
@@ -47,11 +47,9 @@ export const HTML_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'same-origin',
 };
 
-/** dist/console, from the compiled front (dist/src/front) or from the sources (src/front, under tests). */
+/** dist/console in Quill's package, whether the front runs built (dist/) or from the sources (under tests). */
 export function defaultConsoleDir(): string {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const candidates = [resolve(here, '../../console'), resolve(here, '../../dist/console')];
-  return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? candidates[0]!;
+  return join(packageRoot(), 'dist', 'console');
 }
 
 function filesUnder(dir: string): string[] {

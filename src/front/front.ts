@@ -3,6 +3,7 @@
  * and hands everything else to the shard workers. It never touches the disk after start-up.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import uWS from 'uWebSockets.js';
 import type { Config } from '../config/schema.js';
 import { Exchange, BodyTooLarge, RequestAborted, type OutgoingReply } from '../http/exchange.js';
@@ -26,6 +27,7 @@ import { bearerMatches, FrontMetrics } from './metrics.js';
 import { OPENAPI_MEDIA_TYPE, openApiDocument } from './openapi.js';
 import type { Logger } from '../observability/logger.js';
 import { FlagStreams, SSE_HEADERS, type FlagState, type StreamSink } from './flag-streams.js';
+import { packageRoot } from '../package-root.js';
 
 /** Refuse to run on uWS' silent node:http fallback (stack-notes §1a): it is several times slower. */
 function assertNativeUws(): void {
@@ -79,7 +81,7 @@ function isConsolePath(path: string, req: uWS.HttpRequest): boolean {
 /** Quill's version, for the API description (package.json beside dist/, as in the container image). */
 function quillVersion(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
   } catch {
     return '0.0.0';
   }

@@ -14,7 +14,7 @@
  * replacement thread Piscina starts.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import { isIngestion, replyFromWire, toWire, type Reply, type ReplyFrame, type RequestFrame, type TaskItem, type WireReply } from '../protocol/worker-messages.js';
@@ -22,6 +22,7 @@ import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
 import type { Logger } from '../observability/logger.js';
 import { Watchdog } from './watchdog.js';
+import { packageRoot } from '../package-root.js';
 
 interface Waiter {
   resolve: (r: Reply) => void;
@@ -119,7 +120,7 @@ export class WorkerPool {
   ) {
     this.crashBackoff = config.crashBackoff;
     this.watchdog = new Watchdog(new SharedState(this.shared), config.workers, config.watchdogS * 1000, log);
-    const filename = fileURLToPath(new URL('../../workers/shard-worker.cjs', import.meta.url));
+    const filename = join(packageRoot(), 'dist', 'workers', 'shard-worker.cjs');
     this.workers = Array.from({ length: config.workers }, (_, index) => {
       const pool = new Piscina({
         filename,

@@ -1,7 +1,19 @@
 import type { Page } from 'playwright-core';
+import { launchChromium as launchSystemChromium, type Chromium } from '../../bench/lib/chromium.js';
 
 /** The system Chromium driver lives beside the console bench, which uses it too (bench/lib/chromium.ts). */
-export { CHROMIUM_PATH, chromiumUnavailable, launchChromium, type Chromium } from '../../bench/lib/chromium.js';
+export { CHROMIUM_PATH, chromiumUnavailable, type Chromium } from '../../bench/lib/chromium.js';
+
+/**
+ * The system Chromium for a test file. Functions a test hands to `page.evaluate` are sent as their source text, and
+ * the TypeScript loader tests run under (tsx, esbuild with keepNames) wraps named functions in calls to a
+ * `__name` helper that exists only in Node: every page gets a no-op one.
+ */
+export async function launchChromium(): Promise<Chromium> {
+  const browser = await launchSystemChromium();
+  await browser.context.addInitScript('globalThis.__name = (target) => target;');
+  return browser;
+}
 
 /** Signs in through the console's form as the first user, and waits for the page it lands on (live events). */
 export async function signIn(page: Page, password: string): Promise<void> {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import {
   formatLockFile, holderRuns, linuxProc, lockDataDir, parseLockFile, parseProcStat, selfHolder, type LockHolder, type ProcSource,
 } from '../../src/worker/data-dir-lock.js';
+import { TYPESCRIPT_LOADER_ARGS } from '../helpers/typescript-loader.js';
 
 function tempDir(t: { teardown(fn: () => unknown): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'quill-lock-'));
@@ -212,7 +213,7 @@ t.test('an empty lock (one being written where there are no hard links) gets a p
 });
 
 const child = fileURLToPath(new URL('../fixtures/data-dir-lock-child.ts', import.meta.url));
-const loaderArgs = process.execArgv.filter((a) => a.startsWith('--import') && a.includes('typescript'));
+const loaderArgs = TYPESCRIPT_LOADER_ARGS;
 
 t.test('racing starts on a stale lock: exactly one wins', async (t) => {
   if (loaderArgs.length === 0) return void t.fail('no TypeScript loader in execArgv: run this file under tap');
