@@ -12,6 +12,8 @@ function scratchProject(t: { teardown(fn: () => void): void }) {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'scripts'));
   copyFileSync(join(ROOT, 'scripts/build-if-changed.mjs'), join(dir, 'scripts/build-if-changed.mjs'));
+  // The bundling step after tsc (scripts/bundle-entries.mjs) is a stand-in that does nothing.
+  writeFileSync(join(dir, 'scripts/bundle-entries.mjs'), '');
   mkdirSync(join(dir, 'node_modules/typescript/bin'), { recursive: true });
   // The stand-in compiler: counts its calls and produces the entry point `npm start` runs.
   writeFileSync(join(dir, 'node_modules/typescript/bin/tsc'), [
