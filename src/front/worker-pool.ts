@@ -22,6 +22,7 @@ import { packFrame, unpack } from '../protocol/wire.js';
 import { createSharedState, SharedState } from '../protocol/shared-state.js';
 import type { Logger } from '../observability/logger.js';
 import { Watchdog } from './watchdog.js';
+import { IngestionGate } from './ingestion-gate.js';
 import { packageRoot } from '../package-root.js';
 
 interface Waiter {
@@ -43,6 +44,8 @@ class WorkerLink {
   /** Of those, the ones that are not ingestion (see `pick`). */
   interactive = 0;
   readonly crashes = new CrashLoop();
+  /** Holds ingestion back while this worker answers flag and API requests (src/front/ingestion-gate.ts). */
+  readonly gate = new IngestionGate();
   /** When a replacement held back by a crash loop starts (epoch ms; 0: not held back). */
   restartAt = 0;
   constructor(readonly index: number, readonly pool: Piscina) {}
@@ -182,9 +185,24 @@ export class WorkerPool {
     return best;
   }
 
-  /** Queues one request for `worker`; all requests queued in this tick travel as one message. */
+  /**
+   * Queues one request for `worker`; all requests queued in this tick travel as one message. An ingestion request
+   * may first wait in the worker's gate while the worker answers flag and API requests.
+   */
   call(worker: number, item: TaskItem): Promise<Reply> {
     const w = this.workers[worker]!;
+    const now = performance.now();
+    if (!isIngestion(item.op)) {
+      w.gate.asked(now);
+      return this.enqueue(w, item);
+    }
+    let go: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => (go = resolve));
+    if (w.gate.admit(now, go!)) return this.enqueue(w, item);
+    return released.then(() => this.enqueue(w, item));
+  }
+
+  private enqueue(w: WorkerLink, item: TaskItem): Promise<Reply> {
     const id = this.nextId++;
     w.queued.push(id, toWire(item));
     w.load++;
@@ -239,6 +257,7 @@ export class WorkerPool {
         w.load = 0;
         w.interactive = 0;
         for (const waiter of lost) waiter.reject(error);
+        w.gate.reset();
         if (this.closing) return;
         this.log.error(
           { event: 'worker_crash', worker: w.index, failed_requests: lost.length, err: error },
@@ -294,6 +313,7 @@ export class WorkerPool {
   private settled(w: WorkerLink, waiter: Waiter | undefined): void {
     w.load--;
     if (waiter?.interactive) w.interactive--;
+    else if (waiter) w.gate.finished(performance.now());
   }
 
   private receive(w: WorkerLink, bytes: Uint8Array): void {
