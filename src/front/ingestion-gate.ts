@@ -44,7 +44,6 @@ export class IngestionGate {
 
   /** The worker's thread died: nothing it had is in flight any more, and every held request goes (to its replacement). */
   reset(): void {
-    this.inFlight = 0;
     const all = this.held.splice(0);
     this.inFlight = all.length;
     for (const go of all) go();
