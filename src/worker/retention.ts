@@ -13,17 +13,13 @@
  * An event that arrives with a timestamp already past the retention is stored and deleted by the next pass.
  */
 import { all } from '../stores/lmdb-env.js';
+import { PeriodicPass, yieldAfterStep } from './background-pass.js';
 import type { PeerHandler, WorkerRuntime } from './runtime.js';
 import type { Shard } from './ingest/shard.js';
 
 const DAY_MS = 86_400_000;
 /** Sealed blocks dropped whole per transaction: each also removes the uuid entry of every event it held. */
 const WHOLE_BLOCKS = 1;
-/** The share of its thread the job may take while the machine is saturated. */
-const SHARE_UNDER_LOAD = 0.2;
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** The first pass waits for start-up (replay, other workers) to settle. */
-const FIRST_PASS_DELAY_MS = 5_000;
 
 export const RETENTION_RUN = 'retention.run';
 
@@ -34,48 +30,36 @@ export interface RetentionCounters {
 }
 
 export class RetentionJob {
-  private requested = false;
-  private loop: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private closed = false;
+  private readonly passes: PeriodicPass;
 
-  constructor(private readonly rt: WorkerRuntime) {}
+  constructor(private readonly rt: WorkerRuntime) {
+    this.passes = new PeriodicPass(() => this.run(), (error) =>
+      rt.log.error({ event: 'retention_failed', err: error }, `retention pass failed: ${(error as Error)?.message ?? error}`));
+  }
 
   /** Schedules the first pass and the periodic ones. */
   start(): void {
-    // Node fires a timer longer than 2^31-1 ms (about 24.8 days) after 1 ms instead: cap it.
-    const every = Math.min(this.rt.config.retentionIntervalMinutes * 60_000, MAX_TIMER_MS);
-    this.timer = setTimeout(() => {
-      this.request();
-      this.timer = setInterval(() => this.request(), every);
-      this.timer.unref();
-    }, Math.min(FIRST_PASS_DELAY_MS, every));
-    this.timer.unref();
+    this.passes.start(this.rt.config.retentionIntervalMinutes * 60_000);
   }
 
   /** Asks for a pass; one that is running finishes, then another runs (it may have read the old settings). */
   request(): Promise<void> {
-    this.requested = true;
-    this.loop ??= this.run().finally(() => (this.loop = null));
-    return this.loop;
+    return this.passes.request();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.loop;
+  close(): Promise<void> {
+    return this.passes.close();
+  }
+
+  private get closed(): boolean {
+    return this.passes.closed;
   }
 
   private async run(): Promise<void> {
     const shards = [...this.rt.ingest.shards.values()];
     for (const s of shards) s.retention.running = true;
     try {
-      while (this.requested && !this.closed) {
-        this.requested = false;
-        await this.pass(shards);
-      }
-    } catch (error) {
-      this.rt.log.error({ event: 'retention_failed', err: error }, `retention pass failed: ${(error as Error)?.message ?? error}`);
+      await this.pass(shards);
     } finally {
       for (const s of shards) s.retention.running = false;
     }
@@ -119,15 +103,9 @@ export class RetentionJob {
       const step = await store.write(() => store.expireStep(team, cutoff, WHOLE_BLOCKS));
       removed += step.removed;
       more = step.more;
-      await this.yieldAfter(performance.now() - started);
+      await yieldAfterStep(performance.now() - started, this.rt.pacer.contended);
     }
     return removed;
-  }
-
-  /** Lets requests and the apply loop run between two steps; pauses for longer while the machine is saturated. */
-  private yieldAfter(stepMs: number): Promise<void> {
-    const pause = this.rt.pacer.contended ? stepMs * (1 / SHARE_UNDER_LOAD - 1) : 0;
-    return new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
   }
 }
 

@@ -12,15 +12,13 @@
  */
 import { recordingSettingsOf } from '../../domain/recordings/settings.js';
 import type { RecordingStore } from '../../stores/recordings/recording-store.js';
+import { PeriodicPass, yieldAfterStep } from '../background-pass.js';
 import type { ServiceHost } from '../service.js';
 
 const DAY_MS = 86_400_000;
-const FIRST_PASS_DELAY_MS = 5_000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Sessions looked at, and deleted, per step (one transaction each). */
 const PAGE = 200;
 const DELETE_PER_STEP = 20;
-const SHARE_UNDER_LOAD = 0.2;
 /** After a write past the budget, the next pass waits at least this long (a burst of writes asks for one). */
 const BUDGET_PASS_EVERY_MS = 1_000;
 
@@ -33,22 +31,16 @@ export interface CleanupCounters {
 
 export class RecordingCleanup {
   readonly counters: CleanupCounters = { passes: 0, deletedByRetention: 0, deletedByBudget: 0, deletedByApi: 0 };
-  private loop: Promise<void> | null = null;
-  private requested = false;
-  private timer: NodeJS.Timeout | null = null;
-  private closed = false;
+  private readonly passes: PeriodicPass;
   private lastBudgetPass = 0;
 
-  constructor(private readonly host: ServiceHost, private readonly shards: () => RecordingStore[]) {}
+  constructor(private readonly host: ServiceHost, private readonly shards: () => RecordingStore[]) {
+    this.passes = new PeriodicPass(() => this.pass(), (error) =>
+      host.log.error({ event: 'recording_retention_failed', err: error }, `recording retention pass failed: ${(error as Error)?.message ?? error}`));
+  }
 
   start(): void {
-    const every = Math.min(this.host.config.retentionIntervalMinutes * 60_000, MAX_TIMER_MS);
-    this.timer = setTimeout(() => {
-      void this.request();
-      this.timer = setInterval(() => void this.request(), every);
-      this.timer.unref();
-    }, Math.min(FIRST_PASS_DELAY_MS, every));
-    this.timer.unref();
+    this.passes.start(this.host.config.retentionIntervalMinutes * 60_000);
   }
 
   /** The stored bytes each shard may hold; Infinity without a budget. */
@@ -79,32 +71,25 @@ export class RecordingCleanup {
   }
 
   request(): Promise<void> {
-    this.requested = true;
-    this.loop ??= this.run().finally(() => (this.loop = null));
-    return this.loop;
+    return this.passes.request();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
     if (this.budgetTimer) clearTimeout(this.budgetTimer);
-    await this.loop;
+    await this.passes.close();
   }
 
-  private async run(): Promise<void> {
-    try {
-      while (this.requested && !this.closed) {
-        this.requested = false;
-        for (const store of this.shards()) {
-          if (this.closed) return;
-          await this.expire(store);
-          await this.enforceBudget(store);
-        }
-        this.counters.passes++;
-      }
-    } catch (error) {
-      if (!this.closed) this.host.log.error({ event: 'recording_retention_failed', err: error }, `recording retention pass failed: ${(error as Error)?.message ?? error}`);
+  private get closed(): boolean {
+    return this.passes.closed;
+  }
+
+  private async pass(): Promise<void> {
+    for (const store of this.shards()) {
+      if (this.closed) return;
+      await this.expire(store);
+      await this.enforceBudget(store);
     }
+    this.counters.passes++;
   }
 
   /** Retention days of every project, read as of now (another thread may have just changed one). */
@@ -169,9 +154,7 @@ export class RecordingCleanup {
     const started = performance.now();
     const n = await run();
     this.counters[counter] += n;
-    const ms = performance.now() - started;
-    const pause = this.host.contended() ? ms * (1 / SHARE_UNDER_LOAD - 1) : 0;
-    await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
+    await yieldAfterStep(performance.now() - started, this.host.contended());
     return n;
   }
 
