@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
-import { chromiumUnavailable, launchChromium, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, watchedPage, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -69,10 +69,8 @@ function suite(): void {
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.context.newPage();
+    page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 860 });
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   });
   t.teardown(async () => {
     await browser?.close();

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -112,9 +112,7 @@ function suite(): void {
     }
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${q.base}/console/`);
     await signIn(page, PASSWORD);

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -66,10 +66,8 @@ function suite(): void {
     await api.post(`${P}/dashboards/`, { name: 'First dashboard' });
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.context.newPage();
+    page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 900 });
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   });
   t.teardown(async () => {
     await browser?.close();

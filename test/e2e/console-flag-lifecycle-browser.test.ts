@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { eventually } from '../helpers/eventually.js';
 import { missing } from '../helpers/required-environment.js';
 import { Client, PROJECT_KEY, ROOT, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
@@ -48,9 +48,7 @@ function suite(): void {
     }
     for (let i = 0; i < 6; i++) await new Client(q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: `visitor-${i}` });
     browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page = await watchedPage(browser, problems);
     page.on('dialog', (d) => void d.accept());
     await page.goto(url('/'));
     await signIn(page, PASSWORD);

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page, Request } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -39,10 +39,8 @@ function suite(): void {
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
-    page = await browser.context.newPage();
+    page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 900 });
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('request', (r: Request) => {
       if (r.method() === 'POST' && r.url().includes('/insights/trend/')) insightRequests.push(JSON.parse(r.postData() ?? '{}'));
     });

@@ -3,7 +3,7 @@
 // playing it: rrweb's Replayer rebuilds the recorded page in an iframe.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { missing } from '../helpers/required-environment.js';
@@ -61,9 +61,7 @@ function suite(): void {
     ])]);
     if (res.status !== 200) throw new Error(`snapshots: ${res.status}`);
     browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page = await watchedPage(browser, problems);
     await page.goto(url('/'));
     await signIn(page, PASSWORD);
   });

@@ -22,3 +22,14 @@ export async function signIn(page: Page, password: string): Promise<void> {
   await page.click('button[type=submit]');
   await page.waitForSelector('[data-testid=events-page]');
 }
+
+/**
+ * A new page of `browser` that collects the console's errors and uncaught exceptions in `problems`: the console
+ * suites assert it empty after each step, so a page that throws fails the step that made it throw.
+ */
+export async function watchedPage(browser: Chromium, problems: string[]): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  return page;
+}
