@@ -10,7 +10,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { WorkerWatch } from './watchdog.js';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from '../observability/prom.js';
 
 const WORKER_TIMEOUT_MS = 5_000;
 /** Request latency, seconds: capture and flags answer in about a millisecond when idle, tens under load. */

@@ -8,7 +8,7 @@
 import { diskBytes } from '../stores/disk-bytes.js';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { Histogram, Registry } from 'prom-client';
+import { Histogram, Registry } from '../observability/prom.js';
 import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
 import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
 import type { WorkerRuntime } from './runtime.js';

@@ -11,7 +11,10 @@
  */
 import { getHeapStatistics } from 'node:v8';
 
-/** Time spent in one attempt's transaction callbacks (not the waits for LMDB's write lock between them). */
+/**
+ * Time spent in one attempt's transaction callbacks (not the waits for LMDB's write lock between them); the default of
+ * config applyBudgetS (QUILL_APPLY_BUDGET_S).
+ */
 export const APPLY_BUDGET_MS = 5_000;
 /** Heap growth (JavaScript heap and the buffers it holds) during one attempt. */
 export const APPLY_BUDGET_BYTES = 1024 * 1024 * 1024;

@@ -275,6 +275,7 @@ export class IngestService {
       backlogHigh: rt.config.backlogHigh,
       holdParts: rt.shared.started,
       stopApplyMs: rt.config.stopApplySeconds * 1000,
+      applyBudgetMs: rt.config.applyBudgetS * 1000,
       segmentBytes: Math.floor(rt.config.logSegmentMb * 1024 * 1024),
       exporting: rt.config.clickhouseUrl !== null,
       faultInjection: rt.config.faultInjection,

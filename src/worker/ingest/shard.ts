@@ -88,6 +88,8 @@ export interface ApplyContext {
    * (container and systemd grace periods are 10-30 s; past them comes a SIGKILL).
    */
   stopApplyMs: number;
+  /** Time one apply attempt may take (config applyBudgetS; src/worker/ingest/apply-budget.ts). */
+  applyBudgetMs: number;
   /** Size of an ingest log segment file (config logSegmentMb). */
   segmentBytes: number;
   /** The ClickHouse export is on: a log keeps its records until they are exported too (src/worker/export/). */
@@ -241,7 +243,7 @@ export class Shard {
   /** Data retention on this shard since start (src/worker/retention.ts keeps them). */
   readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
   /** The time and memory one apply attempt may take (src/worker/ingest/apply-budget.ts). */
-  private readonly budget = new ApplyBudget();
+  private readonly budget: ApplyBudget;
 
   private constructor(
     readonly id: number,
@@ -253,6 +255,7 @@ export class Shard {
     /** Records that were being applied when the process (or this shard's thread) last died, if not applied since. */
     private readonly suspects: ApplyMark | null,
   ) {
+    this.budget = new ApplyBudget(ctx.applyBudgetMs);
     this.appliedFrom = { ...((events.state.get(APPLIED_FROM_KEY) as Record<string, number> | undefined) ?? {}) };
     this.deadLetters = new DeadLetterStore(events.env);
     for (const [source, position] of Object.entries(this.appliedFrom)) ctx.shared.publishAppliedFrom(id, Number(source), position);
