@@ -338,6 +338,7 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
     if (!open && !bearerMatches(authorization, metricsSecrets)) return done(errorOut(Errors.notAuthenticated()));
     metrics.watchdog(pool.watchdog.all(), pool.watchdog.stalls, pool.restartDelays());
     metrics.flagStreams(flagStreams.openStreams);
+    metrics.ingestionGates(pool.gateFigures());
     metrics.render(pool.size, async (worker) => {
       const reply = await pool.call(worker, metricsItem(Date.now()));
       if (reply.status !== 200 || typeof reply.body !== 'string') throw new Error(`worker ${worker} answered ${reply.status}`);

@@ -18,6 +18,8 @@ export const INTERACTIVE_RECENT_MS = 50;
 
 export class IngestionGate {
   private inFlight = 0;
+  /** Ingestion requests that had to wait here since start (for /metrics). */
+  heldTotal = 0;
   private lastAskedAt = Number.NEGATIVE_INFINITY;
   private readonly held: (() => void)[] = [];
 
@@ -35,6 +37,7 @@ export class IngestionGate {
       return true;
     }
     this.held.push(go);
+    this.heldTotal++;
     return false;
   }
 

@@ -36,6 +36,8 @@ export class FrontMetrics {
   private readonly stalls: Gauge<'worker'>;
   private readonly restartBackoff: Gauge<'worker'>;
   private readonly flagStreamsOpen: Gauge;
+  private readonly ingestionHeld: Gauge<'worker'>;
+  private readonly ingestionHeldTotal: Gauge<'worker'>;
   /** Labelled children by `route method status`: a lookup per request instead of prom-client's label hashing. */
   private readonly counters = new Map<string, { inc(): void }>();
   private readonly timers = new Map<string, { observe(v: number): void }>();
@@ -52,6 +54,9 @@ export class FrontMetrics {
     // A counter in meaning; a gauge here because its value is the watchdog's own count, set at each scrape.
     this.stalls = new Gauge({ name: 'quill_worker_stalls_total', help: 'Times each worker was found stalled since start.', labelNames: ['worker'], registers });
     this.restartBackoff = new Gauge({ name: 'quill_worker_restart_backoff_seconds', help: 'How long until the replacement of a worker in a crash loop starts (0: none held back).', labelNames: ['worker'], registers });
+    this.ingestionHeld = new Gauge({ name: 'quill_ingestion_requests_held', help: 'Ingestion requests read and waiting in the front while their worker answers flag or API requests.', labelNames: ['worker'], registers });
+    // A counter in meaning; a gauge here because its value is the gate's own count, set at each scrape.
+    this.ingestionHeldTotal = new Gauge({ name: 'quill_ingestion_requests_held_total', help: 'Ingestion requests that waited in the front for their worker to answer flag or API requests first, since start.', labelNames: ['worker'], registers });
     this.flagStreamsOpen = new Gauge({ name: 'quill_flag_streams_open', help: 'Open GET /flags/stream connections (Server-Sent Events).', registers });
     this.scrapeSeconds = new Gauge({ name: 'quill_metrics_previous_scrape_duration_seconds', help: 'How long gathering the previous /metrics answer took.', registers });
   }
@@ -80,6 +85,14 @@ export class FrontMetrics {
       this.oldestRequest.labels(worker).set(w.oldest_request_ms / 1000);
       this.stalls.labels(worker).set(stalls[w.worker] ?? 0);
     }
+  }
+
+  /** The ingestion gates' figures, set before each scrape (src/front/ingestion-gate.ts). */
+  ingestionGates(gates: readonly { waiting: number; heldTotal: number }[]): void {
+    gates.forEach((g, worker) => {
+      this.ingestionHeld.labels(String(worker)).set(g.waiting);
+      this.ingestionHeldTotal.labels(String(worker)).set(g.heldTotal);
+    });
   }
 
   /** Open flag streams, set before each scrape (src/front/flag-streams.ts). */

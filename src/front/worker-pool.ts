@@ -156,6 +156,11 @@ export class WorkerPool {
     return this.workers.map((w) => (w.restartAt > 0 ? Math.max(0, w.restartAt - now) : 0));
   }
 
+  /** Per worker, the ingestion requests its gate holds now and has held since start (src/front/ingestion-gate.ts). */
+  gateFigures(): { waiting: number; heldTotal: number }[] {
+    return this.workers.map((w) => ({ waiting: w.gate.waiting, heldTotal: w.gate.heldTotal }));
+  }
+
   get size(): number {
     return this.workers.length;
   }

@@ -23,6 +23,7 @@ t.test('while flags are asked, at most the limit is in flight and the rest waits
   gate.finished(120);
   t.same(released, [2, 3], 'first held, first released');
   t.equal(gate.waiting, 0);
+  t.equal(gate.heldTotal, 2, 'two had to wait (/metrics)');
 });
 
 t.test('once flags stop, everything held goes at the next answer and new requests are not held', async (t) => {
