@@ -193,6 +193,35 @@ function suite(): void {
     t.same(take(), []);
   });
 
+  t.test('a multivariate flag starts as control and test at 50/50 and each variant added or removed splits it evenly again', async (t) => {
+    await page.goto(url(`/project/${projectId}/flags/new`));
+    await page.waitForSelector('[data-testid=flag-form]');
+    const rows = async () => {
+      const out: [string, string][] = [];
+      for (const row of await page.locator('[data-testid=variant]').all()) {
+        out.push([await row.getByLabel(/variant key/).inputValue(), await row.getByLabel(/variant rollout/).inputValue()]);
+      }
+      return out;
+    };
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    t.same(await rows(), [['control', '50'], ['test', '50']], 'control and test, split evenly');
+    await page.getByRole('button', { name: 'Add variant' }).click();
+    t.same(await rows(), [['control', '34'], ['test', '33'], ['test-2', '33']], 'a third variant: split evenly again');
+    t.match(await page.textContent('[data-testid=variant-total]'), /sum to 100%/);
+    await page.getByLabel('variant rollout 1').fill('40');
+    t.match(await page.textContent('[data-testid=variant-total]'), /sum to 106%: they must sum to 100%/, 'a hand-made split that does not sum to 100 is named in the form');
+    await page.getByLabel('remove variant 3').click();
+    t.same(await rows(), [['control', '50'], ['test', '50']], 'removing one splits the others evenly');
+    await page.fill('input[name=key]', 'console-multivariate');
+    await page.click('button[type=submit].primary');
+    await page.waitForURL(/\/flags\/\d+$/);
+    const stored = (await api.get('/api/projects/@current/feature_flags/?search=console-multivariate')).body.results[0];
+    t.same(stored.filters.multivariate.variants.map((v: { key: string; rollout_percentage: number }) => [v.key, v.rollout_percentage]), [['control', 50], ['test', 50]], 'saved as shown');
+    const flags = await new Client(q.base, null).post('/flags/?v=2', { token: PROJECT_KEY, distinct_id: 'multivariate-visitor' });
+    t.match(flags.body.flags['console-multivariate'].variant, /^(control|test)$/, '/flags/ serves one of the two');
+    t.same(take(), []);
+  });
+
   t.test('an experiment made in the form starts, shows its exposures over time, the lift interval and the SRM warning, and is concluded', async (t) => {
     await page.goto(url(`/project/${projectId}/experiments`));
     await page.getByRole('button', { name: 'New experiment' }).click();

@@ -327,6 +327,20 @@ function suite(): void {
     const values = await page.$$eval('[data-testid=health-rate] .u-legend .u-series .u-value', (els) => els.map((e) => e.textContent ?? ''));
     t.ok(values.slice(1).length >= 2 && values.slice(1).every((v) => / events\/s$/.test(v)), `legend values with units (${values.join(' | ')})`);
     t.match(await page.textContent('[data-testid=shard-table] tbody td:last-child'), /^\d+(\.\d)? (B|KB|MB|GB)$/, 'the log size in B, KB, MB or GB');
+    // Per shard, appended and applied differ (an event is applied by the shard owning its person); the totals row
+    // adds them up and says so. Once nothing is being applied, every appended event is applied.
+    const table = () => page.$$eval('[data-testid=shard-table] tr', (rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
+    const num = (text: string) => Number(text.replace(/[^\d]/g, ''));
+    await page.waitForFunction(() => {
+      const cells = Array.from(document.querySelectorAll('[data-testid=shard-totals] td'), (c) => Number((c.textContent ?? '').replace(/[^\d]/g, '')));
+      return cells.length >= 3 && cells[0]! > 0 && cells[0] === cells[1]! + cells[2]!;
+    }, undefined, { timeout: 30_000 });
+    const rows = await table();
+    const shardRows = rows.filter((r) => /^\d+$/.test(r[0]!));
+    const totals = rows.find((r) => r[0] === 'All')!;
+    t.equal(shardRows.length, 2, 'a row per shard');
+    for (const col of [1, 2, 3]) t.equal(num(totals[col]!), shardRows.reduce((sum, r) => sum + num(r[col]!), 0), `the totals row adds up column ${rows[0]![col]}`);
+    t.match(await page.textContent('[data-testid=shard-table-note]'), /applied \(stored\) by the shard that owns its person/, 'the difference per shard is explained');
     t.same(take(), []);
   });
 

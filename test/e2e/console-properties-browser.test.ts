@@ -149,6 +149,35 @@ function suite(): void {
     t.same(problems, []);
   });
 
+  t.test('"Sum of property" before its property: the series names what is missing, nothing is sent, the old chart is dimmed', async (t) => {
+    await page.goto(url(`/project/${projectId}/insights/trends?filters=${encodeURIComponent(JSON.stringify(FILTER))}`));
+    await page.waitForSelector('[data-testid=trend-chart][data-rendered=true]');
+    await page.waitForSelector('[data-testid=insight-result][data-stale=false]');
+    const before = insightRequests.length;
+    await page.getByLabel('series 1 math').selectOption('sum');
+    const problem = page.locator('[data-testid=series-error]');
+    await problem.waitFor();
+    t.equal(await problem.textContent(), 'Choose the numeric property for “Sum of property”.', 'said beside the series');
+    t.equal(await page.locator('[data-testid=insight-result]').getAttribute('data-stale'), 'true', 'the chart of the total count is dimmed');
+    await page.waitForTimeout(600);
+    t.equal(insightRequests.length, before, 'no insight request without the property');
+    t.notOk(await page.getByText('needs a math_property').count(), 'no API text on the page');
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().includes('/insights/trend/'));
+    await page.getByLabel('series 1 property').fill('load_ms');
+    await page.getByLabel('series 1 property').press('Tab');
+    t.match(JSON.parse((await sent).postData()!), { events: [{ id: '$pageview', math: 'sum', math_property: 'load_ms' }] });
+    await page.waitForSelector('[data-testid=insight-result][data-stale=false]');
+    t.equal(await problem.count(), 0, 'the message is gone once the property is there');
+    t.same(problems, []);
+  });
+
+  t.test('a stickiness series says it counts persons', async (t) => {
+    await page.goto(url(`/project/${projectId}/insights/stickiness`));
+    await page.waitForSelector('[data-testid=trends-page]');
+    t.same(await page.getByLabel('series 1 math').locator('option').allTextContents(), ['Persons, by intervals active']);
+    t.same(problems, []);
+  });
+
   t.test('a flag\'s release condition suggests person property names and values', async (t) => {
     await page.goto(url(`/project/${projectId}/flags/new`));
     await page.waitForSelector('[data-testid=flag-form]');

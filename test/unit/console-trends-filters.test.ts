@@ -1,7 +1,7 @@
 // The console's trends page state <-> PostHog's legacy trends filter (src/console/app/lib/trends-filters.ts): what
 // the page sends to /insights/trend/ and stores in a saved insight, and reads back.
 import t from 'tap';
-import { DEFAULT_TRENDS, seriesLabel, trendsFilter, trendsStateOf, type TrendsState } from '../../src/console/app/lib/trends-filters.js';
+import { DEFAULT_TRENDS, mathOptions, seriesLabel, seriesProblems, trendsFilter, trendsStateOf, type TrendsState } from '../../src/console/app/lib/trends-filters.js';
 
 t.test('the filter of a state, and the state of that filter again', async (t) => {
   const state: TrendsState = {
@@ -45,4 +45,16 @@ t.test('series labels: the breakdown group once, "none" for the group without a 
   t.equal(seriesLabel({ ...base, label: '$pageview - Chrome', breakdown_value: 'Chrome', compare_label: 'previous' }), '$pageview - Chrome · previous', 'the value is not repeated');
   t.equal(seriesLabel({ ...base, label: '$pageview - ', breakdown_value: '' }), '$pageview - none');
   t.equal(seriesLabel({ ...base, label: '$pageview - Paying', breakdown_value: 7 }), '$pageview - Paying', 'a cohort: its name, not its id');
+});
+
+t.test('a property aggregation without its property is named in the form, not sent', async (t) => {
+  const state = { insight: 'TRENDS' as const, series: [{ id: '$pageview', math: 'total' }, { id: 'purchase', math: 'sum' }, { id: 'purchase', math: 'avg', math_property: ' ' }, { id: 'purchase', math: 'max', math_property: 'amount' }] };
+  t.same([...seriesProblems(state)], [[1, 'Choose the numeric property for “Sum of property”.'], [2, 'Choose the numeric property for “Average of property”.']]);
+  t.same([...seriesProblems({ ...state, insight: 'STICKINESS' })], [], 'other kinds aggregate no property');
+});
+
+t.test('the aggregation offered by kind says what the values count', async (t) => {
+  t.equal(mathOptions('TRENDS').length > 4, true);
+  t.same(mathOptions('STICKINESS'), [['total', 'Persons, by intervals active']], 'stickiness counts persons');
+  t.same(mathOptions('LIFECYCLE'), [['total', 'Total count']]);
 });

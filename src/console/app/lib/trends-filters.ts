@@ -34,6 +34,32 @@ export const MATHS: [string, string][] = [
 ];
 export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99']);
 
+/**
+ * The aggregations a series of this kind offers, labelled by what its values count: stickiness counts persons by
+ * the number of intervals they were active in, whatever the series' math says.
+ */
+export function mathOptions(kind: TrendsState['insight']): [string, string][] {
+  if (kind === 'TRENDS') return MATHS;
+  if (kind === 'STICKINESS') return [['total', 'Persons, by intervals active']];
+  return [['total', 'Total count']];
+}
+
+/**
+ * Where the form itself must say what is missing before anything is asked of the API: a series aggregating a
+ * property (sum, average, …) with no property chosen. Index of each such series, and the message beside it.
+ */
+export function seriesProblems(state: Pick<TrendsState, 'series' | 'insight'>): Map<number, string> {
+  const problems = new Map<number, string>();
+  if (state.insight !== 'TRENDS') return problems;
+  state.series.forEach((s, i) => {
+    if (PROPERTY_MATHS.has(s.math) && !s.math_property?.trim()) {
+      const label = MATHS.find(([m]) => m === s.math)?.[1] ?? s.math;
+      problems.set(i, `Choose the numeric property for “${label}”.`);
+    }
+  });
+  return problems;
+}
+
 export const DEFAULT_TRENDS: TrendsState = {
   insight: 'TRENDS', series: [{ id: '$pageview', math: 'total' }], interval: 'day', dateFrom: '-7d', dateTo: '', breakdown: '', breakdownType: 'event',
   display: 'ActionsLineGraph', compare: false, properties: [],

@@ -12,6 +12,7 @@ import { api, ApiError, type Paginated } from '../api';
 import { completeFilters, PropertyFilters, type PropertyFilter } from '../components/property-filters';
 import { PropertyScope } from '../components/property-input';
 import { ErrorNote, Field, Loading, Page, Tabs } from '../components/ui';
+import { addVariant, removeVariant, variantTotal, type FlagVariant } from '../lib/flag-variants';
 import { when } from '../lib/format';
 import { useGet } from '../lib/hooks';
 import type { Flag } from './flags';
@@ -22,11 +23,7 @@ interface Condition {
   rollout_percentage: number | null;
   variant?: string | null;
 }
-interface Variant {
-  key: string;
-  name?: string;
-  rollout_percentage: number;
-}
+type Variant = FlagVariant;
 interface Draft {
   key: string;
   name: string;
@@ -96,6 +93,7 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
   if (!isNew && loaded.error) return <Page title="Feature flag"><ErrorNote error={loaded.error} /></Page>;
   if (!isNew && !loaded.data) return <Loading when />;
 
+  const variantSum = variantTotal(draft.variants);
   const set = (patch: Partial<Draft>) => {
     setSaved(false);
     setDraft({ ...draft, ...patch });
@@ -189,17 +187,22 @@ export function FlagPage({ projectId, flagId }: { projectId: number; flagId: str
           <button type="button" onClick={() => set({ groups: [...draft.groups, { properties: [], rollout_percentage: 100 }] })}>Add condition set</button>
 
           <h2>Variants</h2>
-          {draft.variants.length === 0 && <p class="muted">A boolean flag. Add variants to make it multivariate (their rollouts must sum to 100%).</p>}
+          {draft.variants.length === 0 && <p class="muted">A boolean flag. Add a variant to make it multivariate: it starts as control and test, split evenly.</p>}
           {draft.variants.map((v, i) => (
             <div class="row" key={i} data-testid="variant">
               <input aria-label={`variant key ${i + 1}`} placeholder="key" value={v.key} onInput={(e) => set({ variants: draft.variants.map((x, j) => (j === i ? { ...x, key: e.currentTarget.value } : x)) })} />
               <input aria-label={`variant rollout ${i + 1}`} type="number" min={0} max={100} value={v.rollout_percentage}
                 onInput={(e) => set({ variants: draft.variants.map((x, j) => (j === i ? { ...x, rollout_percentage: Number(e.currentTarget.value) } : x)) })} />
               <span>%</span>
-              <button type="button" class="ghost danger" onClick={() => set({ variants: draft.variants.filter((_, j) => j !== i) })}>×</button>
+              <button type="button" class="ghost danger" aria-label={`remove variant ${i + 1}`} onClick={() => set({ variants: removeVariant(draft.variants, i) })}>×</button>
             </div>
           ))}
-          <button type="button" onClick={() => set({ variants: [...draft.variants, { key: `variant-${draft.variants.length + 1}`, rollout_percentage: 0 }] })}>Add variant</button>
+          {draft.variants.length > 0 && (
+            <p class={variantSum.valid ? 'muted' : 'error'} data-testid="variant-total">
+              {variantSum.valid ? `Rollouts sum to 100%.` : `Rollouts sum to ${variantSum.total}%: they must sum to 100%.`}
+            </p>
+          )}
+          <button type="button" onClick={() => set({ variants: addVariant(draft.variants) })}>Add variant</button>
 
           <h2>Payloads</h2>
           {(draft.variants.length ? draft.variants.map((v) => v.key) : ['true']).map((k) => (

@@ -28,6 +28,13 @@ const EVERY_MS = 2000;
 const unit = (what: string) => (v: number) => `${numberText(v)} ${what}`;
 const axisUnit = (what: string) => (v: number) => `${shortNumber(v)}${what}`;
 const KEEP = 150;
+const APPENDED_HINT = 'Events written to this shard\'s log (and acknowledged) since this start: the events of the requests this shard received.';
+const APPLIED_HINT = 'Events this shard stored since this start: those of the persons it owns, whichever shard received them.';
+
+/** The shards' counts added up: appended events are applied by the shard owning their person, so only totals compare. */
+export function shardTotals(shards: readonly Pick<ShardStats, 'appendedEvents' | 'appliedEvents' | 'backlog'>[]) {
+  return shards.reduce((t, s) => ({ appended: t.appended + s.appendedEvents, applied: t.applied + s.appliedEvents, backlog: t.backlog + s.backlog }), { appended: 0, applied: 0, backlog: 0 });
+}
 
 /** Per-shard series between consecutive samples: events/s appended and applied, backlog, mean fsync ms. */
 export function healthSeries(samples: Sample[]) {
@@ -70,6 +77,7 @@ export function HealthPage() {
     }
   }, EVERY_MS, []);
   const last = samples.current[samples.current.length - 1];
+  const totals = shardTotals(last?.shards ?? []);
   const h = healthSeries(samples.current);
   const named = (values: (number | null)[][], what: string) => values.map((data, k) => ({ label: `shard ${h.shards[k]} ${what}`, data }));
   return (
@@ -77,7 +85,7 @@ export function HealthPage() {
       <ErrorNote error={error} />
       {last && (
         <table class="list" data-testid="shard-table">
-          <thead><tr><th>Shard</th><th>Appended</th><th>Applied</th><th>Backlog</th><th>Lag</th><th>fsyncs</th><th>Longest fsync</th><th>Log size</th></tr></thead>
+          <thead><tr><th>Shard</th><th title={APPENDED_HINT}>Appended</th><th title={APPLIED_HINT}>Applied</th><th>Backlog</th><th>Lag</th><th>fsyncs</th><th>Longest fsync</th><th>Log size</th></tr></thead>
           <tbody>
             {last.shards.map((s) => (
               <tr key={s.shard}>
@@ -86,7 +94,20 @@ export function HealthPage() {
               </tr>
             ))}
           </tbody>
+          <tfoot>
+            <tr data-testid="shard-totals">
+              <th>All</th><td>{numberText(totals.appended)}</td><td>{numberText(totals.applied)}</td><td>{numberText(totals.backlog)}</td><td colSpan={4} />
+            </tr>
+          </tfoot>
         </table>
+      )}
+      {last && last.shards.length > 1 && (
+        <p class="muted" data-testid="shard-table-note">
+          Appended and Applied differ per shard: a shard appends the events of the requests it receives, and each event
+          is applied (stored) by the shard that owns its person. Compare the totals: what was appended is applied or
+          still in the backlog, apart from duplicates and events set aside (counted in /_stats). Counts are since this
+          start.
+        </p>
       )}
       {h.x.length < 2 ? <p class="muted">Collecting samples…</p> : (
         <div class="tiles">

@@ -12,7 +12,7 @@ import { TrendView } from '../components/trend-view';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
 import { kindOf } from '../lib/insight-kinds';
-import { MATHS, PROPERTY_MATHS, trendsFilter, trendsStateOf, type TrendResult, type TrendsInsight, type TrendsState } from '../lib/trends-filters';
+import { mathOptions, PROPERTY_MATHS, seriesProblems, trendsFilter, trendsStateOf, type TrendResult, type TrendsInsight, type TrendsState } from '../lib/trends-filters';
 import { mustHold, usePropertyDefinitions, type PropertyRef } from '../lib/property-definitions';
 import { useInsightPage } from '../lib/use-insight';
 
@@ -32,9 +32,11 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
   const confirm = useCallback((id: string) => setConfirmed((c) => new Set([...c, id])), []);
   const { saved, state, set, run, held } = useInsightPage<TrendsState, TrendResult[]>(projectId, insightId, trendsStateOf,
     (s) => trendsFilter({ ...s, properties: completeFilters(s.properties) }), { insight, ...(insight === 'LIFECYCLE' ? { display: 'ActionsStackedBar' } : {}) },
-    (s) => mustHold(propertyRefs(s), defs, confirmed));
+    (s) => seriesProblems(s).size > 0 || mustHold(propertyRefs(s), defs, confirmed));
+  const problems = seriesProblems(state);
   const definitions = useGet<Paginated<{ name: string }>>(`/api/projects/${projectId}/event_definitions/?limit=200`);
   const kind = state.insight;
+  const stale = run.running || run.error !== null || held;
   const setSeries = (i: number, patch: Partial<TrendsState['series'][number]>) => set({ series: state.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
 
   return (
@@ -48,13 +50,14 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
             <input list="event-names" aria-label={`series ${i + 1} event`} value={s.id} onChange={(e) => setSeries(i, { id: e.currentTarget.value.trim() })} />
             {kind !== 'LIFECYCLE' && (
               <select aria-label={`series ${i + 1} math`} value={s.math} onChange={(e) => setSeries(i, { math: e.currentTarget.value })}>
-                {MATHS.filter(([m]) => kind === 'TRENDS' || m === 'total').map(([m, label]) => <option key={m} value={m}>{label}</option>)}
+                {mathOptions(kind).map(([m, label]) => <option key={m} value={m}>{label}</option>)}
               </select>
             )}
             {PROPERTY_MATHS.has(s.math) && (
               <PropertyInput kind="event" numeric label={`series ${i + 1} property`} placeholder="numeric property" value={s.math_property ?? ''} onChange={(math_property) => setSeries(i, { math_property })} />
             )}
             {state.series.length > 1 && <button class="ghost" aria-label="remove series" onClick={() => set({ series: state.series.filter((_, j) => j !== i) })}>×</button>}
+            {problems.has(i) && <span class="error" data-testid="series-error">{problems.get(i)}</span>}
           </div>
         ))}
         {kind !== 'LIFECYCLE' && <button class="ghost" onClick={() => set({ series: [...state.series, { id: '$pageview', math: 'total' }] })}>+ series</button>}
@@ -92,12 +95,17 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
         <PropertyFilters value={state.properties} onChange={(properties) => set({ properties })} types={['event', 'person']} />
       </div>
       </PropertyScope>
-      {held && defs.event.status !== 'loading' && defs.person.status !== 'loading' && (
+      {held && problems.size === 0 && defs.event.status !== 'loading' && defs.person.status !== 'loading' && (
         <p class="warning" data-testid="insight-held">Not calculated: a property name above is not one this project has seen. Pick the suggestion, or “Use anyway”.</p>
       )}
       <ErrorNote error={run.error ?? saved.error} />
       {run.running && <p class="muted" data-testid="running">Calculating…</p>}
-      {run.result && <TrendView result={run.result} display={state.display} projectId={projectId} />}
+      {/* A chart of other filters than the form's (being recalculated, refused, or held) is dimmed, not shown as current. */}
+      {run.result && (
+        <div class={stale ? 'insight-result stale' : 'insight-result'} data-testid="insight-result" data-stale={String(stale)}>
+          <TrendView result={run.result} display={state.display} projectId={projectId} />
+        </div>
+      )}
       <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={trendsFilter(state)} />
     </Page>
   );
