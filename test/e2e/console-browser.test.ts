@@ -381,6 +381,7 @@ function suite(): void {
     await page.waitForSelector('[data-testid=point-person]');
     t.match(await page.textContent('[role=dialog] h2'), / 5-Mar-2024$/, 'the clicked point is the fifth day');
     t.same((await page.locator('[data-testid=point-person]').allTextContents()).sort(), ['probe-0@example.com', 'probe-1@example.com', 'probe-2@example.com']);
+    t.equal(await page.textContent('[data-testid=persons-count]'), '3 persons', 'the dialog counts the persons it lists');
     await shot('trends-persons');
     await page.getByLabel('Close').click();
 
@@ -433,6 +434,7 @@ function suite(): void {
     await page.locator('[data-testid=funnel-step] td.count').nth(1).click();
     await page.waitForSelector('[data-testid=point-person]');
     t.same(await page.locator('[data-testid=point-person]').allTextContents(), ['probe-0@example.com'], 'who converted');
+    t.equal(await page.textContent('[data-testid=persons-count]'), '1 person', "the funnel step's count");
     await shot('funnel-persons', false);
     await page.keyboard.press('Escape');
     await page.waitForSelector('[role=dialog]', { state: 'detached' });

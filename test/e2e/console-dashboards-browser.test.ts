@@ -311,6 +311,28 @@ function suite(): void {
     t.same((await api.get(`${P}/dashboards/`)).body.results.map((d: any) => d.name), ['Growth']);
     t.same(take(), []);
   });
+
+  t.test('a retention tile leaves out its cohorts of no one and keeps each share and date on one line', async (t) => {
+    // Five days before the first probe: five empty cohorts, then the probes' days.
+    const retention = { insight: 'RETENTION', target_entity: { id: 'tile_probe', type: 'events' }, returning_entity: { id: 'tile_probe', type: 'events' }, period: 'Day', total_intervals: 8, date_from: '2024-02-25', date_to: '2024-03-03', retention_type: 'retention_recurring' };
+    const saved = await api.post(`${P}/insights/`, { name: 'Probe retention', filters: retention, dashboards: [dashboardId] });
+    t.equal(saved.status, 201, saved.text);
+    const cohorts = (await api.get(`${P}/insights/retention/?${new URLSearchParams(Object.entries(retention).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`)).body.result as { values: { count: number }[] }[];
+    const empty = cohorts.filter((c) => c.values[0]!.count === 0).length;
+    t.ok(empty >= 5 && empty < cohorts.length, `the answer has empty cohorts (${empty} of ${cohorts.length})`);
+    await page.goto(url(`/project/${projectId}/dashboard/${dashboardId}`));
+    const grid = tile('Probe retention').locator('[data-testid=retention-grid]');
+    await grid.waitFor();
+    t.equal(await grid.locator('[data-testid=retention-row]').count(), cohorts.length - empty, 'only the cohorts with persons');
+    t.equal(await tile('Probe retention').locator('[data-testid=retention-hidden]').textContent(), `${empty} cohorts of no one are not shown.`);
+    const cells = await grid.locator('td.cell, th').evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', wrap: getComputedStyle(e).whiteSpace })));
+    t.same(cells.filter((c) => c.wrap !== 'nowrap'), [], 'no cell may wrap');
+    t.ok(cells.some((c) => /^\d+\u00a0%$/.test(c.text)), 'shares print with a no-break space');
+    await page.goto(url(`/project/${projectId}/insights/saved/${saved.body.id}`));
+    await page.locator('[data-testid=retention-grid]').waitFor();
+    t.equal(await page.locator('[data-testid=retention-row]').count(), cohorts.length, "the insight's page shows every cohort");
+    t.same(take(), []);
+  });
 }
 
 function sameCells(a: Record<string, Cell | undefined>, b: Record<string, Cell>): boolean {

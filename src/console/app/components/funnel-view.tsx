@@ -35,7 +35,7 @@ export function stepsOf(result: FunnelStep[] | FunnelStep[][]): FunnelStep[] {
 
 export function FunnelView(props: { result: FunnelStep[] | FunnelStep[][]; projectId: number; compact?: boolean }) {
   const steps = stepsOf(props.result);
-  const [open, setOpen] = useState<{ title: string; url: string | null } | null>(null);
+  const [open, setOpen] = useState<{ title: string; url: string | null; count: number } | null>(null);
   const labels = useMemo(() => steps.map((s, i) => `${i + 1}. ${s.custom_name ?? s.name}`), [props.result]);
   const series = useMemo(() => [{ label: 'persons', data: steps.map((s) => s.count) }], [props.result]);
   if (steps.length === 0) return <p class="muted">No steps.</p>;
@@ -43,7 +43,7 @@ export function FunnelView(props: { result: FunnelStep[] | FunnelStep[][]; proje
   return (
     <div class="funnel-view">
       <TimeSeriesChart testId="funnel-chart" labels={labels} series={series} display="bar" height={props.compact ? 200 : 300}
-        xLabel="Step" compact={props.compact} onPointClick={(_s, i) => setOpen({ title: `Reached ${labels[i]}`, url: steps[i]!.converted_people_url })} />
+        xLabel="Step" compact={props.compact} onPointClick={(_s, i) => setOpen({ title: `Reached ${labels[i]}`, url: steps[i]!.converted_people_url, count: steps[i]!.count })} />
       {!props.compact && (
         <table class="list" data-testid="funnel-table">
           <thead><tr><th>Step</th><th>Persons</th><th>From first</th><th>From previous</th><th>Dropped</th><th>Median time</th></tr></thead>
@@ -51,17 +51,17 @@ export function FunnelView(props: { result: FunnelStep[] | FunnelStep[][]; proje
             {steps.map((s, i) => (
               <tr key={i} data-testid="funnel-step">
                 <td>{labels[i]}</td>
-                <td class="clickable count" onClick={() => setOpen({ title: `Reached ${labels[i]}`, url: s.converted_people_url })}>{s.count}</td>
+                <td class="clickable count" onClick={() => setOpen({ title: `Reached ${labels[i]}`, url: s.converted_people_url, count: s.count })}>{s.count}</td>
                 <td class="conversion">{pct(s.count, first)}</td>
                 <td>{i === 0 ? '' : pct(s.count, steps[i - 1]!.count)}</td>
-                <td class={i === 0 ? '' : 'clickable'} onClick={() => i > 0 && setOpen({ title: `Dropped before ${labels[i]}`, url: s.dropped_people_url })}>{i === 0 ? '' : steps[i - 1]!.count - s.count}</td>
+                <td class={i === 0 ? '' : 'clickable'} onClick={() => i > 0 && setOpen({ title: `Dropped before ${labels[i]}`, url: s.dropped_people_url, count: steps[i - 1]!.count - s.count })}>{i === 0 ? '' : steps[i - 1]!.count - s.count}</td>
                 <td>{i === 0 ? '' : duration(s.median_conversion_time)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} onClose={() => setOpen(null)} />}
+      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -11,7 +11,7 @@ export function InsightResult(props: { filters: Record<string, any>; result: unk
     case 'FUNNELS':
       return <FunnelView result={props.result as FunnelStep[]} projectId={props.projectId} compact={props.compact} />;
     case 'RETENTION':
-      return <RetentionGrid result={props.result as RetentionRow[]} projectId={props.projectId} />;
+      return <RetentionGrid result={props.result as RetentionRow[]} projectId={props.projectId} compact={props.compact} />;
     case 'PATHS':
       return <PathsFlow result={props.result as PathEdge[]} projectId={props.projectId} height={props.compact ? 260 : undefined} />;
     default:

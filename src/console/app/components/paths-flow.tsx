@@ -64,7 +64,7 @@ function useWidth<T extends HTMLElement>(): [preact.RefObject<T>, number] {
 }
 
 export function PathsFlow(props: { result: PathEdge[]; projectId: number; personsUrl?: (source: string, target: string) => string; height?: number }) {
-  const [open, setOpen] = useState<{ title: string; url: string } | null>(null);
+  const [open, setOpen] = useState<{ title: string; url: string; count: number } | null>(null);
   const [host, measured] = useWidth<HTMLDivElement>();
   const available = Math.max(320, measured || 1000);
   const layout = useMemo(() => {
@@ -111,7 +111,7 @@ export function PathsFlow(props: { result: PathEdge[]; projectId: number; person
         <g fill="none">
           {graph.links.map((l: Link, i) => (
             <path key={i} d={path(l) ?? ''} stroke={PALETTE[((l.source as Node).step - 1) % PALETTE.length]} stroke-opacity={0.35} stroke-width={Math.max(1, l.width ?? 1)}
-              class="clickable" data-testid="path-link" onClick={() => props.personsUrl && setOpen({ title: `${(l.source as Node).name} → ${(l.target as Node).name}`, url: props.personsUrl(l.key[0], l.key[1]) })}>
+              class="clickable" data-testid="path-link" onClick={() => props.personsUrl && setOpen({ title: `${(l.source as Node).name} → ${(l.target as Node).name}`, url: props.personsUrl(l.key[0], l.key[1]), count: l.value })}>
               <title>{`${(l.source as Node).name} → ${(l.target as Node).name}: ${l.value}`}</title>
             </path>
           ))}
@@ -127,7 +127,7 @@ export function PathsFlow(props: { result: PathEdge[]; projectId: number; person
           </g>
         ))}
       </svg>
-      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} onClose={() => setOpen(null)} />}
+      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -24,23 +24,31 @@ interface PersonsAnswer {
 
 const pathOfUrl = (url: string) => (url.startsWith('/') || url.startsWith('http') ? pathOf(url) : `/${url}`);
 
-export function PersonsDialog(props: { projectId: number; title: string; summary?: string; url: string | null | undefined; onClose(): void }) {
+/**
+ * `count`: how many persons the point stands for, when the analysis says so (a funnel step, a retention cell, a path
+ * edge); without it the dialog counts what it loaded, with "+" while there are more pages.
+ */
+export function PersonsDialog(props: { projectId: number; title: string; summary?: string; count?: number; url: string | null | undefined; onClose(): void }) {
   const [people, setPeople] = useState<Person[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const load = (path: string) => api.get<PersonsAnswer>(path).then((a) => {
     const found = a.results ? a.results.flatMap((r) => r.people) : (a.result ?? []).map((r) => r.person);
     setPeople((prev) => [...prev, ...found]);
     setNext(a.next);
+    setLoaded(true);
   }, setError);
   useEffect(() => {
     setPeople([]);
+    setLoaded(false);
     if (props.url) load(pathOfUrl(props.url));
   }, [props.url]);
   return (
     <Modal title={props.title} onClose={props.onClose}>
       <div data-testid="persons-dialog">
         {props.summary && <p>{props.summary}</p>}
+        {(props.count !== undefined || loaded) && <p class="muted" data-testid="persons-count">{personsCountText(props.count ?? people.length, props.count === undefined && next !== null)}</p>}
         {!props.url && <p class="muted">No persons list for this point.</p>}
         <ErrorNote error={error} />
         <ul class="people">
@@ -52,4 +60,9 @@ export function PersonsDialog(props: { projectId: number; title: string; summary
       </div>
     </Modal>
   );
+}
+
+/** "1 person", "12 persons", "100+ persons" (more pages to load). */
+export function personsCountText(n: number, more: boolean): string {
+  return `${n}${more ? '+' : ''} ${n === 1 && !more ? 'person' : 'persons'}`;
 }
