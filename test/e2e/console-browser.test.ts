@@ -256,6 +256,9 @@ function suite(): void {
     await page.reload();
     await page.waitForSelector('[data-testid=experiment-results] [data-testid=experiment-metric]');
     t.match(await page.textContent('[data-testid=exposures-chart] figcaption'), /control: 200.*test: 100/, 'cumulative exposures per variant');
+    // All exposures on one day: a bar per variant side by side with its count (two points at one x hid each other).
+    t.same(await page.locator('[data-testid=exposure-bar] text').allTextContents(), ['200', '100'], 'one day: a bar per variant, labelled');
+    t.match(await page.textContent('[data-testid=interval-axis]'), /axis from −\d+ % to \+\d+ %, with zero marked/, 'the interval column explains its axis');
     t.ok(await page.isVisible('[data-testid=srm-warning]'), 'the skewed split is flagged');
     const interval = page.locator('[data-testid=lift-interval]');
     t.equal(await interval.count(), 1, 'one interval: test against control');

@@ -253,6 +253,13 @@ function suite(): void {
       }
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+    // 30 exposures per variant, under the guard's 100: the page says what is missing, per variant, with the numbers.
+    await page.goto(url(`${P}/experiments/${experiment.body.id}`));
+    const guard = page.locator('[data-testid=experiment-guard]');
+    await guard.waitFor();
+    const lines = await guard.locator('li').allTextContents();
+    t.ok(lines.includes('control: 30 exposures of the 100 needed per variant.') && lines.includes('test: 30 exposures of the 100 needed per variant.'), `why not significant yet: ${lines.join(' | ')}`);
+    t.same(take(), []);
   });
 
   t.test('31 daily labels thin out: every label on a wide chart, fewer on a dashboard tile', async (t) => {

@@ -9,6 +9,7 @@ import { Link, useLocation } from 'wouter-preact';
 import { api, type Paginated } from '../api';
 import { PropertyInput, PropertyScope } from '../components/property-input';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
+import { guardReasonsText, intervalAxisText, type GuardReasonView } from '../lib/experiment-text';
 import { when } from '../lib/format';
 import { useGet } from '../lib/hooks';
 
@@ -46,7 +47,7 @@ interface MetricResult {
   baseline: VariantRow;
   variant_results: VariantRow[];
   significant: boolean;
-  guard: { meaningful: boolean } | null;
+  guard: { meaningful: boolean; reasons?: GuardReasonView[] } | null;
   error: string | null;
 }
 
@@ -220,13 +221,18 @@ function MetricTable({ m, method }: { m: MetricResult; method: string }) {
     <div class="metric" data-testid="experiment-metric">
       <h3>{metricName(m)}</h3>
       {m.error && <p class="error">{m.error}</p>}
-      {m.guard && !m.guard.meaningful && <p class="muted">Not enough data yet for a meaningful result.</p>}
+      {m.guard && !m.guard.meaningful && (
+        <div class="warning" data-testid="experiment-guard">
+          <p>Not significant yet, whatever the chance to win and the interval say: each variant needs a minimum sample before a result is called.</p>
+          <ul>{guardReasonsText(m.guard.reasons ?? []).map((line) => <li key={line}>{line}</li>)}</ul>
+        </div>
+      )}
       <table class="list">
         <thead>
           <tr>
             <th>Variant</th><th>Exposures</th><th>{m.metric_type === 'funnel' ? 'Converted' : 'Mean per person'}</th>
             <th>{method === 'frequentist' ? 'p-value' : 'Chance to win'}</th>
-            <th>{method === 'frequentist' ? '95 % confidence interval of the lift' : '95 % credible interval of the lift'} (±{Math.round(extent * 100)} %)</th>
+            <th title={intervalAxisText(extent)}>{method === 'frequentist' ? '95 % confidence interval of the lift' : '95 % credible interval of the lift'}</th>
             <th>Significant</th>
           </tr>
         </thead>
@@ -250,9 +256,13 @@ function MetricTable({ m, method }: { m: MetricResult; method: string }) {
           })}
         </tbody>
       </table>
+      <p class="muted" data-testid="interval-axis">{intervalAxisText(extent)}</p>
     </div>
   );
 }
+
+const BAR_W = 28;
+const DASHES = [undefined, '7 4', '2 3', '10 3 2 3'];
 
 /** Cumulative first exposures per variant, one line each, per day of the experiment. */
 function ExposuresChart({ timeline }: { timeline: NonNullable<Results['exposures_timeline']> }) {
@@ -282,11 +292,21 @@ function ExposuresChart({ timeline }: { timeline: NonNullable<Results['exposures
           // The first and last labels are anchored inwards so they stay inside the chart.
           ? <text key={d} x={x(i)} y={H - 6} text-anchor={days > 1 && i === 0 ? 'start' : days > 1 && i === days - 1 ? 'end' : 'middle'} font-size="11">{label(d)}</text>
           : null))}
-        {cumulative.map((c, k) => (
-          c.length === 1
-            ? <circle key={keys[k]} cx={x(0)} cy={y(c[0]!)} r="4" fill={COLORS[k % COLORS.length]} />
-            : <polyline key={keys[k]} fill="none" stroke={COLORS[k % COLORS.length]} stroke-width="2" points={c.map((v, i) => `${x(i)},${y(v)}`).join(' ')} />
-        ))}
+        {days <= 1
+          // One day: a bar per variant side by side, each with its count (points at one x hid each other).
+          ? cumulative.map((c, k) => {
+            const bx = x(0) + (k - (keys.length - 1) / 2) * (BAR_W + 8) - BAR_W / 2;
+            return (
+              <g key={keys[k]} data-testid="exposure-bar">
+                <rect x={bx} y={y(c[0] ?? 0)} width={BAR_W} height={Math.max(1, y(0) - y(c[0] ?? 0))} fill={COLORS[k % COLORS.length]} />
+                <text x={bx + BAR_W / 2} y={y(c[0] ?? 0) - 4} text-anchor="middle" font-size="11">{c[0] ?? 0}</text>
+              </g>
+            );
+          })
+          // Lines of equal counts lie on each other: each variant's dash pattern keeps them apart.
+          : cumulative.map((c, k) => (
+            <polyline key={keys[k]} fill="none" stroke={COLORS[k % COLORS.length]} stroke-width="2" stroke-dasharray={DASHES[k % DASHES.length]} points={c.map((v, i) => `${x(i)},${y(v)}`).join(' ')} />
+          ))}
       </svg>
       <figcaption>
         {keys.map((k, i) => <span key={k} class="legend-item"><span class="swatch" style={{ background: COLORS[i % COLORS.length] }} />{k}: {cumulative[i]!.at(-1) ?? 0}</span>)}
