@@ -86,6 +86,41 @@ function suite(): void {
     t.same(take(), []);
   });
 
+  t.test('settings: test-account filters and path cleaning rules are edited in forms, named when wrong, and saved', async (t) => {
+    await page.goto(url(`/project/${projectId}/settings`));
+    const filters = page.locator('[data-testid=test-account-filters]');
+    await filters.waitFor();
+    await filters.getByRole('button', { name: '+ property filter' }).click();
+    await filters.getByLabel('filter type').selectOption('person');
+    await filters.getByLabel('property key').fill('email');
+    await filters.getByLabel('operator').selectOption('not_icontains');
+    await filters.getByLabel('property value').fill('@example.com');
+
+    const rules = page.locator('[data-testid=path-cleaning-rules]');
+    await rules.getByRole('button', { name: 'Add rule' }).click();
+    await rules.getByLabel('path rule pattern 1').fill('/user/(\\d+');
+    t.equal(await rules.locator('[data-testid=path-rule-error]').textContent(), 'Not a regular expression: unterminated group.', 'an unreadable pattern is named beside its row');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    t.match(await page.textContent('[data-testid=settings-form] [role=alert]'), /path cleaning rule above needs fixing/, 'nothing saved while a rule is wrong');
+    t.same((await api.get('/api/projects/@current/')).body.path_cleaning_filters, []);
+    await rules.getByLabel('path rule pattern 1').fill('/user/\\d+');
+    await rules.getByLabel('path rule alias 1').fill('/user/:id');
+    await rules.getByRole('button', { name: 'Add rule' }).click();
+    t.equal(await rules.locator('[data-testid=path-rule-error]').count(), 0, 'an empty row is no problem');
+    await rules.getByLabel('sample path').fill('/user/42/orders');
+    t.equal(await rules.locator('[data-testid=cleaned-path]').textContent(), '/user/:id/orders', 'a sample path cleaned as paths will clean it');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const project = (await api.get('/api/projects/@current/')).body;
+    t.same(project.test_account_filters, [{ key: 'email', type: 'person', operator: 'not_icontains', value: '@example.com' }]);
+    t.same(project.path_cleaning_filters, [{ regex: '/user/\\d+', alias: '/user/:id' }], 'the empty row is not saved');
+    await page.reload();
+    await page.locator('[data-testid=path-rule]').first().waitFor();
+    t.equal(await page.getByLabel('path rule alias 1').inputValue(), '/user/:id', 'read back into the form');
+    t.equal(await page.locator('[data-testid=test-account-filters]').getByLabel('property value').inputValue(), '@example.com');
+    t.same(take(), []);
+  });
+
   t.test('account: the keys list shows when each key was last used', async (t) => {
     t.equal((await api.get('/api/users/@me/')).status, 200, 'the first key is used');
     await page.goto(url('/account'));

@@ -8,8 +8,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { htmlSnippet } from '../../../domain/html-snippet';
 import { api, type Paginated } from '../api';
+import { completeFilters, PropertyFilters, type PropertyFilter } from '../components/property-filters';
+import { PropertyScope } from '../components/property-input';
 import { ErrorNote, Field, Loading, Page } from '../components/ui';
 import { SdkModules, type SdkModuleSettings } from '../components/sdk-modules';
+import { cleanPath, pathRuleProblems, rulesToSave, type PathRule } from '../lib/path-cleaning';
 import { useGet } from '../lib/hooks';
 import { RecordingSettings, type RecordingFields } from './recording-settings';
 
@@ -62,33 +65,25 @@ function timeZones(): string[] {
   }
 }
 
-/** The JSON text of a list, and back (null when it does not parse as a list). */
-const listText = (v: unknown[]) => JSON.stringify(v, null, 2);
-function parseList(text: string): unknown[] | null {
-  try {
-    const v = JSON.parse(text.trim() === '' ? '[]' : text);
-    return Array.isArray(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 export function SettingsPage({ projectId }: { projectId: number }) {
   const project = useGet<Project>(`/api/projects/${projectId}/`);
   const members = useGet<Paginated<Member>>('/api/organizations/@current/members/');
   const roles = useGet<Paginated<Role>>('/api/organizations/@current/roles/');
   const p = project.data;
-  const [form, setForm] = useState({ name: '', timezone: 'UTC', retention: '', testAccounts: '[]', pathCleaning: '[]' });
+  const [form, setForm] = useState({ name: '', timezone: 'UTC', retention: '' });
+  const [testAccounts, setTestAccounts] = useState<PropertyFilter[]>([]);
+  const [pathRules, setPathRules] = useState<PathRule[]>([]);
+  const [samplePath, setSamplePath] = useState('/user/42/settings');
+  const ruleProblems = pathRuleProblems(pathRules);
   const [error, setError] = useState<Error | null>(null);
   const [saved, setSaved] = useState(false);
   const [copied, setCopied] = useState(false);
   const [snippetCopied, setSnippetCopied] = useState(false);
   useEffect(() => {
     if (!p) return;
-    setForm({
-      name: p.name, timezone: p.timezone, retention: p.event_retention_days === null ? '' : String(p.event_retention_days),
-      testAccounts: listText(p.test_account_filters), pathCleaning: listText(p.path_cleaning_filters),
-    });
+    setForm({ name: p.name, timezone: p.timezone, retention: p.event_retention_days === null ? '' : String(p.event_retention_days) });
+    setTestAccounts(p.test_account_filters as PropertyFilter[]);
+    setPathRules(p.path_cleaning_filters as PathRule[]);
   }, [p]);
   const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.target as HTMLInputElement).value });
   // The console is served by Quill itself, so its origin is the api_host browsers reach Quill at.
@@ -97,14 +92,11 @@ export function SettingsPage({ projectId }: { projectId: number }) {
     e.preventDefault();
     setError(null);
     setSaved(false);
-    const testAccounts = parseList(form.testAccounts);
-    const pathCleaning = parseList(form.pathCleaning);
-    if (!testAccounts) return setError(new Error('Test-account filters must be a JSON list of property filters.'));
-    if (!pathCleaning) return setError(new Error('Path cleaning rules must be a JSON list of {regex, alias}.'));
+    if (ruleProblems.size > 0) return setError(new Error('A path cleaning rule above needs fixing first.'));
     try {
       await api.patch(`/api/projects/${projectId}/`, {
         name: form.name, timezone: form.timezone, event_retention_days: form.retention.trim() === '' ? null : Number(form.retention),
-        test_account_filters: testAccounts, path_cleaning_filters: pathCleaning,
+        test_account_filters: completeFilters(testAccounts), path_cleaning_filters: rulesToSave(pathRules),
       });
       setSaved(true);
       project.reload();
@@ -147,12 +139,35 @@ export function SettingsPage({ projectId }: { projectId: number }) {
             <Field label="Event retention (days)" hint="Events older than this are deleted; empty keeps them forever.">
               <input name="event_retention_days" type="number" min="1" max="36500" value={form.retention} onInput={set('retention')} />
             </Field>
-            <Field label="Test-account filters" hint='Property filters that "filter out test accounts" applies, e.g. [{"key": "email", "operator": "not_icontains", "value": "@example.com", "type": "person"}]'>
-              <textarea name="test_account_filters" rows={4} value={form.testAccounts} onInput={set('testAccounts')} />
-            </Field>
-            <Field label="Path cleaning rules" hint='Applied to URLs in paths, e.g. [{"regex": "/user/\\d+", "alias": "/user/:id"}]'>
-              <textarea name="path_cleaning_filters" rows={4} value={form.pathCleaning} onInput={set('pathCleaning')} />
-            </Field>
+            <fieldset data-testid="test-account-filters">
+              <legend>Test-account filters</legend>
+              <p class="muted">What “filter out test accounts” leaves out of an analysis: events matching every filter here are kept, e.g. person property email does not contain @example.com.</p>
+              <PropertyScope projectId={projectId}>
+                <PropertyFilters value={testAccounts} onChange={setTestAccounts} types={['event', 'person']} />
+              </PropertyScope>
+            </fieldset>
+            <fieldset data-testid="path-cleaning-rules">
+              <legend>Path cleaning rules</legend>
+              <p class="muted">Applied in order to the URLs of paths: each regular expression's matches are replaced by its alias.</p>
+              {pathRules.map((r, i) => (
+                <div class="row" key={i} data-testid="path-rule">
+                  <input aria-label={`path rule pattern ${i + 1}`} placeholder="regular expression, e.g. /user/\d+" value={r.regex} aria-invalid={ruleProblems.has(i) ? 'true' : undefined}
+                    onInput={(e) => setPathRules(pathRules.map((x, j) => (j === i ? { ...x, regex: e.currentTarget.value } : x)))} />
+                  <span>→</span>
+                  <input aria-label={`path rule alias ${i + 1}`} placeholder="alias, e.g. /user/:id" value={r.alias}
+                    onInput={(e) => setPathRules(pathRules.map((x, j) => (j === i ? { ...x, alias: e.currentTarget.value } : x)))} />
+                  <button type="button" class="ghost danger" aria-label={`remove path rule ${i + 1}`} onClick={() => setPathRules(pathRules.filter((_, j) => j !== i))}>×</button>
+                  {ruleProblems.has(i) && <span class="error" data-testid="path-rule-error">{ruleProblems.get(i)}</span>}
+                </div>
+              ))}
+              <button type="button" onClick={() => setPathRules([...pathRules, { regex: '', alias: '' }])}>Add rule</button>
+              {pathRules.length > 0 && (
+                <p class="row">
+                  <label>Try a path <input aria-label="sample path" value={samplePath} onInput={(e) => setSamplePath(e.currentTarget.value)} /></label>
+                  <span>→ <code data-testid="cleaned-path">{cleanPath(samplePath, pathRules)}</code></span>
+                </p>
+              )}
+            </fieldset>
             <ErrorNote error={error} />
             {saved && <p class="ok" role="status">Saved.</p>}
             <div class="actions"><button type="submit" class="primary">Save</button></div>
