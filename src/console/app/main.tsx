@@ -34,6 +34,7 @@ const SavedInsightPage = lazyPage(() => insightPages().then((m) => m.SavedInsigh
 const dashboardPages = () => import('./pages/dashboard-pages');
 const DashboardsPage = lazyPage(() => dashboardPages().then((m) => m.DashboardsPage));
 const DashboardPage = lazyPage(() => dashboardPages().then((m) => m.DashboardPage));
+const SqlPage = lazyPage(() => import('./pages/sql').then((m) => m.SqlPage));
 const HealthPage = lazyPage(() => import('./pages/health').then((m) => m.HealthPage));
 // Recordings: the list and a recording's page (its player, rrweb's Replayer, is a further chunk loaded with a recording).
 const recordingPages = () => import('./pages/recordings');
@@ -121,6 +122,7 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/insights`}>{() => <InsightsPage {...p} />}</Route>
         <Route path={`${base}/insights/trends`}>{() => <TrendsPage {...p} insightId={null} />}</Route>
         <Route path={`${base}/insights/lifecycle`}>{() => <TrendsPage {...p} insightId={null} insight="LIFECYCLE" />}</Route>
+        <Route path={`${base}/sql`}>{() => <SqlPage {...p} insightId={null} />}</Route>
         <Route path={`${base}/insights/stickiness`}>{() => <TrendsPage {...p} insightId={null} insight="STICKINESS" />}</Route>
         <Route path={`${base}/insights/funnels`}>{() => <FunnelPage {...p} insightId={null} />}</Route>
         <Route path={`${base}/insights/retention`}>{() => <RetentionPage {...p} insightId={null} />}</Route>

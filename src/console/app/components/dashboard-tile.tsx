@@ -4,6 +4,8 @@ import { Link } from 'wouter-preact';
 import { dateRangeText } from '../lib/date-range-text';
 import { kindOf } from '../lib/insight-kinds';
 import { InsightResult } from './insight-result';
+import { SqlAnswer } from './sql-answer';
+import { sqlOfQuery } from '../lib/sql-insight';
 
 export interface TileInsight {
   id: number;
@@ -11,6 +13,8 @@ export interface TileInsight {
   filters: Record<string, any>;
   query: Record<string, any> | null;
   result: unknown;
+  /** A SQL insight's column names (its result is rows). */
+  columns?: string[] | null;
   last_refresh: string | null;
 }
 
@@ -52,7 +56,8 @@ function drawnFilters(i: TileInsight): Record<string, any> {
 export function DashboardTile(props: { projectId: number; tile: Tile; handle: ComponentChildren; onRemove(): void }) {
   const i = props.tile.insight;
   const filters = drawnFilters(i);
-  const kind = kindOf(filters.insight);
+  const sql = sqlOfQuery(i.query);
+  const kind = sql ? { kind: 'sql', title: 'SQL' } : kindOf(filters.insight);
   return (
     <article class="tile card" data-testid="dashboard-tile" data-kind={kind?.kind} data-insight-id={i.id}>
       <header class="tile-head">
@@ -68,7 +73,9 @@ export function DashboardTile(props: { projectId: number; tile: Tile; handle: Co
       <div class="tile-body">
         {i.result === null || i.result === undefined
           ? <p class="muted">Not computed yet: refresh the dashboard.</p>
-          : <InsightResult filters={filters} result={i.result} projectId={props.projectId} compact />}
+          : sql
+            ? <SqlAnswer result={{ columns: i.columns ?? [], results: i.result as unknown[][] }} display={sql.display} compact />
+            : <InsightResult filters={filters} result={i.result} projectId={props.projectId} compact />}
       </div>
     </article>
   );

@@ -12,6 +12,7 @@ export const NAV: [string, string][] = [
   ['experiments', 'Experiments'],
   ['definitions', 'Event definitions'],
   ['insights', 'Insights'],
+  ['sql', 'SQL'],
   ['dashboard', 'Dashboards'],
   ['replay', 'Recordings'],
   ['health', 'Health'],

@@ -12,6 +12,8 @@ export interface SavedInsight {
   id: number;
   name: string;
   filters: Record<string, any>;
+  /** PostHog's query form; a SQL insight has only this (a DataVisualizationNode). */
+  query?: unknown;
 }
 
 /** The filters in the address (`?filters=`), e.g. from a link or a test; null when absent or unreadable. */
