@@ -6,18 +6,21 @@ import { allEvents } from './ingest.js';
 
 const CLI = join(ROOT, 'dist/src/cli/quill.js');
 
-/** Runs `quill backup`; `startedAt`: when it said it began copying (performance.now() here). */
-export function runBackupCli(dataDir: string, target: string): Promise<{ code: number | null; out: string; startedAt: number }> {
+/**
+ * Runs `quill backup`. `askedAt` (performance.now() here): just before the command was started. Whatever this
+ * process saw acknowledged before then was acknowledged before the copy began, whatever the load. The moment the
+ * command says it began copying cannot serve: its line and an acknowledgement travel by different pipes, and under
+ * load an acknowledgement given after the copy began arrived here before that line (a CI run missed 12 such events
+ * that were never owed).
+ */
+export function runBackupCli(dataDir: string, target: string): Promise<{ code: number | null; out: string; askedAt: number }> {
   return new Promise((resolve) => {
+    const askedAt = performance.now();
     const proc = spawn(process.execPath, [CLI, 'backup', target], { cwd: ROOT, env: { ...process.env, QUILL_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    let startedAt = Infinity;
     proc.stdout.on('data', (d) => (out += d));
-    proc.stderr.on('data', (d) => {
-      out += d;
-      if (startedAt === Infinity && out.includes(' started')) startedAt = performance.now();
-    });
-    proc.once('exit', (code) => resolve({ code, out, startedAt }));
+    proc.stderr.on('data', (d) => (out += d));
+    proc.once('exit', (code) => resolve({ code, out, askedAt }));
   });
 }
 
