@@ -2,12 +2,12 @@
 // the remote config), the list with a posted recording, a person's page linking to theirs, and a recording's page
 // playing it: rrweb's Replayer rebuilds the recorded page in an iframe.
 import t from 'tap';
-import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable } from '../helpers/chromium.js';
+import { consoleSuite } from '../helpers/console-suite.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { missing } from '../helpers/required-environment.js';
-import { Client, PROJECT_KEY, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
+import { PROJECT_KEY } from '../helpers/quill.js';
 import { postSnapshots, rr, snapshot } from '../helpers/recordings.js';
 
 const PASSWORD = 'console-test-password';
@@ -42,69 +42,52 @@ if (unavailable) missing(t, 'browser', 'the console recordings browser suite', u
 else suite();
 
 function suite(): void {
-  let q: QuillProcess;
-  let api: Client;
-  let browser: Chromium;
-  let page: Page;
-  let projectId: number;
-  const problems: string[] = [];
-  const url = (path: string) => `${q.base}/console${path}`;
-
-  t.before(async () => {
-    q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
-    api = new Client(q.base);
-    projectId = (await api.get('/api/projects/@current/')).body.id;
-    if ((await sendBatch(q.base, [event('replayed-visitor', 'signed up', { $set: { email: 'rita@example.com' } })])).status !== 200) throw new Error('person');
-    const t0 = Date.now() - 30_000;
-    const res = await postSnapshots(q.base, [snapshot(SESSION, 'replayed-visitor', [
-      rr.meta(t0, 'https://shop.test/welcome'), fullSnapshot(t0 + 1) as never, rr.move(t0 + 500), rr.click(t0 + 1_000), rr.console(t0 + 1_200, 'error'), rr.move(t0 + 4_000),
-    ])]);
-    if (res.status !== 200) throw new Error(`snapshots: ${res.status}`);
-    browser = await launchChromium();
-    page = await watchedPage(browser, problems);
-    await page.goto(url('/'));
-    await signIn(page, PASSWORD);
-  });
-  t.teardown(async () => {
-    await browser?.close();
-    await q?.stop();
-    if (q) removeDir(q.dataDir);
+  const s = consoleSuite(t, {
+    password: PASSWORD,
+    async seed({ q }) {
+      if ((await sendBatch(q.base, [event('replayed-visitor', 'signed up', { $set: { email: 'rita@example.com' } })])).status !== 200) throw new Error('person');
+      const t0 = Date.now() - 30_000;
+      const res = await postSnapshots(q.base, [snapshot(SESSION, 'replayed-visitor', [
+        rr.meta(t0, 'https://shop.test/welcome'), fullSnapshot(t0 + 1) as never, rr.move(t0 + 500), rr.click(t0 + 1_000), rr.console(t0 + 1_200, 'error'), rr.move(t0 + 4_000),
+      ])]);
+      if (res.status !== 200) throw new Error(`snapshots: ${res.status}`);
+    },
   });
 
   t.test('settings: recording turned on from the Settings page reaches the remote config', async (t) => {
-    await page.goto(url(`/project/${projectId}/settings`));
-    await page.waitForSelector('[data-testid=recording-settings]');
-    await page.check('[data-testid=recording-settings] input[name=session_recording_opt_in]');
-    await page.fill('[data-testid=recording-settings] input[name=session_recording_sample_rate]', '50');
-    await page.click('[data-testid=recording-settings] button[type=submit]');
-    await page.waitForSelector('[data-testid=recording-settings] [role=status]');
-    const config = await (await fetch(`${q.base}/array/${PROJECT_KEY}/config`)).json() as { sessionRecording: Record<string, unknown> };
+    await s.page.goto(s.url(`/project/${s.projectId}/settings`));
+    await s.page.waitForSelector('[data-testid=recording-settings]');
+    await s.page.check('[data-testid=recording-settings] input[name=session_recording_opt_in]');
+    await s.page.fill('[data-testid=recording-settings] input[name=session_recording_sample_rate]', '50');
+    await s.page.click('[data-testid=recording-settings] button[type=submit]');
+    await s.page.waitForSelector('[data-testid=recording-settings] [role=status]');
+    const config = await (await fetch(`${s.q.base}/array/${PROJECT_KEY}/config`)).json() as { sessionRecording: Record<string, unknown> };
     t.match(config.sessionRecording, { endpoint: '/s/', sampleRate: '0.50', masking: null });
-    t.same(problems.splice(0), []);
+    t.same(s.problems.splice(0), []);
   });
 
   t.test('the list, a person\'s recordings, and a recording played', async (t) => {
-    await page.goto(url(`/project/${projectId}/replay`));
-    await page.waitForSelector('[data-testid=recordings-table] tbody tr');
-    const row = await page.textContent('[data-testid=recordings-table] tbody tr');
+    await s.page.goto(s.url(`/project/${s.projectId}/replay`));
+    await s.page.waitForSelector('[data-testid=recordings-table] tbody tr');
+    const row = await s.page.textContent('[data-testid=recordings-table] tbody tr');
     t.match(row, /rita@example\.com/);
     t.match(row, /https:\/\/shop\.test\/welcome/);
 
-    const person = await eventually('the person', async () => (await api.get('/api/projects/@current/persons/?distinct_id=replayed-visitor')).body.results?.[0]);
-    await page.goto(url(`/project/${projectId}/persons/${person.uuid}`));
-    await page.click('[data-testid=person-recordings]');
-    await page.waitForSelector('[data-testid=recordings-table] tbody tr');
-    t.equal(await page.locator('[data-testid=recordings-table] tbody tr').count(), 1, "the person's recording");
+    const person = await eventually('the person', async () => (await s.api.get('/api/projects/@current/persons/?distinct_id=replayed-visitor')).body.results?.[0]);
+    await s.page.goto(s.url(`/project/${s.projectId}/persons/${person.uuid}`));
+    await s.page.click('[data-testid=person-recordings]');
+    await s.page.waitForSelector('[data-testid=recordings-table] tbody tr');
+    t.equal(await s.page.locator('[data-testid=recordings-table] tbody tr').count(), 1, "the person's recording");
 
-    await page.click('[data-testid=recordings-table] tbody tr a');
-    await page.waitForSelector('[data-testid=recording-meta]');
-    t.match(await page.textContent('[data-testid=recording-meta]'), /1 clicks.*1 errors/s);
-    await page.waitForFunction(() => {
+    await s.page.click('[data-testid=recordings-table] tbody tr a');
+    await s.page.waitForSelector('[data-testid=recording-meta]');
+    t.match(await s.page.textContent('[data-testid=recording-meta]'), /1 clicks.*1 errors/s);
+    await s.page.waitForFunction(() => {
       const frame = document.querySelector('[data-testid=replay-stage] iframe') as HTMLIFrameElement | null;
       return frame?.contentDocument?.querySelector('#hello')?.textContent === 'Hello replay';
     }, undefined, { timeout: 30_000 });
     t.pass('the Replayer rebuilt the recorded page');
-    t.equal((await api.get(`/api/projects/@current/session_recordings/${SESSION}/`)).body.viewed, true, 'opening it marked it viewed');
-    t.same(problems.splice(0), []);
+    t.equal((await s.api.get(`/api/projects/@current/session_recordings/${SESSION}/`)).body.viewed, true, 'opening it marked it viewed');
+    t.same(s.problems.splice(0), []);
   });
 }

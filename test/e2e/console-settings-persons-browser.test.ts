@@ -5,12 +5,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable } from '../helpers/chromium.js';
+import { consoleSuite } from '../helpers/console-suite.js';
 import { eventually } from '../helpers/eventually.js';
 import { allEvents, event, sendBatch } from '../helpers/ingest.js';
 import { missing } from '../helpers/required-environment.js';
-import { Client, PROJECT_KEY, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
+import { PROJECT_KEY } from '../helpers/quill.js';
 
 const PASSWORD = 'console-test-password';
 /** Persons with known names and creation days (the timestamp of their first event). */
@@ -26,45 +26,27 @@ if (unavailable) missing(t, 'browser', 'the console settings and persons browser
 else suite();
 
 function suite(): void {
-  let q: QuillProcess;
-  let api: Client;
-  let browser: Chromium;
-  let page: Page;
-  let projectId: number;
-  const problems: string[] = [];
-  const take = () => problems.splice(0, problems.length);
-  const url = (path: string) => `${q.base}/console${path}`;
-
-  t.before(async () => {
-    q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
-    api = new Client(q.base);
-    projectId = (await api.get('/api/projects/@current/')).body.id;
-    const batch = PEOPLE.map(([id, set, day]) => event(id, 'signed up', { $set: set }, { timestamp: `${day}T12:00:00Z` }));
-    const res = await sendBatch(q.base, batch);
-    if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
-    await eventually('the persons', async () => (await api.get('/api/projects/@current/persons/')).body.count === PEOPLE.length);
-    browser = await launchChromium();
-    page = await watchedPage(browser, problems);
-    await page.goto(url('/'));
-    await signIn(page, PASSWORD);
-  });
-  t.teardown(async () => {
-    await browser?.close();
-    await q?.stop();
-    if (q) removeDir(q.dataDir);
+  const s = consoleSuite(t, {
+    password: PASSWORD,
+    async seed({ q, api }) {
+      const batch = PEOPLE.map(([id, set, day]) => event(id, 'signed up', { $set: set }, { timestamp: `${day}T12:00:00Z` }));
+      const res = await sendBatch(q.base, batch);
+      if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
+      await eventually('the persons', async () => (await api.get('/api/projects/@current/persons/')).body.count === PEOPLE.length);
+    },
   });
 
   t.test("settings: PostHog's HTML snippet with this server and the project key, copied, loads posthog-js from Quill", async (t) => {
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: q.base });
-    await page.goto(url(`/project/${projectId}/settings`));
-    const snippet = await page.inputValue('[data-testid=html-snippet] textarea');
+    await s.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.q.base });
+    await s.page.goto(s.url(`/project/${s.projectId}/settings`));
+    const snippet = await s.page.inputValue('[data-testid=html-snippet] textarea');
     t.match(snippet, /^<script>\n[\s\S]*\/static\/array\.js[\s\S]*<\/script>$/, 'a script that loads /static/array.js');
     t.match(snippet, `posthog.init('${PROJECT_KEY}', {`, 'the project key');
-    t.match(snippet, `api_host: '${q.base}',`, "this server's origin");
-    t.match(await page.textContent('[data-testid=html-snippet]'), /opt_out_useragent_filter: true/, 'the headless-browser note');
-    await page.getByRole('button', { name: 'Copy snippet' }).click();
-    await page.getByRole('button', { name: 'Snippet copied' }).waitFor();
-    t.equal(await page.evaluate(() => navigator.clipboard.readText()), snippet, 'the clipboard holds the snippet');
+    t.match(snippet, `api_host: '${s.q.base}',`, "this server's origin");
+    t.match(await s.page.textContent('[data-testid=html-snippet]'), /opt_out_useragent_filter: true/, 'the headless-browser note');
+    await s.page.getByRole('button', { name: 'Copy snippet' }).click();
+    await s.page.getByRole('button', { name: 'Snippet copied' }).waitFor();
+    t.equal(await s.page.evaluate(() => navigator.clipboard.readText()), snippet, 'the clipboard holds the snippet');
 
     // A page of another site (its own little server: another origin) with the snippet as copied, given the option
     // the note names (this browser is headless).
@@ -76,19 +58,19 @@ function suite(): void {
       shopServer.closeAllConnections();
       shopServer.close(() => resolve());
     }));
-    const site = await browser.context.newPage();
+    const site = await s.browser.context.newPage();
     t.teardown(() => site.close());
-    const arrayJs = site.waitForResponse(`${q.base}/static/array.js`);
+    const arrayJs = site.waitForResponse(`${s.q.base}/static/array.js`);
     await site.goto(`http://127.0.0.1:${(shopServer.address() as AddressInfo).port}/`);
     t.equal((await arrayJs).status(), 200, 'array.js from Quill');
-    const stored = await eventually('the captured event', async () => (await allEvents(api, 'event=snippet%20probe'))[0], { timeoutMs: 30_000 });
+    const stored = await eventually('the captured event', async () => (await allEvents(s.api, 'event=snippet%20probe'))[0], { timeoutMs: 30_000 });
     t.match(stored.properties, { from: 'the settings page', $lib: 'web' });
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 
   t.test('settings: test-account filters and path cleaning rules are edited in forms, named when wrong, and saved', async (t) => {
-    await page.goto(url(`/project/${projectId}/settings`));
-    const filters = page.locator('[data-testid=test-account-filters]');
+    await s.page.goto(s.url(`/project/${s.projectId}/settings`));
+    const filters = s.page.locator('[data-testid=test-account-filters]');
     await filters.waitFor();
     await filters.getByRole('button', { name: '+ property filter' }).click();
     await filters.getByLabel('filter type').selectOption('person');
@@ -96,72 +78,72 @@ function suite(): void {
     await filters.getByLabel('operator').selectOption('not_icontains');
     await filters.getByLabel('property value').fill('@example.com');
 
-    const rules = page.locator('[data-testid=path-cleaning-rules]');
+    const rules = s.page.locator('[data-testid=path-cleaning-rules]');
     await rules.getByRole('button', { name: 'Add rule' }).click();
     await rules.getByLabel('path rule pattern 1').fill('/user/(\\d+');
     t.equal(await rules.locator('[data-testid=path-rule-error]').textContent(), 'Not a regular expression: unterminated group.', 'an unreadable pattern is named beside its row');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    t.match(await page.textContent('[data-testid=settings-form] [role=alert]'), /path cleaning rule above needs fixing/, 'nothing saved while a rule is wrong');
-    t.same((await api.get('/api/projects/@current/')).body.path_cleaning_filters, []);
+    await s.page.getByRole('button', { name: 'Save', exact: true }).click();
+    t.match(await s.page.textContent('[data-testid=settings-form] [role=alert]'), /path cleaning rule above needs fixing/, 'nothing saved while a rule is wrong');
+    t.same((await s.api.get('/api/projects/@current/')).body.path_cleaning_filters, []);
     await rules.getByLabel('path rule pattern 1').fill('/user/\\d+');
     await rules.getByLabel('path rule alias 1').fill('/user/:id');
     await rules.getByRole('button', { name: 'Add rule' }).click();
     t.equal(await rules.locator('[data-testid=path-rule-error]').count(), 0, 'an empty row is no problem');
     await rules.getByLabel('sample path').fill('/user/42/orders');
     t.equal(await rules.locator('[data-testid=cleaned-path]').textContent(), '/user/:id/orders', 'a sample path cleaned as paths will clean it');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    const project = (await api.get('/api/projects/@current/')).body;
+    await s.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await s.page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const project = (await s.api.get('/api/projects/@current/')).body;
     t.same(project.test_account_filters, [{ key: 'email', type: 'person', operator: 'not_icontains', value: '@example.com' }]);
     t.same(project.path_cleaning_filters, [{ regex: '/user/\\d+', alias: '/user/:id' }], 'the empty row is not saved');
-    await page.reload();
-    await page.locator('[data-testid=path-rule]').first().waitFor();
-    t.equal(await page.getByLabel('path rule alias 1').inputValue(), '/user/:id', 'read back into the form');
-    t.equal(await page.locator('[data-testid=test-account-filters]').getByLabel('property value').inputValue(), '@example.com');
-    t.same(take(), []);
+    await s.page.reload();
+    await s.page.locator('[data-testid=path-rule]').first().waitFor();
+    t.equal(await s.page.getByLabel('path rule alias 1').inputValue(), '/user/:id', 'read back into the form');
+    t.equal(await s.page.locator('[data-testid=test-account-filters]').getByLabel('property value').inputValue(), '@example.com');
+    t.same(s.take(), []);
   });
 
   t.test('account: the keys list shows when each key was last used', async (t) => {
-    t.equal((await api.get('/api/users/@me/')).status, 200, 'the first key is used');
-    await page.goto(url('/account'));
-    await page.fill('input[name=key_label]', 'unused key');
-    await page.getByRole('button', { name: 'Create key' }).click();
-    await page.waitForSelector('[data-testid=new-key]');
+    t.equal((await s.api.get('/api/users/@me/')).status, 200, 'the first key is used');
+    await s.page.goto(s.url('/account'));
+    await s.page.fill('input[name=key_label]', 'unused key');
+    await s.page.getByRole('button', { name: 'Create key' }).click();
+    await s.page.waitForSelector('[data-testid=new-key]');
     /** The "Last used" cell of the key labelled `label`. */
-    const rowText = (label: string) => page.locator('[data-testid=key-list] tr', { hasText: label }).locator('td:nth-child(5)').textContent();
+    const rowText = (label: string) => s.page.locator('[data-testid=key-list] tr', { hasText: label }).locator('td:nth-child(5)').textContent();
     t.equal(await rowText('unused key'), 'never', 'a key not used yet');
     await eventually('the first key shown as used', async () => {
-      await page.reload();
-      await page.waitForSelector('[data-testid=key-list] tbody tr');
+      await s.page.reload();
+      await s.page.waitForSelector('[data-testid=key-list] tbody tr');
       const text = await rowText('Created at first start');
       return text !== null && text !== 'never' && text;
     });
     t.pass('the key the API client used shows its last use');
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 
   t.test('persons: sorted by the clicked column, searched as you type', async (t) => {
     /** The names in the list once it shows `expected` (the list answers asynchronously). */
     const rowsAre = async (expected: string[], what: string) => {
       const names = await eventually(what, async () => {
-        const shown = await page.$$eval('[data-testid=person-list] tbody tr td:first-child', (cells) => cells.map((c) => c.textContent ?? ''));
+        const shown = await s.page.$$eval('[data-testid=person-list] tbody tr td:first-child', (cells) => cells.map((c) => c.textContent ?? ''));
         return JSON.stringify(shown) === JSON.stringify(expected) && shown;
       }).catch(async (error: Error) => {
-        t.fail(`${what}: ${error.message}; shown ${JSON.stringify(await page.$$eval('[data-testid=person-list] tbody tr td:first-child', (c) => c.map((x) => x.textContent)))}`);
+        t.fail(`${what}: ${error.message}; shown ${JSON.stringify(await s.page.$$eval('[data-testid=person-list] tbody tr td:first-child', (c) => c.map((x) => x.textContent)))}`);
         return null;
       });
       if (names) t.same(names, expected, what);
     };
-    const header = (name: string) => page.locator('[data-testid=person-list] thead button', { hasText: name });
-    const sortOf = (name: string) => page.locator('[data-testid=person-list] thead th', { hasText: name }).getAttribute('aria-sort');
+    const header = (name: string) => s.page.locator('[data-testid=person-list] thead button', { hasText: name });
+    const sortOf = (name: string) => s.page.locator('[data-testid=person-list] thead th', { hasText: name }).getAttribute('aria-sort');
 
-    await page.goto(url(`/project/${projectId}/persons`));
+    await s.page.goto(s.url(`/project/${s.projectId}/persons`));
     await rowsAre(['anon-zed', 'alice@example.com', 'carol@example.com', 'Bob'], 'by default the newest first');
     t.equal(await sortOf('Created'), 'descending');
     await header('Person').click();
     await rowsAre(['alice@example.com', 'anon-zed', 'Bob', 'carol@example.com'], 'Person: by the name shown (a distinct id when no e-mail or name), A to Z, case aside');
     t.equal(await sortOf('Person'), 'ascending');
-    t.match(page.url(), /[?&]order=person\b/, 'the order is in the address');
+    t.match(s.page.url(), /[?&]order=person\b/, 'the order is in the address');
     await header('Person').click();
     await rowsAre(['carol@example.com', 'Bob', 'anon-zed', 'alice@example.com'], 'Person again: Z to A');
     await header('Created').click();
@@ -171,35 +153,35 @@ function suite(): void {
     t.equal(await sortOf('Created'), 'ascending');
 
     // No Enter, no leaving the field: the list follows the typing.
-    const search = page.getByRole('searchbox', { name: 'search persons' });
+    const search = s.page.getByRole('searchbox', { name: 'search persons' });
     await search.pressSequentially('CAR');
     await rowsAre(['carol@example.com'], 'typing searches property values (case aside)');
-    t.match(page.url(), /[?&]search=CAR\b/, 'the search is in the address');
+    t.match(s.page.url(), /[?&]search=CAR\b/, 'the search is in the address');
     await search.fill('');
     await search.pressSequentially('anon');
     await rowsAre(['anon-zed'], 'and distinct ids');
     await search.fill('bo');
     await rowsAre(['Bob'], 'names too');
-    await page.reload();
+    await s.page.reload();
     await rowsAre(['Bob'], 'a reload keeps the search and the order');
     t.equal(await search.inputValue(), 'bo');
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 
   t.test('an address the console has no page for shows a not-found page, not live events', async (t) => {
-    for (const path of [`/project/${projectId}/nope`, '/nope/deeper', `/project/${projectId}/persons/x/y`]) {
-      await page.goto(url(path));
-      await page.waitForSelector('[data-testid=not-found-page]');
-      t.match(await page.textContent('[data-testid=not-found-page]'), `/console${path}`, `${path}: named on the page`);
-      t.equal(await page.locator('[data-testid=events-page]').count(), 0, `${path}: not the live events`);
+    for (const path of [`/project/${s.projectId}/nope`, '/nope/deeper', `/project/${s.projectId}/persons/x/y`]) {
+      await s.page.goto(s.url(path));
+      await s.page.waitForSelector('[data-testid=not-found-page]');
+      t.match(await s.page.textContent('[data-testid=not-found-page]'), `/console${path}`, `${path}: named on the page`);
+      t.equal(await s.page.locator('[data-testid=events-page]').count(), 0, `${path}: not the live events`);
     }
-    await page.getByRole('link', { name: 'Go to live events' }).click();
-    await page.waitForSelector('[data-testid=events-page]');
-    for (const path of ['/', `/project/${projectId}`]) {
-      await page.goto(url(path));
-      await page.waitForSelector('[data-testid=events-page]');
+    await s.page.getByRole('link', { name: 'Go to live events' }).click();
+    await s.page.waitForSelector('[data-testid=events-page]');
+    for (const path of ['/', `/project/${s.projectId}`]) {
+      await s.page.goto(s.url(path));
+      await s.page.waitForSelector('[data-testid=events-page]');
       t.pass(`${path || '/'} still leads to the live events`);
     }
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 }

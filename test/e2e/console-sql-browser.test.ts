@@ -2,11 +2,10 @@
 // the project's property names, the answer equal to /query/'s for the same text, an error marked where it points,
 // charts and a number, the history kept across a reload, and a SQL insight saved, reopened and drawn on a dashboard.
 import t from 'tap';
-import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, signIn, watchedPage, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable } from '../helpers/chromium.js';
+import { consoleSuite } from '../helpers/console-suite.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { missing } from '../helpers/required-environment.js';
-import { Client, type QuillProcess, removeDir, startQuill } from '../helpers/quill.js';
 
 const PASSWORD = 'console-sql-password';
 const BY_BROWSER = 'SELECT properties.$browser AS browser, count() AS views FROM events WHERE event = \'$pageview\' GROUP BY browser ORDER BY views DESC';
@@ -16,127 +15,109 @@ if (unavailable) missing(t, 'browser', 'the console SQL browser suite', unavaila
 else suite();
 
 function suite(): void {
-  let q: QuillProcess;
-  let api: Client;
-  let browser: Chromium;
-  let page: Page;
-  let projectId: number;
-  const problems: string[] = [];
-  const take = () => problems.splice(0, problems.length);
-  const url = (path: string) => `${q.base}/console${path}`;
+  const s = consoleSuite(t, {
+    password: PASSWORD,
+    viewport: { width: 1280, height: 900 },
+    async seed({ q }) {
+      const batch = [];
+      for (let i = 0; i < 12; i++) batch.push(event(`sql-visitor-${i % 4}`, '$pageview', { $browser: i % 3 === 0 ? 'Safari' : 'Chrome', plan_tier: 'gold' }, { timestamp: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }));
+      batch.push(event('sql-visitor-0', 'signed up', { $set: { email: 'sql@example.com' } }));
+      if ((await sendBatch(q.base, batch)).status !== 200) throw new Error('dataset');
+    },
+  });
 
   /** Replaces the editor's text as a user would: select all, type. */
   const typeQuery = async (text: string) => {
-    await page.locator('[data-testid=sql-editor] .cm-content').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(text);
+    await s.page.locator('[data-testid=sql-editor] .cm-content').click();
+    await s.page.keyboard.press('Control+A');
+    await s.page.keyboard.press('Delete');
+    await s.page.keyboard.insertText(text);
   };
   const hogql = async (query: string) => {
-    const res = await api.post(`/api/projects/${projectId}/query/`, { query: { kind: 'HogQLQuery', query } });
+    const res = await s.api.post(`/api/projects/${s.projectId}/query/`, { query: { kind: 'HogQLQuery', query } });
     if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
     return res.body as { columns: string[]; results: unknown[][] };
   };
-  const tableRows = () => page.$$eval('[data-testid=sql-table] tbody tr', (rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
-
-  t.before(async () => {
-    q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
-    api = new Client(q.base);
-    projectId = (await api.get('/api/projects/@current/')).body.id;
-    const batch = [];
-    for (let i = 0; i < 12; i++) batch.push(event(`sql-visitor-${i % 4}`, '$pageview', { $browser: i % 3 === 0 ? 'Safari' : 'Chrome', plan_tier: 'gold' }, { timestamp: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }));
-    batch.push(event('sql-visitor-0', 'signed up', { $set: { email: 'sql@example.com' } }));
-    if ((await sendBatch(q.base, batch)).status !== 200) throw new Error('dataset');
-    browser = await launchChromium();
-    page = await watchedPage(browser, problems);
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(url('/'));
-    await signIn(page, PASSWORD);
-  });
-  t.teardown(async () => {
-    await browser?.close();
-    await q?.stop();
-    if (q) removeDir(q.dataDir);
-  });
+  const tableRows = () => s.page.$$eval('[data-testid=sql-table] tbody tr', (rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
 
   t.test('a query typed in the editor answers what /query/ answers; completion offers the project\'s properties', async (t) => {
-    await page.goto(url(`/project/${projectId}/sql`));
-    await page.locator('[data-testid=sql-editor] .cm-content').waitFor();
+    await s.page.goto(s.url(`/project/${s.projectId}/sql`));
+    await s.page.locator('[data-testid=sql-editor] .cm-content').waitFor();
     await typeQuery('SELECT properties.plan');
-    const options = page.locator('.cm-tooltip-autocomplete li');
+    const options = s.page.locator('.cm-tooltip-autocomplete li');
     await options.first().waitFor();
     t.ok((await options.allTextContents()).some((o) => o.includes('plan_tier')), 'an event property seen in this project');
-    await page.keyboard.press('Escape');
+    await s.page.keyboard.press('Escape');
 
     await typeQuery(BY_BROWSER);
-    await page.keyboard.press('Control+Enter');
-    await page.locator('[data-testid=sql-table]').waitFor();
+    await s.page.keyboard.press('Control+Enter');
+    await s.page.locator('[data-testid=sql-table]').waitFor();
     const expected = await hogql(BY_BROWSER);
-    t.same(await page.locator('[data-testid=sql-table] thead th').allTextContents(), expected.columns);
+    t.same(await s.page.locator('[data-testid=sql-table] thead th').allTextContents(), expected.columns);
     t.same(await tableRows(), expected.results.map((r) => r.map(String)), 'every row as the API answers it');
     t.same(expected.results, [['Chrome', 8], ['Safari', 4]]);
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 
   t.test('an error is shown with the place it points at marked in the query', async (t) => {
     await typeQuery('SELECT # FROM events');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
-    const alert = page.locator('[data-testid=sql-page] [role=alert]');
+    await s.page.getByRole('button', { name: 'Run', exact: true }).click();
+    const alert = s.page.locator('[data-testid=sql-page] [role=alert]');
     await alert.waitFor();
     t.match(await alert.textContent(), /Unexpected character "#" at position 7/);
-    t.equal(await page.textContent('[data-testid=sql-error-position]'), 'Marked in the query at character 7.');
-    t.equal(await page.locator('.cm-hogql-error').first().textContent(), '# FROM events', 'marked from the position to the end of its line');
-    t.equal(await page.locator('[data-testid=sql-result]').getAttribute('data-stale'), 'true', 'the previous answer is dimmed');
-    t.same(take(), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)'], "only the refused query's own 400");
+    t.equal(await s.page.textContent('[data-testid=sql-error-position]'), 'Marked in the query at character 7.');
+    t.equal(await s.page.locator('.cm-hogql-error').first().textContent(), '# FROM events', 'marked from the position to the end of its line');
+    t.equal(await s.page.locator('[data-testid=sql-result]').getAttribute('data-stale'), 'true', 'the previous answer is dimmed');
+    t.same(s.take(), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)'], "only the refused query's own 400");
   });
 
   t.test('the answer as bars and as a number', async (t) => {
     await typeQuery(BY_BROWSER);
-    await page.getByLabel('display').selectOption('ActionsBar');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.locator('[data-testid=sql-chart][data-x-ticks]').waitFor();
-    t.equal(await page.locator('[data-testid=sql-chart]').getAttribute('data-points'), '2', 'a bar per browser');
+    await s.page.getByLabel('display').selectOption('ActionsBar');
+    await s.page.getByRole('button', { name: 'Run', exact: true }).click();
+    await s.page.locator('[data-testid=sql-chart][data-x-ticks]').waitFor();
+    t.equal(await s.page.locator('[data-testid=sql-chart]').getAttribute('data-points'), '2', 'a bar per browser');
     await typeQuery("SELECT count() FROM events WHERE event = '$pageview'");
-    await page.getByLabel('display').selectOption('BoldNumber');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=sql-number] strong')?.textContent === '12');
+    await s.page.getByLabel('display').selectOption('BoldNumber');
+    await s.page.getByRole('button', { name: 'Run', exact: true }).click();
+    await s.page.waitForFunction(() => document.querySelector('[data-testid=sql-number] strong')?.textContent === '12');
     t.pass('the count as a number');
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 
   t.test('the history keeps each query run, newest first, across a reload', async (t) => {
-    await page.reload();
-    await page.locator('[data-testid=sql-history] summary').click();
-    const items = await page.locator('[data-testid=sql-history] li').allTextContents();
+    await s.page.reload();
+    await s.page.locator('[data-testid=sql-history] summary').click();
+    const items = await s.page.locator('[data-testid=sql-history] li').allTextContents();
     t.equal(items[0], "SELECT count() FROM events WHERE event = '$pageview'");
     t.ok(items.some((i) => i.startsWith(BY_BROWSER.slice(0, 100))), 'the earlier one (a long query is cut in the list)');
     t.notOk(items.some((i) => i.includes('#')), 'a query that failed is not kept');
-    await page.locator('[data-testid=sql-history] li button').nth(1).click();
-    t.match(await page.locator('[data-testid=sql-editor] .cm-content').textContent(), /GROUP BY browser/, 'a history entry goes back into the editor');
-    t.same(take(), []);
+    await s.page.locator('[data-testid=sql-history] li button').nth(1).click();
+    t.match(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), /GROUP BY browser/, 'a history entry goes back into the editor');
+    t.same(s.take(), []);
   });
 
   t.test('saved as an insight it reopens with its query and display, and a dashboard draws it', async (t) => {
     await typeQuery(BY_BROWSER);
-    await page.getByLabel('display').selectOption('ActionsTable');
-    await page.getByLabel('insight name').fill('Views by browser');
-    await page.getByRole('button', { name: 'Save as insight' }).click();
-    await page.waitForURL(/\/insights\/saved\/\d+$/);
-    const id = Number(page.url().split('/').pop());
-    const stored = (await api.get(`/api/projects/${projectId}/insights/${id}/`)).body;
+    await s.page.getByLabel('display').selectOption('ActionsTable');
+    await s.page.getByLabel('insight name').fill('Views by browser');
+    await s.page.getByRole('button', { name: 'Save as insight' }).click();
+    await s.page.waitForURL(/\/insights\/saved\/\d+$/);
+    const id = Number(s.page.url().split('/').pop());
+    const stored = (await s.api.get(`/api/projects/${s.projectId}/insights/${id}/`)).body;
     t.same(stored.query, { kind: 'DataVisualizationNode', source: { kind: 'HogQLQuery', query: BY_BROWSER }, display: 'ActionsTable' });
     t.same(stored.result, [['Chrome', 8], ['Safari', 4]], 'the insight API computes it');
-    await page.locator('[data-testid=sql-table]').waitFor();
-    t.match(await page.locator('[data-testid=sql-editor] .cm-content').textContent(), /GROUP BY browser/, 'reopened with its query');
+    await s.page.locator('[data-testid=sql-table]').waitFor();
+    t.match(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), /GROUP BY browser/, 'reopened with its query');
     t.same(await tableRows(), [['Chrome', '8'], ['Safari', '4']], 'and run');
 
-    const dashboard = await api.post(`/api/projects/${projectId}/dashboards/`, { name: 'SQL board' });
-    t.equal((await api.patch(`/api/projects/${projectId}/insights/${id}/`, { dashboards: [dashboard.body.id] })).status, 200);
-    await page.goto(url(`/project/${projectId}/dashboard/${dashboard.body.id}`));
-    const tile = page.locator('[data-testid=dashboard-tile]');
+    const dashboard = await s.api.post(`/api/projects/${s.projectId}/dashboards/`, { name: 'SQL board' });
+    t.equal((await s.api.patch(`/api/projects/${s.projectId}/insights/${id}/`, { dashboards: [dashboard.body.id] })).status, 200);
+    await s.page.goto(s.url(`/project/${s.projectId}/dashboard/${dashboard.body.id}`));
+    const tile = s.page.locator('[data-testid=dashboard-tile]');
     await tile.locator('[data-testid=sql-table]').waitFor();
     t.equal(await tile.locator('[data-testid=tile-kind]').textContent(), 'SQL');
     t.same(await tile.locator('[data-testid=sql-table] tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? ''))), [['Chrome', '8'], ['Safari', '4']]);
-    t.same(take(), []);
+    t.same(s.take(), []);
   });
 }
