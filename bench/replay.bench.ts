@@ -3,26 +3,29 @@
 // moves, inputs, a console line), and /flags/ latency on the same node before and while the snapshots arrive.
 // One JSON document on stdout (also bench/results/replay-latest.json), progress on stderr. Environment:
 // QUILL_BENCH_SECONDS (each phase, default 15), QUILL_BENCH_CONNECTIONS (snapshot senders, default 16),
-// QUILL_BENCH_FLAG_CONNECTIONS (default 4), QUILL_BENCH_OUT.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+// QUILL_BENCH_FLAG_CONNECTIONS (default 4), QUILL_BENCH_RECORDING_MINUTES (the long recording, default 30), QUILL_BENCH_OUT.
+// Then a long recording (bench/lib/long-recording.ts): disk bytes per recorded minute and time to its first frame.
 import { commit, machine } from './lib/machine.js';
 import { publishResult } from './lib/results.js';
 import { PERSONAL_KEY, PROJECT_KEY } from './lib/paths.js';
 import { duMb, round1, round2, serverCpuSeconds } from './lib/proc-stats.js';
 import { startQuill } from './lib/server-process.js';
+import { measureLongRecording } from './lib/long-recording.js';
+import { packedDom, recorderChunk, snapshotBody } from './lib/snapshot-bodies.js';
 
 const SECONDS = Number(process.env.QUILL_BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.QUILL_BENCH_CONNECTIONS ?? 16);
 const FLAG_CONNECTIONS = Number(process.env.QUILL_BENCH_FLAG_CONNECTIONS ?? 4);
 const FLAGS = 20;
+const RECORDING_MINUTES = Number(process.env.QUILL_BENCH_RECORDING_MINUTES ?? 30);
 const SESSIONS = 200;
 
 const t0 = performance.now();
 const log = (msg: string) => process.stderr.write(`[replay ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
 const auth = { authorization: `Bearer ${PERSONAL_KEY}`, 'content-type': 'application/json' };
 
-const quill = await startQuill({ env: { QUILL_WORKERS: '2' } });
+const CONSOLE_PASSWORD = 'replay-bench-password';
+const quill = await startQuill({ env: { QUILL_WORKERS: '2', QUILL_ADMIN_PASSWORD: CONSOLE_PASSWORD } });
 for (let i = 0; i < FLAGS; i++) {
   const res = await fetch(`${quill.base}/api/projects/@current/feature_flags/`, {
     method: 'POST', headers: auth,
@@ -32,30 +35,12 @@ for (let i = 0; i < FLAGS; i++) {
 }
 await fetch(`${quill.base}/api/projects/@current/`, { method: 'PATCH', headers: auth, body: JSON.stringify({ session_recording_opt_in: true }) });
 
-/** A recorder chunk: ~20 KB of rrweb JSON, a third of it posthog-js' own gzip-as-latin-1 strings (incompressible). */
-function chunkEvents(ts: number): unknown[] {
-  const compressed = randomBytes(5_000).toString('latin1');
-  const events: unknown[] = [
-    { type: 4, timestamp: ts, data: { href: 'https://shop.example/checkout', width: 1280, height: 800 } },
-    { type: 2, timestamp: ts + 1, data: compressed, cv: '2024-10' },
-  ];
-  for (let i = 0; i < 40; i++) events.push({ type: 3, timestamp: ts + 10 + i * 20, data: { source: 1, positions: [{ x: 100 + i, y: 200 + i, id: 17, timeOffset: -10 }, { x: 101 + i, y: 201 + i, id: 17, timeOffset: 0 }] } });
-  for (let i = 0; i < 20; i++) events.push({ type: 3, timestamp: ts + 900 + i * 30, data: { source: 0, texts: '', attributes: `[{"id":${i},"attributes":{"class":"row row-${i} is-active"}}]`, removes: '', adds: '', isAttachIframe: false }, cv: '2024-10' });
-  for (let i = 0; i < 10; i++) events.push({ type: 3, timestamp: ts + 1_600 + i * 50, data: { source: 5, text: '*'.repeat(i + 1), isChecked: false, id: 42 } });
-  events.push({ type: 3, timestamp: ts + 2_200, data: { source: 2, type: 2, id: 55, x: 640, y: 410 } });
-  events.push({ type: 6, timestamp: ts + 2_300, data: { plugin: 'rrweb/console@1', payload: { level: 'warn', payload: ['"slow response"'], trace: [] } } });
-  return events;
-}
+const HEAVY_DOM = packedDom(1, 5_000);
 
+/** Saturation phase: two chunks per request, each with a 5 KB packed full snapshot (heavier than a real tab's). */
 function snapshotRequest(): { body: Buffer; jsonBytes: number } {
   const ts = Date.now();
-  const items = [0, 1].map(() => {
-    const session = `bench-session-${Math.floor(Math.random() * SESSIONS)}`;
-    const events = chunkEvents(ts);
-    return { event: '$snapshot', uuid: randomUUID(), properties: { $snapshot_data: events, $session_id: session, $window_id: 'w', distinct_id: session, token: PROJECT_KEY, $lib: 'web' }, timestamp: new Date(ts).toISOString() };
-  });
-  const json = JSON.stringify(items);
-  return { body: gzipSync(json, { level: 1 }), jsonBytes: Buffer.byteLength(json) };
+  return snapshotBody([0, 1].map(() => ({ session: `bench-session-${Math.floor(Math.random() * SESSIONS)}`, ts, events: recorderChunk(ts, { fullSnapshot: HEAVY_DOM, href: 'https://shop.example/checkout' }) })));
 }
 
 const percentile = (sorted: number[], p: number) => sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -118,6 +103,9 @@ const stats = await (await fetch(`${quill.base}/_stats`, { headers: auth })).jso
 const storedBytes = stats.recordings.shards.reduce((n, s) => n + s.storedBytes, 0);
 log(`snapshots: ${ingest.counts.requests} requests, ${round1(ingest.counts.jsonBytes / elapsed / 1e6)} MB/s of snapshot JSON acknowledged; /flags/ p99 ${round2(percentile(during, 0.99) ?? 0)} ms`);
 
+const longRecording = await measureLongRecording(quill.base, { minutes: RECORDING_MINUTES, password: CONSOLE_PASSWORD, repeat: 3, log });
+log(`long recording: ${longRecording.stored_bytes_per_recorded_minute} bytes stored per recorded minute; first frame ${longRecording.first_frame_api.median_ms} ms (API), ${JSON.stringify(longRecording.first_frame_player)} (player)`);
+
 const doc = {
   bench: 'replay',
   ...commit(),
@@ -137,6 +125,7 @@ const doc = {
     server_cpu_s_per_mb_json: round2(cpu / Math.max(1e-9, ingest.counts.jsonBytes / 1e6)),
     data_dir_mb: duMb(quill.dataDir),
   },
+  long_recording: longRecording,
   flags: {
     connections: FLAG_CONNECTIONS,
     alone: { answers_per_s: round1(alone.length / SECONDS), p50_ms: round2(percentile(alone, 0.5) ?? 0), p99_ms: round2(percentile(alone, 0.99) ?? 0) },

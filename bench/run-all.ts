@@ -5,7 +5,7 @@
 // Environment: QUILL_BENCH_SECONDS (measured round, default 10), QUILL_BENCH_WARMUP (default 3),
 // QUILL_BENCH_TOOL=autocannon (force the fallback generator), QUILL_BENCH_OUT (another output file),
 // QUILL_BENCH_REPEAT (measured rounds per case, median reported; default 1),
-// QUILL_BENCH_ONLY (comma list of batch, sustained, visibility, capture, dispatch, isolation, beside, streams, flags, events, propagation: run only those cases),
+// QUILL_BENCH_ONLY (comma list of batch, sustained, visibility, capture, dispatch, isolation, beside, replay, streams, flags, events, propagation: run only those cases),
 // QUILL_BENCH_SUSTAINED_SECONDS (the sustained ingestion load, default 20), QUILL_BENCH_VISIBLE_EVENTS_S (the
 // sustained capacity the time-to-visible case halves when the sustained case did not run; default 10,000),
 // QUILL_BENCH_KEEP_DATA=1 (keep Quill's data directory), QUILL_BENCH_BASELINE=0 (skip the hello-world baseline).
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { runBaseline } from './cases/baseline.js';
 import { runBatch } from './cases/batch.js';
 import { runBeside } from './cases/beside.js';
+import { runReplayBeside } from './cases/replay-beside.js';
 import { runCapture } from './cases/capture.js';
 import { runDispatch } from './cases/dispatch.js';
 import { runEventsList } from './cases/events-list.js';
@@ -84,6 +85,7 @@ try {
   // Before the flags case, which soft-deletes 45 of the 50 flags.
   if (selected('isolation')) report(await runIsolation(ctx));
   if (selected('beside')) report(await runBeside(ctx));
+  if (selected('replay')) report(await runReplayBeside(ctx));
   if (selected('streams')) for (const c of await runStreams(ctx)) report(c);
   if (selected('flags')) for (const c of (await runFlags(ctx)).results) report(c);
   if (selected('events')) report(await runEventsList(ctx));

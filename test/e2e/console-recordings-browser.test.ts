@@ -12,6 +12,9 @@ import { postSnapshots, rr, snapshot } from '../helpers/recordings.js';
 
 const PASSWORD = 'console-test-password';
 const SESSION = 'console-session-0001';
+/** 150 chunks, one request each: more blobs than the player's first group (10) and than one group (100). */
+const LONG_SESSION = 'console-session-long';
+const LONG_CHUNKS = 150;
 
 /** A recorded page as rrweb serialises it: <html><head></head><body><h1 id="hello">Hello replay</h1></body></html>. */
 function fullSnapshot(ts: number) {
@@ -51,6 +54,14 @@ function suite(): void {
         rr.meta(t0, 'https://shop.test/welcome'), fullSnapshot(t0 + 1) as never, rr.move(t0 + 500), rr.click(t0 + 1_000), rr.console(t0 + 1_200, 'error'), rr.move(t0 + 4_000),
       ])]);
       if (res.status !== 200) throw new Error(`snapshots: ${res.status}`);
+      const l0 = Date.now() - 600_000;
+      for (let k = 0; k < LONG_CHUNKS; k++) {
+        const at = l0 + k * 2_000;
+        const events = [rr.move(at + 10), rr.click(at + 500)];
+        if (k === 0) events.unshift(rr.meta(at, 'https://shop.test/long'), fullSnapshot(at + 1) as never);
+        const sent = await postSnapshots(q.base, [snapshot(LONG_SESSION, 'long-visitor', events)]);
+        if (sent.status !== 200) throw new Error(`long recording: ${sent.status}`);
+      }
     },
   });
 
@@ -88,6 +99,23 @@ function suite(): void {
     }, undefined, { timeout: 30_000 });
     t.pass('the Replayer rebuilt the recorded page');
     t.equal((await s.api.get(`/api/projects/@current/session_recordings/${SESSION}/`)).body.viewed, true, 'opening it marked it viewed');
+    t.same(s.problems.splice(0), []);
+  });
+
+  t.test('a long recording plays from its first blobs while the rest arrive', async (t) => {
+    const sources = (await s.api.get(`/api/projects/@current/session_recordings/${LONG_SESSION}/snapshots`)).body.sources;
+    t.equal(sources.length, LONG_CHUNKS, 'one blob per chunk');
+    await s.page.goto(s.url(`/project/${s.projectId}/replay/${LONG_SESSION}`));
+    await s.page.waitForFunction(() => {
+      const frame = document.querySelector('[data-testid=replay-stage] iframe') as HTMLIFrameElement | null;
+      return frame?.contentDocument?.querySelector('#hello')?.textContent === 'Hello replay';
+    }, undefined, { timeout: 30_000 });
+    t.pass('the first frame is drawn');
+    await s.page.waitForFunction((n) => document.querySelector('[data-testid=player-status]')?.textContent === `${n} events`, LONG_CHUNKS * 2 + 2, { timeout: 30_000 });
+    t.pass('every blob loaded, in groups, into the same player');
+    // The clock's total is the whole recording (149 chunks of 2 s after the first, plus the last click), not the first group's.
+    await s.page.waitForFunction(() => / \/ 4:58$/.test(document.querySelector('.replay-controls span')?.textContent ?? ''), undefined, { timeout: 10_000 });
+    t.pass('the player plays to the end of the last group');
     t.same(s.problems.splice(0), []);
   });
 }

@@ -11,6 +11,9 @@ import { api } from '../api';
 
 /** PostHog's bound on one snapshots request. */
 const BLOBS_PER_REQUEST = 100;
+const FIRST_GROUP = 10;
+/** Events unpacked between two chances for the page to draw. */
+const YIELD_EVERY = 500;
 
 interface Source {
   blob_key: string;
@@ -35,31 +38,45 @@ async function unpack(event: Record<string, unknown>): Promise<eventWithTime> {
   return { ...rest, data } as unknown as eventWithTime;
 }
 
-/** Every event of a recording, in time order. `progress(done, total)` after each group of blobs. */
-export async function loadSnapshots(base: string, progress: (done: number, total: number) => void): Promise<eventWithTime[]> {
+/**
+ * A recording's events, a group of blobs at a time (blob keys in order, each group's events in time order):
+ * `onGroup(events, done, total)` after each group, so that the player can start on the first one while the rest
+ * of a long recording arrives. `onGroup` returning false stops the loading (the page was left).
+ */
+export async function streamSnapshots(base: string, onGroup: (events: eventWithTime[], done: number, total: number) => boolean): Promise<void> {
   const { sources } = await api.get<{ sources: Source[] }>(`${base}/snapshots`);
   const keys = sources.map((s) => Number(s.blob_key)).sort((a, b) => a - b);
-  const events: eventWithTime[] = [];
-  for (let i = 0; i < keys.length; i += BLOBS_PER_REQUEST) {
-    const group = keys.slice(i, i + BLOBS_PER_REQUEST);
+  if (keys.length === 0) onGroup([], 0, 0);
+  // A small first group: the player needs only the recording's first full snapshot to draw its first frame.
+  for (let i = 0, size = FIRST_GROUP; i < keys.length; i += size, size = BLOBS_PER_REQUEST) {
+    const group = keys.slice(i, i + size);
     const res = await fetch(`${base}/snapshots?source=blob_v2&start_blob_key=${group[0]}&end_blob_key=${group[group.length - 1]}`, { credentials: 'same-origin' });
     if (!res.ok) throw new Error(`snapshots: HTTP ${res.status}`);
+    const events: eventWithTime[] = [];
     for (const line of (await res.text()).split('\n')) {
       if (!line) continue;
       const [, event] = JSON.parse(line) as [string, Record<string, unknown>];
       events.push(await unpack(event));
+      // Let the page draw (the player already playing the first group) between slices of a large group.
+      if (events.length % YIELD_EVERY === 0) await new Promise((r) => setTimeout(r, 0));
     }
-    progress(Math.min(keys.length, i + BLOBS_PER_REQUEST), keys.length);
+    events.sort((a, b) => a.timestamp - b.timestamp);
+    if (!onGroup(events, Math.min(keys.length, i + group.length), keys.length)) return;
   }
-  return events.sort((a, b) => a.timestamp - b.timestamp);
+}
+
+export interface Player {
+  /** Events that arrived after the player started (a later group of blobs), added to what it plays. */
+  add(events: eventWithTime[]): void;
+  destroy(): void;
 }
 
 /** Plays `events` in `root`, with play/pause and the time played; `destroy` stops and empties it. */
-export function mountPlayer(root: HTMLElement, events: eventWithTime[]): { destroy(): void } {
+export function mountPlayer(root: HTMLElement, events: eventWithTime[]): Player {
   root.replaceChildren();
   if (events.length < 2) {
     root.textContent = 'Too few events to play.';
-    return { destroy: () => root.replaceChildren() };
+    return { add: () => undefined, destroy: () => root.replaceChildren() };
   }
   const screen = document.createElement('div');
   screen.className = 'replay-screen';
@@ -70,16 +87,17 @@ export function mountPlayer(root: HTMLElement, events: eventWithTime[]): { destr
   controls.append(toggle, clock);
   root.append(screen, controls);
   const replayer = new Replayer(events, { root: screen, skipInactive: true, showWarning: false, mouseTail: false, triggerFocus: false });
-  const total = replayer.getMetaData().totalTime;
+  // It grows as later groups of blobs are added.
+  const total = () => replayer.getMetaData().totalTime;
   let playing = true;
   const fmt = (ms: number) => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;
   const render = () => {
     toggle.textContent = playing ? 'Pause' : 'Play';
-    clock.textContent = ` ${fmt(Math.min(total, replayer.getCurrentTime()))} / ${fmt(total)}`;
+    clock.textContent = ` ${fmt(Math.min(total(), replayer.getCurrentTime()))} / ${fmt(total())}`;
   };
   toggle.onclick = () => {
     if (playing) replayer.pause();
-    else replayer.play(replayer.getCurrentTime() >= total ? 0 : replayer.getCurrentTime());
+    else replayer.play(replayer.getCurrentTime() >= total() ? 0 : replayer.getCurrentTime());
     playing = !playing;
     render();
   };
@@ -91,6 +109,11 @@ export function mountPlayer(root: HTMLElement, events: eventWithTime[]): { destr
   render();
   const tick = setInterval(render, 250);
   return {
+    add(later) {
+      for (const e of later) replayer.addEvent(e);
+      // The Replayer takes each event in a microtask of its own: draw the new total after them.
+      queueMicrotask(render);
+    },
     destroy() {
       clearInterval(tick);
       replayer.pause();

@@ -9,6 +9,7 @@ import { Link, useSearch } from 'wouter-preact';
 import { api, qs } from '../api';
 import { ErrorNote, Loading, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
+import type { eventWithTime } from 'posthog-js/rrweb';
 
 export interface RecordingRow {
   id: string;
@@ -90,7 +91,7 @@ export function RecordingsPage({ projectId }: { projectId: number }) {
   );
 }
 
-type Player = { destroy(): void };
+type Player = import('./recording-player').Player;
 
 export function RecordingPage({ projectId, sessionId }: { projectId: number; sessionId: string }) {
   const base = `/api/projects/${projectId}/session_recordings/${encodeURIComponent(sessionId)}`;
@@ -99,22 +100,36 @@ export function RecordingPage({ projectId, sessionId }: { projectId: number; ses
   const stage = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<Error | null>(null);
   const [status, setStatus] = useState('Loading the snapshots…');
+  // The player's chunk and the snapshots load beside the recording's row, not after it.
   useEffect(() => {
-    if (!rec.data || !stage.current) return;
+    if (!stage.current) return;
     let player: Player | null = null;
     let cancelled = false;
     (async () => {
-      const { loadSnapshots, mountPlayer } = await import('./recording-player');
-      const events = await loadSnapshots(base, (done, total) => setStatus(`Loading the snapshots… ${done} of ${total}`));
-      if (cancelled || !stage.current) return;
-      player = mountPlayer(stage.current, events);
-      setStatus(`${events.length} events`);
+      const { streamSnapshots, mountPlayer } = await import('./recording-player');
+      // The player starts on the first group of blobs; later groups are added while it plays.
+      let early: eventWithTime[] = [];
+      let count = 0;
+      await streamSnapshots(base, (events, done, total) => {
+        if (cancelled || !stage.current) return false;
+        count += events.length;
+        if (player) player.add(events);
+        else {
+          early.push(...events);
+          if (early.length >= 2 || done === total) {
+            player = mountPlayer(stage.current, early);
+            early = [];
+          }
+        }
+        setStatus(done < total ? `Loading the snapshots… ${done} of ${total}` : `${count} events`);
+        return true;
+      });
     })().catch((e: Error) => setError(e));
     return () => {
       cancelled = true;
       player?.destroy();
     };
-  }, [rec.data?.id]);
+  }, [base]);
   const r = rec.data;
   return (
     <Page title="Recording" testId="recording-page" actions={r && (
