@@ -61,7 +61,7 @@ export async function runReplayBeside(ctx: BenchContext): Promise<CaseResult> {
   const applied = await ctx.probe.wait({ atLeast: start + acked, since: performance.now(), timeoutMs: DRAIN_TIMEOUT_MS });
 
   const snapshotFigures = (s: Awaited<ReturnType<typeof pacedSnapshots>>) => ({
-    rate_per_s: s.rate_per_s, sent: s.sent, acknowledged: s.acknowledged, json_mb: round1(s.jsonBytes / 1e6),
+    rate_per_s: s.rate_per_s, sent: s.sent, acknowledged: s.acknowledged, json_mb: round1(s.jsonBytes / 1e6), sender_cpu_pct: s.sender_cpu_pct,
   });
   const eventsS = (r: LoadResult) => Math.round(((r.requests - r.non_2xx) * EVENTS_PER_REQUEST) / r.duration_s);
   const notes: string[] = [];
