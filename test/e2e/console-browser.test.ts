@@ -383,7 +383,10 @@ function suite(): void {
     await page.mouse.click(x, over.y + over.height - 5);
     await page.waitForSelector('[data-testid=point-person]');
     t.match(await page.textContent('[role=dialog] h2'), / 5-Mar-2024$/, 'the clicked point is the fifth day');
-    t.same((await page.locator('[data-testid=point-person]').allTextContents()).sort(), ['probe-0@example.com', 'probe-1@example.com', 'probe-2@example.com']);
+    t.same((await page.locator('[data-testid=point-person-name]').allTextContents()).sort(), ['probe-0@example.com', 'probe-1@example.com', 'probe-2@example.com']);
+    const recordingLinks = await page.locator('[data-testid=point-person-recordings]').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    t.equal(recordingLinks.length, 3, "each person links to their recordings");
+    t.ok(recordingLinks.every((href) => /\/replay\?person_uuid=[0-9a-f-]{36}$/.test(href ?? '')), 'by person uuid, the list\'s own filter');
     t.equal(await page.textContent('[data-testid=persons-count]'), '3 persons', 'the dialog counts the persons it lists');
     await shot('trends-persons');
     await page.getByLabel('Close').click();
@@ -436,7 +439,7 @@ function suite(): void {
     t.same(await page.locator('[data-testid=funnel-step] td.conversion').allTextContents(), ['100.0 %', '33.3 %']);
     await page.locator('[data-testid=funnel-step] td.count').nth(1).click();
     await page.waitForSelector('[data-testid=point-person]');
-    t.same(await page.locator('[data-testid=point-person]').allTextContents(), ['probe-0@example.com'], 'who converted');
+    t.same(await page.locator('[data-testid=point-person-name]').allTextContents(), ['probe-0@example.com'], 'who converted');
     t.equal(await page.textContent('[data-testid=persons-count]'), '1 person', "the funnel step's count");
     await shot('funnel-persons', false);
     await page.keyboard.press('Escape');

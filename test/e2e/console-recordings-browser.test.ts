@@ -1,6 +1,8 @@
 // The console's recordings in headless Chromium: the recording settings saved from the Settings page (and seen by
 // the remote config), the list with a posted recording, a person's page linking to theirs, and a recording's page
 // playing it: rrweb's Replayer rebuilds the recorded page in an iframe.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { chromiumUnavailable } from '../helpers/chromium.js';
 import { consoleSuite } from '../helpers/console-suite.js';
@@ -11,6 +13,9 @@ import { PROJECT_KEY } from '../helpers/quill.js';
 import { postSnapshots, rr, snapshot } from '../helpers/recordings.js';
 
 const PASSWORD = 'console-test-password';
+/** The recording page with its timeline, for a reader (not compared). */
+const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
+mkdirSync(ARTIFACTS, { recursive: true });
 const SESSION = 'console-session-0001';
 /** 150 chunks, one request each: more blobs than the player's first group (10) and than one group (100). */
 const LONG_SESSION = 'console-session-long';
@@ -54,6 +59,15 @@ function suite(): void {
         rr.meta(t0, 'https://shop.test/welcome'), fullSnapshot(t0 + 1) as never, rr.move(t0 + 500), rr.click(t0 + 1_000), rr.console(t0 + 1_200, 'error'), rr.move(t0 + 4_000),
       ])]);
       if (res.status !== 200) throw new Error(`snapshots: ${res.status}`);
+      // The session's events, as posthog-js tags them with its session id: the timeline beside the player.
+      const at = (ms: number) => ({ timestamp: new Date(t0 + ms).toISOString() });
+      const sessionEvents = [
+        event('replayed-visitor', '$pageview', { $session_id: SESSION, $current_url: 'https://shop.test/welcome?ref=ad' }, at(100)),
+        event('replayed-visitor', '$autocapture', { $session_id: SESSION, $event_type: 'click', $el_text: 'Buy now' }, at(1_000)),
+        event('replayed-visitor', 'checkout started', { $session_id: SESSION }, at(2_000)),
+        event('replayed-visitor', 'elsewhere', { $session_id: 'another-session' }, at(2_500)),
+      ];
+      if ((await sendBatch(q.base, sessionEvents)).status !== 200) throw new Error('session events');
       const l0 = Date.now() - 600_000;
       for (let k = 0; k < LONG_CHUNKS; k++) {
         const at = l0 + k * 2_000;
@@ -99,6 +113,32 @@ function suite(): void {
     }, undefined, { timeout: 30_000 });
     t.pass('the Replayer rebuilt the recorded page');
     t.equal((await s.api.get(`/api/projects/@current/session_recordings/${SESSION}/`)).body.viewed, true, 'opening it marked it viewed');
+
+    // The timeline: the session's events and the recorded console error, at their offsets, in time order.
+    await s.page.waitForFunction(() => document.querySelectorAll('[data-testid=timeline-item]').length === 4, undefined, { timeout: 15_000 });
+    const items = await s.page.locator('[data-testid=timeline-item]').evaluateAll((li) => li.map((l) => [l.getAttribute('data-kind'), l.textContent?.replace(/\s+/g, ' ').trim()]));
+    t.same(items, [
+      ['pageview', '0:00 Pageview /welcome?ref=ad'],
+      ['click', '0:01 Clicked Buy now'],
+      ['console-error', '0:01 Console error x'],
+      ['event', '0:02 checkout started'],
+    ], "the session's events only, with the console error, each at its time into the recording");
+    // Paused, a click on an item moves the player there.
+    await s.page.click('[data-testid=player-toggle]');
+    await s.page.locator('[data-testid=timeline-item] button').nth(3).click();
+    await s.page.waitForFunction(() => document.querySelector('[data-testid=player-clock]')?.textContent?.startsWith(' 0:02 /'), undefined, { timeout: 5_000 });
+    t.equal(await s.page.inputValue('[data-testid=player-seek]'), '2000', 'the seek bar follows (2,000 ms after the recording\'s first event)');
+    await s.page.selectOption('[data-testid=player-speed]', '4');
+    t.equal(await s.page.inputValue('[data-testid=player-speed]'), '4', 'speeds as PostHog offers');
+    t.equal(await s.page.isChecked('[data-testid=player-skip-inactive]'), true, 'inactivity skipped by default');
+    await s.page.screenshot({ path: join(ARTIFACTS, 'recording.png') });
+
+    // From live events: an event of the session opens to a link to its recording.
+    await s.page.goto(s.url(`/project/${s.projectId}/events`));
+    await s.page.locator('[data-testid=event-row][data-event="checkout started"]').click();
+    await s.page.click('[data-testid=event-recording]');
+    await s.page.waitForSelector('[data-testid=recording-meta]');
+    t.match(s.page.url(), new RegExp(`/replay/${SESSION}$`), "the event's session recording");
     t.same(s.problems.splice(0), []);
   });
 

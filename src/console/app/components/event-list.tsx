@@ -1,4 +1,7 @@
-/** A table of events; a row opens to its properties and its elements chain. Used by live events and a person's page. */
+/**
+ * A table of events; a row opens to its properties, its elements chain and, for an event of a session
+ * (`$session_id`), a link to the session's recording. Used by live events and a person's page.
+ */
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { when } from '../lib/format';
@@ -56,7 +59,12 @@ export function EventList(props: { events: EventRow[]; projectId: number; showPe
                       </ol>
                     </>
                   )}
-                  <p class="muted small">uuid {e.id} · distinct id {e.distinct_id}</p>
+                  <p class="muted small">
+                    uuid {e.id} · distinct id {e.distinct_id}
+                    {typeof e.properties.$session_id === 'string' && e.properties.$session_id !== '' && (
+                      <> · <Link href={`/project/${props.projectId}/replay/${encodeURIComponent(e.properties.$session_id)}`} data-testid="event-recording">watch the session's recording</Link></>
+                    )}
+                  </p>
                 </div>
               </td>
             </tr>

@@ -53,7 +53,10 @@ export function PersonsDialog(props: { projectId: number; title: string; summary
         <ErrorNote error={error} />
         <ul class="people">
           {people.map((p) => (
-            <li key={p.uuid ?? p.id} data-testid="point-person"><Link href={`/project/${props.projectId}/persons/${p.uuid ?? p.id}`}>{personName(p)}</Link></li>
+            <li key={p.uuid ?? p.id} data-testid="point-person">
+              <Link href={`/project/${props.projectId}/persons/${p.uuid ?? p.id}`} data-testid="point-person-name">{personName(p)}</Link>
+              {p.uuid && <> · <Link href={`/project/${props.projectId}/replay?person_uuid=${encodeURIComponent(p.uuid)}`} class="muted" data-testid="point-person-recordings">recordings</Link></>}
+            </li>
           ))}
         </ul>
         {next && <button onClick={() => load(pathOf(next))}>More</button>}

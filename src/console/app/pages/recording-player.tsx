@@ -8,6 +8,7 @@
  */
 import { Replayer, type eventWithTime } from 'posthog-js/rrweb';
 import { api } from '../api';
+import { timelineClock } from '../lib/recording-timeline';
 
 /** PostHog's bound on one snapshots request. */
 const BLOBS_PER_REQUEST = 100;
@@ -68,32 +69,63 @@ export async function streamSnapshots(base: string, onGroup: (events: eventWithT
 export interface Player {
   /** Events that arrived after the player started (a later group of blobs), added to what it plays. */
   add(events: eventWithTime[]): void;
+  /** Moves to `ms` after the recording's start, playing on if it was playing. */
+  seek(ms: number): void;
+  /** Epoch ms of the recording's first event (offsets of the session's events are counted from it). */
+  startTime(): number;
   destroy(): void;
 }
 
-/** Plays `events` in `root`, with play/pause and the time played; `destroy` stops and empties it. */
+/** PostHog's player speeds. */
+export const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> & { testId?: string } = {}): HTMLElementTagNameMap[K] {
+  const { testId, ...rest } = props;
+  const el = Object.assign(document.createElement(tag), rest);
+  if (testId) el.dataset.testid = testId;
+  return el;
+}
+
+/**
+ * Plays `events` in `root` with its controls: play/pause, a seek bar, the time played, the speed and whether
+ * inactive stretches are skipped (on by default, as PostHog's player). `destroy` stops and empties it.
+ */
 export function mountPlayer(root: HTMLElement, events: eventWithTime[]): Player {
   root.replaceChildren();
   if (events.length < 2) {
     root.textContent = 'Too few events to play.';
-    return { add: () => undefined, destroy: () => root.replaceChildren() };
+    return { add: () => undefined, seek: () => undefined, startTime: () => events[0]?.timestamp ?? 0, destroy: () => root.replaceChildren() };
   }
-  const screen = document.createElement('div');
-  screen.className = 'replay-screen';
-  const controls = document.createElement('div');
-  controls.className = 'replay-controls';
-  const toggle = document.createElement('button');
-  const clock = document.createElement('span');
-  controls.append(toggle, clock);
+  const screen = element('div', { className: 'replay-screen' });
+  const toggle = element('button', { type: 'button', testId: 'player-toggle' });
+  const bar = element('input', { type: 'range', min: '0', step: '100', value: '0', className: 'replay-seek', testId: 'player-seek' });
+  bar.setAttribute('aria-label', 'Position in the recording');
+  const clock = element('span', { testId: 'player-clock' });
+  const speed = element('select', { testId: 'player-speed', title: 'Speed' });
+  for (const x of SPEEDS) speed.append(element('option', { value: String(x), textContent: `${x}×`, selected: x === 1 }));
+  const skip = element('input', { type: 'checkbox', checked: true, testId: 'player-skip-inactive' });
+  const skipLabel = element('label', { className: 'replay-skip' });
+  skipLabel.append(skip, ' skip inactivity');
+  const controls = element('div', { className: 'replay-controls' });
+  controls.append(toggle, bar, clock, speed, skipLabel);
   root.append(screen, controls);
   const replayer = new Replayer(events, { root: screen, skipInactive: true, showWarning: false, mouseTail: false, triggerFocus: false });
   // It grows as later groups of blobs are added.
   const total = () => replayer.getMetaData().totalTime;
   let playing = true;
-  const fmt = (ms: number) => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;
   const render = () => {
+    const now = Math.min(total(), replayer.getCurrentTime());
     toggle.textContent = playing ? 'Pause' : 'Play';
-    clock.textContent = ` ${fmt(Math.min(total(), replayer.getCurrentTime()))} / ${fmt(total())}`;
+    clock.textContent = ` ${timelineClock(now)} / ${timelineClock(total())}`;
+    bar.max = String(total());
+    // Not while the user drags it.
+    if (document.activeElement !== bar) bar.value = String(now);
+  };
+  const seek = (ms: number) => {
+    const at = Math.max(0, Math.min(total(), ms));
+    if (playing) replayer.play(at);
+    else replayer.pause(at);
+    render();
   };
   toggle.onclick = () => {
     if (playing) replayer.pause();
@@ -101,6 +133,9 @@ export function mountPlayer(root: HTMLElement, events: eventWithTime[]): Player 
     playing = !playing;
     render();
   };
+  bar.onchange = () => seek(Number(bar.value));
+  speed.onchange = () => replayer.setConfig({ speed: Number(speed.value) });
+  skip.onchange = () => replayer.setConfig({ skipInactive: skip.checked });
   replayer.on('finish', () => {
     playing = false;
     render();
@@ -114,6 +149,8 @@ export function mountPlayer(root: HTMLElement, events: eventWithTime[]): Player 
       // The Replayer takes each event in a microtask of its own: draw the new total after them.
       queueMicrotask(render);
     },
+    seek,
+    startTime: () => replayer.getMetaData().startTime,
     destroy() {
       clearInterval(tick);
       replayer.pause();

@@ -9,6 +9,7 @@ import { Link, useSearch } from 'wouter-preact';
 import { api, qs } from '../api';
 import { ErrorNote, Loading, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
+import { consoleErrorItems, timeline, timelineClock, type SessionEvent, type TimelineItem } from '../lib/recording-timeline';
 import type { eventWithTime } from 'posthog-js/rrweb';
 
 export interface RecordingRow {
@@ -93,17 +94,31 @@ export function RecordingsPage({ projectId }: { projectId: number }) {
 
 type Player = import('./recording-player').Player;
 
+/** Session events shown beside the player (PostHog's inspector shows the first page of them too). */
+const TIMELINE_EVENTS = 500;
+
+
 export function RecordingPage({ projectId, sessionId }: { projectId: number; sessionId: string }) {
   const base = `/api/projects/${projectId}/session_recordings/${encodeURIComponent(sessionId)}`;
   // Opening a recording marks it viewed, as PostHog's player does.
   const rec = useGet<RecordingRow>(`${base}/${qs({ save_view: true })}`);
   const stage = useRef<HTMLDivElement>(null);
+  const player = useRef<Player | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [status, setStatus] = useState('Loading the snapshots…');
+  const [started, setStarted] = useState<number | null>(null);
+  const [consoleErrors, setConsoleErrors] = useState<TimelineItem[]>([]);
+  // The session's events, a minute either side of the recording (events are stamped by the client's clock too).
+  const r0 = rec.data;
+  const sessionEvents = useGet<{ results: SessionEvent[] }>(r0 ? `/api/projects/${projectId}/events/${qs({
+    properties: JSON.stringify([{ key: '$session_id', value: sessionId, operator: 'exact', type: 'event' }]),
+    after: new Date(Date.parse(r0.start_time) - 60_000).toISOString(), before: new Date(Date.parse(r0.end_time) + 60_000).toISOString(),
+    orderBy: JSON.stringify(['timestamp']), limit: TIMELINE_EVENTS,
+  })}` : null);
+  const items = timeline(sessionEvents.data?.results ?? [], consoleErrors);
   // The player's chunk and the snapshots load beside the recording's row, not after it.
   useEffect(() => {
     if (!stage.current) return;
-    let player: Player | null = null;
     let cancelled = false;
     (async () => {
       const { streamSnapshots, mountPlayer } = await import('./recording-player');
@@ -113,11 +128,14 @@ export function RecordingPage({ projectId, sessionId }: { projectId: number; ses
       await streamSnapshots(base, (events, done, total) => {
         if (cancelled || !stage.current) return false;
         count += events.length;
-        if (player) player.add(events);
+        const errors = consoleErrorItems(events);
+        if (errors.length > 0) setConsoleErrors((before) => [...before, ...errors]);
+        if (player.current) player.current.add(events);
         else {
           early.push(...events);
           if (early.length >= 2 || done === total) {
-            player = mountPlayer(stage.current, early);
+            player.current = mountPlayer(stage.current, early);
+            setStarted(player.current.startTime());
             early = [];
           }
         }
@@ -127,7 +145,8 @@ export function RecordingPage({ projectId, sessionId }: { projectId: number; ses
     })().catch((e: Error) => setError(e));
     return () => {
       cancelled = true;
-      player?.destroy();
+      player.current?.destroy();
+      player.current = null;
     };
   }, [base]);
   const r = rec.data;
@@ -153,7 +172,23 @@ export function RecordingPage({ projectId, sessionId }: { projectId: number; ses
         </p>
       )}
       <p class="muted" data-testid="player-status">{status}</p>
-      <div ref={stage} class="replay-stage" data-testid="replay-stage" />
+      <div class="replay-layout">
+        <div ref={stage} class="replay-stage" data-testid="replay-stage" />
+        <aside class="replay-timeline" data-testid="replay-timeline">
+          <h3>Timeline</h3>
+          <ErrorNote error={sessionEvents.error} />
+          {items.length === 0 && <p class="muted small">{sessionEvents.loading ? 'Loading…' : 'No events in this session.'}</p>}
+          <ol>
+            {items.map((i) => (
+              <li key={i.key} class={`timeline-${i.kind}`} data-testid="timeline-item" data-kind={i.kind}>
+                <button type="button" class="link" disabled={started === null} onClick={() => player.current?.seek(i.at - (started ?? i.at))}>
+                  <span class="muted">{started === null ? '' : timelineClock(i.at - started)}</span> {i.label}
+                </button>
+              </li>
+            ))}
+          </ol>
+        </aside>
+      </div>
     </Page>
   );
 }
