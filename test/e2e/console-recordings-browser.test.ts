@@ -142,6 +142,31 @@ function suite(): void {
     t.same(s.problems.splice(0), []);
   });
 
+  t.test("the list's filters: length, console errors, an event of the session", async (t) => {
+    await s.page.goto(s.url(`/project/${s.projectId}/replay`));
+    await s.page.waitForSelector('[data-testid=recordings-table] tbody tr');
+    const rows = () => s.page.locator('[data-testid=recordings-table] tbody tr').count();
+    t.equal(await rows(), 2, 'both recordings');
+    await s.page.check('[data-testid=recording-filters] input[name=with_errors]');
+    await s.page.waitForFunction(() => document.querySelectorAll('[data-testid=recordings-table] tbody tr').length === 1);
+    t.match(await s.page.textContent('[data-testid=recordings-table] tbody tr'), /rita@example\.com/, 'the one with a console error');
+    await s.page.uncheck('[data-testid=recording-filters] input[name=with_errors]');
+    await s.page.selectOption('[data-testid=recording-filters] select[name=min_duration]', '60');
+    await s.page.waitForFunction(() => document.querySelectorAll('[data-testid=recordings-table] tbody tr').length === 1);
+    t.match(await s.page.textContent('[data-testid=recordings-table] tbody tr'), /4:58/, 'the five-minute one');
+    await s.page.selectOption('[data-testid=recording-filters] select[name=min_duration]', '0');
+    // Applied when the field is committed (Enter or leaving it), not at each keystroke.
+    await s.page.fill('[data-testid=recording-filters] input[name=event]', 'checkout started');
+    await s.page.press('[data-testid=recording-filters] input[name=event]', 'Enter');
+    await s.page.waitForFunction(() => document.querySelectorAll('[data-testid=recordings-table] tbody tr').length === 1);
+    t.match(await s.page.textContent('[data-testid=recordings-table] tbody tr'), /rita@example\.com/, 'the session with that event');
+    await s.page.fill('[data-testid=recording-filters] input[name=event]', 'never sent');
+    await s.page.press('[data-testid=recording-filters] input[name=event]', 'Enter');
+    await s.page.waitForSelector('text=No recordings match these filters.');
+    t.equal(await rows(), 0, 'none');
+    t.same(s.problems.splice(0), []);
+  });
+
   t.test('a long recording plays from its first blobs while the rest arrive', async (t) => {
     const sources = (await s.api.get(`/api/projects/@current/session_recordings/${LONG_SESSION}/snapshots`)).body.sources;
     t.equal(sources.length, LONG_CHUNKS, 'one blob per chunk');

@@ -157,6 +157,47 @@ t.test('the list: person, distinct id, duration, order, pages; a recording and i
   t.equal((await api.get(`${RECORDINGS}/${long}/snapshots?source=blob_v2&start_blob_key=5&end_blob_key=6`)).status, 404);
 });
 
+t.test("the list's events and properties filters: sessions with such an event of theirs", async (t) => {
+  const { api, q } = server;
+  const t0 = Date.now() - 900_000;
+  const paid = `paid-${randomUUID()}`;
+  const browsed = `browsed-${randomUUID()}`;
+  const elsewhere = `elsewhere-${randomUUID()}`;
+  t.equal((await postSnapshots(q.base, [
+    snapshot(paid, 'cora', [rr.meta(t0, 'https://c.test/'), rr.click(t0 + 60_000)]),
+    snapshot(browsed, 'cora', [rr.meta(t0 + 120_000, 'https://c.test/'), rr.click(t0 + 180_000)]),
+    snapshot(elsewhere, 'dave', [rr.meta(t0, 'https://d.test/'), rr.click(t0 + 60_000)]),
+  ])).status, 200);
+  const at = (ms: number) => ({ timestamp: new Date(t0 + ms).toISOString() });
+  t.equal((await sendBatch(q.base, [
+    event('cora', '$pageview', { $session_id: paid, $current_url: 'https://c.test/pricing', $set: { plan: 'pro' } }, at(1_000)),
+    event('cora', 'purchase', { $session_id: paid, amount: 120 }, at(30_000)),
+    event('cora', '$pageview', { $session_id: browsed, $current_url: 'https://c.test/blog' }, at(125_000)),
+    // dave purchased too, but outside a recorded session; and in no session at all.
+    event('dave', 'purchase', { $session_id: `unrecorded-${randomUUID()}`, amount: 5 }, at(30_000)),
+    event('dave', 'purchase', { amount: 7 }, at(31_000)),
+  ])).status, 200);
+  await eventually('the events stored', async () => ((await api.get('/api/projects/@current/events/?event=purchase&limit=10')).body.results?.length >= 3 ? true : null));
+  const ids = async (query: string) => {
+    const res = await api.get(`${RECORDINGS}/?date_from=-1d&${query}`);
+    if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
+    return res.body.results.map((r: { id: string }) => r.id).filter((id: string) => [paid, browsed, elsewhere].includes(id)).sort();
+  };
+  const events = (list: unknown) => `events=${encodeURIComponent(JSON.stringify(list))}`;
+  const properties = (list: unknown) => `properties=${encodeURIComponent(JSON.stringify(list))}`;
+  t.same(await ids(events([{ id: 'purchase', type: 'events' }])), [paid], 'the session with a purchase of its own');
+  t.same(await ids(events([{ id: '$pageview', type: 'events' }])), [browsed, paid].sort());
+  t.same(await ids(events([{ id: '$pageview', properties: [{ key: '$current_url', value: 'blog', operator: 'icontains', type: 'event' }] }])), [browsed], "an event's property filter");
+  t.same(await ids(events([{ id: '$pageview' }, { id: 'purchase' }])), [paid], 'every event filter');
+  t.same(await ids(properties([{ key: 'amount', value: 100, operator: 'gt', type: 'event' }])), [paid], 'properties alone: some event of the session');
+  t.same(await ids(properties([{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }])), [browsed, paid].sort(), "the session's person");
+  t.same(await ids(`${events([{ id: 'purchase' }])}&distinct_id=dave`), [], "dave's purchases were in no recorded session");
+  const refused = await api.get(`${RECORDINGS}/?events=${encodeURIComponent('[{"id": 5}]')}`);
+  t.match({ status: refused.status, body: refused.body }, { status: 400, body: { type: 'validation_error', attr: 'events' } });
+  const badProperty = await api.get(`${RECORDINGS}/?${properties([{ key: 'x', operator: 'shouts', value: 1 }])}`);
+  t.equal(badProperty.status, 400, 'an unknown operator is refused, not ignored');
+});
+
 t.test('refused snapshot requests', async (t) => {
   const { q } = server;
   const wrongKey = await fetch(`${q.base}/s/`, { method: 'POST', body: JSON.stringify([{ ...snapshot('s', 'd', [rr.click(Date.now())]), properties: { $session_id: 's', distinct_id: 'd', token: 'phc_nope', $snapshot_data: [rr.click(1)] } }]) });

@@ -12,6 +12,10 @@
  * - `order`: `start_time` (default), `end_time`, `duration`, `active_seconds`, `inactive_seconds`, `click_count`,
  *   `keypress_count`, `mouse_activity_count`, `console_log_count`, `console_warn_count`, `console_error_count`;
  *   `order_direction` `DESC` (default) or `ASC`;
+ * - `events`: a JSON list of `{id, properties?}` (PostHog's event entities): the session has an event of that
+ *   name (`id` null: any) with those properties, for every entity; `properties`: a JSON list or group of property
+ *   filters (event, person, cohort) that some event of the session passes. Both are answered from the events that
+ *   carry the session's `$session_id` (src/worker/ops/recordings.ts).
  * - `limit` (default 50, at most 1000), `offset`.
  */
 import { AnalyticsInputError } from '../analytics/errors.js';
@@ -51,7 +55,15 @@ export interface Predicate {
   value: number;
 }
 
+/** An event a selected session must have: its name (null: any) and property filters as sent (JSON). */
+export interface SessionEventFilter {
+  event: string | null;
+  properties: unknown;
+}
+
 export interface RecordingsQuery {
+  /** Every one must match some event of the session (empty: no such filter). */
+  events: SessionEventFilter[];
   fromMs: number;
   toMs: number | null;
   personUuid: string | null;
@@ -115,11 +127,24 @@ export function parseRecordingsQuery(q: Readonly<Record<string, string | undefin
     if (!Array.isArray(list) || !list.every((s) => typeof s === 'string')) throw refused('session_ids', 'session_ids must be a JSON list of strings.');
     sessionIds = new Set(list as string[]);
   }
+  const events: SessionEventFilter[] = [];
+  if (q.events) {
+    const list = jsonOf('events', q.events);
+    if (!Array.isArray(list)) throw refused('events', 'events must be a JSON list of {id, properties}.');
+    for (const e of list) {
+      const entity = e !== null && typeof e === 'object' && !Array.isArray(e) ? e as Record<string, unknown> : null;
+      if (entity === null || (entity.id !== null && entity.id !== undefined && typeof entity.id !== 'string')) throw refused('events', 'An event filter is {id: an event name or null, properties}.');
+      events.push({ event: (entity.id as string | null | undefined) ?? null, properties: entity.properties ?? null });
+    }
+  }
+  // Property filters on their own: some event of the session passes them all.
+  if (q.properties) events.push({ event: null, properties: jsonOf('properties', q.properties) });
   const order = q.order ?? 'start_time';
   if (!(order in MEASURES)) throw refused('order', `Unsupported order: ${order}.`);
   const direction = (q.order_direction ?? 'DESC').toUpperCase();
   if (direction !== 'ASC' && direction !== 'DESC') throw refused('order_direction', 'order_direction must be ASC or DESC.');
   return {
+    events,
     // Explicit session ids are not bounded by the default window (PostHog looks them up wherever they are).
     fromMs: q.date_from ? dateOf('date_from', q.date_from, parseDate) : sessionIds ? -Infinity : now - 3 * DAY_MS,
     toMs: q.date_to ? dateOf('date_to', q.date_to, parseDate) : null,

@@ -24,6 +24,7 @@ import { parseEventDate } from './events/dates.js';
 import { decodeOrThrow } from './capture.js';
 import { viewOf } from './persons/person-view.js';
 import { projectForToken } from './public-auth.js';
+import { withSessionEvents } from './recording-event-filter.js';
 import { bodyOf, nowIso, principalOf, projectIdOf, type OpHandler } from './types.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -90,7 +91,7 @@ function sessionOf(rt: WorkerRuntime, team: number, id: string | undefined): Ses
 }
 
 /** `GET session_recordings/`: PostHog's `{results, has_next, version}`, filtered and ordered (list-query.ts). */
-export const listRecordings: OpHandler = (item, rt) => {
+export const listRecordings: OpHandler = async (item, rt) => {
   const team = projectIdOf(item);
   const now = Date.now();
   const q = parseRecordingsQuery(item.meta.query, now, (raw) => parseEventDate(raw, now));
@@ -99,7 +100,8 @@ export const listRecordings: OpHandler = (item, rt) => {
     const person = rt.persons.personByUuid(team, q.personUuid.toLowerCase());
     distinctIds = new Set(person?.distinct_ids ?? []);
   }
-  const selected = recordingsOf(rt).all().flatMap((store) => store.sessionsOf(team).filter((m) => selects(q, m, distinctIds)));
+  const candidates = recordingsOf(rt).all().flatMap((store) => store.sessionsOf(team).filter((m) => selects(q, m, distinctIds)));
+  const selected = await withSessionEvents(rt, team, q.events, candidates, now);
   selected.sort(comparator(q));
   const page = selected.slice(q.offset, q.offset + q.limit);
   const days = retentionDaysOf(rt, team);

@@ -46,24 +46,58 @@ export function RecordingsPage({ projectId }: { projectId: number }) {
   // From the address, so that following "all recordings" (same page, no person) updates the list.
   const personUuid = new URLSearchParams(useSearch()).get('person_uuid') ?? '';
   const [range, setRange] = useState('-7d');
+  const [minDuration, setMinDuration] = useState('0');
+  const [withErrors, setWithErrors] = useState(false);
+  const [eventName, setEventName] = useState('');
+  // What is typed, applied as the filter when committed (Enter or leaving the field), not at each keystroke.
+  const [eventDraft, setEventDraft] = useState('');
   const [offset, setOffset] = useState(0);
+  const predicates = [
+    ...(minDuration !== '0' ? [{ key: 'duration', type: 'recording', operator: 'gt', value: Number(minDuration) }] : []),
+    ...(withErrors ? [{ key: 'console_error_count', type: 'recording', operator: 'gt', value: 0 }] : []),
+  ];
   const list = useGet<{ results: RecordingRow[]; has_next: boolean }>(
-    `/api/projects/${projectId}/session_recordings/${qs({ date_from: range, person_uuid: personUuid || null, limit: PAGE, offset })}`,
+    `/api/projects/${projectId}/session_recordings/${qs({
+      date_from: range, person_uuid: personUuid || null, limit: PAGE, offset,
+      having_predicates: predicates.length > 0 ? JSON.stringify(predicates) : null,
+      events: eventName.trim() ? JSON.stringify([{ id: eventName.trim(), type: 'events' }]) : null,
+    })}`,
   );
+  // Every filter change starts again from the newest page.
+  const change = <T,>(set: (v: T) => void) => (v: T) => {
+    setOffset(0);
+    set(v);
+  };
   return (
     <Page title="Recordings" testId="recordings-page" actions={
-      <select value={range} onChange={(e) => { setOffset(0); setRange((e.target as HTMLSelectElement).value); }} aria-label="Started">
+      <select value={range} onChange={(e) => change(setRange)((e.target as HTMLSelectElement).value)} aria-label="Started">
         <option value="-1d">Last 24 hours</option>
         <option value="-7d">Last 7 days</option>
         <option value="-30d">Last 30 days</option>
         <option value="-365d">Last year</option>
       </select>
     }>
+      <form class="filters recording-filters" data-testid="recording-filters" onSubmit={(e) => e.preventDefault()}>
+        <label>Longer than{' '}
+          <select name="min_duration" value={minDuration} onChange={(e) => change(setMinDuration)((e.target as HTMLSelectElement).value)}>
+            <option value="0">any length</option>
+            <option value="10">10 seconds</option>
+            <option value="60">1 minute</option>
+            <option value="300">5 minutes</option>
+          </select>
+        </label>
+        <label><input type="checkbox" name="with_errors" checked={withErrors} onChange={(e) => change(setWithErrors)((e.target as HTMLInputElement).checked)} /> with console errors</label>
+        <label>With the event{' '}
+          <input name="event" placeholder="e.g. purchase" value={eventDraft}
+            onInput={(e) => setEventDraft((e.target as HTMLInputElement).value)}
+            onChange={(e) => change(setEventName)((e.target as HTMLInputElement).value)} />
+        </label>
+      </form>
       {personUuid && <p class="muted">One person's recordings · <Link href={`/project/${projectId}/replay`}>all recordings</Link></p>}
       <ErrorNote error={list.error} />
       <Loading when={list.loading && !list.data} />
       {list.data && list.data.results.length === 0 && (
-        <p class="muted">No recordings in this range. Turn recording on under Settings, and posthog-js records the sessions of your site.</p>
+        <p class="muted">{predicates.length > 0 || eventName.trim() ? 'No recordings match these filters.' : 'No recordings in this range. Turn recording on under Settings, and posthog-js records the sessions of your site.'}</p>
       )}
       {list.data && list.data.results.length > 0 && (
         <table class="table" data-testid="recordings-table">
