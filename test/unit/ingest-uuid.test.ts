@@ -31,7 +31,8 @@ t.test('uuidv5 matches a published RFC example', async (t) => {
 });
 
 t.test('uuidv7 layout (RFC 9562 §5.7)', async (t) => {
-  const now = Date.UTC(2024, 5, 15, 12, 0, 0, 123);
+  // Later than any time another test of this process gives the generator: it never goes back (see the ordering).
+  const now = Date.UTC(2200, 5, 15, 12, 0, 0, 123);
   const u = uuidv7(now);
   t.ok(isUuid(u), 'canonical form');
   t.equal(u, u.toLowerCase(), 'lower case');

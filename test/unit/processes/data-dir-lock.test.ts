@@ -9,8 +9,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
   formatLockFile, holderRuns, linuxProc, lockDataDir, parseLockFile, parseProcStat, selfHolder, type LockHolder, type ProcSource,
-} from '../../src/worker/data-dir-lock.js';
-import { TYPESCRIPT_LOADER_ARGS } from '../helpers/typescript-loader.js';
+} from '../../../src/worker/data-dir-lock.js';
+import { TYPESCRIPT_LOADER_ARGS } from '../../helpers/typescript-loader.js';
 
 function tempDir(t: { teardown(fn: () => unknown): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'quill-lock-'));
@@ -212,7 +212,7 @@ t.test('an empty lock (one being written where there are no hard links) gets a p
   t.equal(readFileSync(path, 'utf8'), '200 2\n');
 });
 
-const child = fileURLToPath(new URL('../fixtures/data-dir-lock-child.ts', import.meta.url));
+const child = fileURLToPath(new URL('../../fixtures/data-dir-lock-child.ts', import.meta.url));
 const loaderArgs = TYPESCRIPT_LOADER_ARGS;
 
 t.test('racing starts on a stale lock: exactly one wins', async (t) => {

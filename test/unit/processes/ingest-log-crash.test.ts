@@ -6,9 +6,9 @@ import { readdir, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { IngestLog } from '../../src/stores/ingest-log/index.js';
-import { crashPayload } from '../fixtures/ingest-log-crash-child.js';
-import { TYPESCRIPT_LOADER_ARGS } from '../helpers/typescript-loader.js';
+import { IngestLog } from '../../../src/stores/ingest-log/index.js';
+import { crashPayload } from '../../fixtures/ingest-log-crash-child.js';
+import { TYPESCRIPT_LOADER_ARGS } from '../../helpers/typescript-loader.js';
 
 /**
  * A fresh directory per test. Not t.testdir(): its path is derived from the test name, so two concurrent runs of
@@ -31,7 +31,7 @@ const KILL_AFTER_MS = 300;
 const SEGMENT_BYTES = 256 * 1024; // small, so kills also land around rotations
 const CONCURRENCY = 16;
 
-const child = fileURLToPath(new URL('../fixtures/ingest-log-crash-child.ts', import.meta.url));
+const child = fileURLToPath(new URL('../../fixtures/ingest-log-crash-child.ts', import.meta.url));
 const loaderArgs = TYPESCRIPT_LOADER_ARGS;
 
 interface ChildResult {

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT } from '../helpers/quill.js';
+import { ROOT } from '../../helpers/quill.js';
 
 function scratchProject(t: { teardown(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'quill-build-'));
