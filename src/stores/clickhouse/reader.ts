@@ -39,6 +39,28 @@ export class ClickHouseQueryError extends Error {
  */
 const READ_SETTINGS_IF_KNOWN: Readonly<Record<string, string>> = { query_plan_join_swap_table: '0' };
 
+/**
+ * The settings every read carries: read-only, the query budget's time and memory, and — so that a GROUP BY or a
+ * sort over many persons spills to disk rather than failing at the memory bound (funnels, retention and weekly
+ * active users group per person) — external aggregation and sorting past half of that memory, ClickHouse's own
+ * advice for these two settings.
+ */
+export function readSettingsFor(limits: ReadLimits) {
+  const memory = Math.max(1, Math.floor(limits.maxMemoryBytes));
+  const spillAt = String(Math.max(1, Math.floor(memory / 2)));
+  return {
+    readonly: '2' as const,
+    max_execution_time: Math.max(1, Math.ceil(limits.maxExecutionS)),
+    max_memory_usage: String(memory),
+    max_bytes_before_external_group_by: spillAt,
+    max_bytes_before_external_sort: spillAt,
+    ...(limits.maxResultRows !== undefined ? { max_result_rows: String(limits.maxResultRows), result_overflow_mode: 'throw' as const } : {}),
+    // Quill's dialect: a LEFT JOIN's missing side is NULL; 64-bit numbers as JSON numbers.
+    join_use_nulls: 1 as const,
+    output_format_json_quote_64bit_integers: 0 as const,
+  };
+}
+
 export class ClickHouseReader {
   /** Which of READ_SETTINGS_IF_KNOWN this server has, asked once (null: not asked yet, or the asking failed). */
   private knownSettings: Promise<Record<string, string>> | null = null;
@@ -94,16 +116,7 @@ export class ClickHouseReader {
   }
 
   private async settings(limits: ReadLimits) {
-    return {
-      readonly: '2' as const,
-      max_execution_time: Math.max(1, Math.ceil(limits.maxExecutionS)),
-      max_memory_usage: String(Math.max(1, Math.floor(limits.maxMemoryBytes))),
-      ...(limits.maxResultRows !== undefined ? { max_result_rows: String(limits.maxResultRows), result_overflow_mode: 'throw' as const } : {}),
-      // Quill's dialect: a LEFT JOIN's missing side is NULL; 64-bit numbers as JSON numbers.
-      join_use_nulls: 1 as const,
-      output_format_json_quote_64bit_integers: 0 as const,
-      ...(await this.readSettings()),
-    };
+    return { ...readSettingsFor(limits), ...(await this.readSettings()) };
   }
 
   /** The settings of READ_SETTINGS_IF_KNOWN the server knows; none while it cannot be asked (asked again later). */
