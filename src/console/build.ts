@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { hogqlFunctionNames } from '../domain/hogql/function-names.js';
 import { snippetMethods } from './snippet-methods.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
@@ -77,7 +78,10 @@ export async function buildConsole(): Promise<ConsoleBuild> {
     logLevel: 'warning',
     plugins: [patternsInTheBrowser],
     // The HTML snippet's stub queues the methods of the posthog-js this server serves (src/domain/html-snippet.ts).
-    define: { __POSTHOG_SNIPPET_METHODS__: JSON.stringify(snippetMethods()) },
+    // The SQL editor completes the HogQL functions the evaluator knows (src/domain/hogql/function-names.ts). As a
+    // string: esbuild inlines a string where it is used (the SQL chunk), while an array value goes into a chunk
+    // shared with the first page.
+    define: { __POSTHOG_SNIPPET_METHODS__: JSON.stringify(snippetMethods()), __HOGQL_FUNCTIONS_JSON__: JSON.stringify(JSON.stringify(hogqlFunctionNames())) },
   });
   const outputs = result.metafile.outputs;
   const entry = Object.keys(outputs).find((f) => outputs[f]!.entryPoint?.endsWith('main.tsx') && f.endsWith('.js'))!;

@@ -49,6 +49,19 @@ function suite(): void {
     t.ok((await options.allTextContents()).some((o) => o.includes('plan_tier')), 'an event property seen in this project');
     await s.page.keyboard.press('Escape');
 
+    // HogQL's functions complete; choosing one opens its call.
+    await typeQuery('SELECT toStartOfD');
+    await options.first().waitFor();
+    t.ok((await options.allTextContents()).some((o) => o.includes('toStartOfDay')), 'a HogQL function');
+    await s.page.locator('.cm-tooltip-autocomplete li', { hasText: 'toStartOfDay' }).first().click();
+    t.equal(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), 'SELECT toStartOfDay()', 'inserted as a call');
+    await s.page.keyboard.insertText('timestamp');
+    t.equal(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), 'SELECT toStartOfDay(timestamp)', 'the cursor between its parentheses');
+    await typeQuery('SELECT countI');
+    await options.first().waitFor();
+    t.ok((await options.allTextContents()).some((o) => o.includes('countIf')), 'an aggregate with -If');
+    await s.page.keyboard.press('Escape');
+
     await typeQuery(BY_BROWSER);
     await s.page.keyboard.press('Control+Enter');
     await s.page.locator('[data-testid=sql-table]').waitFor();

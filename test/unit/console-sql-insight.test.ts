@@ -1,6 +1,9 @@
 // The SQL editor's pure parts (src/console/app/lib/sql-insight.ts).
 import t from 'tap';
-import { boldNumberOf, chartOf, completionSchema, errorPosition, pushHistory, sqlOfQuery, visualizationQuery } from '../../src/console/app/lib/sql-insight.js';
+import { hogqlFunctionNames } from '../../src/domain/hogql/function-names.js';
+import { aggregateOf } from '../../src/domain/hogql/aggregate-functions.js';
+import { scalarFunction } from '../../src/domain/hogql/functions.js';
+import { functionCompletions, boldNumberOf, chartOf, completionSchema, errorPosition, pushHistory, sqlOfQuery, visualizationQuery } from '../../src/console/app/lib/sql-insight.js';
 
 t.test('completion knows the tables, event properties after properties. and person ones after person.properties.', async (t) => {
   const schema = completionSchema(['$browser', 'plan'], ['email']);
@@ -35,4 +38,13 @@ t.test('saved as a DataVisualizationNode and read back', async (t) => {
   t.same(sqlOfQuery({ kind: 'HogQLQuery', query: 'SELECT 2' }), { query: 'SELECT 2', display: 'ActionsTable' });
   t.equal(sqlOfQuery({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery' } }), null);
   t.equal(sqlOfQuery(null), null);
+});
+
+t.test('function completion: what the evaluator runs, with its call opened', async (t) => {
+  const names = hogqlFunctionNames();
+  for (const name of ['toStartOfDay', 'dateDiff', 'count', 'countIf', 'uniqIf', 'quantile']) t.ok(names.includes(name), name);
+  for (const refused of ['sleep', 'arrayJoin', 'file']) t.notOk(names.includes(refused), `${refused} is refused by the evaluator, so not offered`);
+  t.same(names.filter((n) => n.startsWith('$')), [], "not the planner's own helpers");
+  t.same(names.filter((n) => scalarFunction(n) === undefined && aggregateOf(n, false) === undefined), [], 'every name offered runs');
+  t.same(functionCompletions(['toStartOfDay']), [{ label: 'toStartOfDay', type: 'function' }]);
 });

@@ -8,13 +8,27 @@
  * the page's state back on every render raced the editor: a render with the text of a few keystrokes ago replaced
  * the newer text, which reported itself, and the two chased each other until the page hung.
  */
-import { autocompletion, closeBrackets } from '@codemirror/autocomplete';
+import { autocompletion, closeBrackets, completeFromList, ifNotIn } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { sql, StandardSQL } from '@codemirror/lang-sql';
 import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
 import { Decoration, EditorView, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
+import { functionCompletions } from '../lib/sql-insight';
+
+/** HogQL's function names, from the evaluator's own tables at build time (src/domain/hogql/function-names.ts). */
+declare const __HOGQL_FUNCTIONS_JSON__: string;
+
+/** Function names complete beside the tables, columns and keywords (not inside strings, quoted names or comments). */
+const hogqlFunctions = StandardSQL.language.data.of({
+  autocomplete: ifNotIn(['String', 'QuotedIdentifier', 'LineComment', 'BlockComment'], completeFromList(functionCompletions(JSON.parse(__HOGQL_FUNCTIONS_JSON__) as string[]).map((c) => ({
+    ...c,
+    apply: (view: EditorView, _c: unknown, from: number, to: number) => view.dispatch({
+      changes: { from, to, insert: `${c.label}()` }, selection: { anchor: from + c.label.length + 1 },
+    }),
+  })))),
+});
 
 const setError = StateEffect.define<number | null>();
 const errorMark = Decoration.mark({ class: 'cm-hogql-error' });
@@ -53,7 +67,7 @@ export function SqlEditor(props: {
       state: EditorState.create({
         doc: props.initial,
         extensions: [
-          lineNumbers(), history(), bracketMatching(), closeBrackets(), autocompletion(),
+          lineNumbers(), history(), bracketMatching(), closeBrackets(), autocompletion(), hogqlFunctions,
           syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
           language.current.of(sql({ dialect: StandardSQL, schema: props.schema as never, upperCaseKeywords: true })),
           keymap.of([{ key: 'Mod-Enter', run: () => (handlers.current.onRun(), true) }, ...defaultKeymap, ...historyKeymap]),
@@ -68,10 +82,10 @@ export function SqlEditor(props: {
   }, []);
 
   // The project's property names arrive after the editor: completion learns them without losing what is typed.
-  const schemaKey = JSON.stringify(props.schema);
+  // The page memoises the schema on the property names, so this runs when they arrive, not at each keystroke.
   useEffect(() => {
     view.current?.dispatch({ effects: language.current.reconfigure(sql({ dialect: StandardSQL, schema: props.schema as never, upperCaseKeywords: true })) });
-  }, [schemaKey]);
+  }, [props.schema]);
 
   // A query chosen from the history (or a saved insight, or a name from the schema) replaces the text, once.
   useEffect(() => {

@@ -22,6 +22,11 @@ export function completionSchema(eventProperties: readonly string[], personPrope
   return { ...HOGQL_TABLES, properties: [...eventProperties], person: { properties: [...personProperties] } };
 }
 
+/** HogQL's functions as completions (the editor inserts a chosen one as `name()`, the cursor inside). */
+export function functionCompletions(names: readonly string[]): { label: string; type: 'function' }[] {
+  return names.map((label) => ({ label, type: 'function' as const }));
+}
+
 /** The character offset an error message names ("… at position 17."), or null. */
 export function errorPosition(message: string): number | null {
   const m = /at position (\d+)/.exec(message);

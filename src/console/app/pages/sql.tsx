@@ -5,7 +5,7 @@
  * `DataVisualizationNode`, which dashboards show too). Queries run through `/query/` under the query budget, on
  * ClickHouse when the node answers from it.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { api, request } from '../api';
 import { SqlEditor } from '../components/sql-editor';
@@ -52,7 +52,7 @@ export function SqlPage({ projectId, insightId = null }: { projectId: number; in
   const [, navigate] = useLocation();
   const eventProps = usePropertyDefinitions(projectId, 'event');
   const personProps = usePropertyDefinitions(projectId, 'person');
-  const schema = completionSchema([...(eventProps.names ?? [])].sort(), [...(personProps.names ?? [])].sort());
+  const schema = useMemo(() => completionSchema([...(eventProps.names ?? [])].sort(), [...(personProps.names ?? [])].sort()), [eventProps.names, personProps.names]);
 
   const run = async (text = query) => {
     abort.current?.abort();
