@@ -6,7 +6,7 @@ import { packageRoot } from '../package-root.js';
 import { ConfigSchema, ENV_NAMES, type Config } from './schema.js';
 
 const validator = Compile(ConfigSchema);
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'memoryMb', 'hotPersonsMb', 'queryTimeoutS', 'queryMemoryMb', 'queryConcurrency', 'queryQueue', 'watchdogS', 'backlogHigh', 'stopApplySeconds', 'applyBudgetS', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes', 'recordingsMaxMb', 'clickhouseMaxLag', 'clickhouseGatherRows']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'workers', 'maxBodyMb', 'analyticsCacheMb', 'memoryMb', 'hotPersonsMb', 'queryTimeoutS', 'queryMemoryMb', 'queryConcurrency', 'queryQueue', 'watchdogS', 'backlogHigh', 'stopApplySeconds', 'applyBudgetS', 'logSegmentMb', 'metricsPort', 'retentionIntervalMinutes', 'recordingsMaxMb', 'shareCacheS', 'clickhouseMaxLag', 'clickhouseGatherRows']);
 const BOOLEAN: ReadonlySet<keyof Config> = new Set(['faultInjection', 'durabilityTrace', 'accessLog', 'crashBackoff', 'geoip', 'trustProxy']);
 
 /** Path of `config/default.json`, in Quill's package (from src/ under tests, from dist/ or a bundle when built). */

@@ -328,3 +328,32 @@ export interface Annotation {
   updated_at: string;
   deleted: boolean;
 }
+
+/** What a share link opens: one dashboard, one saved insight, or the project's web analytics page. */
+export type ShareTarget = { kind: 'dashboard'; id: number } | { kind: 'insight'; id: number } | { kind: 'web_analytics' };
+
+/** A password of a password-protected share link (PostHog's SharePassword); only its scrypt hash is kept. */
+export interface SharePassword {
+  id: number;
+  hash: string;
+  note: string;
+  created_at: string;
+  created_by: number | null;
+}
+
+/**
+ * PostHog's SharingConfiguration: a read-only link to one target (src/worker/ops/sharing.ts). The link is the
+ * `access_token`; rotating it (`sharing/refresh`) or disabling the link makes the old one open nothing. Unlocked
+ * viewers of a password-protected link carry a token signed with `session_secret`, which rotation also replaces.
+ */
+export interface SharingConfiguration {
+  project_id: number;
+  target: ShareTarget;
+  enabled: boolean;
+  access_token: string;
+  created_at: string;
+  password_required: boolean;
+  passwords: SharePassword[];
+  session_secret: string;
+  settings: Record<string, unknown> | null;
+}

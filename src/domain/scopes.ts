@@ -19,6 +19,8 @@ export const SCOPE_OBJECTS = [
   'property_definition',
   'insight',
   'dashboard',
+  /** Share links of dashboards, insights and the web analytics page (PostHog's scope object). */
+  'sharing_configuration',
   'session_recording',
   'organization',
   'organization_member',

@@ -48,6 +48,10 @@ type ExclusiveListen = { listen(host: string, port: number, options: number, cb:
 const NO_QUERY: Record<string, string> = {};
 /** The route whose answer is a stream of flag changes (src/front/flag-streams.ts). */
 const FLAG_STREAM_OP = 'flags.stream';
+/** The unlock of a password-protected share link, throttled as sign-in is (per link instead of per e-mail). */
+const SHARE_UNLOCK_OP = 'shared.unlock';
+/** PostHog's address of a share link's page; the console draws it at the same path under /console. */
+const SHARED_PAGE = /^\/shared\/[A-Za-z0-9_-]{16,64}\/?$/;
 /** How soon an EventSource reconnects after losing a flag stream (its `retry:`). */
 const STREAM_RETRY_MS = 1000;
 
@@ -243,7 +247,7 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
       body = parseJsonBody(raw);
     }
     let principal: Principal | null = null;
-    if (route.auth === 'login') return route.method === 'POST' ? signIn(ex, route, body) : sessionState(ex);
+    if (route.auth === 'login') return route.method === 'POST' ? signIn(ex, route, body, params) : sessionState(ex);
     if (route.auth === 'personal') {
       const query = meta.authorization && !route.projectFrom ? NO_QUERY : parseQuery(meta.rawQuery);
       const sources = { authorization: meta.authorization, body, query, cookie: ex.cookie, csrf: ex.csrfToken, method: meta.method, now: meta.now };
@@ -269,17 +273,18 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
    * Sign-in, throttled here (the one place every attempt passes, with no I/O): an attempt counts as a failure
    * unless the worker accepts the password (src/domain/login-throttle.ts).
    */
-  async function signIn(ex: Exchange, route: RouteDef, body: unknown): Promise<OutgoingReply> {
+  async function signIn(ex: Exchange, route: RouteDef, body: unknown, params: Record<string, string>): Promise<OutgoingReply> {
     if (route.schema) {
       const invalid = checkBody(route.schema, body);
       if (invalid) throw invalid;
     }
-    const account = accountKey((body as Record<string, unknown> | null)?.email);
+    // A share link's password is throttled per link, as an account's is per e-mail.
+    const account = route.op === SHARE_UNLOCK_OP ? `share\n${params.access_token ?? ''}` : accountKey((body as Record<string, unknown> | null)?.email);
     const verdict = loginThrottle.begin(account, ex.meta.ip, ex.meta.now);
     if (!verdict.allowed) {
       return { ...errorOut(Errors.throttled(verdict.retryAfterSeconds)), headers: { 'Retry-After': String(verdict.retryAfterSeconds) } };
     }
-    const reply = await pool.call(pool.pick(), { op: route.op, meta: ex.meta, params: {}, principal: null, body, raw: null });
+    const reply = await pool.call(pool.pick(), { op: route.op, meta: ex.meta, params, principal: null, body, raw: null });
     if (reply.status === 200) loginThrottle.succeeded(account, ex.meta.ip, Date.now());
     if (reply.authChanged) await refreshAuth();
     return reply;
@@ -383,6 +388,10 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
     if (draining) return answer('draining', null, errorOut(Errors.shuttingDown()), true);
     if (routeMethod === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
     if (routeMethod === 'GET' && isConsolePath(path, req)) return serveConsole(ex, req);
+    // A share link as PostHog prints it (/shared/<token>) opens the console's shared page for it.
+    if (routeMethod === 'GET' && SHARED_PAGE.test(path)) {
+      return answer('/shared/:access_token', null, { status: 302, body: '', headers: { Location: `${CONSOLE_PREFIX}${path}`, 'Cache-Control': 'no-store' } });
+    }
     if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && routeMethod === 'GET') {
       return serveMetrics(ex, req.getHeader('authorization'), false, (reply) => answer(METRICS_ROUTE, null, reply));
     }

@@ -350,6 +350,8 @@ function securityOf(route: RouteDef): Json[] {
       ];
     }
     case 'public':
+      // A share link's token is its path; a password-protected one's unlock token is a Bearer of its own.
+      if (route.op.startsWith('shared.')) return [];
       if (route.keyHeader) return [{ ProjectApiKeyBearer: [] }, { ProjectApiKeyHeader: [] }];
       return TOKEN_OPS.has(route.op) && !route.path.includes(':token') ? [{ ProjectApiKey: [] }] : [];
     case 'login':
@@ -365,6 +367,8 @@ const PATH_PARAMETERS: Record<string, string> = {
   project_id: 'The project: its numeric id, or `@current` (the user\'s current project)',
   organization_id: 'The organization: its uuid, numeric id, or `@current`',
   token: 'The project API key (phc_…)',
+  access_token: 'A share link\'s token (its `access_token`)',
+  password_id: 'A share link password\'s id',
   kind: 'throw, crash, pause-apply, resume-apply or block (only with QUILL_FAULT_INJECTION=1; 404 otherwise)',
   id: 'The object\'s id',
   access_id: 'The role access entry\'s id',

@@ -288,6 +288,21 @@ const SPECS: RouteSpec[] = [
   api('PATCH', `${P}/dashboards/:id`, 'dashboards.update', 'dashboard', 'json', S.AnyObject),
   api('DELETE', `${P}/dashboards/:id`, 'dashboards.delete', 'dashboard'),
 
+  // Share links (src/worker/ops/sharing.ts): PostHog's `sharing` endpoints of a dashboard and an insight, and the
+  // same for the web analytics page (Quill's path). The links themselves are the public routes below.
+  ...([['dashboards', `${P}/dashboards/:id`], ['insights', `${P}/insights/:id`], ['web_analytics', `${P}/web_analytics`]] as const).flatMap(([name, base]) => [
+    api('GET', `${base}/sharing`, `${name}.sharing.retrieve`, 'sharing_configuration'),
+    api('PATCH', `${base}/sharing`, `${name}.sharing.update`, 'sharing_configuration', 'json', S.SharingUpdate),
+    api('POST', `${base}/sharing/refresh`, `${name}.sharing.refresh`, 'sharing_configuration', 'json', S.AnyObject),
+    api('POST', `${base}/sharing/passwords`, `${name}.sharing.passwords_create`, 'sharing_configuration', 'json', S.SharePasswordCreate),
+    api('DELETE', `${base}/sharing/passwords/:password_id`, `${name}.sharing.passwords_delete`, 'sharing_configuration'),
+  ]),
+  // What a link opens: its token is the only credential, a password-protected one's unlock token comes as Bearer.
+  { method: 'GET', path: '/api/shared/:access_token', op: 'shared.view', auth: 'public', body: 'none', keyHeader: true },
+  { method: 'POST', path: '/api/shared/:access_token/query', op: 'shared.query', auth: 'public', body: 'raw', keyHeader: true },
+  // PostHog's unlock of a password-protected link; throttled by the front as sign-in is, per link and address.
+  { method: 'POST', path: '/shared/:access_token', op: 'shared.unlock', auth: 'login', body: 'json', schema: S.ShareUnlock },
+
   // Session recordings (PostHog's resource; snapshots as its `sources` then `blob_v2` JSONL: src/worker/ops/recordings.ts)
   api('GET', `${P}/session_recordings`, 'recordings.list', 'session_recording'),
   api('GET', `${P}/session_recordings/:id`, 'recordings.retrieve', 'session_recording'),

@@ -196,6 +196,24 @@ export const Login = Type.Object({
   password: Type.Optional(Type.Unknown()),
 }, { additionalProperties: true, $id: 'Login' });
 
+/** `POST /shared/:access_token`: a password-protected share link's password (PostHog's unlock). */
+export const ShareUnlock = Type.Object({
+  password: Type.String({ minLength: 1, maxLength: 128 }),
+}, { additionalProperties: false, $id: 'ShareUnlock' });
+
+/** `PATCH …/sharing/`: PostHog's SharingConfiguration fields a client may write. */
+export const SharingUpdate = Type.Object({
+  enabled: Type.Optional(Type.Boolean()),
+  password_required: Type.Optional(Type.Boolean()),
+  settings: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+}, { additionalProperties: true, $id: 'SharingUpdate' });
+
+/** `POST …/sharing/passwords/`: a new password (a random one when `raw_password` is left out). */
+export const SharePasswordCreate = Type.Object({
+  raw_password: Type.Optional(Type.String({ maxLength: 128 })),
+  note: Type.Optional(Type.String({ maxLength: 100 })),
+}, { additionalProperties: false, $id: 'SharePasswordCreate' });
+
 /** `PATCH /api/users/@me/`: the password change (PostHog's field names). */
 export const UserUpdate = Type.Object({
   current_password: Type.Optional(Type.Unknown()),

@@ -10,7 +10,7 @@ import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
   Action, ActivityEntry, Annotation, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
-  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, ScheduledChange, Session, User,
+  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, ScheduledChange, Session, SharingConfiguration, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -53,6 +53,10 @@ export class MetaStore {
   readonly scheduledChanges: Table<ScheduledChange, [number, number]>;
   /** The changes waiting to run, by when: [epoch ms, project, id] → 1. */
   readonly scheduledDue: Table<number, [number, number, number]>;
+  /** Share links by [project, target key] (src/domain/sharing.ts `targetKey`). */
+  readonly sharing: Table<SharingConfiguration, [number, string]>;
+  /** The live share links by access token → [project, target key]: the one lookup a public link costs. */
+  readonly sharingTokens: Table<[number, string], string>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -81,6 +85,8 @@ export class MetaStore {
     this.flagVersions = openTable(this.env, 'feature_flag_versions');
     this.scheduledChanges = openTable(this.env, 'scheduled_changes');
     this.scheduledDue = openTable(this.env, 'scheduled_changes_due');
+    this.sharing = openTable(this.env, 'sharing_configurations');
+    this.sharingTokens = openTable(this.env, 'sharing_tokens');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }

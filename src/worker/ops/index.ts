@@ -39,6 +39,7 @@ import * as dashboards from './dashboards.js';
 import * as sessions from './sessions.js';
 import * as projectSettings from './project-settings.js';
 import * as recordings from './recordings.js';
+import { queryShared, SHARING_OPS, unlockShared, viewShared } from './sharing.js';
 import type { OpHandler } from './types.js';
 import { jsonText } from '../reply.js';
 
@@ -76,6 +77,10 @@ export const OPS: Record<string, OpHandler> = {
   'scheduled_changes.retrieve': scheduledChanges.retrieveScheduledChange,
   'scheduled_changes.update': scheduledChanges.updateScheduledChange,
   'scheduled_changes.delete': scheduledChanges.deleteScheduledChange,
+  ...SHARING_OPS,
+  'shared.view': viewShared,
+  'shared.query': queryShared,
+  'shared.unlock': unlockShared,
   'recordings.capture': recordings.captureSnapshots,
   'recordings.list': recordings.listRecordings,
   'recordings.retrieve': recordings.retrieveRecording,
