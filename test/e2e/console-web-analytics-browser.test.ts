@@ -68,11 +68,12 @@ function suite(): void {
     return res.body;
   };
   const base = (properties: object[] = []) => ({ dateRange: { date_from: '-7d', date_to: null }, properties, compareFilter: { compare: true } });
-  /** The overview as the page shows it: key → [value, previous] from the tiles' data attributes. */
-  const shownOverview = () => page.$$eval('[data-testid=web-overview] [data-key]', (els) => Object.fromEntries(els.map((e) => {
+  /** The overview as a page shows it: key → [value, previous] from the tiles' data attributes. */
+  const shownOverviewOf = (p: Page) => p.$$eval('[data-testid=web-overview] [data-key]', (els) => Object.fromEntries(els.map((e) => {
     const d = (e as HTMLElement).dataset;
     return [d.key, [d.value === '' ? null : Number(d.value), d.previous === '' ? null : Number(d.previous)]];
   })));
+  const shownOverview = () => shownOverviewOf(page);
   const expectedOverview = async (properties: object[] = []) => Object.fromEntries((await query({ kind: 'WebOverviewQuery', ...base(properties) })).results.map((i: any) => [i.key, [i.value, i.previous]]));
 
   t.test('overview, tables and web vitals equal the API', async (t) => {
@@ -126,6 +127,72 @@ function suite(): void {
     await page.waitForFunction((sessions) => (document.querySelector('[data-testid=web-overview] [data-key=sessions]') as HTMLElement | null)?.dataset.value === String(sessions), want.sessions[0]);
     t.same(await shownOverview(), want, 'the overview of direct sessions');
     t.ok(new URL(page.url()).searchParams.get('filters')?.includes('$channel_type'), 'the filter is in the address');
+  });
+
+  t.test('shared by a link: the page opens for a visitor who is not signed in, with the same numbers', async (t) => {
+    await page.goto(`${q.base}/console/project/${projectId}/web`);
+    await page.waitForSelector('[data-testid=web-overview] [data-key=visitors]');
+    await page.click('[data-testid=share-button]');
+    await page.check('[data-testid=share-enabled]');
+    const link = await (await page.waitForSelector('[data-testid=share-link]')).inputValue();
+    const token = link.split('/shared/')[1]!;
+    t.match(link, new RegExp(`^${q.base}/shared/[A-Za-z0-9_-]{29,30}$`), 'PostHog\'s address of a link');
+    t.match((await api.get(`/api/projects/${projectId}/web_analytics/sharing/`)).body, { enabled: true, access_token: token }, 'stored by the API');
+
+    // A second browser: no session cookie, nothing but the link.
+    const visitor = await launchChromium();
+    try {
+      const visitorProblems: string[] = [];
+      const shared = await watchedPage(visitor, visitorProblems);
+      await shared.setViewportSize({ width: 1280, height: 900 });
+      await shared.goto(link);
+      await shared.waitForSelector('[data-testid=shared-page][data-type=web_analytics] [data-testid=web-overview] [data-key=visitors]');
+      t.same(await shownOverviewOf(shared), await expectedOverview(), 'the overview equals the API\'s answer');
+      t.equal(await shared.$('[data-testid=share-button]'), null, 'nothing to share or change');
+      t.equal(await shared.$('nav:not(.tabs)'), null, 'no console navigation');
+      await shared.click('[data-testid=web-table-InitialChannelType] tr[data-row="\\"Direct\\""]');
+      const filter = [{ type: 'session', key: '$channel_type', value: 'Direct', operator: 'exact' }];
+      const want = await expectedOverview(filter);
+      await shared.waitForFunction((sessions) => (document.querySelector('[data-testid=web-overview] [data-key=sessions]') as HTMLElement | null)?.dataset.value === String(sessions), want.sessions[0]);
+      t.same(await shownOverviewOf(shared), want, 'a row click filters the shared page too');
+
+      // Password protection from the panel: the visitor is asked for it, a wrong one is refused, the right one opens.
+      await page.check('[data-testid=share-password-required]');
+      await page.click('[data-testid=share-add-password]');
+      const password = (await (await page.waitForSelector('[data-testid=share-new-password] code')).textContent())!;
+      t.match(password, /^[A-Za-z0-9]{16}$/, 'a generated password, shown once');
+      await shared.goto(link);
+      await shared.waitForSelector('[data-testid=shared-unlock]');
+      await shared.fill('[aria-label=password]', 'not the password');
+      await shared.click('button:has-text("Open")');
+      await shared.waitForSelector('[data-testid=shared-unlock] [role=alert]');
+      await shared.fill('[aria-label=password]', password);
+      await shared.click('button:has-text("Open")');
+      await shared.waitForSelector('[data-testid=shared-page] [data-testid=web-overview] [data-key=visitors]');
+      t.pass('unlocked by the right password');
+
+      // A shared dashboard: its tiles, read-only.
+      const dash = await api.post(`/api/projects/${projectId}/dashboards/`, { name: 'Public numbers' });
+      await api.post(`/api/projects/${projectId}/insights/`, {
+        name: 'Pageviews', dashboards: [dash.body.id],
+        query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview', math: 'total' }], dateRange: { date_from: '-14d' } } },
+      });
+      const dashToken = (await api.patch(`/api/projects/${projectId}/dashboards/${dash.body.id}/sharing/`, { enabled: true })).body.access_token;
+      await shared.goto(`${q.base}/shared/${dashToken}`);
+      await shared.waitForSelector('[data-testid=shared-page][data-type=dashboard] [data-testid=dashboard-tile] [data-testid=trend-chart]');
+      t.equal(await shared.textContent('[data-testid=dashboard-page] h1'), 'Public numbers');
+      t.equal(await shared.textContent('[data-testid=dashboard-tile] h3'), 'Pageviews');
+      t.equal(await shared.$('[data-testid=tile-handle]'), null, 'tiles cannot be moved');
+      t.equal(await shared.$('[data-testid=dashboard-tile] button.danger'), null, 'nor removed');
+      await api.post(`/api/projects/${projectId}/dashboards/${dash.body.id}/sharing/refresh/`, {});
+      await shared.reload();
+      await shared.waitForSelector('[data-testid=shared-missing]');
+      t.pass('a replaced link says it no longer opens anything');
+      // The browser logs the refused password (401) and the replaced link (404) it was shown; nothing else.
+      t.same(visitorProblems.filter((p) => !/status of (401|404)/.test(p)), [], 'no errors in the visitor\'s browser');
+    } finally {
+      await visitor.close();
+    }
   });
 
   t.test('no errors in the browser', async (t) => {

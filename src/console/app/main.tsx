@@ -41,6 +41,8 @@ const recordingPages = () => import('./pages/recordings');
 const RecordingsPage = lazyPage(() => recordingPages().then((m) => m.RecordingsPage));
 const RecordingPage = lazyPage(() => recordingPages().then((m) => m.RecordingPage));
 const WebAnalyticsPage = lazyPage(() => import('./pages/web-analytics').then((m) => m.WebAnalyticsPage));
+// What a share link opens (/shared/<token>): no sign-in, its own chunk.
+const SharedPage = lazyPage(() => import('./pages/shared').then((m) => m.SharedPage));
 const experimentPages = () => import('./pages/experiments');
 const ExperimentsPage = lazyPage(() => experimentPages().then((m) => m.ExperimentsPage));
 const ExperimentPage = lazyPage(() => experimentPages().then((m) => m.ExperimentPage));
@@ -78,6 +80,8 @@ function App() {
     },
   }, [auth]);
 
+  const sharedLink = /^\/shared\/([A-Za-z0-9_-]+)\/?$/.exec(location);
+  if (sharedLink) return <SharedPage token={sharedLink[1]!} />;
   if (auth.state === 'loading') return <p class="muted boot">Loading…</p>;
   if (auth.state === 'signed-out' || !session) {
     return <LoginPage onSignedIn={async () => {

@@ -26,7 +26,8 @@ export interface GridTile {
   render(handle: ComponentChildren): ComponentChildren;
 }
 
-export function DashboardGrid(props: { tiles: GridTile[]; placement: Placement; onCommit(next: Placement): void }) {
+/** Without `onCommit` the grid is read-only (a shared dashboard): no handles to move or resize tiles. */
+export function DashboardGrid(props: { tiles: GridTile[]; placement: Placement; onCommit?(next: Placement): void }) {
   const grid = useRef<HTMLDivElement>(null);
   const drag = useRef<Drag | null>(null);
   const [preview, setPreview] = useState<Placement | null>(null);
@@ -54,7 +55,7 @@ export function DashboardGrid(props: { tiles: GridTile[]; placement: Placement; 
     drag.current = null;
     const next = moveTile(props.placement, d.id, target(d, e));
     setPreview(null);
-    props.onCommit(next);
+    props.onCommit?.(next);
   };
   const cancel = () => {
     drag.current = null;
@@ -68,7 +69,7 @@ export function DashboardGrid(props: { tiles: GridTile[]; placement: Placement; 
     e.preventDefault();
     // Moving up by one row may leave it where it was (the tile above is taller): jump past the neighbour instead.
     const to = e.shiftKey ? { ...c, w: c.w + d[0], h: c.h + d[1] } : { ...c, x: c.x + d[0], y: d[1] < 0 ? c.y - neighbourHeight(props.placement, id, c) : c.y + d[1] * (d[1] > 0 ? below(props.placement, id, c) : 1) };
-    props.onCommit(moveTile(props.placement, id, to));
+    props.onCommit?.(moveTile(props.placement, id, to));
   };
 
   return (
@@ -76,7 +77,7 @@ export function DashboardGrid(props: { tiles: GridTile[]; placement: Placement; 
       {props.tiles.map((t) => {
         const c = shown.get(t.id);
         if (!c) return null;
-        const handle = (
+        const handle = props.onCommit && (
           <button type="button" class="ghost tile-handle" aria-label={`Move ${t.title} (arrow keys move, Shift+arrow keys resize)`}
             title="Drag to move; arrow keys move, Shift+arrow keys resize" data-testid="tile-handle"
             onPointerDown={begin(t.id, 'move')} onPointerMove={move} onPointerUp={end} onPointerCancel={cancel} onKeyDown={key(t.id)}>⠿</button>
@@ -86,8 +87,10 @@ export function DashboardGrid(props: { tiles: GridTile[]; placement: Placement; 
             data-x={c.x} data-y={c.y} data-w={c.w} data-h={c.h}
             style={{ gridColumn: `${c.x + 1} / span ${c.w}`, gridRow: `${c.y + 1} / span ${c.h}` }}>
             {t.render(handle)}
-            <span class="tile-resize" aria-hidden="true" title="Drag to resize" data-testid="tile-resize"
-              onPointerDown={begin(t.id, 'resize')} onPointerMove={move} onPointerUp={end} onPointerCancel={cancel} />
+            {props.onCommit && (
+              <span class="tile-resize" aria-hidden="true" title="Drag to resize" data-testid="tile-resize"
+                onPointerDown={begin(t.id, 'resize')} onPointerMove={move} onPointerUp={end} onPointerCancel={cancel} />
+            )}
           </div>
         );
       })}

@@ -1,11 +1,13 @@
 /** One tile of a dashboard: its insight's name, kind and effective date range, and the answer drawn by its kind's view. */
 import type { ComponentChildren } from 'preact';
+import { useContext } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { dateRangeText } from '../lib/date-range-text';
 import { kindOf } from '../lib/insight-kinds';
 import { InsightResult } from './insight-result';
 import { SqlAnswer } from './sql-answer';
 import { sqlOfQuery } from '../lib/sql-insight';
+import { SharedViewContext } from '../lib/shared-view';
 
 export interface TileInsight {
   id: number;
@@ -53,8 +55,10 @@ function drawnFilters(i: TileInsight): Record<string, any> {
   return { ...i.filters, insight: KIND_OF_QUERY[String(source?.kind)] ?? 'TRENDS' };
 }
 
-export function DashboardTile(props: { projectId: number; tile: Tile; handle: ComponentChildren; onRemove(): void }) {
+/** `onRemove` absent: a shared dashboard's tile (no link to the insight's page, nothing to remove). */
+export function DashboardTile(props: { projectId: number; tile: Tile; handle: ComponentChildren; onRemove?(): void }) {
   const i = props.tile.insight;
+  const shared = useContext(SharedViewContext) !== null;
   const filters = drawnFilters(i);
   const sql = sqlOfQuery(i.query);
   const kind = sql ? { kind: 'sql', title: 'SQL' } : kindOf(filters.insight);
@@ -63,12 +67,12 @@ export function DashboardTile(props: { projectId: number; tile: Tile; handle: Co
       <header class="tile-head">
         {props.handle}
         <div class="tile-title">
-          <h3><Link href={`/project/${props.projectId}/insights/saved/${i.id}`}>{i.name || `Insight ${i.id}`}</Link></h3>
+          <h3>{shared ? i.name || 'Insight' : <Link href={`/project/${props.projectId}/insights/saved/${i.id}`}>{i.name || `Insight ${i.id}`}</Link>}</h3>
           <span class="muted small">
             <span data-testid="tile-kind">{kind?.title ?? 'Query'}</span> · <span data-testid="tile-range">{tileRangeText(i)}</span>
           </span>
         </div>
-        <button type="button" class="ghost danger" aria-label={`Remove ${i.name || `Insight ${i.id}`} from the dashboard`} onClick={props.onRemove}>×</button>
+        {props.onRemove && <button type="button" class="ghost danger" aria-label={`Remove ${i.name || `Insight ${i.id}`} from the dashboard`} onClick={props.onRemove}>×</button>}
       </header>
       <div class="tile-body">
         {i.result === null || i.result === undefined

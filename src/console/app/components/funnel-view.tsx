@@ -2,9 +2,10 @@
  * A funnel's steps: bars of how many reached each step (uPlot), and a table with the conversion from the first and
  * the previous step and the median time to convert; a count opens who converted, a drop-off who did not.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useContext, useMemo, useState } from 'preact/hooks';
 import { PersonsDialog } from './persons-dialog';
 import { TimeSeriesChart } from './time-series-chart';
+import { SharedViewContext } from '../lib/shared-view';
 
 export interface FunnelStep {
   name: string;
@@ -36,6 +37,7 @@ export function stepsOf(result: FunnelStep[] | FunnelStep[][]): FunnelStep[] {
 export function FunnelView(props: { result: FunnelStep[] | FunnelStep[][]; projectId: number; compact?: boolean }) {
   const steps = stepsOf(props.result);
   const [open, setOpen] = useState<{ title: string; url: string | null; count: number } | null>(null);
+  const shared = useContext(SharedViewContext);
   const labels = useMemo(() => steps.map((s, i) => `${i + 1}. ${s.custom_name ?? s.name}`), [props.result]);
   const series = useMemo(() => [{ label: 'persons', data: steps.map((s) => s.count) }], [props.result]);
   if (steps.length === 0) return <p class="muted">No steps.</p>;
@@ -61,7 +63,7 @@ export function FunnelView(props: { result: FunnelStep[] | FunnelStep[][]; proje
           </tbody>
         </table>
       )}
-      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
+      {open && !shared && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -10,10 +10,11 @@
  * ellipsis to its lane; the full name is its tooltip.
  */
 import { sankey, sankeyLinkHorizontal, type SankeyLink, type SankeyNode } from 'd3-sankey';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { PALETTE } from './time-series-chart';
 import { PersonsDialog } from './persons-dialog';
 import { fitText } from '../lib/fit-text';
+import { SharedViewContext } from '../lib/shared-view';
 
 export interface PathEdge {
   source: string;
@@ -65,6 +66,7 @@ function useWidth<T extends HTMLElement>(): [preact.RefObject<T>, number] {
 
 export function PathsFlow(props: { result: PathEdge[]; projectId: number; personsUrl?: (source: string, target: string) => string; height?: number }) {
   const [open, setOpen] = useState<{ title: string; url: string; count: number } | null>(null);
+  const shared = useContext(SharedViewContext);
   const [host, measured] = useWidth<HTMLDivElement>();
   const available = Math.max(320, measured || 1000);
   const layout = useMemo(() => {
@@ -127,7 +129,7 @@ export function PathsFlow(props: { result: PathEdge[]; projectId: number; person
           </g>
         ))}
       </svg>
-      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
+      {open && !shared && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -2,9 +2,10 @@
  * A retention answer as a cohort grid: a row per starting period, its size, then the share of it that came back
  * in each later period (shaded by that share); a cell opens its persons.
  */
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { shareText, visibleCohorts } from '../lib/retention-rows';
 import { PersonsDialog } from './persons-dialog';
+import { SharedViewContext } from '../lib/shared-view';
 
 export interface RetentionRow {
   label: string;
@@ -14,6 +15,7 @@ export interface RetentionRow {
 
 export function RetentionGrid(props: { result: RetentionRow[]; projectId: number; compact?: boolean }) {
   const [open, setOpen] = useState<{ title: string; url: string | null; count: number } | null>(null);
+  const shared = useContext(SharedViewContext);
   const { rows, hiddenEmpty } = visibleCohorts(props.result, props.compact ?? false);
   const periods = Math.max(0, ...props.result.map((r) => r.values.length));
   return (
@@ -42,7 +44,7 @@ export function RetentionGrid(props: { result: RetentionRow[]; projectId: number
         </tbody>
       </table>
       {hiddenEmpty > 0 && <p class="muted" data-testid="retention-hidden">{hiddenEmpty === 1 ? '1 cohort of no one is not shown.' : `${hiddenEmpty} cohorts of no one are not shown.`}</p>}
-      {open && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
+      {open && !shared && <PersonsDialog projectId={props.projectId} title={open.title} url={open.url} count={open.count} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { useGet } from '../lib/hooks';
 import { useSaveInsight } from '../lib/use-insight';
 import { DashboardPicker } from './dashboard-picker';
 import { ErrorNote } from './ui';
+import { ShareButton } from './share-panel';
 
 /** The dashboard a new insight was started from (`?dashboard=`), which its save form offers checked. */
 function dashboardFromAddress(): number[] {
@@ -36,6 +37,7 @@ export function SaveInsight(props: { projectId: number; insightId: number | null
       }}>
         <input aria-label="insight name" placeholder="Insight name" required value={name} onInput={(e) => { setNote(null); setName(e.currentTarget.value); }} />
         <button type="submit" class="primary">{props.insightId !== null ? 'Save' : 'Save insight'}</button>
+        {props.insightId !== null && <ShareButton path={`/api/projects/${props.projectId}/insights/${props.insightId}/sharing/`} what="this insight" />}
         {note && <span class="ok" role="status">{note}</span>}
         <ErrorNote error={error} />
       </form>

@@ -2,11 +2,12 @@
  * A trends answer: the chart, a table of every value (each cell opens the persons behind it), and the persons
  * dialog fed by the series' `persons_urls`. Used by the trends page and by dashboard tiles.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api';
 import { loadAnnotations, markersFor, type AnnotationItem } from '../lib/annotations';
 import { seriesLabel, type TrendResult } from '../lib/trends-filters';
-import { useSession } from '../session';
+import { SessionContext } from '../session';
+import { SharedViewContext } from '../lib/shared-view';
 import { PersonsDialog } from './persons-dialog';
 import { TimeSeriesChart } from './time-series-chart';
 
@@ -19,21 +20,25 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
   const display = props.display === 'ActionsBar' ? 'bar' : props.display === 'ActionsStackedBar' ? 'stacked' : 'line';
   // The project's annotations on date buckets (stickiness buckets are intervals: none there).
   const [annotations, setAnnotations] = useState<AnnotationItem[]>([]);
+  // A shared page (src/console/app/lib/shared-view.ts) has no private API: no annotations, no persons behind points.
+  const shared = useContext(SharedViewContext);
+  const session = useContext(SessionContext);
   useEffect(() => {
+    if (shared) return;
     let live = true;
     loadAnnotations(props.projectId, (path) => api.get(path)).then((list) => live && setAnnotations(list));
     return () => {
       live = false;
     };
   }, [props.projectId]);
-  const timeZone = useSession().projects.find((p) => p.id === props.projectId)?.timezone || 'UTC';
+  const timeZone = shared?.timezone ?? (session?.projects.find((p) => p.id === props.projectId)?.timezone || 'UTC');
   const days = (props.result[0]?.days ?? []).map(String);
   const markers = useMemo(() => (xLabel === 'Date' ? markersFor(annotations, days, timeZone) : []), [annotations, days.join(','), timeZone, xLabel]);
   if (props.result.length === 0) return <p class="muted">No data for these filters.</p>;
   return (
     <div class="trend-view">
       <TimeSeriesChart testId="trend-chart" labels={labels} series={series} display={display} height={props.compact ? 200 : 340}
-        compact={props.compact} markers={markers} xLabel={xLabel} onPointClick={(s, i) => setPoint({ series: s, index: i })} />
+        compact={props.compact} markers={markers} xLabel={xLabel} onPointClick={shared ? undefined : (s, i) => setPoint({ series: s, index: i })} />
       {!props.compact && (
         <div class="scroll-x">
           <table class="list values" data-testid="trend-table">
@@ -52,7 +57,7 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
           </table>
         </div>
       )}
-      {point && (() => {
+      {point && !shared && (() => {
         const r = props.result[point.series]!;
         return <PersonsDialog projectId={props.projectId} title={`${seriesLabel(r)} · ${r.labels[point.index]}`} summary={`${r.data[point.index]} at this point.`}
           url={r.persons_urls?.[point.index]?.url} onClose={() => setPoint(null)} />;

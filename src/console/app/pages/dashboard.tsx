@@ -8,6 +8,7 @@ import { Link } from 'wouter-preact';
 import { api, type Paginated } from '../api';
 import { DashboardGrid } from '../components/dashboard-grid';
 import { DashboardTile, type Tile } from '../components/dashboard-tile';
+import { ShareButton } from '../components/share-panel';
 import { ErrorNote, Loading, Page } from '../components/ui';
 import { changedCells, placementOf, type Placement } from '../lib/dashboard-layout';
 import { DATE_FROM_CHOICES, dateRangeText } from '../lib/date-range-text';
@@ -97,6 +98,7 @@ export function DashboardPage({ projectId, dashboardId }: { projectId: number; d
           {busy === 'refreshing' ? 'Refreshing…' : dashboard.last_refresh ? `Computed ${ago(dashboard.last_refresh)}` : ''}
         </span>
         <button type="button" onClick={() => load(true)} disabled={busy !== null}>Refresh</button>
+        <ShareButton path={`${path}sharing/`} what="this dashboard" />
       </>
     }>
       <p class="muted"><Link href={`/project/${projectId}/dashboard`}>All dashboards</Link>{dashboard.description && ` · ${dashboard.description}`}</p>

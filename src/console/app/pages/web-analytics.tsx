@@ -5,10 +5,12 @@
  * Every number comes from `/query/` (PostHog's web analytics kinds); the page keeps its filters in the address.
  * Loaded as its own chunk.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api';
 import { TimeSeriesChart } from '../components/time-series-chart';
+import { ShareButton } from '../components/share-panel';
 import { ErrorNote, Page, Tabs } from '../components/ui';
+import { SharedViewContext } from '../lib/shared-view';
 import { markersFor, type AnnotationItem } from '../lib/annotations';
 import { numberText } from '../lib/format';
 import { useQueryParam } from '../lib/hooks';
@@ -23,11 +25,14 @@ const RANGES: [string, string][] = [['-24h', 'Last 24 hours'], ['-7d', 'Last 7 d
 function useQuery<T = any>(projectId: number, query: object | null): { data: T | null; error: Error | null; loading: boolean } {
   const text = query === null ? null : JSON.stringify(query);
   const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: true });
+  // On a shared page the same queries go through the link (src/console/app/lib/shared-view.ts).
+  const shared = useContext(SharedViewContext);
   useEffect(() => {
     if (text === null) return;
     let live = true;
     setState((s) => ({ ...s, loading: true }));
-    api.post<T>(`/api/projects/${projectId}/query/`, { query: JSON.parse(text) }).then(
+    const asked = shared ? shared.runQuery<T>(JSON.parse(text)) : api.post<T>(`/api/projects/${projectId}/query/`, { query: JSON.parse(text) });
+    asked.then(
       (data) => live && setState({ data, error: null, loading: false }),
       (error: Error) => live && setState({ data: null, error, loading: false }),
     );
@@ -47,7 +52,7 @@ function parseFilters(text: string): PageFilter[] {
   }
 }
 
-export function WebAnalyticsPage({ projectId }: { projectId: number }) {
+export function WebAnalyticsPage({ projectId, title }: { projectId: number; title?: string }) {
   const [range, setRange] = useQueryParam('range');
   const [compareParam, setCompare] = useQueryParam('compare');
   const [filterText, setFilterText] = useQueryParam('filters');
@@ -59,9 +64,11 @@ export function WebAnalyticsPage({ projectId }: { projectId: number }) {
     if (f && !filters.some((g) => g.key === f.key && g.value === f.value)) setFilters([...filters, f]);
   };
   const base = { dateRange: { date_from: dateFrom, date_to: null }, properties: filters, compareFilter: { compare } };
+  const shared = useContext(SharedViewContext);
   return (
-    <Page title="Web analytics" testId="web-analytics-page" actions={
+    <Page title={title ?? 'Web analytics'} testId="web-analytics-page" actions={
       <div class="row">
+        {!shared && <ShareButton path={`/api/projects/${projectId}/web_analytics/sharing/`} what="this project's web analytics" />}
         <select aria-label="date range" data-testid="web-range" value={dateFrom} onChange={(e) => setRange(e.currentTarget.value)}>
           {RANGES.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
         </select>
@@ -121,7 +128,9 @@ function VisitorsChart({ projectId, dateFrom, filters }: { projectId: number; da
   };
   const { data, error } = useQuery<{ timezone?: string; results: { label: string; labels: string[]; days: string[]; data: number[]; action?: { custom_name?: string } }[] }>(projectId, query);
   const [annotations, setAnnotations] = useState<AnnotationItem[]>([]);
+  const shared = useContext(SharedViewContext);
   useEffect(() => {
+    if (shared) return;
     api.get<{ results: AnnotationItem[] }>(`/api/projects/${projectId}/annotations/?limit=1000`).then((r) => setAnnotations(r.results), () => setAnnotations([]));
   }, [projectId]);
   const series = data?.results ?? [];
