@@ -38,6 +38,28 @@ t.test('each rule of the default channel type', async (t) => {
   for (const [inputs, want, why] of cases) t.equal(ch(inputs), want, why);
 });
 
+t.test("sources from GA4's full list, app ids and lesser-known domains", async (t) => {
+  const cases: [Partial<ChannelInputs>, string, string][] = [
+    [{ referringDomain: 'com.google.android.googlequicksearchbox' }, 'Organic Search', 'the Google app'],
+    [{ referringDomain: 'www.mojeek.com' }, 'Organic Search', 'a small search engine, by its first significant domain'],
+    [{ utmMedium: 'cpc', utmSource: 'yandex.kz' }, 'Paid Search', 'a country domain of a search engine, paid'],
+    [{ referringDomain: 'rakuten.co.jp' }, 'Organic Search', 'Rakuten is a search source in GA4'],
+    [{ referringDomain: 'com.linkedin.android' }, 'Organic Social', 'the LinkedIn app'],
+    [{ referringDomain: 'www.threads.com' }, 'Organic Social', 'threads.com'],
+    [{ utmMedium: 'paid', utmSource: 'xing' }, 'Paid Social', 'a social network named in utm_source, paid'],
+    [{ referringDomain: 'com.google.android.youtube' }, 'Organic Video', 'the YouTube app'],
+    [{ utmMedium: 'cpv', utmSource: 'kick.com' }, 'Paid Video', 'a streaming site, paid'],
+    [{ referringDomain: 'rutube.ru' }, 'Organic Video', 'a video site'],
+    [{ utmMedium: 'cpc', utmSource: 'com.amazon.mshop.android.shopping' }, 'Paid Shopping', 'the Amazon app, paid'],
+    [{ utmSource: 'temu.com', referringDomain: '$direct' }, 'Organic Shopping', 'a marketplace in utm_source'],
+    [{ referringDomain: 'www.mercadolivre.com.br' }, 'Organic Shopping', 'a marketplace, by its first significant domain'],
+    [{ referringDomain: 'com.google.android.gm' }, 'Email', 'the Gmail app'],
+    [{ utmSource: 'ch.protonmail.android', referringDomain: '$direct' }, 'Email', 'a mail app in utm_source'],
+    [{ referringDomain: 'org.kman.aquamail' }, 'Email', 'another mail app'],
+  ];
+  for (const [inputs, want, why] of cases) t.equal(ch(inputs), want, why);
+});
+
 t.test('URL functions as ClickHouse has them', async (t) => {
   t.equal(pathOf('https://x.test/a/b?q=1#f'), '/a/b');
   t.equal(pathOf('https://x.test'), '');
