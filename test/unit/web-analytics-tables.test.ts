@@ -4,7 +4,7 @@
 import t from 'tap';
 import { goalsTable } from '../../src/domain/web-analytics/goals.js';
 import { webQueryOf, type Periods } from '../../src/domain/web-analytics/query.js';
-import { emptyPart, finishSession, RANK_PAGE, type WebSession } from '../../src/domain/web-analytics/sessions.js';
+import { countValue, emptyPart, finishSession, RANK_PAGE, type WebSession } from '../../src/domain/web-analytics/sessions.js';
 import { statsTable, TableAccumulator } from '../../src/domain/web-analytics/tables.js';
 import { GoalsAccumulator } from '../../src/domain/web-analytics/goals.js';
 
@@ -23,7 +23,7 @@ function session(id: string, person: number, start: number, pages: string[], ext
   p.person = person;
   p.counted = pages.length;
   p.countedForBounce = pages.length;
-  for (const page of pages) p.values[JSON.stringify(page)] = (p.values[JSON.stringify(page)] ?? 0) + 1;
+  for (const page of pages) countValue(p, JSON.stringify(page), 1, false);
   Object.assign(p, extra);
   return finishSession(p);
 }

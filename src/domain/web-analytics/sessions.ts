@@ -75,12 +75,38 @@ export interface SessionPart {
   goals: number[];
 }
 
+/**
+ * The tables of a part that most sessions never fill (breakdown values, conversions by value, scroll sums, goals)
+ * start as these shared empties; the first count gives the part its own (`countValue`, `scrollSumsOf`). A scan
+ * makes a part per session, millions of them: four objects fewer each is most of its garbage.
+ */
+const NO_COUNTS = Object.freeze({}) as Record<string, number>;
+const NO_SCROLL = Object.freeze({}) as Record<string, ScrollSums>;
+const NO_GOALS = Object.freeze([]) as unknown as number[];
+
 export function emptyPart(id: string, goals: number): SessionPart {
   return {
     id, start: Infinity, end: -Infinity, entryRank: 2, entryTs: Infinity, entry: null, exitRank: 2, exitTs: -Infinity, exitUrl: null, lastClickTs: -Infinity, lastClickUrl: null,
-    bounceEvents: 0, person: 0, personTs: Infinity, counted: 0, countedForBounce: 0, values: {}, valueConversions: {}, scroll: {},
-    goals: new Array<number>(goals * 2).fill(0),
+    bounceEvents: 0, person: 0, personTs: Infinity, counted: 0, countedForBounce: 0, values: NO_COUNTS, valueConversions: NO_COUNTS, scroll: NO_SCROLL,
+    goals: goals === 0 ? NO_GOALS : new Array<number>(goals * 2).fill(0),
   };
+}
+
+/** Adds `n` events with breakdown value `key` (and, with `conversions`, as conversions by value). */
+export function countValue(part: SessionPart, key: string, n: number, conversions: boolean): void {
+  if (conversions) {
+    if (part.valueConversions === NO_COUNTS) part.valueConversions = {};
+    part.valueConversions[key] = (part.valueConversions[key] ?? 0) + n;
+  } else {
+    if (part.values === NO_COUNTS) part.values = {};
+    part.values[key] = (part.values[key] ?? 0) + n;
+  }
+}
+
+/** The scroll sums of a page of the session, made on first use. */
+export function scrollSumsOf(part: SessionPart, path: string): ScrollSums {
+  if (part.scroll === NO_SCROLL) part.scroll = {};
+  return part.scroll[path] ?? (part.scroll[path] = { scrollSum: 0, scrollN: 0, gt80Sum: 0, gt80N: 0 });
 }
 
 /** Whether (rank, ts) comes before (rank', ts') as an entry: pages first, then the earlier. */
@@ -113,12 +139,14 @@ export function mergePart(into: SessionPart, other: SessionPart): void {
   }
   into.counted += other.counted;
   into.countedForBounce += other.countedForBounce;
-  for (const [v, n] of Object.entries(other.values)) into.values[v] = (into.values[v] ?? 0) + n;
-  for (const [v, n] of Object.entries(other.valueConversions)) into.valueConversions[v] = (into.valueConversions[v] ?? 0) + n;
+  for (const [v, n] of Object.entries(other.values)) countValue(into, v, n, false);
+  for (const [v, n] of Object.entries(other.valueConversions)) countValue(into, v, n, true);
   for (const [v, s] of Object.entries(other.scroll)) {
     const had = into.scroll[v];
-    if (!had) into.scroll[v] = { ...s };
-    else {
+    if (!had) {
+      if (into.scroll === NO_SCROLL) into.scroll = {};
+      into.scroll[v] = { ...s };
+    } else {
       had.scrollSum += s.scrollSum;
       had.scrollN += s.scrollN;
       had.gt80Sum += s.gt80Sum;
@@ -133,20 +161,20 @@ export const BOUNCE_SECONDS = 10;
 
 /** A session folded from all its parts: PostHog's session properties, and what the query counted in it. */
 export interface WebSession {
-  id: string;
-  start: number;
-  end: number;
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
   /** `$session_duration`, seconds. */
-  duration: number;
+  readonly duration: number;
   /** `$is_bounce`: null for a session without pageviews, screens or autocaptures. */
-  isBounce: boolean | null;
-  entryUrl: string | null;
-  entryPathname: string | null;
-  exitUrl: string | null;
-  exitPathname: string | null;
-  attribution: Attribution | null;
-  channelType: string;
-  part: SessionPart;
+  readonly isBounce: boolean | null;
+  readonly entryUrl: string | null;
+  readonly entryPathname: string | null;
+  readonly exitUrl: string | null;
+  readonly exitPathname: string | null;
+  readonly attribution: Attribution | null;
+  readonly channelType: string;
+  readonly part: SessionPart;
 }
 
 /** ClickHouse's `dateDiff('second', start, end)` on DateTime64: the difference of the whole seconds. */
@@ -160,32 +188,56 @@ export function isBounce(bounceEvents: number, duration: number, bounceSeconds =
   return !(bounceEvents > 1 || duration >= bounceSeconds);
 }
 
+/**
+ * A finished session. What only some kinds read (the entry and exit pathnames, the channel type) is worked out when
+ * first read: the overview counts millions of sessions and asks none of it.
+ */
+class FinishedSession implements WebSession {
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
+  readonly duration: number;
+  readonly isBounce: boolean | null;
+  readonly entryUrl: string | null;
+  readonly exitUrl: string | null;
+  readonly attribution: Attribution | null;
+  private entryPath: string | null | undefined = undefined;
+  private exitPath: string | null | undefined = undefined;
+  private channel: string | null = null;
+
+  constructor(readonly part: SessionPart, bounceSeconds: number) {
+    this.id = part.id;
+    this.start = part.start;
+    this.end = part.end;
+    this.duration = durationSeconds(part.start, part.end);
+    this.isBounce = isBounce(part.bounceEvents, this.duration, bounceSeconds);
+    this.attribution = part.entry;
+    this.entryUrl = part.entry?.url ?? null;
+    this.exitUrl = part.exitUrl;
+  }
+
+  get entryPathname(): string | null {
+    if (this.entryPath === undefined) this.entryPath = this.entryUrl === null ? null : pathOf(this.entryUrl);
+    return this.entryPath;
+  }
+
+  get exitPathname(): string | null {
+    if (this.exitPath === undefined) this.exitPath = this.exitUrl === null ? null : pathOf(this.exitUrl);
+    return this.exitPath;
+  }
+
+  get channelType(): string {
+    const a = this.attribution;
+    return (this.channel ??= channelType({
+      utmSource: a?.utmSource ?? null, utmMedium: a?.utmMedium ?? null, utmCampaign: a?.utmCampaign ?? null,
+      referringDomain: a?.referringDomain ?? null, hasGclid: a?.hasGclid ?? false, hasFbclid: a?.hasFbclid ?? false,
+      gadSource: a?.gadSource ?? null,
+    }));
+  }
+}
+
 export function finishSession(part: SessionPart, bounceSeconds = BOUNCE_SECONDS): WebSession {
-  const duration = durationSeconds(part.start, part.end);
-  const a = part.entry;
-  const entryUrl = a?.url ?? null;
-  let channel: string | null = null;
-  return {
-    id: part.id,
-    start: part.start,
-    end: part.end,
-    duration,
-    isBounce: isBounce(part.bounceEvents, duration, bounceSeconds),
-    entryUrl,
-    entryPathname: entryUrl === null ? null : pathOf(entryUrl),
-    exitUrl: part.exitUrl,
-    exitPathname: part.exitUrl === null ? null : pathOf(part.exitUrl),
-    attribution: a,
-    // Worked out when read: most kinds never ask (the overview counts sessions of every channel alike).
-    get channelType(): string {
-      return (channel ??= channelType({
-        utmSource: a?.utmSource ?? null, utmMedium: a?.utmMedium ?? null, utmCampaign: a?.utmCampaign ?? null,
-        referringDomain: a?.referringDomain ?? null, hasGclid: a?.hasGclid ?? false, hasFbclid: a?.hasFbclid ?? false,
-        gadSource: a?.gadSource ?? null,
-      }));
-    },
-    part,
-  };
+  return new FinishedSession(part, bounceSeconds);
 }
 
 /** The session properties a `session` property filter or a session breakdown reads, by PostHog's names. */

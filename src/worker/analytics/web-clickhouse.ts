@@ -6,7 +6,7 @@
 import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../domain/web-analytics/aggregate.js';
 import { countedTree, ENTRY_KEYS, externalClicksSql, goalCountsSql, sessionBoundsSql, sessionCountsSql, sessionValuesSql, SIMPLE_EVENT_BREAKDOWNS, type WebSqlOptions } from '../../domain/web-analytics/clickhouse-sql.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
-import { emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
+import { countValue, emptyPart, type SessionPart } from '../../domain/web-analytics/sessions.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 
@@ -51,7 +51,7 @@ export async function webSessionsOnClickHouse(
   if (property !== undefined) {
     for (const [sid, value, n] of await select(sessionValuesSql(counted.from, counted.to, property, countedTree(filter, goals), opts))) {
       const part = parts.get(String(sid));
-      if (part) part.values[JSON.stringify(String(value))] = Number(n);
+      if (part) countValue(part, JSON.stringify(String(value)), Number(n), false);
     }
   }
   // Each goal's events per session and period (a conversion goal is goal 0).

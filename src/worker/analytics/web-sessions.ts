@@ -21,7 +21,7 @@ import { propertyNumber, propertyText } from '../../domain/analytics/property-fi
 import { eventBreakdownKey } from '../../domain/web-analytics/breakdowns.js';
 import type { Breakdown, Periods } from '../../domain/web-analytics/query.js';
 import { periodOf } from '../../domain/web-analytics/query.js';
-import { emptyPart, entryBefore, exitAfter, mergePart, RANK_OTHER, RANK_PAGE, type Attribution, type SessionPart } from '../../domain/web-analytics/sessions.js';
+import { countValue, emptyPart, entryBefore, exitAfter, mergePart, RANK_OTHER, RANK_PAGE, scrollSumsOf, type Attribution, type SessionPart } from '../../domain/web-analytics/sessions.js';
 import { withoutQueryAndFragment } from '../../domain/web-analytics/urls.js';
 import { itemCleaner, type CleaningRule } from '../../domain/analytics/paths.js';
 import { mergeClicks, type ClickCounts } from '../../domain/web-analytics/external-clicks.js';
@@ -98,7 +98,7 @@ export function sessionHash(id: string): number {
 }
 
 /** Per query: this worker's folded parts and clicks, until `reduce` takes them. */
-const folded = new Map<string, { parts: Map<string, SessionPart>; clicks: ClickCounts; at: number }>();
+const folded = new Map<string, { parts: Map<string, SessionPart>; hashes: Uint32Array; clicks: ClickCounts; at: number }>();
 
 function forgetStale(): void {
   const now = Date.now();
@@ -186,10 +186,11 @@ export const webFoldHandler: PeerHandler = async (rt, msg) => {
     }
   }
   forgetStale();
-  folded.set(id, { parts, clicks, at: Date.now() });
   const hashes = new Uint32Array(parts.size);
   let k = 0;
   for (const sid of parts.keys()) hashes[k++] = sessionHash(sid);
+  // Kept in the parts' order: the reduce reads them back instead of hashing every session id again.
+  folded.set(id, { parts, hashes, clicks, at: Date.now() });
   return hashes;
 };
 
@@ -217,8 +218,9 @@ export const webReduceHandler: PeerHandler = async (_rt, msg) => {
   const shipped: SessionPart[] = [];
   const slicer = new Slicer();
   let handled = 0;
-  for (const [sid, part] of entry.parts) {
-    if (holds(shared, sessionHash(sid))) shipped.push(part);
+  const { hashes } = entry;
+  for (const part of entry.parts.values()) {
+    if (shared.length > 0 && holds(shared, hashes[handled]!)) shipped.push(part);
     else aggregator.addPart(part);
     if (++handled % 256 === 0 && slicer.due()) await slicer.pace();
   }
@@ -264,6 +266,11 @@ function foldBlock(
 
   // A session's part per dictionary code of $session_id, looked up by text once per block.
   const partOfCode: (SessionPart | null | undefined)[] = sids === null ? [] : new Array(sids.values.length + 1);
+  // The rows of each session's best entry and exit candidates in this block (-1: none), and the codes that have
+  // one: their properties are read once the block is done, as a session's entry and exit move within a block.
+  const entryRows = new Int32Array(sids === null ? 0 : sids.values.length + 1).fill(-1);
+  const exitRows = new Int32Array(entryRows.length).fill(-1);
+  const touched: number[] = [];
   const partAt = (code: number): SessionPart | null => {
     let p = partOfCode[code];
     if (p !== undefined) return p;
@@ -303,12 +310,14 @@ function foldBlock(
     if (entryBefore(rank, t, s.entryRank, s.entryTs)) {
       s.entryRank = rank;
       s.entryTs = t;
-      s.entry = attributionAt(attribution, i);
+      if (entryRows[code] === -1 && exitRows[code] === -1) touched.push(code);
+      entryRows[code] = i;
     }
     if (exitAfter(rank, t, s.exitRank, s.exitTs)) {
       s.exitRank = rank;
       s.exitTs = t;
-      s.exitUrl = textOf(url(i));
+      if (exitRows[code] === -1 && entryRows[code] === -1) touched.push(code);
+      exitRows[code] = i;
     }
     if (t > s.lastClickTs) {
       const link = textOf(externalUrl(i));
@@ -339,24 +348,28 @@ function foldBlock(
     if (breakdownOf !== null) {
       const key = breakdownOf(i);
       if (key !== null) {
-        s.values[key] = (s.values[key] ?? 0) + 1;
-        if (spec.conversionByValue && goalMasks[0]![i] === 1) s.valueConversions[key] = (s.valueConversions[key] ?? 0) + 1;
+        countValue(s, key, 1, false);
+        if (spec.conversionByValue && goalMasks[0]![i] === 1) countValue(s, key, 1, true);
       }
     }
   }
+  for (const code of touched) {
+    const part = partOfCode[code]!;
+    if (entryRows[code]! !== -1) part.entry = attributionAt(attribution, entryRows[code]!);
+    if (exitRows[code]! !== -1) part.exitUrl = textOf(url(exitRows[code]!));
+  }
 }
 
-function attributionAt(readers: Reader[], row: number): Attribution {
-  const [url, referringDomain, utmSource, utmMedium, utmCampaign, utmTerm, utmContent, gadSource] = readers.slice(0, 8).map((r) => textOf(r(row)));
+function attributionAt(r: Reader[], row: number): Attribution {
   return {
-    url: url ?? null, referringDomain: referringDomain ?? null, utmSource: utmSource ?? null, utmMedium: utmMedium ?? null,
-    utmCampaign: utmCampaign ?? null, utmTerm: utmTerm ?? null, utmContent: utmContent ?? null, gadSource: gadSource ?? null,
-    hasGclid: textOf(readers[8]!(row)) !== null, hasFbclid: textOf(readers[9]!(row)) !== null,
+    url: textOf(r[0]!(row)), referringDomain: textOf(r[1]!(row)), utmSource: textOf(r[2]!(row)), utmMedium: textOf(r[3]!(row)),
+    utmCampaign: textOf(r[4]!(row)), utmTerm: textOf(r[5]!(row)), utmContent: textOf(r[6]!(row)), gadSource: textOf(r[7]!(row)),
+    hasGclid: textOf(r[8]!(row)) !== null, hasFbclid: textOf(r[9]!(row)) !== null,
   };
 }
 
 function addScroll(s: SessionPart, path: string, scroll: number | null, content: number | null): void {
-  const sums = s.scroll[path] ?? (s.scroll[path] = { scrollSum: 0, scrollN: 0, gt80Sum: 0, gt80N: 0 });
+  const sums = scrollSumsOf(s, path);
   if (scroll !== null) {
     sums.scrollSum += scroll;
     sums.scrollN++;
