@@ -56,6 +56,9 @@ t.test("sources from GA4's full list, app ids and lesser-known domains", async (
     [{ referringDomain: 'com.google.android.gm' }, 'Email', 'the Gmail app'],
     [{ utmSource: 'ch.protonmail.android', referringDomain: '$direct' }, 'Email', 'a mail app in utm_source'],
     [{ referringDomain: 'org.kman.aquamail' }, 'Email', 'another mail app'],
+    [{ utmSource: 'sms', referringDomain: '$direct' }, 'SMS', 'GA4\'s uncategorised sms source'],
+    [{ utmSource: 'firebase', referringDomain: '$direct' }, 'Push', 'GA4\'s uncategorised firebase source'],
+    [{ utmSource: 'sms', utmMedium: 'cpc', referringDomain: '$direct' }, 'Paid Unknown', 'sms means nothing when paid'],
   ];
   for (const [inputs, want, why] of cases) t.equal(ch(inputs), want, why);
 });

@@ -5,7 +5,7 @@
  *
  * GA4 lists `email`, `e-mail`, `e_mail` and `e mail` without a category but with the Email outcome (nothing when
  * paid, Email when organic), so they are under Email. Its two other uncategorised sources, `firebase` (Push) and
- * `sms` (SMS), have no category to go under and are left out (see channel-sources.ts).
+ * `sms` (SMS), have no category to go under: channel-sources.ts lists them with their channels.
  */
 import type { SourceCategory } from './channel-sources.js';
 

@@ -5,8 +5,7 @@
  * (about 1,600 names: the domains, country domains and app ids of every network), kept as data in
  * channel-sources.data.ts. A source missing from it falls through to the rules that follow the lookup (a referral,
  * usually), as an unknown source does in PostHog. GA4 also lists two sources without a category, `firebase` (Push)
- * and `sms` (SMS); a category cannot express those, so here they fall through as well, where PostHog would say Push
- * or SMS. One name is Quill's own, not GA4's: `newsletter` (Email).
+ * and `sms` (SMS): `UNCATEGORISED_SOURCES` below. One name is Quill's own, not GA4's: `newsletter` (Email).
  */
 import { SOURCE_NAMES } from './channel-sources.data.js';
 
@@ -34,6 +33,11 @@ for (const lists of [SOURCE_NAMES, QUILL_SOURCES]) {
 export function sourceCategory(name: string): SourceCategory | undefined {
   return bySource.get(name);
 }
+
+/** GA4's sources without a category, and the channel each means when paid / organic (null: nothing when paid). */
+export const UNCATEGORISED_SOURCES: ReadonlyMap<string, readonly [string | null, string]> = new Map<string, readonly [string | null, string]>([
+  ['firebase', [null, 'Push']], ['sms', [null, 'SMS']],
+]);
 
 /** Mediums (`utm_medium`, lower case) and the channel each means when paid / organic (null: nothing when paid). */
 export const MEDIUMS: ReadonlyMap<string, readonly [string | null, string]> = new Map<string, readonly [string | null, string]>([

@@ -15,7 +15,7 @@
  *
  * Source, medium and campaign compare in lower case, and an empty or `"null"` value counts as absent.
  */
-import { MEDIUMS, ORGANIC, PAID, sourceCategory } from './channel-sources.js';
+import { MEDIUMS, ORGANIC, PAID, sourceCategory, UNCATEGORISED_SOURCES } from './channel-sources.js';
 import { firstSignificantDomain } from './urls.js';
 
 export interface ChannelInputs {
@@ -49,9 +49,10 @@ function present(value: string | null): string | null {
 function lookupSource(name: string | null, outcome: 'paid' | 'organic'): string | null {
   if (name === null) return null;
   for (const key of [name, firstSignificantDomain(name)]) {
-    const category = key === '' ? undefined : sourceCategory(key);
-    if (category === undefined) continue;
-    const channel = outcome === 'paid' ? PAID[category] : ORGANIC[category];
+    if (key === '') continue;
+    const category = sourceCategory(key);
+    const outcomes = category === undefined ? UNCATEGORISED_SOURCES.get(key) : [PAID[category], ORGANIC[category]] as const;
+    const channel = outcomes === undefined ? null : outcome === 'paid' ? outcomes[0] : outcomes[1];
     if (channel !== null) return channel;
   }
   return null;
