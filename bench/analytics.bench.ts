@@ -33,7 +33,7 @@ import { startQuill } from './lib/server-process.js';
 import { experimentBesideTrend } from './lib/experiment-case.js';
 import { differences, duckValues, quillValues, trendsCases } from './lib/trends-cases.js';
 import { hogqlCases, hogqlValues } from './lib/hogql-cases.js';
-import { webCases } from './lib/web-cases.js';
+import { webCases, webPageQueries } from './lib/web-cases.js';
 import { LoadGenerator, type Load } from './lib/load.js';
 import { loadPersonsCreatedAt, personCases } from './lib/person-cases.js';
 import { FUNNEL_STEPS, browserFunnelSql, correlationSql, orderedFunnelSql, pathEdgesSql, strictFunnelSql, unorderedFunnelSql } from './lib/sequence-cases.js';
@@ -164,8 +164,13 @@ const layout = (await stats(quill.base)).scan;
 
 const from = new Date(opts.end - opts.days * 86_400_000).toISOString().slice(0, 10);
 const to = new Date(opts.end - 86_400_000).toISOString().slice(0, 10);
+// QUILL_BENCH_ONLY=web,trends,…: only these groups of cases (trends, actions, persons, sequences, sql, web, kinds,
+// isolation, experiment); the load, the layout and the restart always run.
+const ONLY = process.env.QUILL_BENCH_ONLY ? new Set(process.env.QUILL_BENCH_ONLY.split(',')) : null;
+const runs = (group: string) => ONLY === null || ONLY.has(group);
+const trendPath = (entities: Record<string, unknown>) => `insights/trend/?${Object.entries({ ...entities, date_from: from, date_to: to }).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}`;
 const trendsAnswers = [];
-for (const c of trendsCases(from, to)) {
+if (runs('trends')) for (const c of trendsCases(from, to)) {
   const params = { ...c.params, date_from: from, date_to: to };
   const qs = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&');
   trendsAnswers.push(await compare(quill.base, quill.pid, duck, {
@@ -176,42 +181,47 @@ for (const c of trendsCases(from, to)) {
 
 // Actions: a trend over a three-step action (a URL regex, an autocapture text match, a plain event)
 // next to the same trend over a single event name, each compared with DuckDB's SQL for the same events.
-const created = await fetch(`${quill.base}/api/projects/@current/actions/`, {
-  method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: BENCH_ACTION.name, steps: BENCH_ACTION.steps }),
-});
-if (created.status !== 201) throw new Error(`action creation answered ${created.status}: ${await created.text()}`);
-const actionId = ((await created.json()) as { id: number }).id;
-const trendPath = (entities: Record<string, unknown>) => `insights/trend/?${Object.entries({ ...entities, date_from: from, date_to: to }).map(([k, v]) => `${k}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}`;
-const daySql = (condition: string) => `SELECT date_trunc('day', ts) AS day, count(*) AS v FROM events WHERE (${condition}) AND ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY GROUP BY 1`;
-const overAction = await compare(quill.base, quill.pid, duck, {
-  name: `count per day of an action: ${BENCH_ACTION.name} (3 steps: url regex, autocapture text, event)`, path: trendPath({ actions: [{ id: actionId, type: 'actions' }] }),
-  sql: daySql(BENCH_ACTION.sql), quill: (body) => quillValues(body.result, false), duck: (rows) => duckValues(rows, false),
-});
-const overEvent = await compare(quill.base, quill.pid, duck, {
-  name: 'count per day of one event name ($pageview)', path: trendPath({ events: [{ id: '$pageview' }] }),
-  sql: daySql(`event = '$pageview'`), quill: (body) => quillValues(body.result, false), duck: (rows) => duckValues(rows, false),
-});
-// The ratio from rounds alternating between the two questions, so a busy machine slows both alike.
-const alternating: { action: number[]; event: number[] } = { action: [], event: [] };
-for (let i = 0; i < REPEATS * 2; i++) {
-  for (const [kind, path] of [['event', trendPath({ events: [{ id: '$pageview' }] })], ['action', trendPath({ actions: [{ id: actionId, type: 'actions' }] })]] as const) {
-    const started = performance.now();
-    const res = await fetch(`${quill.base}/api/projects/@current/${path}&refresh=true`, { headers: AUTH });
-    await res.arrayBuffer();
-    alternating[kind].push(performance.now() - started);
+async function actionComparison() {
+  const created = await fetch(`${quill.base}/api/projects/@current/actions/`, {
+    method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: BENCH_ACTION.name, steps: BENCH_ACTION.steps }),
+  });
+  if (created.status !== 201) throw new Error(`action creation answered ${created.status}: ${await created.text()}`);
+  const actionId = ((await created.json()) as { id: number }).id;
+  const daySql = (condition: string) => `SELECT date_trunc('day', ts) AS day, count(*) AS v FROM events WHERE (${condition}) AND ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY GROUP BY 1`;
+  const overAction = await compare(quill.base, quill.pid, duck, {
+    name: `count per day of an action: ${BENCH_ACTION.name} (3 steps: url regex, autocapture text, event)`, path: trendPath({ actions: [{ id: actionId, type: 'actions' }] }),
+    sql: daySql(BENCH_ACTION.sql), quill: (body) => quillValues(body.result, false), duck: (rows) => duckValues(rows, false),
+  });
+  const overEvent = await compare(quill.base, quill.pid, duck, {
+    name: 'count per day of one event name ($pageview)', path: trendPath({ events: [{ id: '$pageview' }] }),
+    sql: daySql(`event = '$pageview'`), quill: (body) => quillValues(body.result, false), duck: (rows) => duckValues(rows, false),
+  });
+  // The ratio from rounds alternating between the two questions, so a busy machine slows both alike.
+  const alternating: { action: number[]; event: number[] } = { action: [], event: [] };
+  for (let i = 0; i < REPEATS * 2; i++) {
+    for (const [kind, path] of [['event', trendPath({ events: [{ id: '$pageview' }] })], ['action', trendPath({ actions: [{ id: actionId, type: 'actions' }] })]] as const) {
+      const started = performance.now();
+      const res = await fetch(`${quill.base}/api/projects/@current/${path}&refresh=true`, { headers: AUTH });
+      await res.arrayBuffer();
+      alternating[kind].push(performance.now() - started);
+    }
   }
+  const answers = {
+    action: overAction, single_event: overEvent,
+    alternating_rounds: { action_ms: round1(median(alternating.action)), single_event_ms: round1(median(alternating.event)) },
+    action_to_single_event: round2(median(alternating.action) / median(alternating.event)),
+  };
+  log(`action / single event: ${answers.action_to_single_event} (${JSON.stringify(answers.alternating_rounds)})`);
+  return answers;
 }
-const actionAnswers = {
-  action: overAction, single_event: overEvent,
-  alternating_rounds: { action_ms: round1(median(alternating.action)), single_event_ms: round1(median(alternating.event)) },
-  action_to_single_event: round2(median(alternating.action) / median(alternating.event)),
-};
-log(`action / single event: ${actionAnswers.action_to_single_event} (${JSON.stringify(actionAnswers.alternating_rounds)})`);
+const actionAnswers = runs('actions') ? await actionComparison() : null;
 
 // Retention, lifecycle, stickiness: the same procedure (the reference needs Quill's persons' created_at).
-log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
 const personAnswers = [];
-for (const c of personCases(opts.end, opts.days)) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
+if (runs('persons')) {
+  log(`persons' created_at for the reference: ${await loadPersonsCreatedAt(quill.dataDir, dataset, duck)} persons`);
+  for (const c of personCases(opts.end, opts.days)) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
+}
 
 // Funnels and paths: the same procedure.
 const seqRange = `ts >= TIMESTAMP '${from}' AND ts < TIMESTAMP '${to}' + INTERVAL 1 DAY`;
@@ -246,11 +256,11 @@ const sequenceCases: Comparison[] = [
     },
   },
 ];
-for (const c of sequenceCases) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
+if (runs('sequences')) for (const c of sequenceCases) personAnswers.push(await compare(quill.base, quill.pid, duck, c));
 
 // SQL: HogQLQuery through /query/ (recomputed each time) against DuckDB's same SQL.
 const sqlAnswers = [];
-for (const c of hogqlCases(from, to)) {
+if (runs('sql')) for (const c of hogqlCases(from, to)) {
   sqlAnswers.push(await compare(quill.base, quill.pid, duck, {
     name: c.name, path: 'query/', body: { query: { kind: 'HogQLQuery', query: c.hogql }, refresh: 'force_blocking' }, sql: c.sql,
     quill: (body) => hogqlValues(body.results), duck: (rows) => duckValues(rows, false),
@@ -261,7 +271,7 @@ for (const c of hogqlCases(from, to)) {
 // A query over more sessions than the query memory bound holds answers 400 (query_memory_limit): reported as the
 // case's error, not a failed run (the bound, not a wrong answer).
 const webAnswers = [];
-for (const c of webCases(from, to)) {
+if (runs('web')) for (const c of webCases(from, to)) {
   try {
     webAnswers.push(await compare(quill.base, quill.pid, duck, {
       name: c.name, path: 'query/', body: { query: c.query, refresh: 'force_blocking' }, sql: c.sql, quill: c.quill, duck: c.duck,
@@ -271,6 +281,27 @@ for (const c of webCases(from, to)) {
     log(JSON.stringify(entry));
     webAnswers.push(entry);
   }
+}
+// The whole Web analytics page: its queries sent at once, as the console sends them; the page's time is the last answer's.
+let webPage: Record<string, unknown> | null = null;
+if (runs('web')) {
+  const pageMs: number[] = [];
+  const slowest: string[] = [];
+  for (let i = 0; i <= REPEATS; i++) {
+    const started = performance.now();
+    const each = await Promise.all(webPageQueries(from, to).map(async (query) => {
+      const res = await fetch(`${quill.base}/api/projects/@current/query/`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ query, refresh: 'force_blocking' }) });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`web page: ${String(query.kind)} answered ${res.status}`);
+      return { kind: `${String(query.kind)}${query.breakdownBy ? `:${String(query.breakdownBy)}` : ''}`, ms: performance.now() - started };
+    }));
+    if (i > 0) {
+      pageMs.push(performance.now() - started);
+      slowest.push(each.reduce((a, b) => (b.ms > a.ms ? b : a)).kind);
+    }
+  }
+  webPage = { case: `the whole Web analytics page: ${webPageQueries(from, to).length} queries at once`, quill_ms: round1(median(pageMs)), rounds_ms: pageMs.map(round1), last_to_answer: slowest };
+  log(JSON.stringify(webPage));
 }
 
 // The query API's insight kinds against the legacy endpoints asking the same question (they should be within 10 % of each other):
@@ -284,7 +315,7 @@ const kindCases: { name: string; legacy: string; query: Record<string, unknown>;
   { name: 'LifecycleQuery: $pageview per day', legacy: `${trendPath({ events: [{ id: '$pageview' }] })}&insight=LIFECYCLE`, query: { kind: 'LifecycleQuery', series: [pageviews], dateRange: range, interval: 'day' }, values: (r) => r.map((s: any) => [s.status, s.data]) },
 ];
 const queryKinds = [];
-for (const c of kindCases) {
+if (runs('kinds')) for (const c of kindCases) {
   const legacyMs: number[] = [];
   const queryMs: number[] = [];
   let legacyValues: unknown = null;
@@ -317,7 +348,7 @@ const loads: [string, Load][] = [
   ['capture', { kind: 'capture', path: '/capture/', apiKey: PROJECT_KEY }],
 ];
 const isolation: Record<string, unknown>[] = [];
-for (const [name, load] of loads) {
+if (runs('isolation')) for (const [name, load] of loads) {
   const run = { connections: 8, durationS: ISOLATION_S, delayMs: 5 };
   const alone = await gen.run(quill.base, load, run);
   let analysing = true;
@@ -343,7 +374,7 @@ for (const [name, load] of loads) {
 }
 
 // Last, since it adds events DuckDB does not have: an experiment over the dataset beside the same metric as a trend.
-const experiment = await experimentBesideTrend(quill.base, opts, REPEATS, log);
+const experiment = runs('experiment') ? await experimentBesideTrend(quill.base, opts, REPEATS, log) : null;
 
 // A restart on the loaded data directory: until the server answers (open blocks read back, logs replayed).
 await quill.stop();
@@ -375,6 +406,7 @@ const report = {
   retention_lifecycle_stickiness_funnels_paths: personAnswers,
   hogql: sqlAnswers,
   web_analytics: webAnswers,
+  web_analytics_page: webPage,
   query_kinds_against_legacy: queryKinds,
   isolation,
   experiment,

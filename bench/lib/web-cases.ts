@@ -58,5 +58,46 @@ export function webCases(from: string, to: string): WebCase[] {
       quill: (body) => new Map(body.results.flatMap((r: any[]) => [[`${r[0]} visitors`, r[1][0]], [`${r[0]} views`, r[2][0]]])),
       duck: (rows) => new Map(rows.flatMap((r) => [[`${r.path} visitors`, Number(r.visitors)], [`${r.path} views`, Number(r.views)]])),
     },
+    {
+      // An event breakdown: each pageview counts under its own browser, its session's person as the visitor.
+      name: 'WebStatsTableQuery: browsers (visitors, views)',
+      query: { kind: 'WebStatsTableQuery', breakdownBy: 'Browser', dateRange, properties: [], limit: 1000 },
+      sql: `${sessionsSql(from, to)}, v AS (
+          SELECT e.browser, c.person FROM events e JOIN c ON e.session = c.session
+          WHERE e.event = '$pageview' AND e.ts >= TIMESTAMP '${from}' AND e.ts < TIMESTAMP '${to}' + INTERVAL 1 DAY
+        )
+        SELECT browser, count(DISTINCT person) AS visitors, count(*) AS views FROM v WHERE browser IS NOT NULL GROUP BY 1`,
+      quill: (body) => new Map(body.results.flatMap((r: any[]) => [[`${r[0]} visitors`, r[1][0]], [`${r[0]} views`, r[2][0]]])),
+      duck: (rows) => new Map(rows.flatMap((r) => [[`${r.browser} visitors`, Number(r.visitors)], [`${r.browser} views`, Number(r.views)]])),
+    },
+  ];
+}
+
+/**
+ * Every query the console's Web analytics page sends when it opens (src/console/app/pages/web-analytics.tsx): the
+ * overview with the previous period, the visitors/views chart, the first tab of each table group, goals, outbound
+ * clicks and web vitals. The bench fires them at once, as the page does, and times the whole page.
+ */
+export function webPageQueries(from: string, to: string): Record<string, unknown>[] {
+  const base = { dateRange: { date_from: from, date_to: to }, properties: [], compareFilter: { compare: true } };
+  const dateRange = { date_from: from, date_to: to };
+  return [
+    { kind: 'WebOverviewQuery', ...base },
+    {
+      kind: 'TrendsQuery', dateRange, interval: 'day', properties: [],
+      series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau', custom_name: 'Visitors' }, { kind: 'EventsNode', event: '$pageview', math: 'total', custom_name: 'Views' }],
+    },
+    { kind: 'WebStatsTableQuery', breakdownBy: 'Page', limit: 10, includeBounceRate: true, ...base },
+    { kind: 'WebStatsTableQuery', breakdownBy: 'InitialChannelType', limit: 10, ...base },
+    { kind: 'WebStatsTableQuery', breakdownBy: 'Browser', limit: 10, ...base },
+    { kind: 'WebGoalsQuery', ...base },
+    { kind: 'WebExternalClicksTableQuery', stripQueryParams: true, limit: 10, ...base },
+    {
+      kind: 'WebVitalsQuery', properties: [], dateRange,
+      source: {
+        kind: 'TrendsQuery', dateRange, interval: 'day', properties: [],
+        series: ['INP', 'LCP', 'CLS', 'FCP'].map((m) => ({ kind: 'EventsNode', event: '$web_vitals', custom_name: m, math: 'p75', math_property: `$web_vitals_${m}_value` })),
+      },
+    },
   ];
 }
