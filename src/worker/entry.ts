@@ -28,7 +28,8 @@ import { FLAG_USAGE_FLUSH, flagUsageFlushHandler } from './flag-usage.js';
 import { RETENTION_RUN, retentionRunHandler } from './retention.js';
 import { BACKUP_ENV, backupEnvHandler } from './backup.js';
 import { errorReply, replyForThrown } from './reply.js';
-import { abandonQueries, budgetFor, withBudget } from './query-budget.js';
+import { abandonQueries, budgetFor, onCancelCheck, withBudget } from './query-budget.js';
+import { readStatus } from './query/query-status.js';
 import { Heartbeat } from './watchdog.js';
 import { MemoryRelief } from './memory-relief.js';
 import { isAnalysis, requestedTimeoutS } from './ops/analysis-ops.js';
@@ -92,6 +93,9 @@ export function createWorkerEntry(data: WorkerData) {
   // A library promise nobody awaits (lmdb-js rejects internal commit promises when a disk is full) must not kill
   // the thread: the operation that failed has already answered 503 or will retry.
   process.on('unhandledRejection', (reason) => rt.log.error(`unhandled rejection: ${(reason as Error)?.stack ?? reason}`));
+  // An async query's work stops once its status record says cancelled, whichever worker the DELETE reached.
+  onCancelCheck((team, id) => readStatus(rt, team, id)?.cancelled === true);
+
   // An uncaught exception ends the thread, but only after its LMDB environments are closed (src/worker/fatal-exit.ts).
   installFatalExit(async () => {
     port?.ignoreRequests();

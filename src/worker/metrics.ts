@@ -12,7 +12,7 @@ import { Histogram, Registry } from '../observability/prom.js';
 import { SYNC_BOUNDS_MS } from '../stores/ingest-log/ingest-log.js';
 import { histogramSamples, SnapshotMetric, type Sample } from '../observability/snapshot-metric.js';
 import type { WorkerRuntime } from './runtime.js';
-import { QueryMemoryError, QueryTimeoutError } from './query-budget.js';
+import { QueryCancelledError, QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 import { CALLBACK_BOUNDS, SECONDS_BOUNDS, txnMeters, type TxnSummary } from '../stores/txn-meter.js';
 import { eventsEnvPath, META_ENV, PERSONS_ENV } from '../stores/data-dir/paths.js';
 import type { Shard } from './ingest/shard.js';
@@ -31,12 +31,13 @@ export class WorkerMetrics {
   readonly registry = new Registry();
   readonly insightSeconds: Histogram<'query'>;
   /** Requests stopped by their query budget, by reason (src/worker/query-budget.ts). */
-  private readonly budgetStops = { timeout: 0, memory: 0 };
+  private readonly budgetStops = { timeout: 0, memory: 0, cancelled: 0 };
 
   /** Counts an operation's error if it is a budget stop. */
   noteQueryError(error: unknown): void {
     if (error instanceof QueryTimeoutError) this.budgetStops.timeout++;
     else if (error instanceof QueryMemoryError) this.budgetStops.memory++;
+    else if (error instanceof QueryCancelledError) this.budgetStops.cancelled++;
   }
 
   private readonly backups = { ok: 0, failed: 0, lastSuccess: 0 };
@@ -83,8 +84,8 @@ export class WorkerMetrics {
         [{ labels: { worker: rt.index }, value: rt.queries.counts().queued }]),
       new SnapshotMetric('quill_queries_rejected_total', 'Analyses and queries refused with 429 because the worker\'s queue was full.', 'counter', () =>
         [{ labels: { worker: rt.index }, value: rt.queries.counts().rejected }]),
-      new SnapshotMetric('quill_query_budget_exceeded_total', 'Requests stopped by their query budget, by reason: timeout (504) or memory (400).', 'counter', () =>
-        [{ labels: { reason: 'timeout' }, value: this.budgetStops.timeout }, { labels: { reason: 'memory' }, value: this.budgetStops.memory }]),
+      new SnapshotMetric('quill_query_budget_exceeded_total', 'Requests stopped by their query budget, by reason: timeout (504), memory (400), or an async query cancelled (DELETE query/:id).', 'counter', () =>
+        [{ labels: { reason: 'timeout' }, value: this.budgetStops.timeout }, { labels: { reason: 'memory' }, value: this.budgetStops.memory }, { labels: { reason: 'cancelled' }, value: this.budgetStops.cancelled }]),
       new SnapshotMetric('quill_query_budget_seconds', 'The time budget of an analysis or query (QUILL_QUERY_TIMEOUT_S).', 'gauge', () =>
         [{ labels: {}, value: rt.config.queryTimeoutS }], 'max'),
       new SnapshotMetric('quill_query_memory_budget_bytes', 'How much a worker\'s heap may grow while one analysis or query runs (QUILL_QUERY_MEMORY_MB).', 'gauge', () =>

@@ -6,7 +6,7 @@
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { AnalyticsInputError } from '../domain/analytics/errors.js';
-import { currentBudget, QueriesAbandonedError, QueryMemoryError, QueryTimeoutError, withBudget, type QueryBudget } from './query-budget.js';
+import { currentBudget, QueriesAbandonedError, QueryCancelledError, QueryMemoryError, QueryTimeoutError, withBudget, type QueryBudget } from './query-budget.js';
 
 export type PeerMessage = { kind: string; [k: string]: unknown };
 type Envelope =
@@ -24,13 +24,15 @@ type AnswerableError =
   | { kind: 'input'; attr: string | null; code: string; detail: string }
   | { kind: 'timeout'; timeoutS: number }
   | { kind: 'memory'; limitMb: number }
-  | { kind: 'abandoned' };
+  | { kind: 'abandoned' }
+  | { kind: 'cancelled' };
 
 function answerableOf(error: unknown): AnswerableError | undefined {
   if (error instanceof AnalyticsInputError) return { kind: 'input', attr: error.attr, code: error.code, detail: error.message };
   if (error instanceof QueryTimeoutError) return { kind: 'timeout', timeoutS: error.timeoutS };
   if (error instanceof QueryMemoryError) return { kind: 'memory', limitMb: error.limitMb };
   if (error instanceof QueriesAbandonedError) return { kind: 'abandoned' };
+  if (error instanceof QueryCancelledError) return { kind: 'cancelled' };
   return undefined;
 }
 
@@ -44,6 +46,8 @@ function revive(answer: AnswerableError): Error {
       return new QueryMemoryError(answer.limitMb);
     case 'abandoned':
       return new QueriesAbandonedError();
+    case 'cancelled':
+      return new QueryCancelledError();
   }
 }
 

@@ -25,6 +25,8 @@ export interface QueryBudget {
   readonly timeoutS: number;
   /** Heap growth allowed while it runs on one thread, bytes. */
   readonly memoryBytes: number;
+  /** An async query's status ([project, id]): its work stops at a slice once the status says cancelled. */
+  readonly cancelKey?: readonly [number, string];
 }
 
 /** The query ran past its time budget: PostHog's ClickHouseQueryTimeOut (504). */
@@ -47,6 +49,13 @@ export class QueryMemoryError extends Error {
   }
 }
 
+/** An async query cancelled by `DELETE query/:id` (the status record says so): its work stops at the next slice. */
+export class QueryCancelledError extends Error {
+  constructor() {
+    super('The query was cancelled.');
+  }
+}
+
 /** The worker is closing: queries still running stop at their next slice and answer 503 shutting_down. */
 export class QueriesAbandonedError extends Error {
   constructor() {
@@ -59,6 +68,19 @@ let abandoned = false;
 /** From now on every query on this thread stops at its next slice (the worker is closing its stores). */
 export function abandonQueries(): void {
   abandoned = true;
+}
+
+/**
+ * Whether an async query's status says cancelled, set by the worker (the status records live in its metadata
+ * store, shared by every worker, so a cancel reaching any worker stops the work on all of them). Asked at most
+ * every CANCEL_CHECK_MS per budget: a read of a record, against slices of milliseconds.
+ */
+let isCancelled: ((team: number, id: string) => boolean) | null = null;
+const CANCEL_CHECK_MS = 50;
+const lastCancelCheck = new WeakMap<QueryBudget, number>();
+
+export function onCancelCheck(check: (team: number, id: string) => boolean): void {
+  isCancelled = check;
 }
 
 const store = new AsyncLocalStorage<QueryBudget>();
@@ -87,6 +109,10 @@ export function checkBudget(now = Date.now()): void {
   const budget = store.getStore();
   if (budget === undefined) return;
   if (now > budget.deadline) throw new QueryTimeoutError(budget.timeoutS);
+  if (budget.cancelKey !== undefined && isCancelled !== null && now - (lastCancelCheck.get(budget) ?? 0) >= CANCEL_CHECK_MS) {
+    lastCancelCheck.set(budget, now);
+    if (isCancelled(budget.cancelKey[0], budget.cancelKey[1])) throw new QueryCancelledError();
+  }
   const start = heapAtStart.get(budget);
   if (start !== undefined && getHeapStatistics().used_heap_size - start > budget.memoryBytes) {
     throw new QueryMemoryError(Math.round(budget.memoryBytes / 1024 / 1024));

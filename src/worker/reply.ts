@@ -3,7 +3,7 @@ import { ApiError, Errors } from '../protocol/errors.js';
 import type { Reply } from '../protocol/worker-messages.js';
 import { isStorageFailure } from '../stores/storage-failure.js';
 import { AnalyticsInputError } from '../domain/analytics/errors.js';
-import { QueriesAbandonedError, QueryMemoryError, QueryTimeoutError } from './query-budget.js';
+import { QueriesAbandonedError, QueryCancelledError, QueryMemoryError, QueryTimeoutError } from './query-budget.js';
 
 export function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
   return jsonText(status, JSON.stringify(value), headers);
@@ -49,6 +49,7 @@ export function answerFor(error: unknown): ApiError | null {
   if (error instanceof QueryTimeoutError) return Errors.queryTimeout(error.message);
   if (error instanceof QueryMemoryError) return Errors.queryMemory(error.message);
   if (error instanceof QueriesAbandonedError) return Errors.shuttingDown();
+  if (error instanceof QueryCancelledError) return Errors.validation(null, 'query_cancelled', error.message);
   return null;
 }
 

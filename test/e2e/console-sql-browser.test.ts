@@ -81,7 +81,23 @@ function suite(): void {
     t.equal(await s.page.textContent('[data-testid=sql-error-position]'), 'Marked in the query at character 7.');
     t.equal(await s.page.locator('.cm-hogql-error').first().textContent(), '# FROM events', 'marked from the position to the end of its line');
     t.equal(await s.page.locator('[data-testid=sql-result]').getAttribute('data-stale'), 'true', 'the previous answer is dimmed');
-    t.same(s.take(), ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)'], "only the refused query's own 400");
+    t.same(s.take(), [], 'the refusal comes in the async query\'s status, not as a failed request');
+  });
+
+  t.test('Cancel stops the query on the page and deletes it on the node', async (t) => {
+    await typeQuery(BY_BROWSER);
+    const accepted = s.page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/query/'));
+    const deleted = s.page.waitForRequest((r) => r.method() === 'DELETE' && r.url().includes('/query/'));
+    await s.page.getByRole('button', { name: 'Run', exact: true }).click();
+    const answer = await accepted;
+    t.equal(answer.status(), 202, 'the editor asks as an async query');
+    const id = (await answer.json()).query_status.id as string;
+    await s.page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    t.ok((await deleted).url().endsWith(`/query/${id}/`), 'Cancel deletes that query on the node');
+    t.equal(await s.page.locator('[data-testid=sql-page] [role=alert]').textContent(), 'Cancelled.');
+    await s.page.waitForFunction(() => !Array.from(document.querySelectorAll('button')).some((b) => b.textContent === 'Cancel'));
+    t.match((await s.api.get(`/api/projects/${s.projectId}/query/${id}/`)).body, { query_status: { id, cancelled: true } }, 'its status says so');
+    t.same(s.take(), []);
   });
 
   t.test('the answer as bars and as a number', async (t) => {

@@ -321,6 +321,25 @@ t.test('budgets: 429 past the queue, 504 past the time budget, 400 past the memo
   t.match(metrics, /quill_queries_rejected_total\{worker="\d"\} [1-9]/, '/metrics counts the refusals');
   t.match(metrics, /quill_query_budget_exceeded_total\{reason="timeout"\} [1-9]/, 'and the timeouts');
 
+  // Cancel: DELETE query/:id of an async query stops its work on the node at the next slice, not only the status.
+  // A query may finish before its DELETE lands, so up to 5 tries (the bound): one of them must be stopped mid-way.
+  const cancelledCount = async () => Number(/quill_query_budget_exceeded_total\{reason="cancelled"\} (\d+)/.exec(await metricsOf(b.base))?.[1] ?? 0);
+  let stopped = false;
+  for (let attempt = 0; attempt < 5 && !stopped; attempt++) {
+    const before = await cancelledCount();
+    const started = await bApi.post(`${P}/query/`, { query: { kind: 'HogQLQuery', query: heavy }, refresh: 'force_async' });
+    t.equal(started.status, 202, 'an async query answers 202');
+    const id = started.body.query_status.id as string;
+    t.equal((await bApi.delete(`${P}/query/${id}/`)).status, 204);
+    t.match((await bApi.get(`${P}/query/${id}/`)).body, { query_status: { id, complete: true, cancelled: true } }, 'its status says cancelled');
+    // A stop shows in /metrics when the work notices it (its next slice); one that finished first never does.
+    for (let wait = 0; wait < 50 && !stopped; wait++) {
+      stopped = (await cancelledCount()) > before;
+      if (!stopped) await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  t.ok(stopped, 'a cancelled query stopped its work (quill_query_budget_exceeded_total{reason="cancelled"}), within 5 tries');
+
   // The same data, a memory budget of 256 KB: a group per distinct value of u outgrows it.
   await b.stop();
   b = await startQuill({ dataDir, env: { QUILL_QUERY_MEMORY_MB: '0.25', QUILL_METRICS_TOKEN: METRICS_TOKEN } });

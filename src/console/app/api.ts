@@ -68,3 +68,42 @@ export interface Paginated<T> {
   previous?: string | null;
   results: T[];
 }
+
+interface QueryStatus {
+  id: string;
+  complete: boolean;
+  error: boolean;
+  error_message: string | null;
+  cancelled?: boolean;
+  results: unknown;
+}
+
+/** How often an async query's status is asked for while it runs. */
+const POLL_MS = 200;
+
+/**
+ * A query run as PostHog's async queries are (`refresh: "force_async"`): the node answers 202 with a status id
+ * (handed to `started`, so the caller can `DELETE` it to cancel), and the status is polled until complete. Aborting
+ * `signal` stops polling; an error of the query is thrown with the node's message.
+ */
+export async function runAsyncQuery<T>(projectId: number, query: object, signal: AbortSignal, started: (id: string) => void): Promise<T> {
+  const base = `/api/projects/${projectId}/query/`;
+  const first = await request<T & { query_status?: QueryStatus }>('POST', base, { query, refresh: 'force_async' }, signal);
+  if (!first.query_status) return first;
+  const id = first.query_status.id;
+  started(id);
+  for (;;) {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, POLL_MS);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(new DOMException('aborted', 'AbortError'));
+      }, { once: true });
+    });
+    const { query_status: s } = await request<{ query_status: QueryStatus }>('GET', `${base}${id}/`, undefined, signal);
+    if (!s.complete) continue;
+    if (s.cancelled) throw new Error('Cancelled.');
+    if (s.error) throw new ApiError(400, { detail: s.error_message ?? 'The query failed.' });
+    return s.results as T;
+  }
+}

@@ -13,6 +13,7 @@ import { cancelStatus, finishStatus, readStatus, startStatus } from '../query/qu
 import { queryFingerprint, queryKinds, queryRunner, type QueryContext } from '../query/runners.js';
 import { answerFor, empty, json } from '../reply.js';
 import type { WorkerRuntime } from '../runtime.js';
+import { budgetFor, currentBudget, withBudget } from '../query-budget.js';
 import { answering, cachedEntry, storeCached } from './insights.js';
 import type { OpHandler } from './types.js';
 import { bodyOf, projectIdOf } from './types.js';
@@ -96,12 +97,15 @@ export const runQuery: OpHandler = (item, rt) => answering(async (): Promise<Rep
   if (refresh === 'async' || refresh === 'lazy_async' || refresh === 'force_async') {
     const status = await startStatus(rt, team);
     const version = rt.shared.projectVersion(team);
-    void compute(rt, query, ctx).then(
+    // The work carries the status' key: `DELETE query/:id` stops it at its next slice, on every worker it reached.
+    const budget = currentBudget() ?? budgetFor(rt.config.queryTimeoutS, rt.config.queryMemoryMb);
+    void withBudget({ ...budget, cancelKey: [team, status.id] }, () => compute(rt, query, ctx)).then(
       async (value) => {
         const at = storeCached(rt, team, key, version, value);
         await finishStatus(rt, team, status.id, { results: { ...value, is_cached: false, last_refresh: at } });
       },
       async (error: unknown) => {
+        rt.metrics.noteQueryError(error);
         const answer = answerFor(error);
         const message = answer !== null ? answer.detail : 'The query failed.';
         if (answer === null) rt.log.error(`async query failed: ${(error as Error)?.stack ?? error}`);

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import { api, request } from '../api';
+import { api, runAsyncQuery } from '../api';
 import { SqlEditor } from '../components/sql-editor';
 import { SqlAnswer } from '../components/sql-answer';
 import { ErrorNote, Field, Page } from '../components/ui';
@@ -54,15 +54,18 @@ export function SqlPage({ projectId, insightId = null }: { projectId: number; in
   const personProps = usePropertyDefinitions(projectId, 'person');
   const schema = useMemo(() => completionSchema([...(eventProps.names ?? [])].sort(), [...(personProps.names ?? [])].sort()), [eventProps.names, personProps.names]);
 
+  /** The node's id of the query running (an async query), so Cancel stops it there too. */
+  const running_ = useRef<string | null>(null);
   const run = async (text = query) => {
-    abort.current?.abort();
+    stop();
     const controller = new AbortController();
     abort.current = controller;
     setRunning(true);
     setError(null);
     setSavedNote(null);
     try {
-      const answer = await request<SqlResult>('POST', `/api/projects/${projectId}/query/`, { query: { kind: 'HogQLQuery', query: text }, refresh: true }, controller.signal);
+      // Asked as PostHog's async query: 202 and an id to poll, which Cancel deletes (the node then stops the work).
+      const answer = await runAsyncQuery<SqlResult>(projectId, { kind: 'HogQLQuery', query: text }, controller.signal, (id) => (running_.current = id));
       setResult({ columns: answer.columns ?? [], results: answer.results ?? [] });
       const next = pushHistory(history, text);
       setHistory(next);
@@ -72,13 +75,21 @@ export function SqlPage({ projectId, insightId = null }: { projectId: number; in
     } finally {
       if (abort.current === controller) {
         abort.current = null;
+        running_.current = null;
         setRunning(false);
       }
     }
   };
-  const cancel = () => {
+  /** Stops polling, and the query on the node when it has one. */
+  const stop = () => {
     abort.current?.abort();
     abort.current = null;
+    const id = running_.current;
+    running_.current = null;
+    if (id !== null) void api.del(`/api/projects/${projectId}/query/${id}/`).catch(() => undefined);
+  };
+  const cancel = () => {
+    stop();
     setRunning(false);
     setError(new Error('Cancelled.'));
   };
@@ -92,7 +103,7 @@ export function SqlPage({ projectId, insightId = null }: { projectId: number; in
     setName(saved.data.name);
     void run(sqlInsight.query);
   }, [saved.data]);
-  useEffect(() => () => abort.current?.abort(), []);
+  useEffect(() => () => stop(), []);
 
   const save = async (e: Event) => {
     e.preventDefault();
