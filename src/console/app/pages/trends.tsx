@@ -8,6 +8,7 @@ import type { Paginated } from '../api';
 import { completeFilters, filterRefs, PropertyFilters } from '../components/property-filters';
 import { PropertyInput, PropertyScope } from '../components/property-input';
 import { DateFrom, SaveInsight } from '../components/save-insight';
+import { InsightAlerts } from '../components/insight-alerts';
 import { TrendView } from '../components/trend-view';
 import { ErrorNote, Field, Page } from '../components/ui';
 import { useGet } from '../lib/hooks';
@@ -107,6 +108,7 @@ export function TrendsPage({ projectId, insightId, insight = 'TRENDS' }: { proje
         </div>
       )}
       <SaveInsight projectId={projectId} insightId={insightId} initialName={saved.data?.name ?? ''} filters={trendsFilter(state)} />
+      {insightId !== null && insight === 'TRENDS' && <InsightAlerts projectId={projectId} insightId={insightId} />}
     </Page>
   );
 }
