@@ -33,7 +33,9 @@ export interface AlertEvaluation {
 }
 
 /** A check that cannot be made: its message is what the check records as its error. */
-export class AlertCheckError extends Error {}
+export class AlertCheckError extends Error {
+  override readonly name = 'AlertCheckError';
+}
 
 const UNITS: Record<string, string> = { hour: 'h', day: 'd', week: 'w', month: 'm' };
 

@@ -41,7 +41,9 @@ export function nextCheckAt(interval: CalculationInterval, now: number, timeZone
   }
 }
 
-export class SnoozeError extends Error {}
+export class SnoozeError extends Error {
+  override readonly name = 'SnoozeError';
+}
 
 const RELATIVE = /^\+?(\d{1,4})([hdw])$/;
 
