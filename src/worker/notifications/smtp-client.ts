@@ -5,17 +5,21 @@
  * a connection of its own makes each delivery's outcome its own. The message text and the replies are the pure
  * src/domain/notifications/mail.ts.
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { connect as tlsConnect } from 'node:tls';
 import { takeReply, type SmtpReply, type SmtpSettings } from '../../domain/notifications/mail.js';
 
 /** An SMTP delivery that failed; `permanent` for a 5xx reply (retrying would get the same). */
 export class SmtpError extends Error {
+  override readonly name = 'SmtpError';
   constructor(message: string, readonly permanent: boolean) {
     super(message);
   }
 }
+
+/** The TLS server name of a host: none for an address (SNI carries names only, RFC 6066 §3). */
+const serverName = (host: string): { servername?: string } => (isIP(host) === 0 ? { servername: host } : {});
 
 const TIMEOUT_MS = 20_000;
 
@@ -84,7 +88,7 @@ class Connection {
     plain.removeAllListeners('error');
     plain.removeAllListeners('close');
     plain.setTimeout(0);
-    const secure = tlsConnect({ socket: plain, servername });
+    const secure = tlsConnect({ socket: plain, host: servername, ...serverName(servername) });
     await new Promise<void>((resolve, reject) => {
       secure.once('secureConnect', resolve);
       secure.once('error', reject);
@@ -102,7 +106,7 @@ class Connection {
 
 function open(s: SmtpSettings): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = s.secure ? tlsConnect({ host: s.host, port: s.port, servername: s.host }) : netConnect({ host: s.host, port: s.port });
+    const socket = s.secure ? tlsConnect({ host: s.host, port: s.port, ...serverName(s.host) }) : netConnect({ host: s.host, port: s.port });
     const timer = setTimeout(() => socket.destroy(new Error(`could not connect to ${s.host}:${s.port} in ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
     socket.once(s.secure ? 'secureConnect' : 'connect', () => {
       clearTimeout(timer);
