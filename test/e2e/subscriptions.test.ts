@@ -1,7 +1,7 @@
-// Subscriptions over HTTP (PostHog's `subscriptions` resource): CRUD and validation; a subscription due now delivers
-// its insight's headline numbers once, to a webhook, with the insight's share link, and its next delivery moves to
-// the next occurrence; a dashboard's report by e-mail (through an SMTP server started here), one message per
-// address; a failing target's attempts, each recorded.
+// Subscriptions over HTTP (PostHog's `subscriptions` resource): CRUD and validation; subscriptions due now deliver
+// their insight's headline numbers once, to a webhook and by e-mail (through an SMTP server started here), with the
+// insight's share link, and their next delivery moves to the next occurrence; a dashboard's report delivered now by
+// e-mail, one message per address; a failing target's attempts, each recorded.
 import t, { type Test } from 'tap';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { eventually } from '../helpers/eventually.js';
@@ -111,6 +111,8 @@ t.test('due: delivered once to a webhook with the headline numbers and the share
   const made = await api.post(`${S}/`, { insight: signups, target_type: 'webhook', target_value: `${hooks.url}/report`, frequency: 'daily', start_date: new Date(start).toISOString() });
   status(t, made, 201, 'created');
   t.equal(made.body.next_delivery_date, new Date(start).toISOString(), 'first due at its start');
+  const byMail = await api.post(`${S}/`, { insight: signups, target_type: 'email', target_value: 'carol@example.com', frequency: 'daily', start_date: new Date(start).toISOString(), title: 'Signups today' });
+  status(t, byMail, 201, 'created, by e-mail');
 
   const got = await eventually('the report', () => hooks.received.find((r) => r.path === '/report'), { timeoutMs: 20_000, intervalMs: 50 });
   const link = `http://quill.test/shared/${token}`;
@@ -126,8 +128,17 @@ t.test('due: delivered once to a webhook with the headline numbers and the share
   }, { timeoutMs: 20_000 });
   t.equal(after.next_delivery_date, new Date(start + 86_400_000).toISOString(), 'next: the same time tomorrow');
   t.match(after.deliveries, [{ report_id: 1, target: `${hooks.url}/report`, attempt: 1, ok: true, error: null }]);
+  const mail = await eventually('the e-mail report', () => smtp.mails.find((m) => m.headers.subject === 'Quill report: Signups today'), { timeoutMs: 20_000 });
+  t.same(mail.to, ['carol@example.com']);
+  t.match(mail.text, new RegExp(`Insight "Signups" \\(sent every day\\):\\s+Signups\\s+signed_up: 3 on ${today}, 5 in all\\s+Open: ${link.replace(/[/.]/g, '\\$&')}$`));
+  const mailed = await eventually('its record', async () => {
+    const s = (await api.get(`${S}/${byMail.body.id}/`)).body;
+    return s.deliveries.length === 1 ? s : null;
+  }, { timeoutMs: 20_000 });
+  t.match(mailed, { next_delivery_date: new Date(start + 86_400_000).toISOString(), deliveries: [{ report_id: 1, target: 'carol@example.com', attempt: 1, ok: true }] });
   await new Promise((r) => setTimeout(r, 800));
   t.equal(hooks.received.filter((r) => r.path === '/report').length, 1, 'delivered once');
+  t.equal(smtp.mails.filter((m) => m.headers.subject === 'Quill report: Signups today').length, 1, 'e-mailed once');
   await api.patch(`/api/projects/@current/insights/${signups}/sharing/`, { enabled: false });
 });
 
