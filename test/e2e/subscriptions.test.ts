@@ -73,6 +73,9 @@ t.test('create, list, retrieve, update, soft delete; validation; scopes', async 
   t.match((await api.get(`${S}/${id}/`)).body, { id, title: 'Signups, monthly' });
   const weekly = await api.patch(`${S}/${id}/`, { frequency: 'weekly', interval: 2, byweekday: null, bysetpos: null });
   t.match(weekly.body, { summary: 'sent every 2 weeks', next_delivery_date: start }, 'a new schedule, the first occurrence its start');
+  const board = (await api.post('/api/projects/@current/dashboards/', { name: 'Board' })).body;
+  t.match((await api.patch(`${S}/${id}/`, { insight: null, dashboard: board.id })).body, { insight: null, dashboard: board.id }, 'moved to a dashboard');
+  t.match((await api.patch(`${S}/${id}/`, { dashboard: null })).body, { type: 'validation_error', attr: null, detail: /Either dashboard or insight/ });
   t.equal((await api.patch(`${S}/${id}/`, { deleted: true })).body.deleted, true);
   t.equal((await api.get(`${S}/`)).body.count, 0, 'a deleted subscription is not listed');
   t.equal((await api.get(`${S}/?deleted=true`)).body.count, 1, 'unless asked for');

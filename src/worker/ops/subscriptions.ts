@@ -11,7 +11,7 @@
  */
 import { emailsOf, isEmailAddress } from '../../domain/notifications/mail.js';
 import { webhookUrlProblem } from '../../domain/notifications/outbox.js';
-import { occurrenceAfter, recurrenceSummary, SETPOS, type Recurrence } from '../../domain/subscriptions/recurrence.js';
+import { occurrenceAfter, recurrenceSummary, SETPOS, type Weekday } from '../../domain/subscriptions/recurrence.js';
 import type { Subscription } from '../../domain/model.js';
 import { Errors } from '../../protocol/errors.js';
 import { all } from '../../stores/lmdb-env.js';
@@ -59,19 +59,21 @@ function applyBody(meta: MetaStore, projectId: number, body: Json, before: Subsc
     byweekday: null, bysetpos: null, count: null, start_date: iso(now), until_date: null, title: null, next_delivery_date: null, reports: [],
     created_by: null, created_at: iso(now), deleted: false,
   };
-  if (!before) {
-    for (const field of ['target_type', 'target_value', 'frequency', 'start_date']) if (body[field] === undefined) throw Errors.required(field);
-    if ((body.insight ?? null) === null && (body.dashboard ?? null) === null) throw Errors.validation(null, 'invalid_input', 'Either dashboard or insight is required for an export.');
-    if ((body.insight ?? null) !== null && (body.dashboard ?? null) !== null) throw Errors.validation(null, 'invalid_input', 'A subscription is to an insight or to a dashboard, not both.');
-    if (body.insight !== undefined && body.insight !== null) {
-      const insight = meta.insights.get([projectId, body.insight as number]);
-      if (!insight || insight.deleted) throw Errors.validation('insight', 'does_not_exist', `Invalid pk "${String(body.insight)}" - object does not exist.`);
-      s.insight_id = insight.id;
+  if (!before) for (const field of ['target_type', 'target_value', 'frequency', 'start_date']) if (body[field] === undefined) throw Errors.required(field);
+  if (!before || body.insight !== undefined || body.dashboard !== undefined) {
+    const insightId = (body.insight === undefined ? s.insight_id : body.insight) as number | null;
+    const dashboardId = (body.dashboard === undefined ? s.dashboard_id : body.dashboard) as number | null;
+    if (insightId === null && dashboardId === null) throw Errors.validation(null, 'invalid_input', 'Either dashboard or insight is required for an export.');
+    if (insightId !== null && dashboardId !== null) throw Errors.validation(null, 'invalid_input', 'A subscription is to an insight or to a dashboard, not both.');
+    if (insightId !== null) {
+      const insight = meta.insights.get([projectId, insightId]);
+      if (!insight || insight.deleted) throw Errors.validation('insight', 'does_not_exist', `Invalid pk "${insightId}" - object does not exist.`);
     } else {
-      const dashboard = meta.dashboards.get([projectId, body.dashboard as number]);
-      if (!dashboard || dashboard.deleted) throw Errors.validation('dashboard', 'does_not_exist', `Invalid pk "${String(body.dashboard)}" - object does not exist.`);
-      s.dashboard_id = dashboard.id;
+      const dashboard = meta.dashboards.get([projectId, dashboardId!]);
+      if (!dashboard || dashboard.deleted) throw Errors.validation('dashboard', 'does_not_exist', `Invalid pk "${dashboardId}" - object does not exist.`);
     }
+    s.insight_id = insightId;
+    s.dashboard_id = dashboardId;
   }
   if (body.target_type !== undefined) {
     if (body.target_type === 'slack') throw Errors.validation('target_type', 'invalid_choice', 'Quill sends to Slack through an incoming webhook: use target_type "webhook" with its URL.');
@@ -89,7 +91,10 @@ function applyBody(meta: MetaStore, projectId: number, body: Json, before: Subsc
   }
   if (body.frequency !== undefined) s.frequency = body.frequency as Subscription['frequency'];
   if (body.interval !== undefined) s.interval = body.interval as number;
-  if (body.byweekday !== undefined) s.byweekday = body.byweekday === null || (body.byweekday as unknown[]).length === 0 ? null : [...new Set(body.byweekday as Subscription['byweekday'] & object)];
+  if (body.byweekday !== undefined) {
+    const days = (body.byweekday as Weekday[] | null) ?? [];
+    s.byweekday = days.length === 0 ? null : [...new Set(days)];
+  }
   if (body.bysetpos !== undefined) {
     if (body.bysetpos !== null && !(SETPOS as readonly number[]).includes(body.bysetpos as number)) throw Errors.validation('bysetpos', 'invalid_input', 'bysetpos is 1, 2, 3, 4 or -1 (the last).');
     s.bysetpos = body.bysetpos as number | null;
@@ -136,7 +141,7 @@ export const createSubscription: OpHandler = async (item, rt) => {
   const created = await rt.meta.write(() => {
     const now = Date.now();
     const s = applyBody(rt.meta, projectId, body, null, now);
-    const next = occurrenceAfter(s as Recurrence, now);
+    const next = occurrenceAfter(s, now);
     const record: Subscription = { ...s, id: rt.meta.nextId('subscription'), created_by: principalOf(item).userId || null, next_delivery_date: next === null ? null : iso(next) };
     save(rt.meta, null, record);
     return record;
