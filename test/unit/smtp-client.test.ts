@@ -36,6 +36,7 @@ async function server(options: Record<string, unknown>): Promise<{ port: number;
 }
 
 const message = { subject: 'Héllo', text: 'body text', payload: {} };
+const open = new AbortController().signal;
 const config = (smtpUrl: string | null) => ({ smtpUrl, smtpFrom: 'Quill <q@quill.test>' }) as unknown as Config;
 
 t.test('a message handed over with AUTH PLAIN', async (t) => {
@@ -51,13 +52,13 @@ t.test('a message handed over with AUTH PLAIN', async (t) => {
   });
   t.teardown(s.close);
   const send = senderFor(config(`smtp://me%40x.test:p%3Ass@127.0.0.1:${s.port}`));
-  t.same(await send({ kind: 'email', to: 'ann@example.com' }, message), { ok: true, error: null, retry: false });
+  t.same(await send({ kind: 'email', to: 'ann@example.com' }, message, open), { ok: true, error: null, retry: false });
   t.same(logins, ['me@x.test']);
   t.equal(s.received.length, 1);
   t.match(s.received[0], { from: 'q@quill.test', to: ['ann@example.com'], raw: /^From: Quill <q@quill\.test>\r\nTo: ann@example\.com\r\nSubject: =\?UTF-8\?B\?/ });
   t.equal(Buffer.from(s.received[0]!.raw.split('\r\n\r\n')[1]!.replace(/\s+/g, ''), 'base64').toString('utf8'), 'body text');
 
-  const wrong = await senderFor(config(`smtp://me%40x.test:nope@127.0.0.1:${s.port}`))({ kind: 'email', to: 'ann@example.com' }, message);
+  const wrong = await senderFor(config(`smtp://me%40x.test:nope@127.0.0.1:${s.port}`))({ kind: 'email', to: 'ann@example.com' }, message, open);
   t.match(wrong, { ok: false, retry: false, error: /^AUTH: 535 / }, 'refused credentials: final');
 });
 
@@ -72,22 +73,35 @@ t.test('refusals: 5xx is final, 4xx and no server are retried', async (t) => {
   });
   t.teardown(s.close);
   const send = senderFor(config(`smtp://127.0.0.1:${s.port}`));
-  t.match(await send({ kind: 'email', to: 'gone@example.com' }, message), { ok: false, retry: false, error: /^RCPT: 550 No such user/ });
-  t.match(await send({ kind: 'email', to: 'busy@example.com' }, message), { ok: false, retry: true, error: /^RCPT: 451 Try later/ });
+  t.match(await send({ kind: 'email', to: 'gone@example.com' }, message, open), { ok: false, retry: false, error: /^RCPT: 550 No such user/ });
+  t.match(await send({ kind: 'email', to: 'busy@example.com' }, message, open), { ok: false, retry: true, error: /^RCPT: 451 Try later/ });
   await t.rejects(sendMail(parseSmtpUrl(`smtp://127.0.0.1:${s.port}`), 'q@quill.test', 'gone@example.com', 'x'), SmtpError);
   await s.close();
-  t.match(await send({ kind: 'email', to: 'ann@example.com' }, message), { ok: false, retry: true, error: /ECONNREFUSED/ }, 'no server: tried again later');
+  t.match(await send({ kind: 'email', to: 'ann@example.com' }, message, open), { ok: false, retry: true, error: /ECONNREFUSED/ }, 'no server: tried again later');
 });
 
 t.test('STARTTLS when offered, with the certificate verified', async (t) => {
   // smtp-server offers STARTTLS with its own self-signed certificate: the client takes it and refuses the certificate.
   const s = await server({});
   t.teardown(s.close);
-  const result = await senderFor(config(`smtp://127.0.0.1:${s.port}`))({ kind: 'email', to: 'ann@example.com' }, message);
+  const result = await senderFor(config(`smtp://127.0.0.1:${s.port}`))({ kind: 'email', to: 'ann@example.com' }, message, open);
   t.match(result, { ok: false, retry: true, error: /certificate/i });
   t.equal(s.received.length, 0, 'nothing sent in the clear');
 });
 
+t.test('the node closing cuts a conversation short', async (t) => {
+  // A server that never greets: the conversation waits until the signal ends it.
+  const silent = await server({ hideSTARTTLS: true, onConnect: () => undefined });
+  t.teardown(silent.close);
+  const closing = new AbortController();
+  const started = Date.now();
+  const sending = sendMail(parseSmtpUrl(`smtp://127.0.0.1:${silent.port}`), 'q@quill.test', 'ann@example.com', 'x', closing.signal);
+  setTimeout(() => closing.abort(), 100);
+  await t.rejects(sending, /the node is closing/);
+  t.ok(Date.now() - started < 5000, 'at once, not at the 20 s timeout');
+  await t.rejects(sendMail(parseSmtpUrl(`smtp://127.0.0.1:${silent.port}`), 'q@quill.test', 'ann@example.com', 'x', closing.signal), 'an aborted signal starts nothing');
+});
+
 t.test('e-mail off without QUILL_SMTP_URL', async (t) => {
-  t.same(await senderFor(config(null))({ kind: 'email', to: 'ann@example.com' }, message), { ok: false, error: 'e-mail is off: QUILL_SMTP_URL is not set', retry: false });
+  t.same(await senderFor(config(null))({ kind: 'email', to: 'ann@example.com' }, message, open), { ok: false, error: 'e-mail is off: QUILL_SMTP_URL is not set', retry: false });
 });

@@ -41,6 +41,8 @@ export interface JobContext {
   readonly insights: InsightPort;
   readonly send: Send;
   readonly counters: JobCounters;
+  /** Aborted when the node closes: deliveries in flight stop, and none start. */
+  readonly signal: AbortSignal;
   now(): number;
 }
 

@@ -52,9 +52,12 @@ async function deliver<R>(ctx: JobContext, key: DueKey, owner: Owner<R>): Promis
   const tried: Tried[] = [];
   if (record) {
     const now = ctx.now();
-    for (const [message, m] of owner.messages(record)) {
+    // When the node closes, what is left (and an attempt cut short) is not recorded: it is sent at the next start.
+    sending: for (const [message, m] of owner.messages(record)) {
       for (const index of dueTargets(m, now)) {
-        const result = await ctx.send(m.targets[index]!.target, m.message);
+        if (ctx.signal.aborted) break sending;
+        const result = await ctx.send(m.targets[index]!.target, m.message, ctx.signal);
+        if (ctx.signal.aborted) break sending;
         tried.push({ message, index, attemptsBefore: m.targets[index]!.attempts, result, at: ctx.now() });
       }
     }

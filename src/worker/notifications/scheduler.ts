@@ -23,11 +23,12 @@ export class NotificationScheduler implements WorkerService {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
+  private readonly closing = new AbortController();
   private readonly ctx: JobContext;
 
   constructor(private readonly host: ServiceHost, insights: InsightPort, send: Send = senderFor(host.config)) {
     const counters: JobCounters = { alert_checks: 0, alert_checks_errored: 0, subscription_reports: 0, deliveries_ok: 0, deliveries_failed: 0 };
-    this.ctx = { meta: host.meta, log: host.log, config: host.config, insights, send, counters, now: () => Date.now() };
+    this.ctx = { meta: host.meta, log: host.log, config: host.config, insights, send, counters, signal: this.closing.signal, now: () => Date.now() };
   }
 
   /** Nothing before the shards have replayed their logs: see `recovered`. */
@@ -42,6 +43,7 @@ export class NotificationScheduler implements WorkerService {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;

@@ -10,7 +10,8 @@ import { sendMail, SmtpError } from './smtp-client.js';
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
-export type Send = (target: Target, message: NotificationMessage) => Promise<AttemptResult>;
+/** One attempt; `signal` (the node closing) cuts it short. */
+export type Send = (target: Target, message: NotificationMessage, signal: AbortSignal) => Promise<AttemptResult>;
 
 function reason(error: unknown): string {
   const e = error as { message?: string; cause?: { code?: string; message?: string } };
@@ -18,12 +19,12 @@ function reason(error: unknown): string {
   return `${e?.message ?? String(error)}${cause ? ` (${cause})` : ''}`.slice(0, 500);
 }
 
-async function postWebhook(url: string, body: Record<string, unknown>): Promise<AttemptResult> {
+async function postWebhook(url: string, body: Record<string, unknown>, signal: AbortSignal): Promise<AttemptResult> {
   try {
     const res = await fetch(url, {
       method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Quill' }, body: JSON.stringify(body),
       // A redirect would turn the POST into a GET elsewhere: it counts as a failure to look into.
-      redirect: 'manual', signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(WEBHOOK_TIMEOUT_MS), signal]),
     });
     await res.body?.cancel();
     return res.ok ? { ok: true, error: null, retry: false } : { ok: false, error: `HTTP ${res.status}`, retry: true };
@@ -35,13 +36,13 @@ async function postWebhook(url: string, body: Record<string, unknown>): Promise<
 /** The sender of a node, with its configuration: e-mail is off (a final failure) without QUILL_SMTP_URL. */
 export function senderFor(config: Readonly<Config>): Send {
   const smtp = config.smtpUrl === null ? null : parseSmtpUrl(config.smtpUrl);
-  return async (target, message) => {
-    if (target.kind === 'webhook') return postWebhook(target.url, webhookBody(message, target.format));
+  return async (target, message, signal) => {
+    if (target.kind === 'webhook') return postWebhook(target.url, webhookBody(message, target.format), signal);
     if (smtp === null) return { ok: false, error: 'e-mail is off: QUILL_SMTP_URL is not set', retry: false };
     const from = bareAddress(config.smtpFrom);
     const data = mimeMessage({ from: config.smtpFrom, to: target.to, subject: message.subject, text: message.text, date: new Date(), messageId: `${randomUUID()}@${from.split('@')[1] ?? 'quill'}` });
     try {
-      await sendMail(smtp, from, target.to, data);
+      await sendMail(smtp, from, target.to, data, signal);
       return { ok: true, error: null, retry: false };
     } catch (error) {
       return { ok: false, error: reason(error), retry: !(error instanceof SmtpError && error.permanent) };

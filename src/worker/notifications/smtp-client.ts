@@ -98,6 +98,11 @@ class Connection {
     this.listen(secure);
   }
 
+  /** Ends the conversation at once: the pending reply fails with `reason`. */
+  abort(reason: Error): void {
+    this.socket.destroy(reason);
+  }
+
   close(): void {
     this.socket.end();
     this.socket.destroy();
@@ -121,9 +126,15 @@ function open(s: SmtpSettings): Promise<Socket> {
 
 const capabilities = (r: SmtpReply): string[] => r.lines.slice(1).map((l) => l.toUpperCase());
 
-/** Hands `data` (src/domain/notifications/mail.ts `mimeMessage`) for `to` to the server; throws SmtpError or a network Error. */
-export async function sendMail(s: SmtpSettings, fromAddress: string, to: string, data: string): Promise<void> {
+/**
+ * Hands `data` (src/domain/notifications/mail.ts `mimeMessage`) for `to` to the server; throws SmtpError or a
+ * network Error. `signal` cuts the conversation short (the node closing).
+ */
+export async function sendMail(s: SmtpSettings, fromAddress: string, to: string, data: string, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
   const c = new Connection(await open(s));
+  const stop = () => c.abort(new Error('the node is closing'));
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     await c.expect(null, [220]);
     const me = hostname() || 'localhost';
@@ -145,6 +156,7 @@ export async function sendMail(s: SmtpSettings, fromAddress: string, to: string,
     await c.expect(`${data}\r\n.`, [250], 'DATA');
     await c.expect('QUIT', [221]).catch(() => undefined);
   } finally {
+    signal?.removeEventListener('abort', stop);
     c.close();
   }
 }
