@@ -357,3 +357,79 @@ export interface SharingConfiguration {
   session_secret: string;
   settings: Record<string, unknown> | null;
 }
+
+/**
+ * PostHog's insight alert (AlertConfiguration; src/worker/ops/alerts.ts, checked by src/worker/notifications/):
+ * a saved trends insight watched against a threshold every `calculation_interval`. Its latest checks are kept on
+ * it, newest first, each with the message it sent and every delivery attempt.
+ */
+export interface Alert {
+  id: string;
+  project_id: number;
+  insight_id: number;
+  name: string;
+  subscribed_users: number[];
+  threshold: import('./alerts/alert-config.js').InsightThreshold;
+  condition: import('./alerts/alert-config.js').AlertCondition;
+  config: import('./alerts/alert-config.js').TrendsAlertConfig;
+  calculation_interval: import('./alerts/alert-config.js').CalculationInterval;
+  enabled: boolean;
+  state: import('./alerts/alert-config.js').AlertState;
+  /** Quill's: a webhook told on each state change into Firing and back, and its body's format (null: from the URL). */
+  webhook_url: string | null;
+  webhook_format: import('./notifications/outbox.js').WebhookFormat | null;
+  /** When the next check is due (ISO); its due-index entry is [this instant, project, 'alert', id]. Null while disabled. */
+  next_check_at: string | null;
+  last_checked_at: string | null;
+  last_notified_at: string | null;
+  snoozed_until: string | null;
+  checks: AlertCheckRecord[];
+  created_by: number | null;
+  created_at: string;
+}
+
+export interface AlertCheckRecord {
+  id: string;
+  created_at: string;
+  calculated_value: number | null;
+  state: import('./alerts/alert-config.js').AlertState;
+  error: { message: string } | null;
+  breaches: string[];
+  /** What this check told, if anything, with its delivery state and attempts. */
+  notification: 'firing' | 'resolved' | null;
+  outgoing: import('./notifications/outbox.js').OutgoingMessage | null;
+}
+
+/**
+ * PostHog's subscription: a saved insight's or a dashboard's headline numbers delivered on a schedule (an iCalendar
+ * rule: src/domain/subscriptions/recurrence.ts) by e-mail or webhook. Its latest reports are kept on it, newest
+ * first, each with its delivery state and attempts.
+ */
+export interface Subscription {
+  id: number;
+  project_id: number;
+  insight_id: number | null;
+  dashboard_id: number | null;
+  target_type: 'email' | 'webhook';
+  target_value: string;
+  frequency: import('./subscriptions/recurrence.js').Frequency;
+  interval: number;
+  byweekday: import('./subscriptions/recurrence.js').Weekday[] | null;
+  bysetpos: number | null;
+  count: number | null;
+  start_date: string;
+  until_date: string | null;
+  title: string | null;
+  /** The next delivery (ISO); its due-index entry is [this instant, project, 'subscription', id]. Null: none left. */
+  next_delivery_date: string | null;
+  reports: SubscriptionReport[];
+  created_by: number | null;
+  created_at: string;
+  deleted: boolean;
+}
+
+export interface SubscriptionReport {
+  id: number;
+  created_at: string;
+  outgoing: import('./notifications/outbox.js').OutgoingMessage;
+}

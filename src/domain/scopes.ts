@@ -22,6 +22,9 @@ export const SCOPE_OBJECTS = [
   /** Share links of dashboards, insights and the web analytics page (PostHog's scope object). */
   'sharing_configuration',
   'session_recording',
+  /** Insight alerts and subscriptions (PostHog's scope objects). */
+  'alert',
+  'subscription',
   'organization',
   'organization_member',
   'project',

@@ -72,6 +72,8 @@ const COHORTS = `${P}/cohorts`;
 const EXPERIMENTS = `${P}/experiments`;
 const ACTIONS = `${P}/actions`;
 const ANNOTATIONS = `${P}/annotations`;
+const ALERTS = `${P}/alerts`;
+const SUBSCRIPTIONS = `${P}/subscriptions`;
 const ROLES = '/api/organizations/:organization_id/roles';
 
 const pub = (method: RouteSpec['method'], path: string, op: string): RouteSpec =>
@@ -247,6 +249,20 @@ const SPECS: RouteSpec[] = [
   api('PATCH', `${ANNOTATIONS}/:id`, 'annotations.update', 'annotation', 'json', S.AnnotationWrite),
   api('PUT', `${ANNOTATIONS}/:id`, 'annotations.update', 'annotation', 'json', S.AnnotationWrite),
   api('DELETE', `${ANNOTATIONS}/:id`, 'annotations.delete', 'annotation'),
+
+  // Insight alerts and subscriptions (src/worker/ops/alerts.ts, subscriptions.ts), checked and delivered by the
+  // node (src/worker/notifications/). `check` and `deliver` are Quill's: now, instead of at the next due time.
+  api('GET', ALERTS, 'alerts.list', 'alert'),
+  api('POST', ALERTS, 'alerts.create', 'alert', 'json', S.AlertWrite),
+  api('GET', `${ALERTS}/:id`, 'alerts.retrieve', 'alert'),
+  api('PATCH', `${ALERTS}/:id`, 'alerts.update', 'alert', 'json', S.AlertWrite),
+  api('DELETE', `${ALERTS}/:id`, 'alerts.delete', 'alert'),
+  api('POST', `${ALERTS}/:id/check`, 'alerts.check', 'alert', 'json', S.AnyObject),
+  api('GET', SUBSCRIPTIONS, 'subscriptions.list', 'subscription'),
+  api('POST', SUBSCRIPTIONS, 'subscriptions.create', 'subscription', 'json', S.SubscriptionWrite),
+  api('GET', `${SUBSCRIPTIONS}/:id`, 'subscriptions.retrieve', 'subscription'),
+  api('PATCH', `${SUBSCRIPTIONS}/:id`, 'subscriptions.update', 'subscription', 'json', S.SubscriptionWrite),
+  api('POST', `${SUBSCRIPTIONS}/:id/deliver`, 'subscriptions.deliver', 'subscription', 'json', S.AnyObject),
 
   // Actions (`activity` before `:id`)
   api('GET', ACTIONS, 'actions.list', 'action'),

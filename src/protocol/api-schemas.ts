@@ -227,3 +227,56 @@ export const InsightWrite = Type.Object({
   filters: Type.Optional(Type.Object({}, { additionalProperties: true })),
   deleted: Type.Optional(Type.Boolean()),
 }, { additionalProperties: true, $id: 'InsightWrite' });
+
+/**
+ * An insight alert (PostHog's AlertSerializer fields; src/worker/ops/alerts.ts checks what needs the store: the
+ * insight, the users, the combination of condition, threshold and insight). Read-only fields a client sends back
+ * (`id`, `state`, `checks`, …) are ignored.
+ */
+export const AlertWrite = Type.Object({
+  insight: Type.Optional(Type.Integer({ minimum: 1, description: 'The saved trends insight watched.' })),
+  name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  subscribed_users: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description: 'Users told by e-mail (ids); may be empty.' })),
+  threshold: Type.Optional(Type.Object({
+    name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    configuration: Type.Object({
+      type: Type.Union([Type.Literal('absolute'), Type.Literal('percentage')]),
+      bounds: Type.Optional(Nullable(Type.Object({
+        lower: Type.Optional(Nullable(Type.Number())),
+        upper: Type.Optional(Nullable(Type.Number())),
+      }, { additionalProperties: false }))),
+    }, { additionalProperties: true }),
+  }, { additionalProperties: true })),
+  condition: Type.Optional(Nullable(Type.Object({
+    type: Type.Union([Type.Literal('absolute_value'), Type.Literal('relative_increase'), Type.Literal('relative_decrease')]),
+  }, { additionalProperties: true }))),
+  config: Type.Optional(Nullable(Type.Object({
+    type: Type.Literal('TrendsAlertConfig'),
+    series_index: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    check_ongoing_interval: Type.Optional(Nullable(Type.Boolean())),
+  }, { additionalProperties: true }))),
+  calculation_interval: Type.Optional(Nullable(Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]))),
+  enabled: Type.Optional(Type.Boolean()),
+  snoozed_until: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, description: 'A date-time or a relative time (2h, 1d, 1w); null unsnoozes.' }))),
+  skip_weekend: Type.Optional(Nullable(Type.Boolean())),
+  webhook_url: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: "Quill's: a URL told on each change into Firing and back." }))),
+  webhook_format: Type.Optional(Nullable(Type.Union([Type.Literal('json'), Type.Literal('slack')], { description: "Quill's: the webhook body; unset, Slack's for hooks.slack.com, else JSON." }))),
+}, { additionalProperties: true, $id: 'AlertWrite', description: 'Create or update an insight alert' });
+
+/** A subscription (PostHog's SubscriptionSerializer fields; src/worker/ops/subscriptions.ts checks the rest). */
+export const SubscriptionWrite = Type.Object({
+  insight: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  dashboard: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  target_type: Type.Optional(Type.Union([Type.Literal('email'), Type.Literal('webhook'), Type.Literal('slack')])),
+  target_value: Type.Optional(Type.String({ minLength: 1, maxLength: 5000, description: 'Comma-separated e-mail addresses, or the webhook URL.' })),
+  frequency: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Literal('yearly')])),
+  interval: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  byweekday: Type.Optional(Nullable(Type.Array(Type.Union(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => Type.Literal(d))), { maxItems: 7 }))),
+  bysetpos: Type.Optional(Nullable(Type.Integer({ minimum: -1, maximum: 4 }))),
+  count: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  start_date: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  until_date: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  title: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  deleted: Type.Optional(Type.Boolean()),
+  invite_message: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+}, { additionalProperties: true, $id: 'SubscriptionWrite', description: 'Create or update a subscription' });

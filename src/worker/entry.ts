@@ -39,6 +39,8 @@ import { setRequestsWaitingProbe } from './waiting-requests.js';
 import { WorkerRuntime } from './runtime.js';
 import { RecordingsService } from './recordings/recordings-service.js';
 import { RECORDINGS_CLEAN, recordingsCleanHandler } from './ops/recordings.js';
+import { NotificationScheduler } from './notifications/scheduler.js';
+import { insightPortOf } from './notifications/insight-port.js';
 
 /** Operations whose durations GET /metrics reports (quill_insight_query_duration_seconds). */
 const TIMED = new Set(['insights.trend', 'persons.trends']);
@@ -84,6 +86,7 @@ export function createWorkerEntry(data: WorkerData) {
   });
   // The services hosted through src/worker/service.ts: the composition root is the one place naming them.
   rt.services.add(new RecordingsService(rt.host()));
+  rt.services.add(new NotificationScheduler(rt.host(), insightPortOf(rt)));
   rt.metrics.register(rt.services.metrics());
   const debug = data.config.logLevel === 'debug';
   setRequestsWaitingProbe(() => rt.shared.interactiveWaiting(data.index));
@@ -125,6 +128,7 @@ export function createWorkerEntry(data: WorkerData) {
     initialised ??= openShards().then(() => rt.services.start(rt.ingest.shardCount)).then(() => rt.ingest.recoverShards()).then(() => rt.retention.start()).then(() => {
       rt.flagUsageFlusher.start();
       rt.scheduledChanges.start();
+      rt.services.recovered();
     }).then(() => void rt.export?.start());
     return initialised;
   }

@@ -31,6 +31,11 @@ export interface WorkerService {
   readonly name: string;
   /** Called with the data directory's shard count, once the layout is known. */
   start(shardCount: number): void | Promise<void>;
+  /**
+   * Called once the worker's shards have replayed their logs at start: what reads events (an alert's check) starts
+   * then, so that it never answers from a store missing events acknowledged before a crash.
+   */
+  recovered?(): void;
   close(): Promise<void>;
   /** This worker's part of `/_stats`, under `name`: arrays are concatenated and numbers added across workers. */
   stats?(): Record<string, unknown>;
@@ -64,6 +69,10 @@ export class Services {
 
   async start(shardCount: number): Promise<void> {
     for (const s of this.byName.values()) await s.start(shardCount);
+  }
+
+  recovered(): void {
+    for (const s of this.byName.values()) s.recovered?.();
   }
 
   /** Closes every service, in the reverse order of their addition. */

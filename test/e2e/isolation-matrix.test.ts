@@ -39,9 +39,11 @@ const MARK = {
   key: 'victim-key-6p1',
   org: 'victim-org-2x9',
   recording: 'victim-recording-5s4',
+  alert: 'victim-alert-6t3',
+  subscription: 'victim-subscription-8r2',
   email: 'admin@quill.local',
 };
-const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment, MARK.recording, MARK.annotation];
+const PROJECT_MARKS = [MARK.flag, MARK.person, MARK.prop, MARK.event, MARK.cohort, MARK.action, MARK.insight, MARK.experiment, MARK.recording, MARK.annotation, MARK.alert, MARK.subscription];
 const ALL_MARKS = Object.values(MARK);
 
 interface Victim {
@@ -52,6 +54,8 @@ interface Victim {
   ids: Record<string, string>;
   membershipId: string;
   accessId: string;
+  /** A share password of the victim's per shared target (`dashboards`, `insights`, `web_analytics`). */
+  passwordIds: Record<string, string>;
   userUuid: string;
   personId: number;
 }
@@ -120,6 +124,19 @@ t.before(async () => {
   const scheduled = await ok(api.post('/api/projects/@current/scheduled_changes/', {
     record_id: String(flag.id), model_name: 'FeatureFlag', scheduled_at: '2099-01-01T00:00:00Z', payload: { operation: 'update_status', value: false },
   }), 'scheduled change');
+  // Password-protected share links of the victim's dashboard, insight and web analytics page, one password each.
+  const passwordIds: Record<string, string> = {};
+  for (const [name, base] of [['dashboards', `dashboards/${dashboard.id}`], ['insights', `insights/${insight.id}`], ['web_analytics', 'web_analytics']]) {
+    await ok(api.patch(`/api/projects/@current/${base}/sharing/`, { enabled: true, password_required: true }), `${name} sharing`);
+    passwordIds[name!] = String((await ok(api.post(`/api/projects/@current/${base}/sharing/passwords/`, {}), `${name} share password`)).id);
+  }
+  // An alert and a subscription on the victim's insight (the subscription's first delivery far ahead).
+  const alert = await ok(api.post('/api/projects/@current/alerts/', {
+    insight: insight.id, name: MARK.alert, subscribed_users: [me.id], threshold: { configuration: { type: 'absolute', bounds: { upper: 1000 } } },
+  }), 'alert');
+  const subscription = await ok(api.post('/api/projects/@current/subscriptions/', {
+    insight: insight.id, title: MARK.subscription, target_type: 'email', target_value: 'victim@example.com', frequency: 'yearly', start_date: '2099-01-01T00:00:00Z',
+  }), 'subscription');
   // An asynchronous query of the victim's, so `query/:id` has a status to read and cancel.
   const asyncQuery = await api.post('/api/projects/@current/query/', { query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: MARK.event }] }, refresh: 'force_async' });
   if (asyncQuery.status !== 202) throw new Error(`async query answered ${asyncQuery.status}`);
@@ -133,9 +150,11 @@ t.before(async () => {
       event_definitions: definitions.results[0].id, property_definitions: propertyDefinitions.results[0]?.id, roles: role.id, personal_api_keys: key.id, insights: String(insight.id),
       dashboards: String(dashboard.id), experiments: String(experiment.id), query: asyncQuery.body.query_status.id,
       scheduled_changes: String(scheduled.id), session_recordings: MARK.recording, annotations: String(annotation.id),
+      alerts: alert.id, subscriptions: String(subscription.id),
     },
     membershipId: membership.id,
     accessId: access.id,
+    passwordIds,
     userUuid: me.uuid,
     personId: person.id,
   };
@@ -162,6 +181,7 @@ function pathOf(route: RouteDef, projectId: number): string {
     if (name === 'organization_id') return String(victim.orgId);
     if (name === 'membership_id') return victim.membershipId;
     if (name === 'access_id') return victim.accessId;
+    if (name === 'password_id') return victim.passwordIds[segments.find((x) => x in victim.passwordIds) ?? ''] ?? '';
     if (name === 'id') {
       const id = victim.ids[segments[i - 1]!];
       if (id) return id;
@@ -277,7 +297,7 @@ t.test('(d) the project API key as Bearer, (e) no key', async (t) => {
 
 t.test('positive control: a key holding exactly the declared scope reaches every route\'s resource', async (t) => {
   // Deletions last, dependants first, so every route still finds its resource.
-  const rank = (r: RouteDef) => (r.method !== 'DELETE' ? 0 : r.path.includes(':access_id') || r.path.includes(':membership_id') ? 1 : 2);
+  const rank = (r: RouteDef) => (r.method !== 'DELETE' ? 0 : r.path.includes(':access_id') || r.path.includes(':membership_id') || r.path.includes(':password_id') ? 1 : 2);
   for (const route of [...PRIVATE].sort((a, b) => rank(a) - rank(b))) {
     const caller = exactly.get(route.scope ?? 'none')!;
     const res = await call(caller, route, pathOf(route, victim.projectId), bodyOf(route));

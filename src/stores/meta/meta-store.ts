@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { META_ENV } from '../data-dir/paths.js';
 import { all } from '../lmdb-env.js';
 import type {
-  Action, ActivityEntry, Annotation, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
-  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, ScheduledChange, Session, SharingConfiguration, User,
+  Action, ActivityEntry, Alert, Annotation, Cohort, Dashboard, EventDefinition, Experiment, FeatureFlag, FlagRoleAccess, GroupTypes, Insight,
+  Organization, PersonalApiKey, Project, PropertyDefinitionNote, Role, ScheduledChange, Session, SharingConfiguration, Subscription, User,
 } from '../../domain/model.js';
 import { atomically, openEnv, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -57,6 +57,16 @@ export class MetaStore {
   readonly sharing: Table<SharingConfiguration, [number, string]>;
   /** The live share links by access token → [project, target key]: the one lookup a public link costs. */
   readonly sharingTokens: Table<[number, string], string>;
+  /** PostHog's insight alerts by [project, id] (src/worker/ops/alerts.ts). */
+  readonly alerts: Table<Alert, [number, string]>;
+  /** PostHog's subscriptions by [project, id] (src/worker/ops/subscriptions.ts). */
+  readonly subscriptions: Table<Subscription, [number, number]>;
+  /**
+   * The scheduled work of alerts and subscriptions, by when: [epoch ms, project, kind, id] → 1, kinds in
+   * src/worker/notifications/due.ts. One index for both (and their deliveries): an environment holds at most 32
+   * tables (src/stores/lmdb-env.ts), and one earliest-first walk serves every kind.
+   */
+  readonly notificationsDue: Table<number, [number, number, string, string | number]>;
   private readonly sequences: Table<number, string>;
   private readonly settings: Table<unknown, string>;
 
@@ -87,6 +97,9 @@ export class MetaStore {
     this.scheduledDue = openTable(this.env, 'scheduled_changes_due');
     this.sharing = openTable(this.env, 'sharing_configurations');
     this.sharingTokens = openTable(this.env, 'sharing_tokens');
+    this.alerts = openTable(this.env, 'alerts');
+    this.subscriptions = openTable(this.env, 'subscriptions');
+    this.notificationsDue = openTable(this.env, 'notifications_due');
     this.sequences = openTable(this.env, 'sequences');
     this.settings = openTable(this.env, 'settings');
   }

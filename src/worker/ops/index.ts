@@ -33,6 +33,8 @@ import * as correlationInsights from './correlation-insights.js';
 import { propertiesTimelineOp } from './properties-timeline.js';
 import * as query from './query.js';
 import * as annotations from './annotations.js';
+import * as alerts from './alerts.js';
+import * as subscriptions from './subscriptions.js';
 import '../query/kinds.js';
 import * as savedInsights from './saved-insights.js';
 import * as dashboards from './dashboards.js';
@@ -201,6 +203,17 @@ export const OPS: Record<string, OpHandler> = {
   'annotations.retrieve': annotations.retrieveAnnotation,
   'annotations.update': annotations.updateAnnotation,
   'annotations.delete': annotations.deleteAnnotation,
+  'alerts.list': alerts.listAlerts,
+  'alerts.create': alerts.createAlert,
+  'alerts.retrieve': alerts.retrieveAlert,
+  'alerts.update': alerts.updateAlert,
+  'alerts.delete': alerts.deleteAlert,
+  'alerts.check': alerts.checkAlertNow,
+  'subscriptions.list': subscriptions.listSubscriptions,
+  'subscriptions.create': subscriptions.createSubscription,
+  'subscriptions.retrieve': subscriptions.retrieveSubscription,
+  'subscriptions.update': subscriptions.updateSubscription,
+  'subscriptions.deliver': subscriptions.deliverSubscriptionNow,
   'actions.list': actions.listActions,
   'actions.create': actions.createAction,
   'actions.retrieve': actions.retrieveAction,
