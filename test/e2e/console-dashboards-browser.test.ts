@@ -333,6 +333,36 @@ function suite(): void {
     t.equal(await page.locator('[data-testid=retention-row]').count(), cohorts.length, "the insight's page shows every cohort");
     t.same(take(), []);
   });
+
+  t.test("a saved trends insight's alert: made in its form, checked now, its state and value shown", async (t) => {
+    const saved = await api.post(`${P}/insights/`, {
+      name: 'Alerted probes',
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'tile_probe' }], interval: 'day', dateRange: { date_from: '-7d' } } },
+    });
+    t.equal(saved.status, 201, saved.text);
+    await page.goto(url(`/project/${projectId}/insights/saved/${saved.body.id}`));
+    const panel = page.locator('[data-testid=insight-alerts]');
+    await panel.waitFor();
+    await panel.getByRole('button', { name: 'New alert' }).click();
+    await panel.getByLabel('alert name').fill('Too quiet');
+    await panel.getByRole('button', { name: 'Save alert' }).click();
+    t.equal(await panel.locator('[role=alert]').textContent(), 'Give a lower bound, an upper bound, or both.', 'a form without bounds is not sent');
+    await panel.getByLabel('alert lower bound').fill('1');
+    await panel.getByRole('button', { name: 'Save alert' }).click();
+    const row = panel.locator('tr[data-alert="Too quiet"]');
+    await row.waitFor();
+    t.match(await row.textContent(), /Fires when the value is below 1\./, 'the rule in words');
+    await row.getByRole('button', { name: 'Check now' }).click();
+    await panel.locator('tr[data-alert="Too quiet"][data-state="Firing"]').waitFor();
+    const stored = (await api.get(`${P}/alerts/?insight=${saved.body.id}`)).body.results[0];
+    t.match(stored, { name: 'Too quiet', state: 'Firing', threshold: { configuration: { type: 'absolute', bounds: { lower: 1, upper: null } } }, calculation_interval: 'daily' });
+    t.equal(await row.getByTestId('alert-value').textContent(), String(stored.last_value), 'the value the check saw (no probe in the last days)');
+    t.equal(await row.getByTestId('alert-state').textContent(), 'Firing');
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await panel.locator('tr[data-alert="Too quiet"] [data-testid=alert-state]', { hasText: 'Paused' }).waitFor();
+    t.equal((await api.get(`${P}/alerts/${stored.id}/`)).body.enabled, false, 'paused in the API');
+    t.same(take(), []);
+  });
 }
 
 function sameCells(a: Record<string, Cell | undefined>, b: Record<string, Cell>): boolean {
