@@ -94,8 +94,8 @@ function suite(): void {
     t.same(take().filter((p) => !p.includes('400')), [], 'no error but the refused sign-in request');
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button[type=submit]');
-    await page.waitForSelector('[data-testid=events-page]');
-    t.match(page.url(), new RegExp(`/console/project/${projectId}/events$`));
+    await page.waitForSelector('[data-testid=web-analytics-page]');
+    t.match(page.url(), new RegExp(`/console/project/${projectId}/web$`), 'a signed-in user lands on web analytics');
     const cookies = await browser.context.cookies();
     t.match(cookies.find((c) => c.name === 'quill_session'), { httpOnly: true, sameSite: 'Lax' });
     t.same(take(), []);

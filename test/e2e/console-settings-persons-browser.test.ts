@@ -179,8 +179,8 @@ function suite(): void {
     await s.page.waitForSelector('[data-testid=events-page]');
     for (const path of ['/', `/project/${s.projectId}`]) {
       await s.page.goto(s.url(path));
-      await s.page.waitForSelector('[data-testid=events-page]');
-      t.pass(`${path || '/'} still leads to the live events`);
+      await s.page.waitForSelector('[data-testid=web-analytics-page]');
+      t.pass(`${path || '/'} leads to web analytics, the landing page`);
     }
     t.same(s.take(), []);
   });

@@ -10,6 +10,7 @@ import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium
 import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, removeDir, ROOT, startQuill } from '../helpers/quill.js';
+import { LIVE_VISITORS_SQL } from '../../src/console/app/lib/web-analytics.js';
 
 const PASSWORD = 'web-analytics-test-password';
 const DAY = 86_400_000;
@@ -26,6 +27,8 @@ function suite(): void {
   let projectId: number;
   const problems: string[] = [];
   const scripts: string[] = [];
+  /** How many scripts the first page (sign-in) loaded. */
+  let firstPage = 0;
 
   t.before(async () => {
     q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
@@ -54,6 +57,8 @@ function suite(): void {
     page.on('request', (r) => r.resourceType() === 'script' && scripts.push(r.url()));
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${q.base}/console/`);
+    await page.waitForSelector('input[name=password]');
+    firstPage = scripts.length;
     await signIn(page, PASSWORD);
   });
   t.teardown(async () => {
@@ -77,10 +82,10 @@ function suite(): void {
   const expectedOverview = async (properties: object[] = []) => Object.fromEntries((await query({ kind: 'WebOverviewQuery', ...base(properties) })).results.map((i: any) => [i.key, [i.value, i.previous]]));
 
   t.test('overview, tables and web vitals equal the API', async (t) => {
-    const before = scripts.length;
-    await page.click('nav a:has-text("Web analytics")');
+    // Signing in lands here: the page's chunk comes after the first page's JavaScript, not in it.
+    t.match(page.url(), /\/console\/project\/\d+\/web$/, 'the landing page');
     await page.waitForSelector('[data-testid=web-overview] [data-key=visitors]');
-    t.ok(scripts.slice(before).some((u) => !scripts.slice(0, before).includes(u)), `the page loads its own chunk (${scripts.slice(before).join(', ')})`);
+    t.ok(scripts.slice(firstPage).some((u) => !scripts.slice(0, firstPage).includes(u)), `the page loads its own chunk (${scripts.slice(firstPage).join(', ')})`);
     const want = await expectedOverview();
     t.same(await shownOverview(), want, 'every overview number and its previous value');
     t.ok(want.sessions[0] > 0 && want.sessions[1] > 0, 'sessions in both periods');
@@ -118,6 +123,33 @@ function suite(): void {
     t.match(markers, [{ text: 'Launch', x: Number }]);
   });
 
+  t.test('a clicked point is annotated on its day, on a trends chart and on the visitors chart', async (t) => {
+    await page.goto(`${q.base}/console/project/${projectId}/insights/trends`);
+    const cell = page.locator('[data-testid=trend-row] td.value').nth(3);
+    await cell.waitFor();
+    await cell.click();
+    const dialog = page.locator('[data-testid=persons-dialog]');
+    await dialog.getByLabel('annotation').fill('Price change');
+    await dialog.getByRole('button', { name: 'Add annotation' }).click();
+    await dialog.locator('[role=status]').waitFor();
+    const stored = (await api.get(`/api/projects/${projectId}/annotations/?search=Price`)).body.results;
+    t.match(stored, [{ content: 'Price change', scope: 'project', creation_type: 'USR' }], 'stored as a project annotation');
+    await page.waitForFunction(() => ((document.querySelector('[data-testid=trend-chart]') as HTMLElement | null)?.dataset.markers ?? '').includes('Price change'));
+    t.pass('drawn on the chart at once');
+
+    await page.goto(`${q.base}/console/project/${projectId}/web`);
+    await page.waitForSelector('[data-testid=web-visitors][data-markers]');
+    const box = (await page.locator('[data-testid=web-visitors] canvas').first().boundingBox())!;
+    await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    const form = page.locator('[data-testid=web-visitors-chart] [data-testid=annotate-point]');
+    await form.waitFor();
+    await form.getByLabel('annotation').fill('Newsletter sent');
+    await form.getByRole('button', { name: 'Add annotation' }).click();
+    await page.waitForFunction(() => ((document.querySelector('[data-testid=web-visitors]') as HTMLElement | null)?.dataset.markers ?? '').includes('Newsletter sent'));
+    t.match((await api.get(`/api/projects/${projectId}/annotations/?search=Newsletter`)).body.results, [{ content: 'Newsletter sent' }]);
+    t.same(problems.splice(0), []);
+  });
+
   t.test('a click on a row filters the page', async (t) => {
     await page.waitForSelector('[data-testid=web-table-InitialChannelType] tr[data-row="\\"Direct\\""]');
     await page.click('[data-testid=web-table-InitialChannelType] tr[data-row="\\"Direct\\""]');
@@ -127,6 +159,17 @@ function suite(): void {
     await page.waitForFunction((sessions) => (document.querySelector('[data-testid=web-overview] [data-key=sessions]') as HTMLElement | null)?.dataset.value === String(sessions), want.sessions[0]);
     t.same(await shownOverview(), want, 'the overview of direct sessions');
     t.ok(new URL(page.url()).searchParams.get('filters')?.includes('$channel_type'), 'the filter is in the address');
+  });
+
+  t.test('visitors of the last 30 minutes, live', async (t) => {
+    const now = Date.now();
+    const res = await sendBatch(q.base, ['live-1', 'live-2', 'live-1'].map((who, i) => event(who, '$pageview', { $session_id: `live-${who}`, $current_url: 'https://site.test/', $pathname: '/' }, { timestamp: new Date(now - 60_000 * (i + 1)).toISOString() })));
+    t.equal(res.status, 200);
+    const asked = await api.post(`/api/projects/${projectId}/query/`, { query: { kind: 'HogQLQuery', query: LIVE_VISITORS_SQL }, refresh: 'force_blocking' });
+    t.same(asked.body.results, [[2]], 'two visitors in the last 30 minutes (the dataset is older)');
+    await page.reload();
+    await page.waitForSelector('[data-testid=web-live][data-value="2"]');
+    t.match(await page.textContent('[data-testid=web-live]'), /2 visitors in the last 30 minutes/);
   });
 
   t.test('shared by a link: the page opens for a visitor who is not signed in, with the same numbers', async (t) => {

@@ -15,12 +15,12 @@ export async function launchChromium(): Promise<Chromium> {
   return browser;
 }
 
-/** Signs in through the console's form as the first user, and waits for the page it lands on (live events). */
+/** Signs in through the console's form as the first user, and waits for the page it lands on (web analytics). */
 export async function signIn(page: Page, password: string): Promise<void> {
   await page.fill('input[name=email]', 'admin@quill.local');
   await page.fill('input[name=password]', password);
   await page.click('button[type=submit]');
-  await page.waitForSelector('[data-testid=events-page]');
+  await page.waitForSelector('[data-testid=web-analytics-page]');
 }
 
 /**

@@ -2,7 +2,7 @@
 // overview item and its change read, web vitals' bands at web.dev's thresholds, the filter a row click adds, which
 // filters trends take, and where annotations sit on a chart (a day in the project's time zone).
 import t from 'tap';
-import { dayIn, markersFor } from '../../src/console/app/lib/annotations.js';
+import { dateMarkerOf, dayIn, markersFor } from '../../src/console/app/lib/annotations.js';
 import { changeTone, eventFilters, itemText, lastMeasuredDay, rowFilter, TABLE_GROUPS, valueOnDay, vitalBand, vitalText } from '../../src/console/app/lib/web-analytics.js';
 
 t.test('overview items', async (t) => {
@@ -48,4 +48,12 @@ t.test('annotations on a chart', async (t) => {
   const days = ['2026-11-01', '2026-11-02', '2026-11-03'];
   t.same(markersFor(list, days, 'UTC'), [{ at: 1, text: 'Launch' }, { at: 2, text: 'Offsite' }]);
   t.same(markersFor(list, days, 'America/New_York', 9), [{ at: 1, text: 'Launch' }, { at: 1, text: 'Other insight' }, { at: 1, text: 'Offsite' }], "an insight's own too, by local day");
+});
+
+t.test('an annotation made on a chart day is stored on that day in the project time zone', async (t) => {
+  for (const tz of ['UTC', 'America/New_York', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kolkata']) {
+    const marker = dateMarkerOf('2026-11-01', tz);
+    t.equal(dayIn(marker, tz), '2026-11-01', `${tz}: ${marker}`);
+    t.same(markersFor([{ id: 1, content: 'x', date_marker: marker, scope: 'project', dashboard_item: null }], ['2026-10-31', '2026-11-01'], tz), [{ at: 1, text: 'x' }]);
+  }
 });

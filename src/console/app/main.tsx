@@ -98,7 +98,8 @@ function App() {
         <Route path="/project/:pid/*?">
           {(params: { pid: string }) => <ProjectRoutes projectId={Number(params.pid)} />}
         </Route>
-        <Route path="/">{() => (home ? <Redirect to={`/project/${home}/events`} replace /> : <p>No project.</p>)}</Route>
+        {/* A signed-in user lands on the project's web analytics, the page a team opens first. */}
+        <Route path="/">{() => (home ? <Redirect to={`/project/${home}/web`} replace /> : <p>No project.</p>)}</Route>
         {/* After signing in from another address, the login page's own address leads home. */}
         <Route path="/login">{() => <Redirect to="/" replace />}</Route>
         <Route>{() => <Layout projectId={home ?? 0}><NotFoundPage home={home ? `/project/${home}/events` : '/'} /></Layout>}</Route>
@@ -140,7 +141,7 @@ function ProjectRoutes({ projectId }: { projectId: number }) {
         <Route path={`${base}/web`}>{() => <WebAnalyticsPage {...p} />}</Route>
         <Route path={`${base}/health`}>{() => <HealthPage />}</Route>
         <Route path={`${base}/settings`}>{() => <SettingsPage {...p} />}</Route>
-        <Route path={base}>{() => <Redirect to={`${base}/events`} replace />}</Route>
+        <Route path={base}>{() => <Redirect to={`${base}/web`} replace />}</Route>
         <Route>{() => <NotFoundPage home={`${base}/events`} />}</Route>
       </Switch>
     </Layout>

@@ -3,6 +3,7 @@
  * `converted_people_url`, a path edge): trends, lifecycle, stickiness, funnels and paths answer
  * `{results: [{people}]}`, retention `{result: [{person}]}`; both are read here. Pages through `next`.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, pathOf } from '../api';
@@ -28,7 +29,8 @@ const pathOfUrl = (url: string) => (url.startsWith('/') || url.startsWith('http'
  * `count`: how many persons the point stands for, when the analysis says so (a funnel step, a retention cell, a path
  * edge); without it the dialog counts what it loaded, with "+" while there are more pages.
  */
-export function PersonsDialog(props: { projectId: number; title: string; summary?: string; count?: number; url: string | null | undefined; onClose(): void }) {
+/** `children`: what the dialog offers besides the persons (a trends point: annotating its day). */
+export function PersonsDialog(props: { projectId: number; title: string; summary?: string; count?: number; url: string | null | undefined; onClose(): void; children?: ComponentChildren }) {
   const [people, setPeople] = useState<Person[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
@@ -48,6 +50,7 @@ export function PersonsDialog(props: { projectId: number; title: string; summary
     <Modal title={props.title} onClose={props.onClose}>
       <div data-testid="persons-dialog">
         {props.summary && <p>{props.summary}</p>}
+        {props.children}
         {(props.count !== undefined || loaded) && <p class="muted" data-testid="persons-count">{personsCountText(props.count ?? people.length, props.count === undefined && next !== null)}</p>}
         {!props.url && <p class="muted">No persons list for this point.</p>}
         <ErrorNote error={error} />

@@ -8,6 +8,7 @@ import { loadAnnotations, markersFor, type AnnotationItem } from '../lib/annotat
 import { seriesLabel, type TrendResult } from '../lib/trends-filters';
 import { SessionContext } from '../session';
 import { SharedViewContext } from '../lib/shared-view';
+import { AnnotatePoint } from './annotate-point';
 import { PersonsDialog } from './persons-dialog';
 import { TimeSeriesChart } from './time-series-chart';
 
@@ -23,6 +24,7 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
   // A shared page (src/console/app/lib/shared-view.ts) has no private API: no annotations, no persons behind points.
   const shared = useContext(SharedViewContext);
   const session = useContext(SessionContext);
+  const [annotationsAsked, setAnnotationsAsked] = useState(0);
   useEffect(() => {
     if (shared) return;
     let live = true;
@@ -30,7 +32,7 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
     return () => {
       live = false;
     };
-  }, [props.projectId]);
+  }, [props.projectId, annotationsAsked]);
   const timeZone = shared?.timezone ?? (session?.projects.find((p) => p.id === props.projectId)?.timezone || 'UTC');
   const days = (props.result[0]?.days ?? []).map(String);
   const markers = useMemo(() => (xLabel === 'Date' ? markersFor(annotations, days, timeZone) : []), [annotations, days.join(','), timeZone, xLabel]);
@@ -59,8 +61,13 @@ export function TrendView(props: { result: TrendResult[]; display: string; proje
       )}
       {point && !shared && (() => {
         const r = props.result[point.series]!;
-        return <PersonsDialog projectId={props.projectId} title={`${seriesLabel(r)} · ${r.labels[point.index]}`} summary={`${r.data[point.index]} at this point.`}
-          url={r.persons_urls?.[point.index]?.url} onClose={() => setPoint(null)} />;
+        const day = xLabel === 'Date' ? days[point.index] : undefined;
+        return (
+          <PersonsDialog projectId={props.projectId} title={`${seriesLabel(r)} · ${r.labels[point.index]}`} summary={`${r.data[point.index]} at this point.`}
+            url={r.persons_urls?.[point.index]?.url} onClose={() => setPoint(null)}>
+            {day && <AnnotatePoint projectId={props.projectId} day={day} timeZone={timeZone} onAdded={() => setAnnotationsAsked((n) => n + 1)} />}
+          </PersonsDialog>
+        );
       })()}
     </div>
   );

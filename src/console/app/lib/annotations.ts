@@ -44,3 +44,22 @@ export function loadAnnotations(projectId: number, get: (path: string) => Promis
   cache.set(projectId, { at: Date.now(), list });
   return list;
 }
+
+/** Forgets the project's annotations (one was just added): the next chart asks again. */
+export function forgetAnnotations(projectId: number): void {
+  cache.delete(projectId);
+}
+
+/**
+ * The instant an annotation made on a chart's day is stored at: that day's noon in the project's time zone, found
+ * from noon UTC by whole hours (a zone is at most 14 hours away), so the chart puts it back on the same day.
+ */
+export function dateMarkerOf(day: string, timeZone: string): string {
+  const noon = Date.parse(`${day.slice(0, 10)}T12:00:00Z`);
+  for (let h = 0; h <= 14; h++) {
+    for (const at of [noon - h * 3_600_000, noon + h * 3_600_000]) {
+      if (dayIn(new Date(at).toISOString(), timeZone) === day.slice(0, 10)) return new Date(at).toISOString();
+    }
+  }
+  return new Date(noon).toISOString();
+}

@@ -137,3 +137,6 @@ export function lastMeasuredDay(samples: readonly (number | null)[]): number {
 export function valueOnDay(data: readonly (number | null)[], day: number): number | null {
   return day < 0 ? null : data[day] ?? null;
 }
+
+/** The live count's question: distinct persons with a pageview in the last 30 minutes (HogQL). */
+export const LIVE_VISITORS_SQL = "SELECT count(DISTINCT person_id) FROM events WHERE event = '$pageview' AND timestamp > now() - INTERVAL 30 MINUTE";

@@ -8,6 +8,7 @@
 import { useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api';
 import { TimeSeriesChart } from '../components/time-series-chart';
+import { AnnotatePoint } from '../components/annotate-point';
 import { ShareButton } from '../components/share-panel';
 import { ErrorNote, Page, Tabs } from '../components/ui';
 import { SharedViewContext } from '../lib/shared-view';
@@ -15,7 +16,7 @@ import { markersFor, type AnnotationItem } from '../lib/annotations';
 import { numberText } from '../lib/format';
 import { useQueryParam } from '../lib/hooks';
 import {
-  changeTone, eventFilters, itemText, lastMeasuredDay, rowFilter, SAMPLES, TABLE_GROUPS, valueOnDay, VITALS, vitalBand, vitalsSource, vitalText,
+  changeTone, eventFilters, itemText, lastMeasuredDay, LIVE_VISITORS_SQL, rowFilter, SAMPLES, TABLE_GROUPS, valueOnDay, VITALS, vitalBand, vitalsSource, vitalText,
   type OverviewItem, type PageFilter, type TableTab, type Vital,
 } from '../lib/web-analytics';
 
@@ -85,6 +86,7 @@ export function WebAnalyticsPage({ projectId, title }: { projectId: number; titl
           ))}
         </div>
       )}
+      {!shared && <LiveVisitors projectId={projectId} />}
       <Overview projectId={projectId} query={{ kind: 'WebOverviewQuery', ...base }} />
       <VisitorsChart projectId={projectId} dateFrom={dateFrom} filters={filters} />
       <div class="tiles">
@@ -94,6 +96,33 @@ export function WebAnalyticsPage({ projectId, title }: { projectId: number; titl
       </div>
       <WebVitals projectId={projectId} dateFrom={dateFrom} filters={filters} />
     </Page>
+  );
+}
+
+/** How often the live count is asked again. */
+const LIVE_REFRESH_MS = 30_000;
+
+/**
+ * Visitors of the last 30 minutes (persons with a pageview), asked again every 30 s: HogQL over the events, so not on
+ * a shared page, whose link runs only the page's own queries.
+ */
+function LiveVisitors({ projectId }: { projectId: number }) {
+  const [count, setCount] = useState<number | null>(null);
+  useEffect(() => {
+    let live = true;
+    const ask = () => api.post<{ results: number[][] }>(`/api/projects/${projectId}/query/`, { query: { kind: 'HogQLQuery', query: LIVE_VISITORS_SQL }, refresh: 'force_blocking' })
+      .then((r) => live && setCount(Number(r.results[0]?.[0] ?? 0)), () => undefined);
+    void ask();
+    const timer = setInterval(ask, LIVE_REFRESH_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [projectId]);
+  return (
+    <p class="live-visitors" data-testid="web-live" data-value={count ?? ''}>
+      <span class="badge live">live</span> {count === null ? '…' : numberText(count)} {count === 1 ? 'visitor' : 'visitors'} in the last 30 minutes
+    </p>
   );
 }
 
@@ -129,20 +158,27 @@ function VisitorsChart({ projectId, dateFrom, filters }: { projectId: number; da
   const { data, error } = useQuery<{ timezone?: string; results: { label: string; labels: string[]; days: string[]; data: number[]; action?: { custom_name?: string } }[] }>(projectId, query);
   const [annotations, setAnnotations] = useState<AnnotationItem[]>([]);
   const shared = useContext(SharedViewContext);
+  // A click on a point offers to annotate its day (not on a shared page).
+  const [clicked, setClicked] = useState<number | null>(null);
+  const [annotationsAsked, setAnnotationsAsked] = useState(0);
   useEffect(() => {
     if (shared) return;
     api.get<{ results: AnnotationItem[] }>(`/api/projects/${projectId}/annotations/?limit=1000`).then((r) => setAnnotations(r.results), () => setAnnotations([]));
-  }, [projectId]);
+  }, [projectId, annotationsAsked]);
   const series = data?.results ?? [];
-  const markers = series.length === 0 ? [] : markersFor(annotations, series[0]!.days, data?.timezone ?? 'UTC');
+  const timeZone = data?.timezone ?? 'UTC';
+  const markers = series.length === 0 ? [] : markersFor(annotations, series[0]!.days, timeZone);
+  const clickedDay = clicked === null ? undefined : series[0]?.days[clicked];
   return (
     <article class="card" data-testid="web-visitors-chart">
       <h3>Visitors and views</h3>
       <ErrorNote error={error} />
       {series.length > 0 && (
         <TimeSeriesChart testId="web-visitors" labels={series[0]!.labels} display="line" height={220} markers={markers}
+          onPointClick={shared ? undefined : (_s, i) => setClicked(i)}
           series={series.map((s) => ({ label: s.action?.custom_name ?? s.label, data: s.data }))} />
       )}
+      {clickedDay && <AnnotatePoint projectId={projectId} day={clickedDay} timeZone={timeZone} onAdded={() => setAnnotationsAsked((n) => n + 1)} />}
     </article>
   );
 }
