@@ -20,7 +20,7 @@ import { SEQUENCE_COLLECT, SEQUENCE_FINISH, SEQUENCE_TAKE, collectHandler, finis
 import './analytics/funnels.js';
 import './analytics/paths.js';
 import './analytics/correlation.js';
-import { WEB_SESSIONS_FOLD, WEB_SESSIONS_REDUCE, webFoldHandler, webReduceHandler } from './analytics/web-sessions.js';
+import { WEB_SESSIONS_FOLD, WEB_SESSIONS_REDUCE, WEB_SESSIONS_SCAN, webFoldHandler, webReduceHandler, webScanHandler } from './analytics/web-sessions.js';
 import { PERSON_EVENTS, personEventsHandler } from './analytics/person-events.js';
 import { HOGQL_SCAN, hogqlScanHandler } from './query/hogql-scan.js';
 import { reloadHandler } from './replication.js';
@@ -74,6 +74,7 @@ export function createWorkerEntry(data: WorkerData) {
     [ANALYTICS_SCAN]: analyticsScanHandler,
     [WEB_SESSIONS_FOLD]: webFoldHandler,
     [WEB_SESSIONS_REDUCE]: webReduceHandler,
+    [WEB_SESSIONS_SCAN]: webScanHandler,
     [ANALYTICS_FIRST_EVENT]: firstEventHandler,
     [SEQUENCE_COLLECT]: collectHandler,
     [SEQUENCE_TAKE]: takeHandler,

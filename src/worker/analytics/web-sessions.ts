@@ -29,6 +29,7 @@ import { aggregatorFor, type AggregateSpec, type WebAggregator } from '../../dom
 import { COL, EVENT_PROP } from '../../stores/scan/block-builder.js';
 import type { BlockView, DictColumn } from '../../stores/scan/column-block.js';
 import type { PeerMessage } from '../peers.js';
+import { currentBudget, withBudget } from '../query-budget.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import { rowMask } from './block-filter.js';
 import { scanEnvOf, type ScanContext } from './scatter.js';
@@ -112,6 +113,50 @@ let nextQuery = 0;
  * external clicks, counted from events).
  */
 export async function webSessionsEverywhere(rt: WorkerRuntime, spec: WebScanSpec, ctx: ScanContext, aggregate: AggregateSpec): Promise<{ aggregator: WebAggregator; clicks: ClickCounts }> {
+  const answer = await rt.peers.call<ScanAnswer>(SCAN_WORKER, { kind: WEB_SESSIONS_SCAN, spec, ctx, aggregate } satisfies ScanMessage);
+  const aggregator = aggregatorFor(aggregate);
+  aggregator.absorb(answer.state);
+  return { aggregator, clicks: answer.clicks };
+}
+
+/**
+ * One web scan at a time on the node, run by worker 0 whichever worker the request reached. Every scan holds a
+ * part per session on every worker until its reduce, and the console's page asks for eight tiles at once: run
+ * together at 10M events they outgrew the query memory budget (a query is charged the growth of the others on its
+ * thread) and most tiles answered 400. In turn, each has the memory to itself, measured from its own start. Only
+ * the start is queued: folds and reduces are never held, so no scan waits on another's work.
+ */
+const SCAN_WORKER = 0;
+export const WEB_SESSIONS_SCAN = 'web.scan';
+
+interface ScanMessage extends PeerMessage {
+  spec: WebScanSpec;
+  ctx: ScanContext;
+  aggregate: AggregateSpec;
+}
+
+interface ScanAnswer {
+  state: unknown;
+  clicks: ClickCounts;
+}
+
+let scanTurn: Promise<unknown> = Promise.resolve();
+
+export const webScanHandler: PeerHandler = (rt, msg) => {
+  const { spec, ctx, aggregate } = msg as ScanMessage;
+  const turn = scanTurn.then(() => {
+    // A budget object of its own: its memory is measured from the start of its turn, not its arrival.
+    const budget = currentBudget();
+    return withBudget(budget === undefined ? undefined : { ...budget }, async (): Promise<ScanAnswer> => {
+      const { aggregator, clicks } = await scanEverywhere(rt, spec, ctx, aggregate);
+      return { state: aggregator.state(), clicks };
+    });
+  });
+  scanTurn = turn.catch(() => undefined);
+  return turn;
+};
+
+async function scanEverywhere(rt: WorkerRuntime, spec: WebScanSpec, ctx: ScanContext, aggregate: AggregateSpec): Promise<{ aggregator: WebAggregator; clicks: ClickCounts }> {
   const id = `${rt.index}.${process.pid}.web.${nextQuery++}.${Date.now()}`;
   const held = await rt.peers.all<Uint32Array>({ kind: WEB_SESSIONS_FOLD, id, spec, ctx } satisfies FoldMessage);
   // Hashes seen twice or more (by two workers, or a collision within one: a few sessions more shipped), found by
