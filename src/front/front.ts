@@ -389,7 +389,7 @@ async function startOn(pool: WorkerPool, metrics: FrontMetrics, consoleOrigins: 
     if (routeMethod === 'GET' && path.startsWith('/static/')) return serveAsset(ex, req);
     if (routeMethod === 'GET' && isConsolePath(path, req)) return serveConsole(ex, req);
     // A share link as PostHog prints it (/shared/<token>) opens the console's shared page for it.
-    if (routeMethod === 'GET' && SHARED_PAGE.test(path)) {
+    if (routeMethod === 'GET' && path.startsWith('/shared/') && SHARED_PAGE.test(path)) {
       return answer('/shared/:access_token', null, { status: 302, body: '', headers: { Location: `${CONSOLE_PREFIX}${path}`, 'Cache-Control': 'no-store' } });
     }
     if (metricsOnPublicPort && (path === METRICS_ROUTE || path === `${METRICS_ROUTE}/`) && routeMethod === 'GET') {

@@ -315,7 +315,7 @@ const SPECS: RouteSpec[] = [
   ]),
   // What a link opens: its token is the only credential, a password-protected one's unlock token comes as Bearer.
   { method: 'GET', path: '/api/shared/:access_token', op: 'shared.view', auth: 'public', body: 'none', keyHeader: true },
-  { method: 'POST', path: '/api/shared/:access_token/query', op: 'shared.query', auth: 'public', body: 'raw', keyHeader: true },
+  { method: 'POST', path: '/api/shared/:access_token/query', op: 'shared.query', auth: 'public', body: 'json', schema: S.AnyObject, keyHeader: true },
   // PostHog's unlock of a password-protected link; throttled by the front as sign-in is, per link and address.
   { method: 'POST', path: '/shared/:access_token', op: 'shared.unlock', auth: 'login', body: 'json', schema: S.ShareUnlock },
 
