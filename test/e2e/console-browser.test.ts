@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
-import { chromiumUnavailable, launchChromium, watchedPage, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, launchChromium, settledReading, watchedPage, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -336,7 +336,8 @@ function suite(): void {
     await shot('events-live', false);
     await sendBatch(q.base, [event('clicker', '$autocapture', { $event_type: 'click', $elements_chain: 'button.buy.primary:text="Buy now"nth-child="2"nth-of-type="1";div:attr_id="checkout"nth-child="1"nth-of-type="1"' })]);
     await (await page.waitForSelector('[data-testid=event-row][data-event="$autocapture"]', { timeout: 20_000 })).click();
-    t.same(await page.locator('[data-testid=elements-chain] li').allTextContents(), ['<button class="buy primary"> Buy now', '<div id="checkout">'], 'the elements chain');
+    const chain = page.locator('[data-testid=elements-chain] li');
+    t.same(await settledReading(() => chain.allTextContents(), (items) => items.length > 0), ['<button class="buy primary"> Buy now', '<div id="checkout">'], 'the elements chain');
     await page.getByRole('link', { name: 'live@example.com' }).first().click();
     await page.waitForSelector('[data-testid=person-page]');
     await page.waitForSelector('[data-testid=person-events] [data-event="console live event"]');

@@ -2,7 +2,7 @@
 // the project's property names, the answer equal to /query/'s for the same text, an error marked where it points,
 // charts and a number, the history kept across a reload, and a SQL insight saved, reopened and drawn on a dashboard.
 import t from 'tap';
-import { chromiumUnavailable } from '../helpers/chromium.js';
+import { chromiumUnavailable, settledReading } from '../helpers/chromium.js';
 import { consoleSuite } from '../helpers/console-suite.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { missing } from '../helpers/required-environment.js';
@@ -54,7 +54,8 @@ function suite(): void {
     await options.first().waitFor();
     t.ok((await options.allTextContents()).some((o) => o.includes('toStartOfDay')), 'a HogQL function');
     await s.page.locator('.cm-tooltip-autocomplete li', { hasText: 'toStartOfDay' }).first().click();
-    t.equal(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), 'SELECT toStartOfDay()', 'inserted as a call');
+    const editor = s.page.locator('[data-testid=sql-editor] .cm-content');
+    t.equal(await settledReading(() => editor.textContent(), (text) => text === 'SELECT toStartOfDay()'), 'SELECT toStartOfDay()', 'inserted as a call');
     await s.page.keyboard.insertText('timestamp');
     t.equal(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), 'SELECT toStartOfDay(timestamp)', 'the cursor between its parentheses');
     await typeQuery('SELECT countI');
@@ -122,7 +123,8 @@ function suite(): void {
     t.ok(items.some((i) => i.startsWith(BY_BROWSER.slice(0, 100))), 'the earlier one (a long query is cut in the list)');
     t.notOk(items.some((i) => i.includes('#')), 'a query that failed is not kept');
     await s.page.locator('[data-testid=sql-history] li button').nth(1).click();
-    t.match(await s.page.locator('[data-testid=sql-editor] .cm-content').textContent(), /GROUP BY browser/, 'a history entry goes back into the editor');
+    const editor = s.page.locator('[data-testid=sql-editor] .cm-content');
+    t.match(await settledReading(() => editor.textContent(), (text) => /GROUP BY browser/.test(text ?? '')), /GROUP BY browser/, 'a history entry goes back into the editor');
     t.same(s.take(), []);
   });
 

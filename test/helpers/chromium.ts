@@ -33,3 +33,18 @@ export async function watchedPage(browser: Chromium, problems: string[]): Promis
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   return page;
 }
+
+/**
+ * What `read` gives once `settled` accepts it, or its last reading after `timeoutMs`. A page changes after an input
+ * when its next render or effect runs, which is after the input's promise resolves: reading at once raced it (the
+ * SQL history put its query into the editor in an effect, read a moment before it). The assertion that follows
+ * compares the returned reading, so a page that never settles fails with what it said.
+ */
+export async function settledReading<T>(read: () => Promise<T>, settled: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (settled(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
