@@ -83,7 +83,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
   for (const [name, params] of SUPPORTED) {
     const [fromCh, fromLocal] = await Promise.all([correlation(engines.chApi, params), correlation(engines.localApi, params)]);
-    tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
+    tt.has(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: computed on ClickHouse`);
     tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
     tt.same(aligned(fromCh.result, fromLocal.result), fromLocal.result, `${zone}, ${name}: the local engine's answer`);
   }
@@ -124,13 +124,13 @@ t.test('what ClickHouse does not gather yet falls back to the local engine and s
   for (const [name, steps] of [['Paid', [{ event: 'pay' }]], ['Clicked pay', [{ event: '$autocapture', text: 'Pay' }]]] as const) {
     const paid = { events: [e('view', 0)], actions: [{ id: await create(name, steps), type: 'actions', order: 1 }] };
     const [paidCh, paidLocal] = await Promise.all([correlation(engines.chApi, paid), correlation(engines.localApi, paid)]);
-    tt.same(paidCh.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
+    tt.has(paidCh.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
     tt.same(aligned(paidCh.result, paidLocal.result), paidLocal.result, `${name}: the local engine's answer`);
   }
   // date_from=all: from Quill's own first event, as the local engine's range starts.
   const allTime = { events: VIEW_PAY, date_from: 'all' };
   const [allCh, allLocal] = await Promise.all([correlation(engines.chApi, allTime), correlation(engines.localApi, allTime)]);
-  tt.same(allCh.clickhouse, { fallback: null }, 'date_from=all: computed on ClickHouse');
+  tt.has(allCh.clickhouse, { fallback: null }, 'date_from=all: computed on ClickHouse');
   tt.same(aligned(allCh.result, allLocal.result), allLocal.result, "date_from=all: the local engine's answer");
   const clicked = await create('Clicked an odd selector', [{ event: '$autocapture', selector: 'button:nth-child(1000000000000000)' }]);
   const fallbacks: [string, Record<string, unknown>, RegExp][] = [
@@ -147,7 +147,7 @@ t.test('what ClickHouse does not gather yet falls back to the local engine and s
   // test/e2e/person-properties-clickhouse.test.ts).
   const byTier = { events: VIEW_PAY, properties: [{ key: 'tier', value: 'gold', operator: 'is_not', type: 'person' }] };
   const [tierCh, tierLocal] = await Promise.all([correlation(engines.chApi, byTier), correlation(engines.localApi, byTier)]);
-  tt.same(tierCh.clickhouse, { fallback: null }, 'a person property filter: computed on ClickHouse');
+  tt.has(tierCh.clickhouse, { fallback: null }, 'a person property filter: computed on ClickHouse');
   tt.ok(tierCh.result.events.length > 0 && tierLocal.result.events.length > 0, 'a person property filter: both answer');
 });
 
@@ -171,6 +171,6 @@ t.test("another project's events in the same ClickHouse database never reach thi
   const secret = own.body.result.events.find((x: any) => x.event.event === 'b-secret');
   tt.match(secret, { success_count: 2, failure_count: 1 }, "project B's three persons");
   const after = await correlation(engines.chApi, { events: VIEW_PAY });
-  tt.same(after.clickhouse, { fallback: null });
+  tt.has(after.clickhouse, { fallback: null });
   tt.same(after.result, before.result, 'project A: the same answer as before project B had events');
 });

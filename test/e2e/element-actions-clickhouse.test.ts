@@ -110,7 +110,7 @@ t.test('actions with autocapture conditions: computed on ClickHouse, as the loca
     for (const [what, extra, params] of [['events', {}, {}], ['unique users by browser', { math: 'dau' }, { breakdown: '$browser', breakdown_type: 'event' }]] as const) {
       const ask = (api: Client) => trend(api, { actions: [action(name, api, extra)], ...params });
       const [fromCh, fromLocal] = await Promise.all([ask(engines.chApi), ask(engines.localApi)]);
-      tt.same(fromCh.clickhouse, { fallback: null }, `${name}, ${what}: computed on ClickHouse`);
+      tt.has(fromCh.clickhouse, { fallback: null }, `${name}, ${what}: computed on ClickHouse`);
       tt.same(essence(fromCh), essence(fromLocal), `${name}, ${what}: the local engine's answer`);
       if (what === 'events') matching += fromLocal.result[0]?.count > 0 ? 1 : 0;
     }
@@ -127,7 +127,7 @@ t.test("an insight's element filters and a funnel of element actions", async (tt
   for (const properties of filters) {
     const params = { events: [{ id: '$autocapture', type: 'events' }], properties };
     const [fromCh, fromLocal] = await Promise.all([trend(engines.chApi, params), trend(engines.localApi, params)]);
-    tt.same(fromCh.clickhouse, { fallback: null }, `${JSON.stringify(properties)}: computed on ClickHouse`);
+    tt.has(fromCh.clickhouse, { fallback: null }, `${JSON.stringify(properties)}: computed on ClickHouse`);
     tt.same(essence(fromCh), essence(fromLocal), `${JSON.stringify(properties)}: the local engine's answer`);
   }
   const funnel = async (api: Client) => {
@@ -137,7 +137,7 @@ t.test("an insight's element filters and a funnel of element actions", async (tt
     return res.body;
   };
   const [fromCh, fromLocal] = await Promise.all([funnel(engines.chApi), funnel(engines.localApi)]);
-  tt.same(fromCh.clickhouse, { fallback: null }, 'the funnel: computed on ClickHouse');
+  tt.has(fromCh.clickhouse, { fallback: null }, 'the funnel: computed on ClickHouse');
   tt.same(fromCh.result.map((s: any) => s.count), fromLocal.result.map((s: any) => s.count), "the funnel: the local engine's answer");
 });
 

@@ -126,7 +126,7 @@ const POINTS: [string, string, Record<string, unknown>][] = [
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
   for (const [name, path, params] of POINTS) {
     const [fromCh, fromLocal] = await Promise.all([get(engines.chApi, `persons/${path}`, params), get(engines.localApi, `persons/${path}`, params)]);
-    tt.same(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: listed from ClickHouse`);
+    tt.has(fromCh.clickhouse, { fallback: null }, `${zone}, ${name}: listed from ClickHouse`);
     tt.equal(fromCh.clickhouse_export?.caught_up, true, `${zone}, ${name}: after the export caught up`);
     tt.same(essence(fromCh), essence(fromLocal), `${zone}, ${name}: the local engine's persons, order and pages`);
   }
@@ -177,7 +177,7 @@ t.test('InsightActorsQuery lists the same actors from ClickHouse', async (tt) =>
       tt.equal(res.status, 200, `${name}: ${JSON.stringify(res.body).slice(0, 300)}`);
       return res.body;
     }));
-    tt.same(fromCh.clickhouse, { fallback: null }, `${name}: listed from ClickHouse`);
+    tt.has(fromCh.clickhouse, { fallback: null }, `${name}: listed from ClickHouse`);
     tt.ok(fromLocal.results.length > 0, `${name}: actors to list`);
     tt.same(essence(fromCh), essence(fromLocal), `${name}: the local engine's actors`);
   }

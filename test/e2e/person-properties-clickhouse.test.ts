@@ -96,7 +96,7 @@ t.teardown(async () => stopOnClickHouse(engines, t.passing()));
 t.test('every analysis by a person property is computed on ClickHouse', async (tt) => {
   for (const [name, path, params] of ANALYSES) {
     const body = await ask(engines.chApi!, path, params);
-    tt.same(body.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
+    tt.has(body.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
     fromClickHouse.set(name, body);
   }
   tt.same(perPlan(fromClickHouse.get('trends, a person property breakdown')), { free: 3, trial: 1, pro: 4, '': 1 },

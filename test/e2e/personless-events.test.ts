@@ -198,7 +198,7 @@ async function hogql(api: Client, query: string): Promise<any> {
 
 /** On the ClickHouse Quill, the answer must say ClickHouse computed it. */
 function computedOn(tt: Tap.Test, name: string, engine: string, body: any): void {
-  if (engine === 'ClickHouse') tt.same(body.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
+  if (engine === 'ClickHouse') tt.has(body.clickhouse, { fallback: null }, `${name}: computed on ClickHouse`);
 }
 
 t.test('the dataset has each kind of visitor', async (tt) => {

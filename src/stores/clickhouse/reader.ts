@@ -20,6 +20,8 @@ export interface ReadResult {
   /** ClickHouse's names and types of the columns. */
   meta: { name: string; type: string }[];
   data: unknown[][];
+  /** Bytes of the answer's body, as received: what the query cost the network and this node's parsing. */
+  bytes: number;
 }
 
 /** A ClickHouse error answered for a query (its code tells a timeout or memory limit from a query error). */
@@ -85,8 +87,9 @@ export class ClickHouseReader {
   async select(sql: string, params: Record<string, string>, limits: ReadLimits): Promise<ReadResult> {
     try {
       const result = await this.client.query({ query: sql, format: 'JSONCompact', query_params: params, clickhouse_settings: await this.settings(limits) });
-      const body = (await result.json()) as unknown as ReadResult;
-      return { meta: body.meta, data: body.data };
+      const text = await result.text();
+      const body = JSON.parse(text) as { meta: ReadResult['meta']; data: unknown[][] };
+      return { meta: body.meta, data: body.data, bytes: Buffer.byteLength(text) };
     } catch (error) {
       throw queryError(error);
     }
@@ -95,21 +98,25 @@ export class ClickHouseReader {
   /**
    * The rows of a query handed to `each` one at a time as they arrive, never all held at once (a sequence analysis
    * turns each into a few numbers). ClickHouse answers only once the query is done (`wait_end_of_query`), so that a
-   * limit it reaches is an error with its code rather than a cut answer. Returns the number of rows.
+   * limit it reaches is an error with its code rather than a cut answer. Returns the number of rows and the bytes
+   * they came in.
    */
-  async selectEach(sql: string, params: Record<string, string>, limits: ReadLimits, each: (row: unknown[]) => void): Promise<number> {
+  async selectEach(sql: string, params: Record<string, string>, limits: ReadLimits, each: (row: unknown[]) => void): Promise<{ rows: number; bytes: number }> {
     try {
       const result = await this.client.query({
         query: sql, format: 'JSONCompactEachRow', query_params: params, clickhouse_settings: { ...(await this.settings(limits)), wait_end_of_query: 1 },
       });
       let n = 0;
+      let bytes = 0;
       for await (const rows of result.stream()) {
-        for (const row of rows as { json(): unknown[] }[]) {
+        for (const row of rows as { text: string; json(): unknown[] }[]) {
           each(row.json());
           n++;
+          // Each row is a line of the body (its text and the newline).
+          bytes += Buffer.byteLength(row.text) + 1;
         }
       }
-      return n;
+      return { rows: n, bytes };
     } catch (error) {
       throw queryError(error);
     }

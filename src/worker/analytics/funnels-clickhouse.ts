@@ -6,14 +6,16 @@
  * definition of what a person reached.
  */
 import { bucketStarts, resolveDateRange } from '../../domain/analytics/date-range.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, type FoldedValue } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
+import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
-import type { FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { funnelShape, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { exportCaughtUp } from '../query/hogql-clickhouse.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { gatheredLocalId } from './actors-clickhouse.js';
-import { funnelParams, funnelReducer, type FunnelPartial, type FunnelRun } from './funnels.js';
+import { funnelParams, funnelReducer, OTHER_VALUE, rankValues, type FunnelPartial, type FunnelRun } from './funnels.js';
 import { queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
@@ -21,6 +23,8 @@ import { foldGatheredRows } from './gathered-events.js';
 export interface ClickHouseFunnelRun extends FunnelRun {
   caughtUp: boolean;
   gatheredParts: number;
+  /** Bytes of ClickHouse's answers to the funnel's queries (the events gathered, or the sums folded there). */
+  bytesReceived: number;
 }
 
 /** A funnel row's breakdown value (its fourth column): '' is "no value", as the local engine's -1. */
@@ -40,10 +44,14 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts);
   const caughtUp = await exportCaughtUp(rt, requested);
+  if (funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons) === null) {
+    const { folded, bytesReceived } = await foldOnClickHouse(rt, q, printed);
+    return { ctx, range, periods, partial: new Map(), folded, caughtUp, gatheredParts: 0, bytesReceived };
+  }
   // Every gathered event comes back as a row folded here, part after part (a part's persons at a time).
   const reducer = funnelReducer(funnelParams(q, range, periods, persons));
   const partial: FunnelPartial = reducer.empty();
-  const { uuids, parts } = await foldGatheredRows(rt, printed, q.breakdown ? { value: breakdownOfRow } : {}, (person) => reducer.add(partial, person));
+  const { uuids, parts, bytesReceived } = await foldGatheredRows(rt, printed, q.breakdown ? { value: breakdownOfRow } : {}, (person) => reducer.add(partial, person));
   if (persons) {
     // Only the persons the steps kept are looked up (a deleted one among them sends the question to the local engine).
     const localId = gatheredLocalId(rt, team, uuids);
@@ -53,5 +61,27 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
       if (stats.periodPersons) stats.periodPersons = stats.periodPersons.map((pp) => ({ from: toLocal(pp.from), to: toLocal(pp.to) }));
     }
   }
-  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts };
+  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts, bytesReceived };
+}
+
+/**
+ * The steps of the funnel summed per breakdown value inside ClickHouse (funnel-fold-sql.ts), ranked as the local
+ * engine ranks them; past the breakdown limit, a second query sums the values left out into "Other".
+ */
+async function foldOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ folded: FoldedValue[]; bytesReceived: number }> {
+  const shape = funnelShape(q);
+  const breakdown = q.breakdown ? { attribution: q.attribution } : null;
+  const first = funnelFoldSql(gathered, shape, breakdown);
+  const answer = await selectOnClickHouse(rt, first.sql, first.params);
+  let bytesReceived = answer.bytes;
+  const ranked = rankValues(answer.data.map((row) => foldedValueOf(row, shape.steps)));
+  const limit = q.breakdown?.limit ?? Infinity;
+  if (ranked.length <= limit) return { folded: ranked, bytesReceived };
+  // The values past the limit are summed again as one ("Other"): its median is over all of their persons.
+  const kept = ranked.slice(0, limit);
+  const second = funnelFoldSql(gathered, shape, breakdown, kept.map((v) => v.value));
+  const split = await selectOnClickHouse(rt, second.sql, second.params);
+  bytesReceived += split.bytes;
+  const other = split.data.map((row) => foldedValueOf(row, shape.steps)).find((v) => !v.kept);
+  return { folded: other ? [...kept, { ...other, value: OTHER_VALUE }] : kept, bytesReceived };
 }

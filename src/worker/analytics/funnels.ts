@@ -5,7 +5,7 @@
  * `/persons/funnel/`, and per entrance period for funnel trends.
  */
 import { BucketIndex, bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
-import { personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js';
+import { median, personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js';
 import { funnelMatchers, funnelShape, type Attribution, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
@@ -45,6 +45,56 @@ export interface ValueStats {
 }
 
 export type FunnelPartial = Map<string, ValueStats>;
+
+/** The label of the breakdown values past the limit, summed as one. */
+export const OTHER_VALUE = 'Other';
+
+/**
+ * Breakdown values in the answer's order: by persons entering the funnel (the sum of `reached`), most first, ties
+ * by value; whichever engine summed them.
+ */
+export function rankValues<T extends { value: string; reached: number[] }>(values: T[]): T[] {
+  const entered = (v: T) => v.reached.reduce((a, b) => a + b, 0);
+  return values.sort((a, b) => entered(b) - entered(a) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+}
+
+/** Breakdown values by persons entering the funnel, the top `limit` kept and the rest merged into "Other". */
+export function rankedValueStats(partial: FunnelPartial, limit: number): [string, ValueStats][] {
+  const ranked = rankValues([...partial].map(([value, s]) => ({ value, reached: s.reached, s }))).map(({ value, s }) => [value, s] as [string, ValueStats]);
+  if (ranked.length <= limit) return ranked;
+  const kept = ranked.slice(0, limit);
+  const rest = ranked.slice(limit);
+  const other = rest[0]![1];
+  for (const [, s] of rest.slice(1)) {
+    s.reached.forEach((c, k) => (other.reached[k]! += c));
+    s.averages.forEach((l, i) => other.averages[i]!.push(...l));
+    s.medians.forEach((l, i) => other.medians[i]!.push(...l));
+    other.toConvert.push(...s.toConvert);
+    s.periodFrom.forEach((c, i) => (other.periodFrom[i]! += c));
+    s.periodTo.forEach((c, i) => (other.periodTo[i]! += c));
+  }
+  return [...kept, [OTHER_VALUE, other]];
+}
+
+/** What the steps answer shows of one breakdown value: persons reaching each step, each step's mean and median time. */
+export interface StepsSummary {
+  value: string;
+  /** reached[k]: persons whose best attempt reached exactly k steps. */
+  reached: number[];
+  /** Per step s ≥ 1 (index s - 1), null when no one reached it. */
+  averages: (number | null)[];
+  medians: (number | null)[];
+}
+
+/** The local engine's sums as the steps answer reads them. */
+export function stepsSummary(value: string, s: ValueStats): StepsSummary {
+  return {
+    value,
+    reached: s.reached,
+    averages: s.averages.map((l) => (l.length === 0 ? null : l.reduce((a, b) => a + b, 0) / l.length)),
+    medians: s.medians.map((l) => (l.length === 0 ? null : median(l))),
+  };
+}
 
 function emptyStats(p: FunnelParams): ValueStats {
   const steps = p.shape.steps;
@@ -170,6 +220,8 @@ export interface FunnelRun {
   /** Entrance periods (funnel trends). */
   periods: number[];
   partial: FunnelPartial;
+  /** The steps already summed and ranked per breakdown value ("Other" included), when ClickHouse folded them. */
+  folded?: StepsSummary[];
 }
 
 /** What the fold needs of the query, whichever engine gathers the events. */

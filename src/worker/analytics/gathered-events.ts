@@ -25,22 +25,23 @@ const PART_FILL = 0.7;
  * Runs `printed` (its first column the person's uuid as text) and hands every person's events, regrouped and in
  * time order, to `each`: in one part when the rows fit the bound, else in as many parts as the rows' count asks
  * for (a part that still overflows is split in two). Returns the uuid of each person by the number the fold saw
- * (`uuids[pid - 1]`: persons are numbered by uuid within a part, the parts one after another) and how many parts
- * the rows came in.
+ * (`uuids[pid - 1]`: persons are numbered by uuid within a part, the parts one after another), how many parts
+ * the rows came in and how many bytes they took.
  */
 export async function foldGatheredRows(
   rt: WorkerRuntime, printed: PrintedClickHouse, columns: RowColumns, each: (person: PersonEvents) => void,
-): Promise<{ uuids: string[]; parts: number }> {
+): Promise<{ uuids: string[]; parts: number; bytesReceived: number }> {
   // Rows of one part at most (QUILL_CLICKHOUSE_GATHER_ROWS).
   const rowsMax = rt.config.clickhouseGatherRows;
   const uuids: string[] = [];
   let folded = 0;
+  let bytesReceived = 0;
   const foldPart = async (parts: number, part: number): Promise<void> => {
     const { sql, params } = parts === 1 ? printed : partOf(printed, parts, part);
     // Each row becomes a few numbers as it arrives (about 25 bytes an event): the part's rows are never held as JSON.
     const gathered = new RowEventsBuilder(columns);
     try {
-      await selectEachOnClickHouse(rt, sql, params, rowsMax, (row) => gathered.add(row));
+      bytesReceived += (await selectEachOnClickHouse(rt, sql, params, rowsMax, (row) => gathered.add(row))).bytes;
     } catch (error) {
       if (!(error instanceof AnsweredLocally) || parts * 2 > GATHERED_PARTS_MAX) throw error;
       if (parts > 1) {
@@ -60,7 +61,7 @@ export async function foldGatheredRows(
     folded++;
   };
   await foldPart(1, 0);
-  return { uuids, parts: folded };
+  return { uuids, parts: folded, bytesReceived };
 }
 
 /** The rows of `printed` whose person's hash modulo `parts` is `part`. */

@@ -2,14 +2,13 @@
  * `/insights/funnel/` (GET and POST) and `/persons/funnel/` (GET and POST): analytics.md §2.4-§2.5, computed by
  * src/worker/analytics/funnels.ts, cached like trends.
  */
-import { median } from '../../domain/analytics/funnel.js';
 import { funnelMatchers, funnelsQueryOf, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { bucketDay, bucketLabel, parseDate } from '../../domain/analytics/date-range.js';
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { actorPage } from '../analytics/actors.js';
 import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
-import { runFunnel, type FunnelPartial, type FunnelRun, type ValueStats } from '../analytics/funnels.js';
+import { rankedValueStats, runFunnel, stepsSummary, type FunnelRun, type StepsSummary, type ValueStats } from '../analytics/funnels.js';
 import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { queryContext } from '../analytics/query-context.js';
@@ -19,37 +18,13 @@ import type { OpHandler } from './types.js';
 import { projectIdOf } from './types.js';
 import { answering, cached, encodeParams, entityId, normalisedKey, pagedActors, paramsOf } from './insights.js';
 
-const OTHER = 'Other';
-
 function baseParams(p: FilterParams): Record<string, unknown> {
   const skip = new Set(['refresh', 'personal_api_key', 'limit', 'offset', 'funnel_step', 'funnel_custom_steps', 'funnel_step_breakdown']);
   return Object.fromEntries(p.entries().filter(([k]) => !skip.has(k)));
 }
 
-/** Breakdown values by persons entering the funnel, the top `limit` kept and the rest merged into "Other". */
-function rankedValues(q: FunnelsQuery, partial: FunnelPartial): [string, ValueStats][] {
-  const entered = (s: ValueStats) => s.reached.reduce((a, b) => a + b, 0);
-  const ranked = [...partial].sort((a, b) => entered(b[1]) - entered(a[1]) || (a[0] < b[0] ? -1 : 1));
-  const limit = q.breakdown?.limit ?? Infinity;
-  if (ranked.length <= limit) return ranked;
-  const kept = ranked.slice(0, limit);
-  const rest = ranked.slice(limit);
-  const other = rest[0]![1];
-  for (const [, s] of rest.slice(1)) {
-    s.reached.forEach((c, k) => (other.reached[k]! += c));
-    s.averages.forEach((l, i) => other.averages[i]!.push(...l));
-    s.medians.forEach((l, i) => other.medians[i]!.push(...l));
-    other.toConvert.push(...s.toConvert);
-    s.periodFrom.forEach((c, i) => (other.periodFrom[i]! += c));
-    s.periodTo.forEach((c, i) => (other.periodTo[i]! += c));
-  }
-  return [...kept, [OTHER, other]];
-}
-
 const round2 = (x: number) => Math.round(x * 100) / 100;
-const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
-
-function stepsJson(team: number, q: FunnelsQuery, p: FilterParams, s: ValueStats, value: string | null): object[] {
+function stepsJson(team: number, q: FunnelsQuery, p: FilterParams, s: StepsSummary, value: string | null): object[] {
   const n = q.steps.length;
   const base = baseParams(p);
   const url = (step: number) => `/api/projects/${team}/persons/funnel/?${encodeParams({ ...base, funnel_step: step, ...(value !== null ? { funnel_step_breakdown: [value] } : {}) })}`;
@@ -61,8 +36,8 @@ function stepsJson(team: number, q: FunnelsQuery, p: FilterParams, s: ValueStats
       action_id: q.order === 'unordered' ? null : entityId(step),
       name: q.order === 'unordered' ? `Completed ${i + 1} step${i === 0 ? '' : 's'}` : step.name,
       custom_name: step.customName, order: i, people: [], count, type: step.kind,
-      average_conversion_time: i === 0 ? null : mean(s.averages[i - 1]!),
-      median_conversion_time: i === 0 || s.medians[i - 1]!.length === 0 ? null : median(s.medians[i - 1]!),
+      average_conversion_time: i === 0 ? null : s.averages[i - 1]!,
+      median_conversion_time: i === 0 ? null : s.medians[i - 1]!,
       converted_people_url: url(i + 1),
       dropped_people_url: i === 0 ? null : url(-(i + 1)),
     };
@@ -115,11 +90,16 @@ export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterPar
     const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
       () => runFunnelOnClickHouse(rt, team, q, now), () => runFunnel(rt, team, q, now));
     const tz = run.ctx.timeZone;
-    const values = q.breakdown ? rankedValues(q, run.partial) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
+    const values = q.breakdown ? rankedValueStats(run.partial, q.breakdown.limit) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
     let result: unknown;
     if (q.viz === 'trends') result = values.map(([v, s]) => trendsJson(q, s, run.periods, tz, q.breakdown ? v : null));
     else if (q.viz === 'time_to_convert') result = timeToConvertJson(q, values.flatMap(([, s]) => s.toConvert));
-    else result = q.breakdown ? values.map(([v, s]) => stepsJson(team, q, p, s, v)) : stepsJson(team, q, p, values[0]![1], null);
+    else {
+      // Folded inside ClickHouse, the sums arrive ranked; a funnel no one entered has no row.
+      const steps = run.folded ?? values.map(([v, s]) => stepsSummary(v, s));
+      if (q.breakdown) result = steps.map((s) => stepsJson(team, q, p, s, s.value));
+      else result = stepsJson(team, q, p, steps[0] ?? stepsSummary('', emptyFor(q)), null);
+    }
     return { result, timezone: tz, ...where };
   }
 }

@@ -85,10 +85,10 @@ export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params:
   return withinBudget(rt, maxResultRows, async (reader, limits) => reader.select(sql, params, limits));
 }
 
-/** As selectOnClickHouse, each row handed to `each` as it arrives (ClickHouseReader.selectEach); returns the number of rows. */
+/** As selectOnClickHouse, each row handed to `each` as it arrives (ClickHouseReader.selectEach); returns the number of rows and their bytes. */
 export async function selectEachOnClickHouse(
   rt: WorkerRuntime, sql: string, params: Record<string, string>, maxResultRows: number, each: (row: unknown[]) => void,
-): Promise<number> {
+): Promise<{ rows: number; bytes: number }> {
   return withinBudget(rt, maxResultRows, async (reader, limits) => reader.selectEach(sql, params, limits, each));
 }
 

@@ -1,0 +1,170 @@
+// A funnel's steps folded inside ClickHouse (src/domain/analytics/clickhouse/funnel-fold-sql.ts) against the local
+// engine's fold (personFunnel through funnelReducer, ranked and cut into "Other" as the answer is): generated persons'
+// events, every shape the fold answers (ordered and strict, windows, exclusions, breakdowns by first and last touch,
+// a breakdown limit), run by chdb over the same rows, must give the same persons per step and the same mean and
+// median conversion times. The fold is the local engine's definition written with arrays: this is where the two
+// are held to each other, case by case.
+import t from 'tap';
+import { queryBind } from 'chdb';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
+import type { Attribution } from '../../src/domain/analytics/funnel-query.js';
+import type { FunnelShape } from '../../src/domain/analytics/funnel.js';
+import { funnelReducer, rankedValueStats, rankValues, stepsSummary, type FunnelParams, type StepsSummary } from '../../src/worker/analytics/funnels.js';
+import { nearlyEqual } from '../helpers/insight-compare.js';
+import { Random } from '../helpers/fuzz.js';
+
+/** A gathered row: person, ms, step and exclusion bits, breakdown value ('' for none). */
+type Row = [person: string, ms: number, mask: number, value: string];
+
+interface Case {
+  name: string;
+  shape: FunnelShape;
+  breakdown: { attribution: Attribution; limit: number } | null;
+}
+
+const HOUR = 3_600_000;
+const VALUES = ['', 'Chrome', 'Safari', 'Firefox', "O'Neil \\ Edge"];
+
+/**
+ * Persons with 1-14 events over four days, each event matching a few of the bits (steps, then exclusions) or none
+ * (strict funnels see every event). Rows are in the order the SQL sorts a person's events: time, mask, value.
+ */
+function dataset(r: Random, persons: number, bits: number): Row[] {
+  const rows: Row[] = [];
+  for (let p = 0; p < persons; p++) {
+    const person = `00000000-0000-0000-0000-${String(p + 1).padStart(12, '0')}`;
+    const n = r.int(1, 14);
+    const events: Row[] = [];
+    for (let k = 0; k < n; k++) {
+      let mask = 0;
+      for (let b = 0; b < bits; b++) if (r.chance(b === 0 ? 0.45 : 0.3)) mask |= 1 << b;
+      // Some events at the same instant as the previous one: ties are ordered the same way on both sides.
+      const ms = k > 0 && r.chance(0.1) ? events[k - 1]![1] : Date.UTC(2026, 10, 2) + r.int(0, 96) * HOUR + r.int(0, 59) * 60_000;
+      events.push([person, ms, mask, r.pick(VALUES)]);
+    }
+    events.sort((a, b) => a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
+    rows.push(...events);
+  }
+  return rows;
+}
+
+function onLocal(rows: Row[], c: Case): StepsSummary[] {
+  const params: FunnelParams = {
+    shape: c.shape, attribution: c.breakdown?.attribution ?? 'first_touch', attributionStep: null, breakdown: c.breakdown !== null,
+    periods: null, persons: false, fromStep: 0, toStep: 0,
+  };
+  const reducer = funnelReducer(params);
+  const out = reducer.empty();
+  const values = [...VALUES];
+  let pid = 0;
+  for (let i = 0; i < rows.length;) {
+    let j = i;
+    while (j < rows.length && rows[j]![0] === rows[i]![0]) j++;
+    const mine = rows.slice(i, j);
+    reducer.add(out, {
+      pid: ++pid, n: mine.length, ts: Float64Array.from(mine, (e) => e[1]), mask: Uint32Array.from(mine, (e) => e[2]),
+      value: Int32Array.from(mine, (e) => (e[3] === '' ? -1 : values.indexOf(e[3]))), values, name: new Int32Array(mine.length).fill(-1), names: [],
+    });
+    i = j;
+  }
+  return rankedValueStats(out, c.breakdown?.limit ?? Infinity).map(([v, s]) => stepsSummary(c.breakdown ? v : '', s));
+}
+
+const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** The fold run by chdb over `rows` as the gathered query's answer, ranked and cut as funnels-clickhouse.ts does. */
+function onClickHouse(rows: Row[], c: Case): StepsSummary[] {
+  const gathered = {
+    sql: `SELECT * FROM values('c0 String, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
+    params: {},
+  };
+  const run = (kept: string[] | null) => {
+    const { sql, params } = funnelFoldSql(gathered, c.shape, c.breakdown, kept);
+    return (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data.map((row) => foldedValueOf(row, c.shape.steps));
+  };
+  const ranked = rankValues(run(null));
+  const limit = c.breakdown?.limit ?? Infinity;
+  if (ranked.length <= limit) return ranked;
+  const kept = ranked.slice(0, limit);
+  const other = run(kept.map((v) => v.value)).find((v) => !v.kept);
+  return other ? [...kept, { ...other, value: 'Other' }] : kept;
+}
+
+/** Numbers compared to a relative 1e-9 (sums in another order), the rest exactly. */
+function same(a: StepsSummary[], b: StepsSummary[]): string | null {
+  if (a.length !== b.length) return `${a.length} values against ${b.length}`;
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x.value !== y.value) return `value ${i}: ${x.value} against ${y.value}`;
+    if (x.reached.join() !== y.reached.join()) return `${x.value}: reached ${x.reached} against ${y.reached}`;
+    for (const key of ['averages', 'medians'] as const) {
+      for (let s = 0; s < x[key].length; s++) {
+        const [u, v] = [x[key][s]!, y[key][s]!];
+        if (u === null || v === null ? u !== v : !nearlyEqual(u, v)) return `${x.value}: ${key}[${s}] ${u} against ${v}`;
+      }
+    }
+  }
+  return null;
+}
+
+const shape = (steps: number, order: 'ordered' | 'strict', windowH: number, exclusions: [from: number, to: number][] = []): FunnelShape => ({
+  steps, order, windowMs: windowH * HOUR, exclusions: exclusions.map(([from, to], i) => ({ bit: steps + i, from, to })),
+});
+
+const CASES: Case[] = [
+  { name: 'ordered, 2 steps, 14 days', shape: shape(2, 'ordered', 14 * 24), breakdown: null },
+  { name: 'ordered, 3 steps, 14 days', shape: shape(3, 'ordered', 14 * 24), breakdown: null },
+  { name: 'ordered, 4 steps, 5-hour window', shape: shape(4, 'ordered', 5), breakdown: null },
+  { name: 'strict, 3 steps', shape: shape(3, 'strict', 14 * 24), breakdown: null },
+  { name: 'strict, 2 steps, 1-hour window', shape: shape(2, 'strict', 1), breakdown: null },
+  { name: 'ordered, exclusion between steps 0 and 1', shape: shape(3, 'ordered', 14 * 24, [[0, 1]]), breakdown: null },
+  { name: 'ordered, exclusion over the funnel, 10-hour window', shape: shape(3, 'ordered', 10, [[0, 2]]), breakdown: null },
+  { name: 'strict, two exclusions', shape: shape(3, 'strict', 14 * 24, [[0, 1], [1, 2]]), breakdown: null },
+  { name: 'breakdown, first touch', shape: shape(3, 'ordered', 14 * 24), breakdown: { attribution: 'first_touch', limit: 25 } },
+  { name: 'breakdown, last touch, exclusion', shape: shape(3, 'ordered', 24, [[1, 2]]), breakdown: { attribution: 'last_touch', limit: 25 } },
+  { name: 'breakdown limit 2 ("Other")', shape: shape(3, 'ordered', 14 * 24), breakdown: { attribution: 'first_touch', limit: 2 } },
+  { name: 'strict breakdown limit 1, last touch', shape: shape(2, 'strict', 14 * 24), breakdown: { attribution: 'last_touch', limit: 1 } },
+];
+
+t.test('every shape the fold answers: the same steps as the local engine, over generated persons', async (t) => {
+  for (const [k, c] of CASES.entries()) {
+    t.equal(funnelFoldGap(c.shape, 'steps', c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', false), null, `${c.name}: folded in ClickHouse`);
+    for (const seed of [11 + k, 1000 + k]) {
+      const bits = c.shape.steps + c.shape.exclusions.length;
+      const rows = dataset(new Random(seed), 120, bits);
+      const local = onLocal(rows, c);
+      const entered = local.reduce((a, v) => a + v.reached.reduce((x, y) => x + y, 0), 0);
+      const converted = local.reduce((a, v) => a + v.reached[c.shape.steps]!, 0);
+      t.ok(entered > 20 && converted > 0, `${c.name}, seed ${seed}: persons enter (${entered}) and convert (${converted})`);
+      t.equal(same(onClickHouse(rows, c), local), null, `${c.name}, seed ${seed}: ClickHouse's fold is the local engine's`);
+    }
+  }
+});
+
+t.test('hand-made persons: one event fills one step; ties; excluded attempts; nobody', async (t) => {
+  const p = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
+  const c = (s: FunnelShape): Case => ({ name: '', shape: s, breakdown: null });
+  const cases: [string, Row[], Case][] = [
+    ['an event matching both steps fills one', [[p(1), 0, 3, '']], c(shape(2, 'ordered', 24))],
+    ['two such events fill both', [[p(1), 0, 3, ''], [p(1), 60_000, 3, '']], c(shape(2, 'ordered', 24))],
+    ['another event at the same instant is a later step', [[p(1), 0, 1, ''], [p(1), 0, 2, '']], c(shape(2, 'ordered', 24))],
+    ['strict: an event between breaks the attempt', [[p(1), 0, 1, ''], [p(1), 1, 0, ''], [p(1), 2, 2, '']], c(shape(2, 'strict', 24))],
+    ['the only attempt excluded: the person is not counted', [[p(1), 0, 1, ''], [p(1), 5, 4, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))],
+    ['an exclusion at the step\'s own instant does not exclude', [[p(1), 0, 1, ''], [p(1), 0, 4, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))],
+    ['a later attempt survives an excluded one', [[p(1), 0, 1, ''], [p(1), 5, 4, ''], [p(1), 6, 1, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))],
+    ['past the window', [[p(1), 0, 1, ''], [p(1), HOUR + 1, 2, '']], c(shape(2, 'ordered', 1))],
+    ['no one enters', [[p(1), 0, 2, ''], [p(2), 0, 0, '']], c(shape(2, 'ordered', 1))],
+  ];
+  for (const [name, rows, k] of cases) t.equal(same(onClickHouse(rows, k), onLocal(rows, k)), null, name);
+  t.same(onClickHouse([[p(1), 0, 1, ''], [p(1), 0, 4, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))).map((v) => v.reached), [[0, 0, 1]], 'and it converts');
+});
+
+t.test('what the fold leaves to the gathered path is named', async (t) => {
+  const s = shape(3, 'ordered', 24);
+  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'steps', false, 'first_touch', false), /unordered/);
+  t.match(funnelFoldGap(s, 'trends', false, 'first_touch', false), /trends/);
+  t.match(funnelFoldGap(s, 'time_to_convert', false, 'first_touch', false), /time_to_convert/);
+  t.match(funnelFoldGap(s, 'steps', true, 'step', false), /step attribution/);
+  t.match(funnelFoldGap(s, 'steps', true, 'all_events', false), /all_events attribution/);
+  t.match(funnelFoldGap(s, 'steps', false, 'first_touch', true), /persons/);
+});
