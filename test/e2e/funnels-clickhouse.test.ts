@@ -96,7 +96,11 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['breakdown with a limit ("Other")', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, breakdown_limit: 1 }],
   ['breakdown with an exclusion, strict', { events: VIEW_SIGNUP_PAY, ...BY_BROWSER, exclusions: CANCEL(0, 2), funnel_order_type: 'strict' }],
   ['funnel trends per day', { events: VIEW_SIGNUP_PAY, funnel_viz_type: 'trends' }],
+  ['funnel trends per day, steps 1 to 2, by browser with a limit', { events: VIEW_SIGNUP_PAY, funnel_viz_type: 'trends', funnel_from_step: 1, funnel_to_step: 2, ...BY_BROWSER, breakdown_limit: 1 }],
+  ['funnel trends per week, unordered', { events: VIEW_SIGNUP_PAY, funnel_viz_type: 'trends', interval: 'week', funnel_order_type: 'unordered' }],
   ['time to convert', { events: NARROWING, funnel_viz_type: 'time_to_convert', funnel_from_step: 0, funnel_to_step: 2 }],
+  ['time to convert, steps 1 to 2, 4 bins, exclusion', { events: VIEW_SIGNUP_PAY, funnel_viz_type: 'time_to_convert', funnel_from_step: 1, funnel_to_step: 2, bin_count: 4, exclusions: CANCEL(0, 1) }],
+  ['time to convert, strict', { events: VIEW_SIGNUP_PAY, funnel_viz_type: 'time_to_convert', funnel_order_type: 'strict' }],
   // From Quill's own first event, as the local engine's range starts.
   ['date_from=all', { events: VIEW_SIGNUP_PAY, date_from: 'all' }],
 ];
@@ -115,11 +119,10 @@ const BY_PERSON: [string, Record<string, unknown>][] = [
 ];
 
 /**
- * Whether ClickHouse folds the funnel itself and sends back sums (funnel-fold-sql.ts): the steps of ordered and strict
- * funnels, by first or last touch; the rest is gathered and folded by Quill.
+ * Whether ClickHouse folds the funnel itself and sends back sums (funnel-fold-sql.ts): ordered and strict funnels
+ * (steps, trends, time to convert), by first or last touch; the rest is gathered and folded by Quill.
  */
-const foldedThere = (p: Record<string, unknown>) => (p.funnel_viz_type ?? 'steps') === 'steps' && p.funnel_order_type !== 'unordered'
-  && !['step', 'all_events'].includes(String(p.breakdown_attribution_type));
+const foldedThere = (p: Record<string, unknown>) => p.funnel_order_type !== 'unordered' && !['step', 'all_events'].includes(String(p.breakdown_attribution_type));
 
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
   for (const [name, params] of SUPPORTED) {

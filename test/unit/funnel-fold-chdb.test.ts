@@ -6,10 +6,10 @@
 // are held to each other, case by case.
 import t from 'tap';
 import { queryBind } from 'chdb';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelTimesSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
 import type { Attribution } from '../../src/domain/analytics/funnel-query.js';
 import type { FunnelShape } from '../../src/domain/analytics/funnel.js';
-import { funnelReducer, rankedValueStats, rankValues, stepsSummary, type FunnelParams, type StepsSummary } from '../../src/worker/analytics/funnels.js';
+import { binOf, convertBins, funnelReducer, rankedValueStats, rankValues, stepsSummary, timeToConvertOf, type FunnelParams, type StepsSummary } from '../../src/worker/analytics/funnels.js';
 import { nearlyEqual } from '../helpers/insight-compare.js';
 import { Random } from '../helpers/fuzz.js';
 
@@ -159,11 +159,86 @@ t.test('hand-made persons: one event fills one step; ties; excluded attempts; no
   t.same(onClickHouse([[p(1), 0, 1, ''], [p(1), 0, 4, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))).map((v) => v.reached), [[0, 0, 1]], 'and it converts');
 });
 
+/** Entrance periods: 12-hour ones, then two uneven ones; the end cuts the data's last hours off. */
+const T0 = Date.UTC(2026, 10, 2);
+const PERIODS = { starts: [...Array.from({ length: 6 }, (_, i) => T0 + i * 12 * HOUR), T0 + 80 * HOUR, T0 + 83 * HOUR], end: T0 + 90 * HOUR };
+
+/** The local engine's sums with entrance periods and steps from/to, ranked and cut at the limit. */
+function localPartial(rows: Row[], c: Case, fromStep: number, toStep: number) {
+  const params: FunnelParams = {
+    shape: c.shape, attribution: c.breakdown?.attribution ?? 'first_touch', attributionStep: null, breakdown: c.breakdown !== null,
+    periods: PERIODS, persons: false, fromStep, toStep,
+  };
+  const reducer = funnelReducer(params);
+  const out = reducer.empty();
+  const values = [...VALUES];
+  let pid = 0;
+  for (let i = 0; i < rows.length;) {
+    let j = i;
+    while (j < rows.length && rows[j]![0] === rows[i]![0]) j++;
+    const mine = rows.slice(i, j);
+    reducer.add(out, {
+      pid: ++pid, n: mine.length, ts: Float64Array.from(mine, (e) => e[1]), mask: Uint32Array.from(mine, (e) => e[2]),
+      value: Int32Array.from(mine, (e) => (e[3] === '' ? -1 : values.indexOf(e[3]))), values, name: new Int32Array(mine.length).fill(-1), names: [],
+    });
+    i = j;
+  }
+  return out;
+}
+
+const gatheredOf = (rows: Row[]) => ({
+  sql: `SELECT * FROM values('c0 String, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
+  params: {},
+});
+const chdbRows = ({ sql, params }: { sql: string; params: Record<string, string> }) => (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data;
+
+t.test('funnel trends: persons entering and converting per entrance period, as the local engine counts them', async (t) => {
+  for (const [k, c] of CASES.entries()) {
+    const rows = dataset(new Random(500 + k), 120, c.shape.steps + c.shape.exclusions.length);
+    const [fromStep, toStep] = k % 2 === 0 ? [0, c.shape.steps - 1] : [Math.min(1, c.shape.steps - 2), c.shape.steps - 1];
+    const local = rankedValueStats(localPartial(rows, c, fromStep, toStep), c.breakdown?.limit ?? Infinity)
+      .map(([v, s]) => [v, s.reached, s.periodFrom, s.periodTo]);
+    const sql = funnelFoldSql(gatheredOf(rows), c.shape, c.breakdown, null, { ...PERIODS, fromStep, toStep });
+    const partial = new Map(chdbRows(sql).map((row) => {
+      const v = foldedValueOf(row, c.shape.steps, PERIODS.starts.length);
+      return [v.value, { reached: v.reached, averages: [], medians: [], toConvert: [], persons: null, periodFrom: v.periodFrom, periodTo: v.periodTo, periodPersons: null }];
+    }));
+    const folded = rankedValueStats(partial, c.breakdown?.limit ?? Infinity).map(([v, s]) => [v, s.reached, s.periodFrom, s.periodTo]);
+    t.ok(local.some(([, , from]) => (from as number[]).some((n) => n > 0)), `${c.name}: persons enter in some period`);
+    t.same(folded, local, `${c.name}, steps ${fromStep} to ${toStep}: the same per period`);
+  }
+});
+
+t.test('time to convert: the same bins and mean as the local engine', async (t) => {
+  for (const [k, c] of CASES.filter((c) => c.shape.steps >= 2).entries()) {
+    const rows = dataset(new Random(900 + k), 150, c.shape.steps + c.shape.exclusions.length);
+    const [fromStep, toStep] = [0, c.shape.steps - 1];
+    const binCount = k % 3 === 0 ? 7 : null;
+    const times = [...localPartial(rows, c, fromStep, toStep).values()].flatMap((s) => s.toConvert);
+    const bins = convertBins(binCount, times.length, Math.min(...times), Math.max(...times));
+    if (bins === null) {
+      t.fail(`${c.name}: no one converted in the generated data`);
+      continue;
+    }
+    const counts = new Array<number>(bins.count + 1).fill(0);
+    for (const x of times) counts[binOf(bins, x)]!++;
+    const local = timeToConvertOf(bins, counts, times.reduce((a, b) => a + b, 0) / times.length);
+
+    const gathered = gatheredOf(rows);
+    const [n, least, most, sum] = chdbRows(funnelTimesSql(gathered, c.shape, fromStep, toStep))[0]!.map(Number) as [number, number, number, number];
+    const chBins = convertBins(binCount, n, least, most)!;
+    const chCounts = new Array<number>(chBins.count + 1).fill(0);
+    for (const [bin, m] of chdbRows(funnelTimesSql(gathered, c.shape, fromStep, toStep, chBins))) chCounts[Number(bin)] = Number(m);
+    t.same(timeToConvertOf(chBins, chCounts, sum / n), local, `${c.name}${binCount ? `, ${binCount} bins` : ''}: ${times.length} persons converted`);
+  }
+});
+
 t.test('what the fold leaves to the gathered path is named', async (t) => {
   const s = shape(3, 'ordered', 24);
   t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'steps', false, 'first_touch', false), /unordered/);
-  t.match(funnelFoldGap(s, 'trends', false, 'first_touch', false), /trends/);
-  t.match(funnelFoldGap(s, 'time_to_convert', false, 'first_touch', false), /time_to_convert/);
+  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'trends', false, 'first_touch', false), /unordered/);
+  t.equal(funnelFoldGap(s, 'trends', true, 'last_touch', false), null, 'funnel trends are folded');
+  t.equal(funnelFoldGap(s, 'time_to_convert', false, 'first_touch', false), null, 'time to convert is folded');
   t.match(funnelFoldGap(s, 'steps', true, 'step', false), /step attribution/);
   t.match(funnelFoldGap(s, 'steps', true, 'all_events', false), /all_events attribution/);
   t.match(funnelFoldGap(s, 'steps', false, 'first_touch', true), /persons/);

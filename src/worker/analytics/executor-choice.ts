@@ -20,10 +20,10 @@ export async function runOnChosenExecutor<R>(
   /**
    * `gatheredParts`: how many parts a sequence analysis brought its events back in (gathered-events.ts), said in the
    * answer when more than one (each part read the events again: it is why such an answer took longer).
-   * `bytesReceived` (funnels): the bytes of ClickHouse's answers, said with whether the analysis was `folded` inside
+   * `bytesReceived` (funnels): the bytes of ClickHouse's answers, said with whether the analysis was folded inside
    * ClickHouse or gathered and folded here.
    */
-  onClickHouse: () => Promise<R & { caughtUp: boolean; gatheredParts?: number; folded?: unknown; bytesReceived?: number }>,
+  onClickHouse: () => Promise<R & { caughtUp: boolean; gatheredParts?: number; foldedInClickHouse?: boolean; bytesReceived?: number }>,
   local: () => Promise<R>,
 ): Promise<{ run: R; where: Record<string, unknown> }> {
   if (rt.config.analytics !== 'clickhouse') return { run: await local(), where: {} };
@@ -33,7 +33,7 @@ export async function runOnChosenExecutor<R>(
     const run = await onClickHouse();
     const clickhouse: Record<string, unknown> = (run.gatheredParts ?? 1) <= 1 ? { fallback: null } : { fallback: null, gathered_parts: run.gatheredParts };
     // Where the analysis was folded (inside ClickHouse, or by Quill from gathered events) and what came back for it.
-    if (run.bytesReceived !== undefined) Object.assign(clickhouse, { folded_in_clickhouse: run.folded !== undefined, bytes_received: run.bytesReceived });
+    if (run.bytesReceived !== undefined) Object.assign(clickhouse, { folded_in_clickhouse: run.foldedInClickHouse === true, bytes_received: run.bytesReceived });
     return { run, where: { clickhouse, clickhouse_export: { caught_up: run.caughtUp } } };
   } catch (error) {
     if (!(error instanceof AnsweredLocally)) throw error;

@@ -6,7 +6,7 @@
  * definition of what a person reached.
  */
 import { bucketStarts, resolveDateRange } from '../../domain/analytics/date-range.js';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql, type FoldedValue } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelTimesSql, type FoldedValue } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
@@ -15,7 +15,7 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { gatheredLocalId } from './actors-clickhouse.js';
-import { funnelParams, funnelReducer, OTHER_VALUE, rankValues, type FunnelPartial, type FunnelRun } from './funnels.js';
+import { convertBins, funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
 import { queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
@@ -25,6 +25,8 @@ export interface ClickHouseFunnelRun extends FunnelRun {
   gatheredParts: number;
   /** Bytes of ClickHouse's answers to the funnel's queries (the events gathered, or the sums folded there). */
   bytesReceived: number;
+  /** Whether ClickHouse folded the funnel itself (sums came back) rather than sending its events. */
+  foldedInClickHouse: boolean;
 }
 
 /** A funnel row's breakdown value (its fourth column): '' is "no value", as the local engine's -1. */
@@ -45,8 +47,17 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons) === null) {
+    const base = { ctx, range, periods, partial: new Map(), caughtUp, gatheredParts: 0, foldedInClickHouse: true };
+    if (q.viz === 'time_to_convert') {
+      const { times, bytesReceived } = await timesOnClickHouse(rt, q, printed);
+      return { ...base, times, bytesReceived };
+    }
+    if (q.viz === 'trends') {
+      const { partial, bytesReceived } = await trendsOnClickHouse(rt, q, printed, range.to, periods);
+      return { ...base, partial, bytesReceived };
+    }
     const { folded, bytesReceived } = await foldOnClickHouse(rt, q, printed);
-    return { ctx, range, periods, partial: new Map(), folded, caughtUp, gatheredParts: 0, bytesReceived };
+    return { ...base, folded, bytesReceived };
   }
   // Every gathered event comes back as a row folded here, part after part (a part's persons at a time).
   const reducer = funnelReducer(funnelParams(q, range, periods, persons));
@@ -61,7 +72,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
       if (stats.periodPersons) stats.periodPersons = stats.periodPersons.map((pp) => ({ from: toLocal(pp.from), to: toLocal(pp.to) }));
     }
   }
-  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts, bytesReceived };
+  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts, bytesReceived, foldedInClickHouse: false };
 }
 
 /**
@@ -84,4 +95,40 @@ async function foldOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: Pr
   bytesReceived += split.bytes;
   const other = split.data.map((row) => foldedValueOf(row, shape.steps)).find((v) => !v.kept);
   return { folded: other ? [...kept, { ...other, value: OTHER_VALUE }] : kept, bytesReceived };
+}
+
+/**
+ * Funnel trends summed per breakdown value and entrance period inside ClickHouse, as the local engine's sums
+ * (conversion-time lists left empty: trends do not show them); the breakdown limit's "Other" is a plain sum here.
+ */
+async function trendsOnClickHouse(
+  rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse, end: number, starts: number[],
+): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
+  const shape = funnelShape(q);
+  const printed = funnelFoldSql(gathered, shape, q.breakdown ? { attribution: q.attribution } : null, null, { starts, end, fromStep: q.fromStep, toStep: q.toStep });
+  const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
+  const partial: FunnelPartial = new Map();
+  for (const row of answer.data) {
+    const v = foldedValueOf(row, shape.steps, starts.length);
+    partial.set(v.value, {
+      reached: v.reached, averages: v.averages.map(() => []), medians: v.medians.map(() => []), toConvert: [], persons: null,
+      periodFrom: v.periodFrom, periodTo: v.periodTo, periodPersons: null,
+    });
+  }
+  return { partial, bytesReceived: answer.bytes };
+}
+
+/** Time to convert inside ClickHouse: the persons' range of times first, then their count per bin of it. */
+async function timesOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ times: TimeToConvert; bytesReceived: number }> {
+  const shape = funnelShape(q);
+  const first = funnelTimesSql(gathered, shape, q.fromStep, q.toStep);
+  const stats = await selectOnClickHouse(rt, first.sql, first.params);
+  const [count, least, most, sum] = (stats.data[0] ?? [0, 0, 0, 0]).map(Number) as [number, number, number, number];
+  const bins = convertBins(q.binCount, count, least, most);
+  if (bins === null) return { times: { bins: [], average_conversion_time: null }, bytesReceived: stats.bytes };
+  const second = funnelTimesSql(gathered, shape, q.fromStep, q.toStep, bins);
+  const perBin = await selectOnClickHouse(rt, second.sql, second.params);
+  const counts = new Array<number>(bins.count + 1).fill(0);
+  for (const [bin, n] of perBin.data) counts[Number(bin)] = Number(n);
+  return { times: timeToConvertOf(bins, counts, sum / count), bytesReceived: stats.bytes + perBin.bytes };
 }

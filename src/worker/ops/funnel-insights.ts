@@ -8,7 +8,7 @@ import { bucketDay, bucketLabel, parseDate } from '../../domain/analytics/date-r
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { actorPage } from '../analytics/actors.js';
 import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
-import { rankedValueStats, runFunnel, stepsSummary, type FunnelRun, type StepsSummary, type ValueStats } from '../analytics/funnels.js';
+import { binOf, convertBins, rankedValueStats, runFunnel, stepsSummary, timeToConvertOf, type TimeToConvert, type FunnelRun, type StepsSummary, type ValueStats } from '../analytics/funnels.js';
 import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { queryContext } from '../analytics/query-context.js';
@@ -56,17 +56,20 @@ function trendsJson(q: FunnelsQuery, s: ValueStats, periods: number[], tz: strin
 }
 
 /** §2.4 time to convert: bins of the persons' conversion times. */
-function timeToConvertJson(q: FunnelsQuery, times: number[]): object {
-  if (times.length === 0) return { bins: [], average_conversion_time: null };
-  const min = Math.min(...times);
-  const max = Math.max(...times);
-  const bins = q.binCount !== null ? Math.min(90, Math.max(1, q.binCount)) : Math.min(60, Math.max(3, Math.ceil(Math.cbrt(times.length))));
-  let width = Math.ceil((max - min) / bins);
-  if (width === 0) width = 60;
-  const from = Math.floor(min);
-  const counts = new Array<number>(bins + 1).fill(0);
-  for (const t of times) counts[Math.min(bins, Math.floor((t - from) / width))]!++;
-  return { bins: counts.map((c, i) => [from + i * width, c]), average_conversion_time: round2(times.reduce((a, b) => a + b, 0) / times.length) };
+function timeToConvertJson(q: FunnelsQuery, times: number[]): TimeToConvert {
+  let least = Infinity;
+  let most = -Infinity;
+  let sum = 0;
+  for (const t of times) {
+    least = Math.min(least, t);
+    most = Math.max(most, t);
+    sum += t;
+  }
+  const bins = convertBins(q.binCount, times.length, least, most);
+  if (bins === null) return { bins: [], average_conversion_time: null };
+  const counts = new Array<number>(bins.count + 1).fill(0);
+  for (const t of times) counts[binOf(bins, t)]!++;
+  return timeToConvertOf(bins, counts, sum / times.length);
 }
 
 export const funnel: OpHandler = (item, rt) => answering(async () => {
@@ -93,7 +96,7 @@ export async function funnelAnswer(rt: WorkerRuntime, team: number, p: FilterPar
     const values = q.breakdown ? rankedValueStats(run.partial, q.breakdown.limit) : [['', run.partial.get('') ?? emptyFor(q)] as [string, ValueStats]];
     let result: unknown;
     if (q.viz === 'trends') result = values.map(([v, s]) => trendsJson(q, s, run.periods, tz, q.breakdown ? v : null));
-    else if (q.viz === 'time_to_convert') result = timeToConvertJson(q, values.flatMap(([, s]) => s.toConvert));
+    else if (q.viz === 'time_to_convert') result = run.times ?? timeToConvertJson(q, values.flatMap(([, s]) => s.toConvert));
     else {
       // Folded inside ClickHouse, the sums arrive ranked; a funnel no one entered has no row.
       const steps = run.folded ?? values.map(([v, s]) => stepsSummary(v, s));
