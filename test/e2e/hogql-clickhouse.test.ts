@@ -134,6 +134,10 @@ t.test('the answer says where it came from and that the export had caught up', a
   tt.equal(res.status, 200);
   tt.equal(res.body.clickhouse_export?.caught_up, true, 'caught up');
   tt.match(res.body.clickhouse, /team_id = 1\b/, 'the ClickHouse SQL, guarded');
+  // The export wrote PostHog's override table from this database's start: events' persons are looked up there.
+  const persons = await hogql(engines.chApi, 'SELECT uniq(person_id) FROM events');
+  tt.match(persons.body.clickhouse, /person_distinct_id_overrides/, "events' current persons through PostHog's override table");
+  tt.notMatch(persons.body.clickhouse, /person_distinct_id2/, 'not through every distinct id');
   tt.same(res.body.columns, ['count()']);
   tt.same(res.body.types, [['count()', 'Int64']]);
   const localRes = await hogql(engines.localApi, "SELECT count() FROM events WHERE event = '$pageview'");

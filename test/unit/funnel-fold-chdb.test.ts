@@ -75,7 +75,7 @@ const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")
 /** The fold run by chdb over `rows` as the gathered query's answer, ranked and cut as funnels-clickhouse.ts does. */
 function onClickHouse(rows: Row[], c: Case): StepsSummary[] {
   const gathered = {
-    sql: `SELECT * FROM values('c0 String, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
+    sql: `SELECT * FROM values('c0 UUID, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
     params: {},
   };
   const run = (kept: string[] | null) => {
@@ -187,7 +187,7 @@ function localPartial(rows: Row[], c: Case, fromStep: number, toStep: number) {
 }
 
 const gatheredOf = (rows: Row[]) => ({
-  sql: `SELECT * FROM values('c0 String, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
+  sql: `SELECT * FROM values('c0 UUID, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
   params: {},
 });
 const chdbRows = ({ sql, params }: { sql: string; params: Record<string, string> }) => (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data;

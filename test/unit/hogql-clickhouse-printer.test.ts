@@ -74,6 +74,11 @@ t.test('printed SQL of representative queries', async (tt) => {
   tt.ok(Object.values(a.params).includes('$browser') && Object.values(a.params).includes('purchase'), 'keys and literals are parameters');
   tt.notMatch(a.sql, /person_distinct_id2/, 'no join to the persons when the query does not read person_id');
   tt.match(print('SELECT uniq(person_id) FROM events').sql, /argMax\(raw\.person_id, raw\.version\)/, 'persons through person_distinct_id2 by version');
+  const overridden = print('SELECT uniq(person_id) FROM events', { personLookup: 'overrides' }).sql;
+  tt.match(overridden, /`posthog`\.`person_distinct_id_overrides` AS raw WHERE raw\.team_id = 42 GROUP BY raw\.distinct_id/, "with personLookup 'overrides': PostHog's override table, guarded");
+  tt.notMatch(overridden, /person_distinct_id2/, 'and not every distinct id');
+  tt.same(storedTableReads(overridden, 'posthog').map((r) => [r.table, r.team]).sort(), [['events', 42], ['person_distinct_id_overrides', 42]], 'every read guarded');
+  tt.match(print('SELECT count() FROM person_distinct_ids', { personLookup: 'overrides' }).sql, /person_distinct_id2/, 'the person_distinct_ids table is still every distinct id');
   tt.notMatch(a.sql, /purchase/, 'no user text in the SQL');
 
   const b = print('SELECT uniq(person_id), sum(properties.price), quantile(0.9)(properties.price) FROM events');

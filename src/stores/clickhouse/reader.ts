@@ -39,6 +39,9 @@ export class ClickHouseQueryError extends Error {
  * table from them instead, so one events read needed 128-256 MB rather than 32-64 MB, and two such reads (retention's
  * returns) went past 1 GB at 10M events.
  */
+/** The schema version whose export started writing `person_distinct_id_overrides` (schema.ts). */
+const OVERRIDES_SINCE_VERSION = 2;
+
 const READ_SETTINGS_IF_KNOWN: Readonly<Record<string, string>> = { query_plan_join_swap_table: '0' };
 
 /**
@@ -120,6 +123,19 @@ export class ClickHouseReader {
     } catch (error) {
       throw queryError(error);
     }
+  }
+
+  /**
+   * Where events' current persons can be looked up: PostHog's `person_distinct_id_overrides` when the export wrote it
+   * from this database's start (every row of `quill_schema_version` is 2 or later: the version that added it),
+   * else every distinct id's `person_distinct_id2` (a database created earlier has no overrides for older merges).
+   */
+  async personLookup(): Promise<'overrides' | 'every_distinct_id'> {
+    const result = await this.client.query({
+      query: `SELECT min(version) AS v, count() AS n FROM ${this.database}.quill_schema_version`, format: 'JSONEachRow', clickhouse_settings: { readonly: '2' },
+    });
+    const [row] = (await result.json()) as { v: number; n: number }[];
+    return row && Number(row.n) > 0 && Number(row.v) >= OVERRIDES_SINCE_VERSION ? 'overrides' : 'every_distinct_id';
   }
 
   private async settings(limits: ReadLimits) {

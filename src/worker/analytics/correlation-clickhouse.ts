@@ -34,7 +34,7 @@ export async function runCorrelationOnClickHouse(
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   // Correlation reads no breakdown: the same rows whatever the funnel's breakdown.
   const printed = funnelEventsSql({ ...q, breakdown: null }, filter, range.from, range.to,
-    { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now }, { everyEvent: true, names: true });
+    { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now }, { everyEvent: true, names: true });
   const caughtUp = await exportCaughtUp(rt, requested);
   // Every event of the persons who may enter comes back, part after part (a part's persons at a time).
   const reducer = correlationReducer(correlationParams(q, range.to, exclude, personsOf));

@@ -42,11 +42,12 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
-  const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
+  const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const printed = funnelEventsSql(q, filter, range.from, range.to, opts);
+  const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons) === null;
+  const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
-  if (funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons) === null) {
+  if (folding) {
     const base = { ctx, range, periods, partial: new Map(), caughtUp, gatheredParts: 0, foldedInClickHouse: true };
     if (q.viz === 'time_to_convert') {
       const { times, bytesReceived } = await timesOnClickHouse(rt, q, printed);

@@ -38,7 +38,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   const first = await firstEventIfAll(rt, team, q.dates);
   const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
+  const opts = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
   return { series, ctx, range, starts, filter, opts, periods: { withBefore: [before, ...starts], end } };
 }
 

@@ -33,7 +33,7 @@ export async function runPathsOnClickHouse(
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now });
+  const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now });
   const caughtUp = await exportCaughtUp(rt, requested);
   const reducer = pathReducer({ query: q, actionNames: q.includeActions.map((a) => a.name), rules: pathRules(ctx, q), persons });
   const partial = reducer.empty();

@@ -46,7 +46,7 @@ function prepared(rt: WorkerRuntime, team: number, q: RetentionQuery, now: numbe
   const test = q.filterTestAccounts ? ctx.testAccountFilters : null;
   const targetFilter = andFilters(q.properties, q.target.properties, test);
   const returningFilter = andFilters(q.properties, q.returning.properties, test);
-  const opts = { team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now };
+  const opts = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
   return { ctx, window, targetFilter, returningFilter, opts };
 }
 

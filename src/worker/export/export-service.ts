@@ -51,6 +51,8 @@ export interface PersonExportStats extends ExportLoopStats {
 export class ExportService {
   private sink: ClickHouseSink | null = null;
   private readerOpening: Promise<ClickHouseReader> | null = null;
+  private lookup: 'overrides' | 'every_distinct_id' = 'every_distinct_id';
+  private lookupAsked: Promise<void> | null = null;
   private readonly shardLoops = new Map<number, { exporter: EventExporter; loop: ExportLoop; shard: Shard; backfill: BackfillExporter; backfillLoop: ExportLoop }>();
   private markPointsTaken!: () => void;
   /** Resolves once this worker's shards have their backfill starting points (other workers' log exporters ask). */
@@ -79,6 +81,8 @@ export class ExportService {
   private async startOnce(): Promise<void> {
     const config = this.rt.config;
     this.sink ??= await ClickHouseSink.open(sinkConfig(config));
+    // The schema is there now: the analyses' way of looking up persons can be asked before the first of them.
+    if (config.analytics === 'clickhouse') this.personLookup();
     const shards = [...this.rt.ingest.shards.values()];
     for (const shard of shards) {
       const point = await takeStartingPoint(shard);
@@ -132,6 +136,20 @@ export class ExportService {
       throw error;
     });
     return this.readerOpening;
+  }
+
+  /**
+   * Where queries look up events' current persons (ClickHouseReader.personLookup), asked of the database once the
+   * reader opens (at the latest once the export has its schema); every distinct id's table until the answer is
+   * known (the same answers, only slower).
+   */
+  personLookup(): 'overrides' | 'every_distinct_id' {
+    this.lookupAsked ??= this.reader().then((r) => r.personLookup()).then((lookup) => {
+      this.lookup = lookup;
+    }, () => {
+      this.lookupAsked = null;
+    });
+    return this.lookup;
   }
 
   /** This worker's persons exporter's position in the change log (worker 0 only; null elsewhere). */

@@ -64,7 +64,7 @@ export async function runOnClickHouse(
   const project = queryContext(rt, ctx.team, ctx.now, []);
   const planned = planQuery(ast, { team: ctx.team, timeZone: project.timeZone, now: ctx.now, ...placeholders, testAccountFilters: project.testAccountFilters });
   const columns = planned.plan.columns;
-  const printed = printClickHouse(ast, columns, { team: ctx.team, database: rt.config.clickhouseDatabase, timeZone: project.timeZone, now: ctx.now, values: placeholders.values,
+  const printed = printClickHouse(ast, columns, { team: ctx.team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: project.timeZone, now: ctx.now, values: placeholders.values,
     filters: placeholders.filters, testAccountFilters: project.testAccountFilters,
   });
   lap('./print_clickhouse');

@@ -84,7 +84,7 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
   };
   const aggregate = { query: raw, periods, rules, goals: goalTrees.length };
   const counted = { from: Math.min(periods.current.from, periods.previous?.from ?? Infinity), to: Math.max(periods.current.to, periods.previous?.to ?? -Infinity) };
-  const opts = { team: qc.team, database: rt.config.clickhouseDatabase, timeZone: ctx.timeZone, now: qc.now };
+  const opts = { team: qc.team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now: qc.now };
   const { run, where } = await runOnChosenExecutor<{ aggregator: WebAggregator; clicks: ClickCounts | [string, number, number][] }>(
     rt,
     () => clickHouseWebGap(q, filter) ?? goalsGap(goalTrees),

@@ -47,11 +47,12 @@ export interface FunnelGather {
  * Rows (person, time in epoch ms, mask, [breakdown value], [event name]) of the events in [from, to] passing
  * `filter` that match a matcher (every event for strict funnels, whose steps are "the next event", and with
  * `gather.everyEvent`) of the persons who may enter the funnel, in no particular order. The breakdown value is
- * the event property's text, '' when missing, as the local engine keys it.
+ * the event property's text, '' when missing, as the local engine keys it. `forFold`: the rows a fold inside ClickHouse
+ * reads (funnel-fold-sql.ts), persons as UUIDs.
  */
 export function funnelEventsSql(
   q: FunnelsQuery, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions,
-  gather: FunnelGather = { everyEvent: false, names: false },
+  gather: FunnelGather = { everyEvent: false, names: false }, forFold = false,
 ): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
   const trees: Record<string, FilterNode | null> = {};
@@ -70,10 +71,14 @@ export function funnelEventsSql(
   // events are not worth sending (for strict funnels, otherwise every event in range of everyone). Unordered ones
   // start at any step: with every event gathered, only the persons with one are worth it.
   const entry = q.order !== 'unordered' ? matches[0] : gather.everyEvent ? `(${matches.slice(0, q.steps.length).join(' OR ')})` : null;
-  if (entry !== null) where.push(`person_id IN (SELECT person_id FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${entry})`);
+  // Folded inside ClickHouse (funnel-fold-sql.ts), a person without an entry reaches nothing there anyway: the
+  // second read of the events that keeps their rows from being sent costs more than grouping them (measured at 10M
+  // events: strict 12.8 s without it, 16.3 s with it).
+  if (entry !== null && !forFold) where.push(`person_id IN (SELECT person_id FROM events WHERE timestamp >= {from} AND timestamp <= {to} AND {filters} AND ${entry})`);
   const select = ['person_id', 'timestamp', `${mask} AS mask`];
   const columns: { name: string; type: 'Person' | 'DateTime' | 'Int' | 'String' }[] = [
-    { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
+    // Folded inside ClickHouse, the person stays a UUID (16 bytes to group by, rather than its 36 characters of text).
+    { name: 'person_id', type: forFold ? 'Int' : 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
   ];
   if (q.breakdown) {
     select.push(`${breakdownValue(q.breakdown.property!, values, '', 'breakdown_key', ownerOf(q.breakdown.type))} AS breakdown`);

@@ -20,6 +20,8 @@ export interface TrendsSqlOptions {
   database: string;
   timeZone: string;
   now: number;
+  /** Where events' current persons are looked up (ClickHousePrintOptions.personLookup). */
+  personLookup?: 'overrides' | 'every_distinct_id';
 }
 
 /**
