@@ -49,9 +49,14 @@ function dataset(r: Random, persons: number, bits: number): Row[] {
 }
 
 function onLocal(rows: Row[], c: Case): StepsSummary[] {
+  return rankedValueStats(localPartial(rows, c), c.breakdown?.limit ?? Infinity).map(([v, s]) => stepsSummary(c.breakdown ? v : '', s));
+}
+
+/** The local engine's sums (with entrance periods and the steps a conversion goes from and to, for trends). */
+function localPartial(rows: Row[], c: Case, fromStep = 0, toStep = 0, periods: FunnelParams['periods'] = null) {
   const params: FunnelParams = {
     shape: c.shape, attribution: c.breakdown?.attribution ?? 'first_touch', attributionStep: null, breakdown: c.breakdown !== null,
-    periods: null, persons: false, fromStep: 0, toStep: 0,
+    periods, persons: false, fromStep, toStep,
   };
   const reducer = funnelReducer(params);
   const out = reducer.empty();
@@ -67,17 +72,21 @@ function onLocal(rows: Row[], c: Case): StepsSummary[] {
     });
     i = j;
   }
-  return rankedValueStats(out, c.breakdown?.limit ?? Infinity).map(([v, s]) => stepsSummary(c.breakdown ? v : '', s));
+  return out;
 }
 
 const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+/** Rows as the gathered query's answer. */
+const gatheredOf = (rows: Row[]) => ({
+  sql: `SELECT * FROM values('c0 UUID, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
+  params: {},
+});
+const chdbRows = ({ sql, params }: { sql: string; params: Record<string, string> }) => (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data;
+
 /** The fold run by chdb over `rows` as the gathered query's answer, ranked and cut as funnels-clickhouse.ts does. */
 function onClickHouse(rows: Row[], c: Case): StepsSummary[] {
-  const gathered = {
-    sql: `SELECT * FROM values('c0 UUID, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
-    params: {},
-  };
+  const gathered = gatheredOf(rows);
   const run = (kept: string[] | null) => {
     const { sql, params } = funnelFoldSql(gathered, c.shape, c.breakdown, kept);
     return (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data.map((row) => foldedValueOf(row, c.shape.steps));
@@ -163,40 +172,11 @@ t.test('hand-made persons: one event fills one step; ties; excluded attempts; no
 const T0 = Date.UTC(2026, 10, 2);
 const PERIODS = { starts: [...Array.from({ length: 6 }, (_, i) => T0 + i * 12 * HOUR), T0 + 80 * HOUR, T0 + 83 * HOUR], end: T0 + 90 * HOUR };
 
-/** The local engine's sums with entrance periods and steps from/to, ranked and cut at the limit. */
-function localPartial(rows: Row[], c: Case, fromStep: number, toStep: number) {
-  const params: FunnelParams = {
-    shape: c.shape, attribution: c.breakdown?.attribution ?? 'first_touch', attributionStep: null, breakdown: c.breakdown !== null,
-    periods: PERIODS, persons: false, fromStep, toStep,
-  };
-  const reducer = funnelReducer(params);
-  const out = reducer.empty();
-  const values = [...VALUES];
-  let pid = 0;
-  for (let i = 0; i < rows.length;) {
-    let j = i;
-    while (j < rows.length && rows[j]![0] === rows[i]![0]) j++;
-    const mine = rows.slice(i, j);
-    reducer.add(out, {
-      pid: ++pid, n: mine.length, ts: Float64Array.from(mine, (e) => e[1]), mask: Uint32Array.from(mine, (e) => e[2]),
-      value: Int32Array.from(mine, (e) => (e[3] === '' ? -1 : values.indexOf(e[3]))), values, name: new Int32Array(mine.length).fill(-1), names: [],
-    });
-    i = j;
-  }
-  return out;
-}
-
-const gatheredOf = (rows: Row[]) => ({
-  sql: `SELECT * FROM values('c0 UUID, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
-  params: {},
-});
-const chdbRows = ({ sql, params }: { sql: string; params: Record<string, string> }) => (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data;
-
 t.test('funnel trends: persons entering and converting per entrance period, as the local engine counts them', async (t) => {
   for (const [k, c] of CASES.entries()) {
     const rows = dataset(new Random(500 + k), 120, c.shape.steps + c.shape.exclusions.length);
     const [fromStep, toStep] = k % 2 === 0 ? [0, c.shape.steps - 1] : [Math.min(1, c.shape.steps - 2), c.shape.steps - 1];
-    const local = rankedValueStats(localPartial(rows, c, fromStep, toStep), c.breakdown?.limit ?? Infinity)
+    const local = rankedValueStats(localPartial(rows, c, fromStep, toStep, PERIODS), c.breakdown?.limit ?? Infinity)
       .map(([v, s]) => [v, s.reached, s.periodFrom, s.periodTo]);
     const sql = funnelFoldSql(gatheredOf(rows), c.shape, c.breakdown, null, { ...PERIODS, fromStep, toStep });
     const partial = new Map(chdbRows(sql).map((row) => {
@@ -214,7 +194,7 @@ t.test('time to convert: the same bins and mean as the local engine', async (t) 
     const rows = dataset(new Random(900 + k), 150, c.shape.steps + c.shape.exclusions.length);
     const [fromStep, toStep] = [0, c.shape.steps - 1];
     const binCount = k % 3 === 0 ? 7 : null;
-    const times = [...localPartial(rows, c, fromStep, toStep).values()].flatMap((s) => s.toConvert);
+    const times = [...localPartial(rows, c, fromStep, toStep, PERIODS).values()].flatMap((s) => s.toConvert);
     const bins = convertBins(binCount, times.length, Math.min(...times), Math.max(...times));
     if (bins === null) {
       t.fail(`${c.name}: no one converted in the generated data`);
