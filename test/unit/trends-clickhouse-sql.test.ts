@@ -43,7 +43,7 @@ t.test('one bucket needs no comparison; a breakdown keeps only its page of value
   const counts = trendsSeriesSql(q.series[0]!, null, STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'breakdown_counts', property: '$browser', of: 'event' }, OPTS);
   tt.match(counts.sql, /count\(\)/, 'values ranked by event count');
   tt.notOk(counts.sql.includes(`toInt64(${STARTS[1]})`), 'over the whole range (no bucket starts)');
-  tt.notMatch(counts.sql, /JSONHas\([^,]*person_properties/, "an event property's breakdown reads the event's properties");
+  tt.notMatch(counts.sql, /JSONExtractRaw\([^,]*person_properties/, "an event property's breakdown reads the event's properties");
   tt.match(page.sql, /greater\(`events`\.`person_created_at`/, 'unique users: events without a person count for no one');
   tt.notMatch(counts.sql, /greater\(`events`\.`person_created_at`/, 'but the values are ranked by event count, those events included (as locally)');
 });
@@ -53,8 +53,8 @@ t.test("a person property breakdown and filter read the person's properties at t
   const filter = parseFilters([{ key: 'plan', value: EVIL, operator: 'exact', type: 'person' }]);
   for (const shape of [{ kind: 'breakdown_counts', property: EVIL, of: 'person' }, { kind: 'buckets', breakdown: { property: EVIL, of: 'person', only: ['pro'] } }] as const) {
     const printed = trendsSeriesSql(q.series[0]!, filter, STARTS, STARTS[0]!, STARTS[2]! + DAY, shape, OPTS);
-    tt.match(printed.sql, /JSONHas\([^,]*person_properties/, `${shape.kind}: the breakdown value from person_properties`);
-    tt.notMatch(printed.sql, /JSONHas\([^,]*\.`properties`/, `${shape.kind}: not from the event's properties`);
+    tt.match(printed.sql, /JSONExtractRaw\([^,]*person_properties/, `${shape.kind}: the breakdown value from person_properties`);
+    tt.notMatch(printed.sql, /JSONExtractRaw\([^,]*\.`properties`/, `${shape.kind}: not from the event's properties`);
     tt.notMatch(printed.sql, /OR 1=1/, `${shape.kind}: the key and value as parameters`);
     tt.same(storedTableReads(printed.sql, 'posthog').map((r) => r.table), ['events'], `${shape.kind}: the events table alone (no join to the person now)`);
   }

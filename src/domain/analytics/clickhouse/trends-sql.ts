@@ -285,7 +285,9 @@ export function breakdownValue(
   const raw = `JSONExtractRaw(${properties}, {${key}})`;
   // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
   const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
-  return `multiIf(JSONHas(${properties}, {${key}}) = 0, '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(${properties}, {${key}}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
+  // The properties' JSON is parsed once, for the raw value: every test and the string's decoding read that small raw
+  // text (a missing key's raw is ''). Three parses of it per event were most of a breakdown's cost at 10M events.
+  return `multiIf(${raw} = '', '', ${raw} = 'null', '${jsonNull}', startsWith(${raw}, '"'), JSONExtractString(${raw}), match(${raw}, '^-?[0-9]'), ${number}, ${raw})`;
 }
 
 /**
