@@ -139,13 +139,10 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
     return column(`${tag}_${s}`, shift(a));
   };
 
-  // First touch: the value of the person's earliest step row that has one (last touch: the latest), in the rows'
-  // (time, mask, value) order; an aggregate beside the arrays, so that the arrays carry no text.
-  const touched = `bitAnd(toUInt32(c2), ${stepBits}) != 0 AND toString(c3) != ''`;
-  const value = !breakdown ? `''`
-    : `${breakdown.attribution === 'last_touch' ? 'argMaxIf' : 'argMinIf'}(toString(c3), (toFloat64(c1), toUInt32(c2), toString(c3)), ${touched})`;
-  // Rows equal in time and mask are interchangeable in the fold, so (time, mask) orders them enough.
-  column('ev', 'arraySort(groupArray((toFloat64(c1), toUInt32(c2))))');
+  const value = !breakdown ? `''` : breakdown.attribution === 'last_touch'
+    ? `arrayLast(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`
+    : `arrayFirst(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`;
+  column('ev', `arraySort(groupArray((toFloat64(c1), toUInt32(c2), ${breakdown ? 'toString(c3)' : `''`})))`);
   column('ts', 'arrayMap(x -> x.1, ev)');
   column('mask', 'arrayMap(x -> x.2, ev)');
   column('n', 'length(ev)');
