@@ -7,12 +7,22 @@
  * the middle of a chunk, and the replay brings the same records back. So before every chunk the shard writes the
  * range of log positions the chunk covers per source log and how often these records were already being applied
  * when the process died (`attempts`). At start-up (`read`), a marker whose records were not applied names the
- * suspects (positions at or before what was applied were committed: the replay skips them anyway). The apply then
- * gives them three chances, each narrower (src/worker/ingest/shard.ts `suspectPlan`):
+ * suspects (positions at or before what was applied were committed: the replay skips them anyway), and
+ * `suspectTreatment` says what is done with them:
  *
  *   attempts 0 → applied as usual, in a chunk with the marker at attempts 1 (most kills are not the record's fault);
- *   attempts 1 → each suspect record alone, the marker at attempts 2 naming just that record;
- *   attempts 2 → that record is set aside in the dead-letter store without being applied.
+ *   attempts 1-3 → each suspect record alone, the marker naming just that record;
+ *   attempts 4 → that record is set aside in the dead-letter store without being applied.
+ *
+ * A death is counted against a record applied alone only if it came while the record's own code ran: decoding it,
+ * processing its persons, building its rows (`aloneMarks`: the marker says `working` then). While that record
+ * waits (for its commits' fdatasync, for a metadata write) the marker says `waiting`, and a death there counts
+ * only in `waits`. A kill from outside (an operator, an orchestrator, the crash soak) is as likely to land anywhere;
+ * counted against whatever record was alone, it set an innocent, acknowledged record aside: the 3,000-round crash
+ * soak of 2026-12-03 lost 5 acknowledged events that way, when two of its kills landed in one record's turns. The
+ * record's own code takes about a millisecond, the fdatasyncs around it up to hundreds: three chance kills in
+ * that millisecond are what it now takes. `waits` is bounded too (WAIT_DEATHS), so that a commit that kills the
+ * process every time cannot loop for ever.
  *
  * The marker is one 512-byte write at offset 0 of a small file, not synced: what it guards against is the process
  * dying, which leaves the page cache intact (stack-notes §1g); a power loss that loses it costs one more attempt.
@@ -27,8 +37,39 @@ const SIZE = 512;
 export type MarkedRanges = Record<string, [number, number]>;
 
 export interface ApplyMark {
+  /** Deaths these records were already present at (a chunk's, then their own alone), counting a death now. */
   attempts: number;
   ranges: MarkedRanges;
+  /** For a record applied alone: deaths while it waited (its code not running), counting a death now. */
+  waits?: number;
+}
+
+/** Deaths while its own code ran alone after which a record is set aside (the attempts 2, 3 and 4). */
+export const OWN_DEATHS = 3;
+/** Deaths while a record applied alone waited for its commits after which it is set aside all the same. */
+export const WAIT_DEATHS = 10;
+
+/** What the apply does with the suspects a marker names at start-up. */
+export function suspectTreatment(mark: ApplyMark): 'again' | 'alone' | 'set-aside' {
+  if (mark.attempts >= 1 + OWN_DEATHS || (mark.waits ?? 0) >= WAIT_DEATHS) return 'set-aside';
+  return mark.attempts >= 1 ? 'alone' : 'again';
+}
+
+/**
+ * The two marks of a suspect record applied alone (`suspect`: what the marker said at start-up): `working` while
+ * its own code runs (a death counts against it), `waiting` otherwise (a death counts only in `waits`).
+ */
+export function aloneMarks(suspect: ApplyMark, ranges: MarkedRanges): { working: ApplyMark; waiting: ApplyMark } {
+  const waits = suspect.waits ?? 0;
+  return {
+    working: { attempts: suspect.attempts + 1, ranges, waits },
+    waiting: { attempts: suspect.attempts, ranges, waits: waits + 1 },
+  };
+}
+
+/** How many times the process died applying a record set aside by `suspectTreatment`. */
+export function deathsOf(suspect: ApplyMark): { deaths: number; own: number } {
+  return { deaths: suspect.attempts + 1 + (suspect.waits ?? 0), own: Math.max(0, suspect.attempts - 1) };
 }
 
 /** Whether a record (its source and end position) lies in a marked range. */

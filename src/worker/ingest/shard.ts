@@ -52,7 +52,7 @@ import type { RetentionCounters } from '../retention.js';
 import { ApplyBudget } from './apply-budget.js';
 import { applyFault } from './apply-faults.js';
 import { letRequestsPass } from '../waiting-requests.js';
-import { ApplyMarker, inRanges, rangesOf, type ApplyMark } from './apply-marker.js';
+import { aloneMarks, ApplyMarker, deathsOf, inRanges, rangesOf, suspectTreatment, type ApplyMark } from './apply-marker.js';
 
 export interface ApplyContext {
   persons: PersonStore;
@@ -202,8 +202,10 @@ interface ChunkPlan {
   /** Parts taken from the head of the queue, and their events. */
   take: number;
   events: number;
-  /** What the crash marker says of these records (src/worker/ingest/apply-marker.ts). */
+  /** What the crash marker says of these records (src/worker/ingest/apply-marker.ts), for a chunk not alone. */
   attempts: number;
+  /** A suspect record applied alone (or set aside): the crash marker counts only deaths in its own code. */
+  alone: boolean;
   mode: 'chunk' | 'slices' | 'set-aside';
 }
 
@@ -244,6 +246,8 @@ export class Shard {
   readonly retention: RetentionCounters = { passes: 0, deletedEvents: 0, running: false };
   /** The time and memory one apply attempt may take (src/worker/ingest/apply-budget.ts). */
   private readonly budget: ApplyBudget;
+  /** While a suspect record is applied alone: the crash marker's two marks for it (`ownWork`). */
+  private alone: { working: ApplyMark; waiting: ApplyMark } | null = null;
 
   private constructor(
     readonly id: number,
@@ -312,8 +316,9 @@ export class Shard {
     const { marker, last } = ApplyMarker.open(shardDir(dataDir, id));
     const suspects = last && Object.keys(last.ranges).length > 0 ? last : null;
     if (suspects) {
-      ctx.log.warn({ event: 'apply_suspects', shard: id, attempts: suspects.attempts, ranges: suspects.ranges },
-        `shard ${id}: the process stopped while applying records ${JSON.stringify(suspects.ranges)} (${suspects.attempts} earlier attempts); those not applied yet are tried ${suspects.attempts === 0 ? 'again' : suspects.attempts === 1 ? 'one at a time' : 'no more and set aside'}`);
+      const treatment = suspectTreatment(suspects);
+      ctx.log.warn({ event: 'apply_suspects', shard: id, attempts: suspects.attempts, waits: suspects.waits ?? 0, ranges: suspects.ranges },
+        `shard ${id}: the process stopped while applying records ${JSON.stringify(suspects.ranges)} (${suspects.attempts} earlier attempts, ${suspects.waits ?? 0} while waiting); those not applied yet are tried ${treatment === 'again' ? 'again' : treatment === 'alone' ? 'one at a time' : 'no more and set aside'}`);
     }
     return new Shard(id, events, new SourceLog(id, log, events.env, events.state, ctx.shared, (m) => ctx.log.error(m), ctx.exporting), ctx, marker, suspects);
   }
@@ -537,15 +542,22 @@ export class Shard {
         const started = performance.now();
         this.longestCallbackS = 0;
         try {
-          const done = await this.inTurn(plan.attempts >= 2, async () => {
-            this.marker.mark({ attempts: plan.attempts, ranges: rangesOf(chunk) });
-            if (plan.mode === 'set-aside') await this.setAsideRecord(chunk[0]!, plan.attempts);
-            else if (plan.mode === 'slices') return this.applyInSlices(chunk[0]!);
-            else {
-              await this.applyChunk(chunk);
-              this.sizer.observe(n, this.longestCallbackS);
+          const done = await this.inTurn(plan.alone, async () => {
+            if (plan.alone) {
+              this.alone = aloneMarks(this.suspects!, rangesOf(chunk));
+              this.marker.mark(this.alone.waiting);
+            } else this.marker.mark({ attempts: plan.attempts, ranges: rangesOf(chunk) });
+            try {
+              if (plan.mode === 'set-aside') await this.setAsideRecord(chunk[0]!, this.suspects!);
+              else if (plan.mode === 'slices') return await this.applyInSlices(chunk[0]!);
+              else {
+                await this.applyChunk(chunk);
+                this.sizer.observe(n, this.longestCallbackS);
+              }
+              return true;
+            } finally {
+              this.alone = null;
             }
-            return true;
           });
           if (!done) break; // the stop's deadline came during a sliced record: it stays queued
         } catch (error) {
@@ -574,7 +586,7 @@ export class Shard {
   /**
    * The next chunk: the parts at the head of the queue up to `limit` events, except a record so large it is
    * applied alone in slices, and the records the crash marker names (`suspects`): applied as usual the first time
-   * after a crash, one at a time the second, set aside the third (src/worker/ingest/apply-marker.ts).
+   * after a crash, then one at a time, then set aside (src/worker/ingest/apply-marker.ts `suspectTreatment`).
    */
   private nextChunk(limit: number): ChunkPlan {
     const queue = this.queue;
@@ -583,12 +595,13 @@ export class Shard {
     const large = (p: Part) => p.events > 1 && (p.events > SLICE_RECORD_CHUNKS * limit || p.bytes > SLICE_RECORD_CHUNKS * maxBytes);
     const suspects = this.suspects;
     const suspect = (p: Part) => suspects !== null && inRanges(suspects.ranges, p.source, p.end);
-    if (suspects !== null && suspects.attempts >= 1 && suspect(first)) {
-      const mode = suspects.attempts >= 2 ? 'set-aside' : large(first) ? 'slices' : 'chunk';
-      return { take: 1, events: first.events, attempts: suspects.attempts + 1, mode };
+    const treatment = suspects === null ? 'again' : suspectTreatment(suspects);
+    if (treatment !== 'again' && suspect(first)) {
+      const mode = treatment === 'set-aside' ? 'set-aside' : large(first) ? 'slices' : 'chunk';
+      return { take: 1, events: first.events, attempts: 0, alone: true, mode };
     }
-    const attempts = suspects !== null && suspects.attempts === 0 ? 1 : 0;
-    if (large(first)) return { take: 1, events: first.events, attempts: suspect(first) ? attempts : 0, mode: 'slices' };
+    const attempts = suspects !== null && treatment === 'again' ? 1 : 0;
+    if (large(first)) return { take: 1, events: first.events, attempts: suspect(first) ? attempts : 0, alone: false, mode: 'slices' };
     let n = 0;
     let bytes = 0;
     let take = 0;
@@ -596,13 +609,13 @@ export class Shard {
     while (take < queue.length && (take === 0 || (n < limit && bytes < maxBytes))) {
       const part = queue[take]!;
       // A large record waits for its own turn; a suspect that gets a turn alone waits for it.
-      if (take > 0 && (large(part) || (suspects !== null && suspects.attempts >= 1 && suspect(part)))) break;
+      if (take > 0 && (large(part) || (treatment !== 'again' && suspect(part)))) break;
       anySuspect ||= suspect(part);
       n += part.events;
       bytes += part.bytes;
       take++;
     }
-    return { take, events: n, attempts: anySuspect ? attempts : 0, mode: 'chunk' };
+    return { take, events: n, attempts: anySuspect ? attempts : 0, alone: false, mode: 'chunk' };
   }
 
   /**
@@ -670,14 +683,15 @@ export class Shard {
   }
 
   /**
-   * Sets aside a whole record without applying it: the process died twice while applying it (the crash marker), so
-   * a third attempt would most likely die too. It is kept in the dead-letter store with the reason (and its text,
+   * Sets aside a whole record without applying it: the process died while applying it in a chunk and then, each
+   * time, while its own code ran alone (the crash marker), so another attempt would most likely die too. It is kept in the dead-letter store with the reason (and its text,
    * up to SET_ASIDE_TEXT), and the shard moves past its position.
    */
-  private async setAsideRecord(part: Part, attempts: number): Promise<void> {
+  private async setAsideRecord(part: Part, suspect: ApplyMark): Promise<void> {
     const record = this.reader.readAll(this.ctx.logDir(part.source), [part])[0]!;
     const text = record.toString('utf8', 0, Math.min(record.length, SET_ASIDE_TEXT));
-    const reason = `the process stopped ${attempts} times while applying this record (${part.events} events, ${record.length} bytes)`;
+    const { deaths, own } = deathsOf(suspect);
+    const reason = `the process stopped ${deaths} times while applying this record (${part.events} events, ${record.length} bytes; ${own} times while its own processing ran alone)`;
     this.ctx.log.error({ event: 'record_set_aside', shard: this.id, source: part.source, end: part.end }, `shard ${this.id}: ${reason}; set aside`);
     const letter: DeadLetter = { kind: 'record', team: teamOfRecord(record), uuid: null, source: part.source, end: part.end, reason, at: new Date().toISOString(), content: text };
     await this.applyEvents([], [letter], reachedBy([part]));
@@ -708,6 +722,10 @@ export class Shard {
 
   /** The events of the chunk's records that this shard owns, in queue order. */
   private recordEvents(chunk: readonly Part[]): ChunkContent {
+    return this.ownWork(() => this.decodeRecords(chunk));
+  }
+
+  private decodeRecords(chunk: readonly Part[]): ChunkContent {
     // Each source's records are read in log order, neighbours with one read.
     const bySource = new Map<number, number[]>();
     chunk.forEach((part, i) => {
@@ -927,10 +945,26 @@ export class Shard {
     const started = performance.now();
     this.budget.enter();
     try {
-      return callback();
+      return this.ownWork(callback);
     } finally {
       this.budget.leave();
       this.longestCallbackS = Math.max(this.longestCallbackS, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * Runs the code of the records being applied (decoding them, processing their persons, building their rows).
+   * For a suspect applied alone, the crash marker says `working` meanwhile and `waiting` again after: only a death
+   * in its own code counts against it (src/worker/ingest/apply-marker.ts).
+   */
+  private ownWork<T>(work: () => T): T {
+    const alone = this.alone;
+    if (alone === null) return work();
+    this.marker.mark(alone.working);
+    try {
+      return work();
+    } finally {
+      this.marker.mark(alone.waiting);
     }
   }
 
