@@ -384,14 +384,17 @@ t.test('sequence analyses with more events than a part are gathered in parts on 
   const [{ n }] = await duck.rows(`SELECT count(*) AS n FROM events WHERE ${range}`) as [{ n: number }];
   tt.ok(Number(n) > 2 * GATHER_ROWS, `the funnel's events (${n}) fill more than two parts of ${GATHER_ROWS}`);
   const steps = enc(JSON.stringify(FUNNEL_STEPS));
-  // Unordered funnels are still gathered; the ordered funnel is folded inside ClickHouse, which sends sums.
+  // All-events attribution is still gathered; the funnel by first touch is folded inside ClickHouse, which sends sums,
+  // ordered or unordered (its steps are distinct events).
   const byBrowser = `insights/funnel/?events=${steps}&breakdown=%24browser`;
-  const gathered = (await api.twin.get(`/api/projects/@current/${byBrowser}&funnel_order_type=unordered&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  const gathered = (await api.twin.get(`/api/projects/@current/${byBrowser}&breakdown_attribution_type=all_events&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   const folded = (await api.twin.get(`/api/projects/@current/${byBrowser}&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(folded.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the steps by browser: folded inside ClickHouse');
   tt.ok(folded.clickhouse.bytes_received * 100 < gathered.clickhouse.bytes_received,
-    `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the events of its unordered form`);
-  for (const path of [`${byBrowser}&funnel_order_type=unordered`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50', `persons/funnel/?events=${steps}&funnel_step=2`,
+    `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the events of its all-events form`);
+  const unordered = (await api.twin.get(`/api/projects/@current/${byBrowser}&funnel_order_type=unordered&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  tt.has(unordered.clickhouse, { fallback: null, folded_in_clickhouse: true }, `its unordered form too: ${unordered.clickhouse.bytes_received} bytes came back`);
+  for (const path of [`${byBrowser}&breakdown_attribution_type=all_events`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50', `persons/funnel/?events=${steps}&funnel_step=2`,
     'persons/path/?path_dropoff_key=2_%2F', `persons/funnel/correlation/?events=${steps}&funnel_correlation_person_entity=${enc('{"id":"$pageleave","type":"events"}')}`]) {
     const res = await api.twin.get(`/api/projects/@current/${path}&date_from=${FROM}&date_to=${TO}&refresh=true`);
     tt.equal(res.status, 200, path);

@@ -1,7 +1,7 @@
 // A funnel's steps folded inside ClickHouse (src/domain/analytics/clickhouse/funnel-fold-sql.ts) against the local
 // engine's fold (personFunnel through funnelReducer, ranked and cut into "Other" as the answer is): generated persons'
-// events, every shape the fold answers (ordered and strict, windows, exclusions, breakdowns by first and last touch,
-// a breakdown limit), run by chdb over the same rows, must give the same persons per step and the same mean and
+// events, every shape the fold answers (ordered, strict, and unordered of distinct events; windows, exclusions,
+// breakdowns by first and last touch, a breakdown limit), run by chdb over the same rows, must give the same persons per step and the same mean and
 // median conversion times. The fold is the local engine's definition written with arrays: this is where the two
 // are held to each other, case by case.
 import t from 'tap';
@@ -27,9 +27,10 @@ const VALUES = ['', 'Chrome', 'Safari', 'Firefox', "O'Neil \\ Edge"];
 
 /**
  * Persons with 1-14 events over four days, each event matching a few of the bits (steps, then exclusions) or none
- * (strict funnels see every event). Rows are in the order the SQL sorts a person's events: time, mask, value.
+ * (strict funnels see every event); with `oneStep` (the steps of an unordered funnel of distinct events), at most one
+ * of the first `oneStep` bits. Rows are in the order the SQL sorts a person's events: time, mask, value.
  */
-function dataset(r: Random, persons: number, bits: number): Row[] {
+function dataset(r: Random, persons: number, bits: number, oneStep: number | null = null): Row[] {
   const rows: Row[] = [];
   for (let p = 0; p < persons; p++) {
     const person = `00000000-0000-0000-0000-${String(p + 1).padStart(12, '0')}`;
@@ -37,7 +38,8 @@ function dataset(r: Random, persons: number, bits: number): Row[] {
     const events: Row[] = [];
     for (let k = 0; k < n; k++) {
       let mask = 0;
-      for (let b = 0; b < bits; b++) if (r.chance(b === 0 ? 0.45 : 0.3)) mask |= 1 << b;
+      for (let b = oneStep ?? 0; b < bits; b++) if (r.chance(b === 0 ? 0.45 : 0.3)) mask |= 1 << b;
+      if (oneStep !== null && r.chance(0.75)) mask |= 1 << r.int(0, oneStep - 1);
       // Some events at the same instant as the previous one: ties are ordered the same way on both sides.
       const ms = k > 0 && r.chance(0.1) ? events[k - 1]![1] : Date.UTC(2026, 10, 2) + r.int(0, 96) * HOUR + r.int(0, 59) * 60_000;
       events.push([person, ms, mask, r.pick(VALUES)]);
@@ -116,7 +118,7 @@ function same(a: StepsSummary[], b: StepsSummary[]): string | null {
   return null;
 }
 
-const shape = (steps: number, order: 'ordered' | 'strict', windowH: number, exclusions: [from: number, to: number][] = []): FunnelShape => ({
+const shape = (steps: number, order: 'ordered' | 'strict' | 'unordered', windowH: number, exclusions: [from: number, to: number][] = []): FunnelShape => ({
   steps, order, windowMs: windowH * HOUR, exclusions: exclusions.map(([from, to], i) => ({ bit: steps + i, from, to })),
 });
 
@@ -133,14 +135,23 @@ const CASES: Case[] = [
   { name: 'breakdown, last touch, exclusion', shape: shape(3, 'ordered', 24, [[1, 2]]), breakdown: { attribution: 'last_touch', limit: 25 } },
   { name: 'breakdown limit 2 ("Other")', shape: shape(3, 'ordered', 14 * 24), breakdown: { attribution: 'first_touch', limit: 2 } },
   { name: 'strict breakdown limit 1, last touch', shape: shape(2, 'strict', 14 * 24), breakdown: { attribution: 'last_touch', limit: 1 } },
+  { name: 'unordered, 2 steps', shape: shape(2, 'unordered', 14 * 24), breakdown: null },
+  { name: 'unordered, 3 steps, 14 days', shape: shape(3, 'unordered', 14 * 24), breakdown: null },
+  { name: 'unordered, 4 steps, 5-hour window', shape: shape(4, 'unordered', 5), breakdown: null },
+  { name: 'unordered, exclusion between steps 0 and 1', shape: shape(3, 'unordered', 14 * 24, [[0, 1]]), breakdown: null },
+  { name: 'unordered, exclusions over the funnel and 1-2, 10-hour window', shape: shape(3, 'unordered', 10, [[0, 2], [1, 2]]), breakdown: null },
+  { name: 'unordered breakdown limit 2, last touch', shape: shape(3, 'unordered', 14 * 24), breakdown: { attribution: 'last_touch', limit: 2 } },
 ];
+
+/** The case's generated persons (unordered funnels are folded for steps of distinct events only). */
+const rowsFor = (c: Case, seed: number, persons: number) =>
+  dataset(new Random(seed), persons, c.shape.steps + c.shape.exclusions.length, c.shape.order === 'unordered' ? c.shape.steps : null);
 
 t.test('every shape the fold answers: the same steps as the local engine, over generated persons', async (t) => {
   for (const [k, c] of CASES.entries()) {
-    t.equal(funnelFoldGap(c.shape, 'steps', c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', false), null, `${c.name}: folded in ClickHouse`);
+    t.equal(funnelFoldGap(c.shape, 'steps', c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', false, true), null, `${c.name}: folded in ClickHouse`);
     for (const seed of [11 + k, 1000 + k]) {
-      const bits = c.shape.steps + c.shape.exclusions.length;
-      const rows = dataset(new Random(seed), 120, bits);
+      const rows = rowsFor(c, seed, 120);
       const local = onLocal(rows, c);
       const entered = local.reduce((a, v) => a + v.reached.reduce((x, y) => x + y, 0), 0);
       const converted = local.reduce((a, v) => a + v.reached[c.shape.steps]!, 0);
@@ -163,9 +174,14 @@ t.test('hand-made persons: one event fills one step; ties; excluded attempts; no
     ['a later attempt survives an excluded one', [[p(1), 0, 1, ''], [p(1), 5, 4, ''], [p(1), 6, 1, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))],
     ['past the window', [[p(1), 0, 1, ''], [p(1), HOUR + 1, 2, '']], c(shape(2, 'ordered', 1))],
     ['no one enters', [[p(1), 0, 2, ''], [p(2), 0, 0, '']], c(shape(2, 'ordered', 1))],
+    ['unordered: the steps in reverse order convert', [[p(1), 0, 4, ''], [p(1), 1, 2, ''], [p(1), 2, 1, '']], c(shape(3, 'unordered', 24))],
+    ['unordered: a step twice is one step', [[p(1), 0, 1, ''], [p(1), 1, 1, '']], c(shape(2, 'unordered', 24))],
+    ['unordered: an exclusion between the first two of the chain drops it', [[p(1), 0, 2, ''], [p(1), 5, 4, ''], [p(1), 9, 1, '']], c(shape(2, 'unordered', 24, [[0, 1]]))],
   ];
   for (const [name, rows, k] of cases) t.equal(same(onClickHouse(rows, k), onLocal(rows, k)), null, name);
   t.same(onClickHouse([[p(1), 0, 1, ''], [p(1), 0, 4, ''], [p(1), 9, 2, '']], c(shape(2, 'ordered', 24, [[0, 1]]))).map((v) => v.reached), [[0, 0, 1]], 'and it converts');
+  t.same(onClickHouse([[p(1), 0, 4, ''], [p(1), 1, 2, ''], [p(1), 2, 1, '']], c(shape(3, 'unordered', 24))).map((v) => v.reached), [[0, 0, 0, 1]], 'unordered in reverse: all three steps');
+  t.same(onClickHouse([[p(1), 0, 2, ''], [p(1), 5, 4, ''], [p(1), 9, 1, '']], c(shape(2, 'unordered', 24, [[0, 1]]))).map((v) => v.reached), [[0, 1, 0]], 'unordered, excluded: the later start alone');
 });
 
 /** Entrance periods: 12-hour ones, then two uneven ones; the end cuts the data's last hours off. */
@@ -174,7 +190,7 @@ const PERIODS = { starts: [...Array.from({ length: 6 }, (_, i) => T0 + i * 12 * 
 
 t.test('funnel trends: persons entering and converting per entrance period, as the local engine counts them', async (t) => {
   for (const [k, c] of CASES.entries()) {
-    const rows = dataset(new Random(500 + k), 120, c.shape.steps + c.shape.exclusions.length);
+    const rows = rowsFor(c, 500 + k, 120);
     const [fromStep, toStep] = k % 2 === 0 ? [0, c.shape.steps - 1] : [Math.min(1, c.shape.steps - 2), c.shape.steps - 1];
     const local = rankedValueStats(localPartial(rows, c, fromStep, toStep, PERIODS), c.breakdown?.limit ?? Infinity)
       .map(([v, s]) => [v, s.reached, s.periodFrom, s.periodTo]);
@@ -191,7 +207,7 @@ t.test('funnel trends: persons entering and converting per entrance period, as t
 
 t.test('time to convert: the same bins and mean as the local engine', async (t) => {
   for (const [k, c] of CASES.filter((c) => c.shape.steps >= 2).entries()) {
-    const rows = dataset(new Random(900 + k), 150, c.shape.steps + c.shape.exclusions.length);
+    const rows = rowsFor(c, 900 + k, 150);
     const [fromStep, toStep] = [0, c.shape.steps - 1];
     const binCount = k % 3 === 0 ? 7 : null;
     const times = [...localPartial(rows, c, fromStep, toStep, PERIODS).values()].flatMap((s) => s.toConvert);
@@ -215,11 +231,12 @@ t.test('time to convert: the same bins and mean as the local engine', async (t) 
 
 t.test('what the fold leaves to the gathered path is named', async (t) => {
   const s = shape(3, 'ordered', 24);
-  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'steps', false, 'first_touch', false), /unordered/);
-  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'trends', false, 'first_touch', false), /unordered/);
-  t.equal(funnelFoldGap(s, 'trends', true, 'last_touch', false), null, 'funnel trends are folded');
-  t.equal(funnelFoldGap(s, 'time_to_convert', false, 'first_touch', false), null, 'time to convert is folded');
-  t.match(funnelFoldGap(s, 'steps', true, 'step', false), /step attribution/);
-  t.match(funnelFoldGap(s, 'steps', true, 'all_events', false), /all_events attribution/);
-  t.match(funnelFoldGap(s, 'steps', false, 'first_touch', true), /persons/);
+  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'steps', false, 'first_touch', false, false), /unordered funnels whose steps may match one event/);
+  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'trends', false, 'first_touch', false, false), /unordered/);
+  t.equal(funnelFoldGap({ ...s, order: 'unordered' }, 'trends', false, 'first_touch', false, true), null, 'unordered of distinct events is folded');
+  t.equal(funnelFoldGap(s, 'trends', true, 'last_touch', false, false), null, 'funnel trends are folded');
+  t.equal(funnelFoldGap(s, 'time_to_convert', false, 'first_touch', false, false), null, 'time to convert is folded');
+  t.match(funnelFoldGap(s, 'steps', true, 'step', false, true), /step attribution/);
+  t.match(funnelFoldGap(s, 'steps', true, 'all_events', false, true), /all_events attribution/);
+  t.match(funnelFoldGap(s, 'steps', false, 'first_touch', true, true), /persons/);
 });

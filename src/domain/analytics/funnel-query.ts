@@ -158,6 +158,15 @@ export function funnelMatchers(q: FunnelsQuery): FunnelMatcher[] {
   return [...q.steps.map((s) => ({ event: s.event, filter: s.properties })), ...q.exclusions.map((e) => ({ event: e.event, filter: e.properties }))];
 }
 
+/**
+ * Whether no event can match two of the steps: each step is an event of a name no other step has (not an action,
+ * not all events). Unordered funnels of such steps need no matching of steps to events (funnel-fold-sql.ts).
+ */
+export function stepsOfDistinctEvents(q: FunnelsQuery): boolean {
+  const names = q.steps.map((s) => (s.kind === 'events' && s.action === null ? s.event : null));
+  return names.every((name) => name !== null) && new Set(names).size === names.length;
+}
+
 /** Bits of an event's mask: steps 0..n-1, then exclusions. */
 export function funnelShape(q: FunnelsQuery): FunnelShape {
   const n = q.steps.length;

@@ -10,7 +10,7 @@ import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelTimesSql, type Folde
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
-import { funnelShape, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
+import { funnelShape, stepsOfDistinctEvents, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
@@ -44,7 +44,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons) === null;
+  const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons, stepsOfDistinctEvents(q)) === null;
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {

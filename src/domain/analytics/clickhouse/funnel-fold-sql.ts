@@ -13,10 +13,14 @@
  * - the person's result is the longest attempt left; the conversion times are averaged, and their median taken,
  *   over every attempt of that length, as the local engine does;
  * - funnel trends: each attempt's entrance period, the longest attempt per period, summed per period (`sumMap`);
- * - time to convert: each person's seconds between the two steps, their range first, then counted per bin.
+ * - time to convert: each person's seconds between the two steps, their range first, then counted per bin;
+ * - unordered funnels whose steps are distinct events (no event matches two steps): every row matching a step starts
+ *   an attempt, which takes each other step's first row after it within the window; the attempt's times sorted are
+ *   its chain, and from there it is folded as an ordered one.
  *
- * Unordered funnels (a maximum matching of steps to events), step and all-events attribution and the persons of a
- * step are not folded here: their events are still gathered and folded by the local engine (funnels-clickhouse.ts).
+ * Unordered funnels whose steps may share an event (the local engine then shares events out by a maximum matching),
+ * step and all-events attribution and the persons of a step are not folded here: their events are still gathered
+ * and folded by the local engine (funnels-clickhouse.ts).
  * No two events of a person at the same millisecond have a defined order on either engine; here they are in
  * (time, mask, value) order. Pure: SQL text and parameters out.
  */
@@ -27,10 +31,13 @@ import type { FunnelShape } from '../funnel.js';
 /** The person uuid of events ingested without one (the export's placeholder): never a person. */
 const NO_PERSON = '00000000-0000-0000-0000-000000000000';
 
-/** Which funnels this fold answers (null: it does), else what it leaves to the gathering path. */
-export function funnelFoldGap(shape: FunnelShape, viz: string, breakdown: boolean, attribution: Attribution, persons: boolean): string | null {
+/**
+ * Which funnels this fold answers (null: it does), else what it leaves to the gathering path. `distinctSteps`: each
+ * step is an event of its own name (not an action, not all events), so no event matches two steps.
+ */
+export function funnelFoldGap(shape: FunnelShape, viz: string, breakdown: boolean, attribution: Attribution, persons: boolean, distinctSteps: boolean): string | null {
   if (persons) return 'the persons of a step are listed from gathered events';
-  if (shape.order === 'unordered') return 'unordered funnels are folded from gathered events';
+  if (shape.order === 'unordered' && !distinctSteps) return 'unordered funnels whose steps may match one event (actions, all events, an event twice) are folded from gathered events';
   if (breakdown && attribution !== 'first_touch' && attribution !== 'last_touch') return `${attribution} attribution is folded from gathered events`;
   if (shape.steps + shape.exclusions.length > 31) return 'more than 31 steps and exclusions';
   return null;
@@ -147,25 +154,42 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
   column('mask', 'arrayMap(x -> x.2, ev)');
   column('n', 'length(ev)');
 
+  // Unordered (steps of distinct events): per row, per step other than the row's own, `v` at the step's first row
+  // after it within the window (NONE: none), with `own` at the row itself, sorted: the attempt's chain. Rows never
+  // match two steps, so no two steps take one row. `v` grows along the rows, so sorting by it sorts by time.
+  const nextTs: string[] = [];
+  const unorderedChain = (tag: string, own: string, v: string): string => {
+    if (nextTs.length === 0) for (let s = 0; s < S; s++) nextTs.push(column(`next_ts_${s}`, shift(fill(onBit(s, 'ts')))));
+    const values = v === 'ts' ? [] : Array.from({ length: S }, (_, s) => column(`${tag}_next_${s}`, shift(fill(onBit(s, v)))));
+    const value = (s: number) => (v === 'ts' ? `u${s}` : `a${s}`);
+    const members = nextTs.map((_, s) => `if(bitTest(m, ${s}) OR u${s} > t + ${W}, ${NONE}, ${value(s)})`);
+    const args = ['o', 't', 'm', ...nextTs.map((_, s) => `u${s}`), ...values.map((_, s) => `a${s}`)];
+    return column(`${tag}_chain`, `arrayMap((${args.join(', ')}) -> arraySort([o, ${members.join(', ')}]), ${[own, 'ts', 'mask', ...nextTs, ...values].join(', ')})`);
+  };
   // Per row as an attempt's start: the time of each later step (NONE: not reached in any window).
   const stepTimes: string[] = ['ts'];
+  const chain = shape.order === 'unordered' ? unorderedChain('step_ts', 'ts', 'ts') : null;
   for (let s = 1; s < S; s++) {
-    stepTimes.push(shape.order === 'strict'
-      // Strict: step s is the s-th row after the start, when every row between matched its step.
-      ? column(`step_ts_${s}`, `arrayMap((p, m, t) -> if(p < ${NONE} AND bitTest(m, ${s}), t, ${NONE}), ${stepTimes[s - 1]}, ${ahead('mask', s, '0')}, ${ahead('ts', s, NONE)})`)
-      : onChain('ts', s, 'step_ts'));
+    stepTimes.push(chain !== null ? column(`step_ts_${s}`, `arrayMap(c -> c[${s + 1}], ${chain})`)
+      : shape.order === 'strict'
+        // Strict: step s is the s-th row after the start, when every row between matched its step.
+        ? column(`step_ts_${s}`, `arrayMap((p, m, t) -> if(p < ${NONE} AND bitTest(m, ${s}), t, ${NONE}), ${stepTimes[s - 1]}, ${ahead('mask', s, '0')}, ${ahead('ts', s, NONE)})`)
+        : onChain('ts', s, 'step_ts'));
   }
   // Per exclusion: the time of its first row later than the guarded step's time (NONE: none).
   const exclusionTimes = shape.exclusions.map(({ bit, from }, e) => {
     const first = column(`exclusion_${e}_first`, fill(`arrayMap((m, t) -> if(bitTest(m, ${bit}), t, ${NONE}), mask, ts)`));
     // At each row, from the first row of a later time on (the last row of each time carries the next row's value).
     const later = column(`exclusion_${e}_later`, fill(`arrayMap((t, u, v) -> if(t != u, v, ${NONE}), ts, ${shift('ts')}, ${shift(first)})`));
+    if (shape.order === 'unordered') return column(`exclusion_${e}_at`, `arrayMap(c -> c[${from + 1}], ${unorderedChain(`exclusion_${e}`, later, later)})`);
     return shape.order === 'strict' ? column(`exclusion_${e}_at`, ahead(later, from, NONE)) : onChain(later, from, `exclusion_${e}_at`);
   });
 
   // Per attempt (rows matching step 0), the steps reached within the window (times only grow along the steps, so
   // the steps within it are a prefix), 0 when an exclusion row lies strictly between the steps it guards.
-  const started = (name: string) => `arrayFilter((x, m) -> bitTest(m, 0), ${name}, mask)`;
+  const started = (name: string) => shape.order === 'unordered'
+    ? `arrayFilter((x, m) -> bitAnd(m, ${stepBits}) != 0, ${name}, mask)`
+    : `arrayFilter((x, m) -> bitTest(m, 0), ${name}, mask)`;
   const args = [...stepTimes.map((_, s) => `t${s}`), ...shape.exclusions.map((_, e) => `x${e}`)];
   const arrays = [...stepTimes.map(started), ...exclusionTimes.map(started)];
   const reached = `toUInt32(1${stepTimes.slice(1).map((_, i) => ` + (t${i + 1} <= t0 + ${W})`).join('')})`;
