@@ -14,7 +14,7 @@ import { exportCaughtUp } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { correlationParams, correlationReducer, type CorrelationRun } from './correlation.js';
 import { foldGatheredRows } from './gathered-events.js';
-import { queryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { gatheredLocalId } from './actors-clickhouse.js';
 
@@ -34,7 +34,7 @@ export async function runCorrelationOnClickHouse(
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   // Correlation reads no breakdown: the same rows whatever the funnel's breakdown.
   const printed = funnelEventsSql({ ...q, breakdown: null }, filter, range.from, range.to,
-    { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now }, { everyEvent: true, names: true });
+    clickHouseSqlOptions(rt, team, ctx.timeZone, now), { everyEvent: true, names: true });
   const caughtUp = await exportCaughtUp(rt, requested);
   // Every event of the persons who may enter comes back, part after part (a part's persons at a time).
   const reducer = correlationReducer(correlationParams(q, range.to, exclude, personsOf));

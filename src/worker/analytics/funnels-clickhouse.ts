@@ -16,7 +16,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { gatheredLocalId } from './actors-clickhouse.js';
 import { convertBins, funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
-import { queryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
 
@@ -42,7 +42,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
-  const opts: TrendsSqlOptions = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
+  const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons, stepsOfDistinctEvents(q)) === null;
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);

@@ -11,7 +11,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { actorValuesOnClickHouse } from './actors-clickhouse.js';
 import { lifecyclePeriodOf, lifecycleWindow, type LifecycleRun } from './person-analyses.js';
-import { queryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 
 /** The four statuses' values over `periods` periods (dormant negative) from the two queries' rows. */
@@ -38,7 +38,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   const first = await firstEventIfAll(rt, team, q.dates);
   const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const opts = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
+  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   return { series, ctx, range, starts, filter, opts, periods: { withBefore: [before, ...starts], end } };
 }
 

@@ -13,7 +13,7 @@ import type { WorkerRuntime } from '../runtime.js';
 import { foldGatheredRows, type RowColumns } from './gathered-events.js';
 import { pathReducer, pathRules, type PathParams, type PathRun } from './paths.js';
 import { gatheredLocalId } from './actors-clickhouse.js';
-import { queryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 
 /** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
@@ -33,7 +33,7 @@ export async function runPathsOnClickHouse(
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const printed = pathEventsSql(q, filter, range.from, range.to, { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now });
+  const printed = pathEventsSql(q, filter, range.from, range.to, clickHouseSqlOptions(rt, team, ctx.timeZone, now));
   const caughtUp = await exportCaughtUp(rt, requested);
   const reducer = pathReducer({ query: q, actionNames: q.includeActions.map((a) => a.name), rules: pathRules(ctx, q), persons });
   const partial = reducer.empty();

@@ -5,6 +5,7 @@
  */
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { isFilterGroup, leavesOf, parseFilters, type FilterGroup, type FilterNode } from '../../domain/analytics/property-filters.js';
+import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
 import type { Cohort, Project } from '../../domain/model.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { ScanContext } from './scatter.js';
@@ -71,4 +72,13 @@ export function queryContext(rt: WorkerRuntime, team: number, now: number, trees
 function asPersonTree(node: FilterNode): FilterNode {
   if (isFilterGroup(node)) return { and: node.and, children: node.children.map(asPersonTree) };
   return node.type === 'event' ? { ...node, type: 'person' } : node;
+}
+
+/**
+ * What every query Quill prints for ClickHouse is printed with: the project, the export's database, where events'
+ * current persons are looked up (the override table once the export is known to write it), the time zone and the
+ * request's time.
+ */
+export function clickHouseSqlOptions(rt: WorkerRuntime, team: number, timeZone: string, now: number): TrendsSqlOptions {
+  return { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone, now };
 }

@@ -10,7 +10,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { ACTOR_ROWS_MAX, localPersonIdOf } from './actors-clickhouse.js';
 import type { RetentionRun } from './person-analyses.js';
-import { queryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext } from './query-context.js';
 
 /** counts[i][k] (cohort i, offset k < n - i) from the cohort sizes and the returns' rows. */
 export function retentionMatrixOfRows(n: number, cohorts: readonly unknown[][], returns: readonly unknown[][]): number[][] {
@@ -46,7 +46,7 @@ function prepared(rt: WorkerRuntime, team: number, q: RetentionQuery, now: numbe
   const test = q.filterTestAccounts ? ctx.testAccountFilters : null;
   const targetFilter = andFilters(q.properties, q.target.properties, test);
   const returningFilter = andFilters(q.properties, q.returning.properties, test);
-  const opts = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now };
+  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   return { ctx, window, targetFilter, returningFilter, opts };
 }
 

@@ -13,7 +13,7 @@ import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js
 import type { WorkerRuntime } from '../runtime.js';
 import { actorValuesOnClickHouse } from './actors-clickhouse.js';
 import { stickinessPeriods, type StickinessSeries } from './person-analyses.js';
-import { queryContext, type QueryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext, type QueryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 
 /** data[k - 1] = persons active in exactly k intervals, k = 1 … points, from rows of (intervals, persons). */
@@ -33,7 +33,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   // are the same instants; only the counting is ClickHouse's.
   const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
-  return { ctx, range, opts: { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now } };
+  return { ctx, range, opts: clickHouseSqlOptions(rt, team, ctx.timeZone, now) };
 }
 
 export async function runStickinessOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<{ ctx: QueryContext; series: Omit<StickinessSeries, 'counts'>[]; caughtUp: boolean }> {

@@ -14,7 +14,7 @@ import { planQuery } from '../../domain/hogql/planner.js';
 import { Errors } from '../../protocol/errors.js';
 import { ClickHouseQueryError, type ClickHouseReader, type ReadLimits, type ReadResult } from '../../stores/clickhouse/reader.js';
 import { failureText } from '../../stores/clickhouse/sink.js';
-import { queryContext } from '../analytics/query-context.js';
+import { clickHouseSqlOptions, queryContext } from '../analytics/query-context.js';
 import { currentBudget, QueryMemoryError, QueryTimeoutError } from '../query-budget.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { AnsweredLocally } from '../analytics/executor-choice.js';
@@ -64,7 +64,7 @@ export async function runOnClickHouse(
   const project = queryContext(rt, ctx.team, ctx.now, []);
   const planned = planQuery(ast, { team: ctx.team, timeZone: project.timeZone, now: ctx.now, ...placeholders, testAccountFilters: project.testAccountFilters });
   const columns = planned.plan.columns;
-  const printed = printClickHouse(ast, columns, { team: ctx.team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: project.timeZone, now: ctx.now, values: placeholders.values,
+  const printed = printClickHouse(ast, columns, { ...clickHouseSqlOptions(rt, ctx.team, project.timeZone, ctx.now), values: placeholders.values,
     filters: placeholders.filters, testAccountFilters: project.testAccountFilters,
   });
   lap('./print_clickhouse');

@@ -16,7 +16,7 @@ import { overviewItems } from '../../domain/web-analytics/overview.js';
 import { pathnameAsPrevious, periodsOf, webQueryOf, withoutPathnameFilters, type Periods, type WebQuery } from '../../domain/web-analytics/query.js';
 import { isEventBreakdown } from '../../domain/web-analytics/tables.js';
 import type { Action } from '../../domain/model.js';
-import { queryContext, type QueryContext as AnalysisContext } from '../analytics/query-context.js';
+import { clickHouseSqlOptions, queryContext, type QueryContext as AnalysisContext } from '../analytics/query-context.js';
 import { firstEventIfAll } from '../analytics/scatter.js';
 import { SESSION_MARGIN_MS, webSessionsEverywhere, type WebScanSpec } from '../analytics/web-sessions.js';
 import { externalClicksOnClickHouse, webSessionsOnClickHouse } from '../analytics/web-clickhouse.js';
@@ -84,7 +84,7 @@ async function runWeb(rt: WorkerRuntime, raw: Record<string, unknown>, qc: Query
   };
   const aggregate = { query: raw, periods, rules, goals: goalTrees.length };
   const counted = { from: Math.min(periods.current.from, periods.previous?.from ?? Infinity), to: Math.max(periods.current.to, periods.previous?.to ?? -Infinity) };
-  const opts = { team: qc.team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone: ctx.timeZone, now: qc.now };
+  const opts = clickHouseSqlOptions(rt, qc.team, ctx.timeZone, qc.now);
   const { run, where } = await runOnChosenExecutor<{ aggregator: WebAggregator; clicks: ClickCounts | [string, number, number][] }>(
     rt,
     () => clickHouseWebGap(q, filter) ?? goalsGap(goalTrees),

@@ -250,5 +250,6 @@ export function foldedValueOf(row: readonly unknown[], steps: number, periods = 
  * Hex has nothing the client's or the server's unescaping of a parameter would touch, and no commas.
  */
 function hexList(values: readonly string[]): string {
-  return values.map((v) => Buffer.from(v, 'utf8').toString('hex')).join(',');
+  const utf8 = new TextEncoder();
+  return values.map((v) => Array.from(utf8.encode(v), (b) => b.toString(16).padStart(2, '0')).join('')).join(',');
 }
