@@ -6,10 +6,10 @@
 // are held to each other, case by case.
 import t from 'tap';
 import { queryBind } from 'chdb';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelTimesSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
+import { binCountSql, foldedValueOf, funnelFoldGap, funnelFoldSql, funnelTimesSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
 import type { Attribution } from '../../src/domain/analytics/funnel-query.js';
-import type { FunnelShape } from '../../src/domain/analytics/funnel.js';
-import { binOf, convertBins, funnelReducer, rankedValueStats, rankValues, stepsSummary, timeToConvertOf, type FunnelParams, type StepsSummary } from '../../src/worker/analytics/funnels.js';
+import { binOf, convertBins, type FunnelShape } from '../../src/domain/analytics/funnel.js';
+import { funnelReducer, rankedValueStats, rankValues, stepsSummary, timeToConvertOf, type FunnelParams, type StepsSummary } from '../../src/worker/analytics/funnels.js';
 import { nearlyEqual } from '../helpers/insight-compare.js';
 import { Random } from '../helpers/fuzz.js';
 
@@ -220,13 +220,21 @@ t.test('time to convert: the same bins and mean as the local engine', async (t) 
     for (const x of times) counts[binOf(bins, x)]!++;
     const local = timeToConvertOf(bins, counts, times.reduce((a, b) => a + b, 0) / times.length);
 
-    const gathered = gatheredOf(rows);
-    const [n, least, most, sum] = chdbRows(funnelTimesSql(gathered, c.shape, fromStep, toStep))[0]!.map(Number) as [number, number, number, number];
-    const chBins = convertBins(binCount, n, least, most)!;
+    const answer = chdbRows(funnelTimesSql(gatheredOf(rows), c.shape, fromStep, toStep, binCount));
+    const [, , n, least, most, sum] = answer[0]!.map(Number) as number[];
+    const chBins = convertBins(binCount, n!, least!, most!)!;
     const chCounts = new Array<number>(chBins.count + 1).fill(0);
-    for (const [bin, m] of chdbRows(funnelTimesSql(gathered, c.shape, fromStep, toStep, chBins))) chCounts[Number(bin)] = Number(m);
-    t.same(timeToConvertOf(chBins, chCounts, sum / n), local, `${c.name}${binCount ? `, ${binCount} bins` : ''}: ${times.length} persons converted`);
+    for (const [bin, m] of answer) chCounts[Number(bin)] = Number(m);
+    t.same(timeToConvertOf(chBins, chCounts, sum! / n!), local, `${c.name}${binCount ? `, ${binCount} bins` : ''}: ${times.length} persons converted`);
   }
+});
+
+t.test('the count of bins: the cube root of the persons, on both engines, at every edge', async (t) => {
+  const persons = [1, 2, 26, 27, 28, 63, 64, 65, 124, 125, 126, 9_999, 205_379, 205_380, 215_999, 216_000, 216_001, 10_000_000];
+  for (const n of persons) t.equal(convertBins(null, n, 0, 100)!.count, Math.min(60, Math.max(3, Math.ceil(Math.cbrt(n)))), `${n} persons: the cube root rounded up, 3-60`);
+  const sql = `SELECT n, toInt64(${binCountSql(null, 'n')}) FROM (SELECT arrayJoin([${persons.join(', ')}]::Array(UInt64)) AS n)`;
+  t.same(chdbRows({ sql, params: {} }).map(([n, c]) => [Number(n), Number(c)]), persons.map((n) => [n, convertBins(null, n, 0, 100)!.count]), 'ClickHouse counts the same bins');
+  t.same([0, 1, 7, 90, 91].map((b) => binCountSql(b, 'n')), ['1', '1', '7', '90', '90'], 'asked for: 1-90');
 });
 
 t.test('what the fold leaves to the gathered path is named', async (t) => {

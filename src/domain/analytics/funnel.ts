@@ -243,3 +243,37 @@ export function median(values: readonly number[]): number {
   // A typed copy sorts numerically without a comparator call per comparison (persons' medians: tens of thousands).
   return medianInPlace(Float64Array.from(values));
 }
+
+/** Time to convert's bins: the first bin's start (whole seconds), each bin's width, and how many bins (one more holds the largest times). */
+export interface ConvertBins {
+  from: number;
+  width: number;
+  count: number;
+}
+
+/** Bins when none are asked for: the cube root of the persons, rounded up, within these. */
+export const AUTO_BINS = { least: 3, most: 60 } as const;
+/** Bins a request may ask for. */
+export const MAX_BINS = 90;
+
+/**
+ * The bins of `persons` conversion times from `least` to `most` seconds (null: no one converted): `binCount` when
+ * asked (1-90), else the cube root of the persons rounded up (3-60: the least k with k³ ≥ persons, in integers so
+ * that ClickHouse's copy of this rule, funnelTimesSql, agrees to the bin); a width of whole seconds, 60 when all
+ * times are equal.
+ */
+export function convertBins(binCount: number | null, persons: number, least: number, most: number): ConvertBins | null {
+  if (persons === 0) return null;
+  let count: number;
+  if (binCount !== null) count = Math.min(MAX_BINS, Math.max(1, binCount));
+  else {
+    count = AUTO_BINS.least;
+    while (count < AUTO_BINS.most && count * count * count < persons) count++;
+  }
+  let width = Math.ceil((most - least) / count);
+  if (width === 0) width = 60;
+  return { from: Math.floor(least), width, count };
+}
+
+/** The bin of a conversion time (the last bin holds what lies past the others). */
+export const binOf = (b: ConvertBins, seconds: number) => Math.min(b.count, Math.floor((seconds - b.from) / b.width));

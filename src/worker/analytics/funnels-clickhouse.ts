@@ -15,7 +15,8 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { gatheredLocalId } from './actors-clickhouse.js';
-import { convertBins, funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
+import { convertBins } from '../../domain/analytics/funnel.js';
+import { funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
 import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
@@ -119,17 +120,14 @@ async function trendsOnClickHouse(
   return { partial, bytesReceived: answer.bytes };
 }
 
-/** Time to convert inside ClickHouse: the persons' range of times first, then their count per bin of it. */
+/** Time to convert inside ClickHouse: the persons per bin of their range of times, in one query. */
 async function timesOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ times: TimeToConvert; bytesReceived: number }> {
-  const shape = funnelShape(q);
-  const first = funnelTimesSql(gathered, shape, q.fromStep, q.toStep);
-  const stats = await selectOnClickHouse(rt, first.sql, first.params);
-  const [count, least, most, sum] = (stats.data[0] ?? [0, 0, 0, 0]).map(Number) as [number, number, number, number];
-  const bins = convertBins(q.binCount, count, least, most);
-  if (bins === null) return { times: { bins: [], average_conversion_time: null }, bytesReceived: stats.bytes };
-  const second = funnelTimesSql(gathered, shape, q.fromStep, q.toStep, bins);
-  const perBin = await selectOnClickHouse(rt, second.sql, second.params);
+  const printed = funnelTimesSql(gathered, funnelShape(q), q.fromStep, q.toStep, q.binCount);
+  const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
+  const [, , count, least, most, sum] = (answer.data[0] ?? [0, 0, 0, 0, 0, 0]).map(Number) as number[];
+  const bins = convertBins(q.binCount, count!, least!, most!);
+  if (bins === null) return { times: { bins: [], average_conversion_time: null }, bytesReceived: answer.bytes };
   const counts = new Array<number>(bins.count + 1).fill(0);
-  for (const [bin, n] of perBin.data) counts[Number(bin)] = Number(n);
-  return { times: timeToConvertOf(bins, counts, sum / count), bytesReceived: stats.bytes + perBin.bytes };
+  for (const [bin, n] of answer.data) counts[Number(bin)] = Number(n);
+  return { times: timeToConvertOf(bins, counts, sum! / count!), bytesReceived: answer.bytes };
 }

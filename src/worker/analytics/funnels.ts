@@ -5,7 +5,7 @@
  * `/persons/funnel/`, and per entrance period for funnel trends.
  */
 import { BucketIndex, bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
-import { median, personFunnel, type FunnelShape } from '../../domain/analytics/funnel.js';
+import { median, personFunnel, type ConvertBins, type FunnelShape } from '../../domain/analytics/funnel.js';
 import { funnelMatchers, funnelShape, type Attribution, type FunnelsQuery } from '../../domain/analytics/funnel-query.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { EVENT_PROP, PERSON_PROP } from '../../stores/scan/block-builder.js';
@@ -231,28 +231,6 @@ export interface TimeToConvert {
   bins: [number, number][];
   average_conversion_time: number | null;
 }
-
-export interface ConvertBins {
-  /** The first bin's start (whole seconds), each bin's width, and how many bins (one more holds the largest times). */
-  from: number;
-  width: number;
-  count: number;
-}
-
-/**
- * The bins of `persons` conversion times from `least` to `most` seconds (null: no one converted): `binCount` when
- * asked (1-90), else the cube root of the persons (3-60); a width of whole seconds, 60 when all times are equal.
- */
-export function convertBins(binCount: number | null, persons: number, least: number, most: number): ConvertBins | null {
-  if (persons === 0) return null;
-  const count = binCount !== null ? Math.min(90, Math.max(1, binCount)) : Math.min(60, Math.max(3, Math.ceil(Math.cbrt(persons))));
-  let width = Math.ceil((most - least) / count);
-  if (width === 0) width = 60;
-  return { from: Math.floor(least), width, count };
-}
-
-/** The bin of a conversion time (the last bin holds what lies past the others). */
-export const binOf = (b: ConvertBins, seconds: number) => Math.min(b.count, Math.floor((seconds - b.from) / b.width));
 
 export function timeToConvertOf(b: ConvertBins, counts: number[], mean: number): TimeToConvert {
   return { bins: counts.map((c, i) => [b.from + i * b.width, c]), average_conversion_time: Math.round(mean * 100) / 100 };

@@ -8,7 +8,8 @@ import { bucketDay, bucketLabel, parseDate } from '../../domain/analytics/date-r
 import type { FilterParams } from '../../domain/analytics/filter-params.js';
 import { actorPage } from '../analytics/actors.js';
 import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
-import { binOf, convertBins, rankedValueStats, runFunnel, stepsSummary, timeToConvertOf, type TimeToConvert, type FunnelRun, type StepsSummary, type ValueStats } from '../analytics/funnels.js';
+import { binOf, convertBins } from '../../domain/analytics/funnel.js';
+import { rankedValueStats, runFunnel, stepsSummary, timeToConvertOf, type TimeToConvert, type FunnelRun, type StepsSummary, type ValueStats } from '../analytics/funnels.js';
 import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { queryContext } from '../analytics/query-context.js';

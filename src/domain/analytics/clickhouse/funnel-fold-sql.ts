@@ -26,7 +26,7 @@
  */
 import type { PrintedClickHouse } from '../../hogql/clickhouse-printer.js';
 import type { Attribution } from '../funnel-query.js';
-import type { FunnelShape } from '../funnel.js';
+import { AUTO_BINS, MAX_BINS, type FunnelShape } from '../funnel.js';
 
 /** The person uuid of events ingested without one (the export's placeholder): never a person. */
 const NO_PERSON = '00000000-0000-0000-0000-000000000000';
@@ -91,20 +91,26 @@ export function funnelFoldSql(
 }
 
 /**
- * Time to convert: each person's seconds from step `fromStep` to `toStep` (the sum of its average step times), of
- * the persons whose best attempt reached `toStep`. Without `bins`: one row `[persons, least, most, sum]`; with
- * them, one row per bin `[bin, persons]` (bin = min(count, floor((seconds - from) / width))).
+ * Time to convert in one pass of the fold: each person's seconds from step `fromStep` to `toStep` (the sum of its
+ * average step times), of the persons whose best attempt reached `toStep`, counted per bin. The bins are
+ * convertBins's (src/domain/analytics/funnel.ts), worked out over the persons' range by window functions: one row
+ * per bin `[bin, persons, all persons, least, most, sum of seconds]` (no rows: no one converted).
  */
-export function funnelTimesSql(
-  gathered: PrintedClickHouse, shape: FunnelShape, fromStep: number, toStep: number, bins: { from: number; width: number; count: number } | null = null,
-): PrintedClickHouse {
+export function funnelTimesSql(gathered: PrintedClickHouse, shape: FunnelShape, fromStep: number, toStep: number, binCount: number | null): PrintedClickHouse {
   const params = { ...gathered.params, fold_no_person: NO_PERSON };
   const seconds = `arraySum(arraySlice(averages, ${fromStep + 1}, ${toStep - fromStep}))`;
   const perPerson = personFoldSql(gathered, shape, null, [`${seconds} AS seconds`]);
-  const sql = bins
-    ? `SELECT least(${bins.count}, toInt64(floor((seconds - ${bins.from}) / ${bins.width}))) AS bin, count() FROM (${perPerson}) WHERE best > ${toStep} GROUP BY bin`
-    : `SELECT count(), min(seconds), max(seconds), sum(seconds) FROM (${perPerson}) WHERE best > ${toStep}`;
-  return { sql, params };
+  const ranged = `SELECT seconds, min(seconds) OVER () AS lo, max(seconds) OVER () AS hi, count() OVER () AS n, sum(seconds) OVER () AS total FROM (${perPerson}) WHERE best > ${toStep}`;
+  const count = binCountSql(binCount, 'n');
+  const width = `if(ceil((hi - lo) / bin_count) = 0, 60, ceil((hi - lo) / bin_count))`;
+  const binned = `SELECT *, toInt64(${count}) AS bin_count, ${width} AS width, least(bin_count, toInt64(floor((seconds - floor(lo)) / width))) AS bin FROM (${ranged})`;
+  return { sql: `SELECT bin, count(), any(n), any(lo), any(hi), any(total) FROM (${binned}) GROUP BY bin`, params };
+}
+
+/** convertBins's count of bins for `persons` (an expression), in integers as it works it out. */
+export function binCountSql(binCount: number | null, persons: string): string {
+  return binCount !== null ? String(Math.min(MAX_BINS, Math.max(1, binCount)))
+    : `if(${persons} > ${AUTO_BINS.most ** 3}, ${AUTO_BINS.most}, greatest(${AUTO_BINS.least}, arrayFirst(k -> k * k * k >= ${persons}, range(1, ${AUTO_BINS.most + 1}))))`;
 }
 
 /** "No such row" for times carried along a person's rows: later than any event. */
