@@ -394,7 +394,11 @@ t.test('sequence analyses with more events than a part are gathered in parts on 
     `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the events of its all-events form`);
   const unordered = (await api.twin.get(`/api/projects/@current/${byBrowser}&funnel_order_type=unordered&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(unordered.clickhouse, { fallback: null, folded_in_clickhouse: true }, `its unordered form too: ${unordered.clickhouse.bytes_received} bytes came back`);
-  for (const path of [`${byBrowser}&breakdown_attribution_type=all_events`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50', `persons/funnel/?events=${steps}&funnel_step=2`,
+  const converted = (await api.twin.get(`/api/projects/@current/persons/funnel/?events=${steps}&funnel_step=3&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  tt.has(converted.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the persons of a step: folded inside ClickHouse');
+  tt.ok(converted.clickhouse.bytes_received * 10 < gathered.clickhouse.bytes_received,
+    `only the uuids of the persons who converted came back (${converted.clickhouse.bytes_received} bytes)`);
+  for (const path of [`${byBrowser}&breakdown_attribution_type=all_events`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50',
     'persons/path/?path_dropoff_key=2_%2F', `persons/funnel/correlation/?events=${steps}&funnel_correlation_person_entity=${enc('{"id":"$pageleave","type":"events"}')}`]) {
     const res = await api.twin.get(`/api/projects/@current/${path}&date_from=${FROM}&date_to=${TO}&refresh=true`);
     tt.equal(res.status, 200, path);

@@ -6,7 +6,7 @@
  * definition of what a person reached.
  */
 import { bucketStarts, resolveDateRange } from '../../domain/analytics/date-range.js';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelTimesSql, type FoldedValue } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldedValue } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
@@ -14,9 +14,9 @@ import { funnelShape, stepsOfDistinctEvents, type FunnelsQuery } from '../../dom
 import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { gatheredLocalId } from './actors-clickhouse.js';
+import { ACTOR_ROWS_MAX, gatheredLocalId, localPersonIdOf } from './actors-clickhouse.js';
 import { convertBins } from '../../domain/analytics/funnel.js';
-import { funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
+import { emptyStats, funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelParams, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
 import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { foldGatheredRows } from './gathered-events.js';
@@ -34,22 +34,34 @@ export interface ClickHouseFunnelRun extends FunnelRun {
 export const breakdownOfRow = (row: readonly unknown[]) => String(row[3] ?? '') || null;
 
 
+/** The persons `/persons/funnel/` lists: those whose best attempt reached exactly one of `levels` steps, of one breakdown value or any. */
+export interface StepPersons {
+  levels: number[];
+  value: string | null;
+}
+
 /**
  * `persons`: keep each step's persons (/persons/funnel/), as the local engine's person ids (localPersonIdOf), so that
- * the persons endpoint pages them exactly as it pages the local engine's.
+ * the persons endpoint pages them exactly as it pages the local engine's. When the fold runs inside ClickHouse, only
+ * the persons `persons` names come back (with funnel trends' periods, every person is kept: `true`).
  */
-export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons = false): Promise<ClickHouseFunnelRun> {
+export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons: StepPersons | boolean = false): Promise<ClickHouseFunnelRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons, stepsOfDistinctEvents(q)) === null;
+  const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons !== false, stepsOfDistinctEvents(q)) === null;
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {
     const base = { ctx, range, periods, partial: new Map(), caughtUp, gatheredParts: 0, foldedInClickHouse: true };
+    if (persons !== false) {
+      const selection = persons === true ? { levels: Array.from({ length: q.steps.length }, (_, k) => k + 1), value: null } : persons;
+      const { partial, bytesReceived } = await personsOnClickHouse(rt, team, q, printed, funnelParams(q, range, periods, true), selection);
+      return { ...base, partial, bytesReceived };
+    }
     if (q.viz === 'time_to_convert') {
       const { times, bytesReceived } = await timesOnClickHouse(rt, q, printed);
       return { ...base, times, bytesReceived };
@@ -62,10 +74,10 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
     return { ...base, folded, bytesReceived };
   }
   // Every gathered event comes back as a row folded here, part after part (a part's persons at a time).
-  const reducer = funnelReducer(funnelParams(q, range, periods, persons));
+  const reducer = funnelReducer(funnelParams(q, range, periods, persons !== false));
   const partial: FunnelPartial = reducer.empty();
   const { uuids, parts, bytesReceived } = await foldGatheredRows(rt, printed, q.breakdown ? { value: breakdownOfRow } : {}, (person) => reducer.add(partial, person));
-  if (persons) {
+  if (persons !== false) {
     // Only the persons the steps kept are looked up (a deleted one among them sends the question to the local engine).
     const localId = gatheredLocalId(rt, team, uuids);
     const toLocal = (pids: number[]) => pids.map(localId);
@@ -116,6 +128,27 @@ async function trendsOnClickHouse(
       reached: v.reached, averages: v.averages.map(() => []), medians: v.medians.map(() => []), toConvert: [], persons: null,
       periodFrom: v.periodFrom, periodTo: v.periodTo, periodPersons: null,
     });
+  }
+  return { partial, bytesReceived: answer.bytes };
+}
+
+/**
+ * The persons of a step folded inside ClickHouse: their uuids come back (only those asked for), as local person ids
+ * in each breakdown value's list of the steps they reached; the counts are of those persons only.
+ */
+async function personsOnClickHouse(
+  rt: WorkerRuntime, team: number, q: FunnelsQuery, gathered: PrintedClickHouse, params: FunnelParams, selection: StepPersons,
+): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
+  const printed = funnelPersonsSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, selection.levels, selection.value);
+  const answer = await selectOnClickHouse(rt, printed.sql, printed.params, ACTOR_ROWS_MAX);
+  const localId = localPersonIdOf(rt, team);
+  const partial: FunnelPartial = new Map();
+  for (const [uuid, best, value] of answer.data) {
+    const key = String(value ?? '');
+    let stats = partial.get(key);
+    if (!stats) partial.set(key, (stats = emptyStats(params)));
+    stats.reached[Number(best)]!++;
+    stats.persons![Number(best)]!.push(localId(String(uuid)));
   }
   return { partial, bytesReceived: answer.bytes };
 }

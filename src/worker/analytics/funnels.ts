@@ -96,7 +96,7 @@ export function stepsSummary(value: string, s: ValueStats): StepsSummary {
   };
 }
 
-function emptyStats(p: FunnelParams): ValueStats {
+export function emptyStats(p: FunnelParams): ValueStats {
   const steps = p.shape.steps;
   const periods = p.periods?.starts.length ?? 0;
   return {

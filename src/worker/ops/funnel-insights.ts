@@ -119,21 +119,35 @@ function emptyFor(q: FunnelsQuery): ValueStats {
   return { reached: new Array<number>(n + 1).fill(0), averages: Array.from({ length: n - 1 }, () => []), medians: Array.from({ length: n - 1 }, () => []), toConvert: [], persons: Array.from({ length: n + 1 }, () => []), periodFrom: [], periodTo: [], periodPersons: null };
 }
 
+/**
+ * The numbers of steps whose persons `/persons/funnel/` lists: `funnel_custom_steps` as given, else from
+ * `funnel_step` (k: reached k steps or more; -k: dropped off before step k, so reached k - 1).
+ */
+function stepLevels(p: FilterParams, n: number): number[] {
+  const custom = p.json('funnel_custom_steps');
+  if (Array.isArray(custom) && custom.length > 0) return custom.map(Number).filter((k) => Number.isInteger(k));
+  const step = p.int('funnel_step', 1, -n, n);
+  if (step === 0 || step === -1) invalidInput('funnel_step', 'funnel_step must be a step number (1 = entered) or minus the step dropped before (-2 or less).');
+  return step > 0 ? Array.from({ length: n - step + 1 }, (_, i) => step + i) : [-step - 1];
+}
+
 /** Persons of the funnel (§2.5): by `funnel_step`, `funnel_custom_steps`, or an entrance period with drop_off. */
 export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: FilterParams, now: number, endpoint: string): Promise<Record<string, unknown>> {
   const q = funnelsQueryOf(p);
   const n = q.steps.length;
   const limit = p.int('limit', 100, 1, 10_000);
   const offset = p.int('offset', 0, 0);
-  await rt.ingest.appliedEverywhere();
-  const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
-    () => runFunnelOnClickHouse(rt, team, q, now, true), () => runFunnel(rt, team, q, now, true));
   const breakdownParam = p.json('funnel_step_breakdown');
   const wantedValue = breakdownParam === undefined || breakdownParam === null || breakdownParam === ''
     ? null : String(Array.isArray(breakdownParam) ? breakdownParam[0] : breakdownParam);
+  // Steps: the persons who reached exactly one of these numbers of steps (funnel trends pick by period instead).
+  const levels = q.viz === 'trends' ? null : stepLevels(p, n);
+  await rt.ingest.appliedEverywhere();
+  const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
+    () => runFunnelOnClickHouse(rt, team, q, now, levels === null ? true : { levels, value: q.breakdown ? wantedValue : null }), () => runFunnel(rt, team, q, now, true));
   const stats = [...run.partial].filter(([v]) => wantedValue === null || v === wantedValue).map(([, s]) => s);
   const ids = new Set<number>();
-  if (q.viz === 'trends') {
+  if (levels === null) {
     const startParam = p.string('entrance_period_start');
     if (startParam === null) invalidInput('entrance_period_start', 'entrance_period_start is required for funnel trends persons.', 'required');
     if (!p.has('drop_off')) invalidInput('drop_off', 'drop_off is required for funnel trends persons.', 'required');
@@ -147,14 +161,6 @@ export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: Fi
       for (const id of dropOff ? pp.from.filter((x) => !reachedTo.has(x)) : pp.to) ids.add(id);
     }
   } else {
-    const custom = p.json('funnel_custom_steps');
-    let levels: number[];
-    if (Array.isArray(custom) && custom.length > 0) levels = custom.map(Number).filter((k) => Number.isInteger(k));
-    else {
-      const step = p.int('funnel_step', 1, -n, n);
-      if (step === 0 || step === -1) invalidInput('funnel_step', 'funnel_step must be a step number (1 = entered) or minus the step dropped before (-2 or less).');
-      levels = step > 0 ? Array.from({ length: n - step + 1 }, (_, i) => step + i) : [-step - 1];
-    }
     for (const s of stats) for (const k of levels) for (const id of s.persons?.[k] ?? []) ids.add(id);
   }
   const values = new Map<number, number | null>([...ids].map((id) => [id, null]));

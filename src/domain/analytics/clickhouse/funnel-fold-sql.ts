@@ -18,9 +18,12 @@
  *   an attempt, which takes each other step's first row after it within the window; the attempt's times sorted are
  *   its chain, and from there it is folded as an ordered one.
  *
+ * - the persons of a step (`/persons/funnel/`): the uuids of the persons whose best attempt reached the steps asked
+ *   for, with the breakdown value asked for.
+ *
  * Unordered funnels whose steps may share an event (the local engine then shares events out by a maximum matching),
- * step and all-events attribution and the persons of a step are not folded here: their events are still gathered
- * and folded by the local engine (funnels-clickhouse.ts).
+ * step and all-events attribution and the persons of a funnel trends period are not folded here: their events are
+ * still gathered and folded by the local engine (funnels-clickhouse.ts).
  * No two events of a person at the same millisecond have a defined order on either engine; here they are in
  * (time, mask, value) order. Pure: SQL text and parameters out.
  */
@@ -36,7 +39,7 @@ const NO_PERSON = '00000000-0000-0000-0000-000000000000';
  * step is an event of its own name (not an action, not all events), so no event matches two steps.
  */
 export function funnelFoldGap(shape: FunnelShape, viz: string, breakdown: boolean, attribution: Attribution, persons: boolean, distinctSteps: boolean): string | null {
-  if (persons) return 'the persons of a step are listed from gathered events';
+  if (persons && viz === 'trends') return 'the persons of a funnel trends period are listed from gathered events';
   if (shape.order === 'unordered' && !distinctSteps) return 'unordered funnels whose steps may match one event (actions, all events, an event twice) are folded from gathered events';
   if (breakdown && attribution !== 'first_touch' && attribution !== 'last_touch') return `${attribution} attribution is folded from gathered events`;
   if (shape.steps + shape.exclusions.length > 31) return 'more than 31 steps and exclusions';
@@ -105,6 +108,24 @@ export function funnelTimesSql(gathered: PrintedClickHouse, shape: FunnelShape, 
   const width = `if(ceil((hi - lo) / bin_count) = 0, 60, ceil((hi - lo) / bin_count))`;
   const binned = `SELECT *, toInt64(${count}) AS bin_count, ${width} AS width, least(bin_count, toInt64(floor((seconds - floor(lo)) / width))) AS bin FROM (${ranged})`;
   return { sql: `SELECT bin, count(), any(n), any(lo), any(hi), any(total) FROM (${binned}) GROUP BY bin`, params };
+}
+
+/**
+ * The persons of a step: one row `[person uuid, steps its best attempt reached, its breakdown value]` per person
+ * whose best attempt reached exactly one of `levels` steps and, with `value`, whose breakdown value is that one.
+ */
+export function funnelPersonsSql(
+  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, levels: readonly number[], value: string | null,
+): PrintedClickHouse {
+  const params: Record<string, string> = { ...gathered.params, fold_no_person: NO_PERSON };
+  const perPerson = personFoldSql(gathered, shape, value !== null ? breakdown : null, ['toString(c0) AS person_uuid']);
+  const wanted = levels.filter((k) => Number.isInteger(k) && k >= 1 && k <= shape.steps);
+  const where = [wanted.length === 0 ? 'false' : `best IN (${wanted.join(', ')})`];
+  if (value !== null) {
+    params.fold_value = value;
+    where.push('value = {fold_value:String}');
+  }
+  return { sql: `SELECT person_uuid, best, value FROM (${perPerson}) WHERE ${where.join(' AND ')}`, params };
 }
 
 /** convertBins's count of bins for `persons` (an expression), in integers as it works it out. */
