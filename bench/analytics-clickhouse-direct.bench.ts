@@ -187,6 +187,9 @@ const cases: Case[] = [
   { name: '3-step strict funnel', path: funnelPath('&funnel_order_type=strict') },
   { name: '3-step unordered funnel', path: funnelPath('&funnel_order_type=unordered') },
   { name: '3-step funnel by $browser', path: funnelPath('&breakdown=%24browser') },
+  { name: '3-step funnel: time to convert', path: funnelPath('&funnel_viz_type=time_to_convert') },
+  // No persons lists here: the persons live only in ClickHouse, and a list is paged by the local persons store's ids
+  // (a person it does not know sends the list to the local engine). test/e2e/analytics-differential.test.ts measures them.
   { name: 'correlation of event names with the 3-step funnel', path: `insights/funnel/correlation/?events=${encodeURIComponent(JSON.stringify(FUNNEL_STEPS))}&date_from=${from}&date_to=${to}` },
   { name: 'top 50 path edges over pageviews', path: `insights/path/?date_from=${from}&date_to=${to}` },
   ...hogqlCases(from, to).map((c) => ({ name: c.name, path: 'query/', body: { query: { kind: 'HogQLQuery', query: c.hogql }, refresh: 'force_blocking' } })),

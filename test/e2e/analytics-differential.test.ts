@@ -384,21 +384,24 @@ t.test('sequence analyses with more events than a part are gathered in parts on 
   const [{ n }] = await duck.rows(`SELECT count(*) AS n FROM events WHERE ${range}`) as [{ n: number }];
   tt.ok(Number(n) > 2 * GATHER_ROWS, `the funnel's events (${n}) fill more than two parts of ${GATHER_ROWS}`);
   const steps = enc(JSON.stringify(FUNNEL_STEPS));
-  // All-events attribution is still gathered; the funnel by first touch is folded inside ClickHouse, which sends sums,
+  // Step attribution is still gathered; the funnel by first touch is folded inside ClickHouse, which sends sums,
   // ordered or unordered (its steps are distinct events).
   const byBrowser = `insights/funnel/?events=${steps}&breakdown=%24browser`;
-  const gathered = (await api.twin.get(`/api/projects/@current/${byBrowser}&breakdown_attribution_type=all_events&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  const gathered = (await api.twin.get(`/api/projects/@current/${byBrowser}&breakdown_attribution_type=step&breakdown_attribution_value=1&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   const folded = (await api.twin.get(`/api/projects/@current/${byBrowser}&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(folded.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the steps by browser: folded inside ClickHouse');
   tt.ok(folded.clickhouse.bytes_received * 100 < gathered.clickhouse.bytes_received,
-    `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the events of its all-events form`);
+    `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the events of its form by step 1's value`);
   const unordered = (await api.twin.get(`/api/projects/@current/${byBrowser}&funnel_order_type=unordered&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(unordered.clickhouse, { fallback: null, folded_in_clickhouse: true }, `its unordered form too: ${unordered.clickhouse.bytes_received} bytes came back`);
   const converted = (await api.twin.get(`/api/projects/@current/persons/funnel/?events=${steps}&funnel_step=3&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(converted.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the persons of a step: folded inside ClickHouse');
   tt.ok(converted.clickhouse.bytes_received * 10 < gathered.clickhouse.bytes_received,
     `only the uuids of the persons who converted came back (${converted.clickhouse.bytes_received} bytes)`);
-  for (const path of [`${byBrowser}&breakdown_attribution_type=all_events`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50',
+  const dropped = (await api.twin.get(`/api/projects/@current/persons/funnel/?events=${steps}&funnel_viz_type=trends&entrance_period_start=${enc(`${FROM} 00:00:00`)}&drop_off=true&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  tt.has(dropped.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the persons who dropped off in an entrance period: folded inside ClickHouse');
+  tt.ok(dropped.results[0].people.length > 0, `and there are some (${dropped.results[0].people.length} on the first page)`);
+  for (const path of [`${byBrowser}&breakdown_attribution_type=step&breakdown_attribution_value=1`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50',
     'persons/path/?path_dropoff_key=2_%2F', `persons/funnel/correlation/?events=${steps}&funnel_correlation_person_entity=${enc('{"id":"$pageleave","type":"events"}')}`]) {
     const res = await api.twin.get(`/api/projects/@current/${path}&date_from=${FROM}&date_to=${TO}&refresh=true`);
     tt.equal(res.status, 200, path);

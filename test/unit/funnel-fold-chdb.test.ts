@@ -140,6 +140,8 @@ const CASES: Case[] = [
   { name: 'unordered, 4 steps, 5-hour window', shape: shape(4, 'unordered', 5), breakdown: null },
   { name: 'unordered, exclusion between steps 0 and 1', shape: shape(3, 'unordered', 14 * 24, [[0, 1]]), breakdown: null },
   { name: 'unordered, exclusions over the funnel and 1-2, 10-hour window', shape: shape(3, 'unordered', 10, [[0, 2], [1, 2]]), breakdown: null },
+  { name: 'breakdown, all events, exclusion', shape: shape(3, 'ordered', 14 * 24, [[0, 2]]), breakdown: { attribution: 'all_events', limit: 25 } },
+  { name: 'unordered breakdown limit 2, all events', shape: shape(3, 'unordered', 14 * 24), breakdown: { attribution: 'all_events', limit: 2 } },
   { name: 'unordered breakdown limit 2, last touch', shape: shape(3, 'unordered', 14 * 24), breakdown: { attribution: 'last_touch', limit: 2 } },
 ];
 
@@ -149,7 +151,7 @@ const rowsFor = (c: Case, seed: number, persons: number) =>
 
 t.test('every shape the fold answers: the same steps as the local engine, over generated persons', async (t) => {
   for (const [k, c] of CASES.entries()) {
-    t.equal(funnelFoldGap(c.shape, 'steps', c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', false, true), null, `${c.name}: folded in ClickHouse`);
+    t.equal(funnelFoldGap(c.shape, c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', true), null, `${c.name}: folded in ClickHouse`);
     for (const seed of [11 + k, 1000 + k]) {
       const rows = rowsFor(c, seed, 120);
       const local = onLocal(rows, c);
@@ -220,7 +222,7 @@ t.test('time to convert: the same bins and mean as the local engine', async (t) 
     for (const x of times) counts[binOf(bins, x)]!++;
     const local = timeToConvertOf(bins, counts, times.reduce((a, b) => a + b, 0) / times.length);
 
-    const answer = chdbRows(funnelTimesSql(gatheredOf(rows), c.shape, fromStep, toStep, binCount));
+    const answer = chdbRows(funnelTimesSql(gatheredOf(rows), c.shape, c.breakdown, fromStep, toStep, binCount));
     const [, , n, least, most, sum] = answer[0]!.map(Number) as number[];
     const chBins = convertBins(binCount, n!, least!, most!)!;
     const chCounts = new Array<number>(chBins.count + 1).fill(0);
@@ -239,9 +241,31 @@ t.test('the persons of a step: the local engine\'s, by steps reached and breakdo
     // "uuid reached[ value]": the value only when one is asked for (otherwise the fold does not work it out).
     const wanted = [...localPartial(rows, c, 0, 0, null, true)].filter(([v]) => value === null || v === value).flatMap(([v, s]) =>
       levels.flatMap((reached) => s.persons![reached]!.map((pid) => `${uuids[pid - 1]} ${reached}${value === null ? '' : ` ${v}`}`)));
-    const got = chdbRows(funnelPersonsSql(gatheredOf(rows), c.shape, c.breakdown, levels, value)).map(([u, b, v]) => `${u} ${b}${value === null ? '' : ` ${v}`}`);
+    const got = chdbRows(funnelPersonsSql(gatheredOf(rows), c.shape, c.breakdown, { levels }, value)).map(([u, b, v]) => `${u} ${b}${value === null ? '' : ` ${v}`}`);
     t.ok(wanted.length > 0, `${c.name}: some persons reached ${levels}`);
     t.same(got.sort(), wanted.sort(), `${c.name}: the persons who reached ${levels} steps${value ? ` with ${value}` : ''}`);
+  }
+});
+
+t.test('the persons of a funnel trends period: those who converted, those who dropped off', async (t) => {
+  for (const [k, c] of CASES.entries()) {
+    const rows = rowsFor(c, 800 + k, 120);
+    const uuids = [...new Set(rows.map((r) => r[0]))];
+    const [fromStep, toStep] = [0, c.shape.steps - 1];
+    const value = c.breakdown ? 'Chrome' : null;
+    const local = [...localPartial(rows, c, fromStep, toStep, PERIODS, true)].filter(([v]) => value === null || v === value).map(([, s]) => s);
+    // The busiest period, so that both lists have persons.
+    const period = PERIODS.starts.map((_, i) => i).sort((a, b) => local.reduce((n, s) => n + s.periodPersons![b]!.from.length, 0) - local.reduce((n, s) => n + s.periodPersons![a]!.from.length, 0))[0]!;
+    for (const dropOff of [false, true]) {
+      const wanted = local.flatMap((s) => {
+        const pp = s.periodPersons![period]!;
+        const converted = new Set(pp.to);
+        return (dropOff ? pp.from.filter((x) => !converted.has(x)) : pp.to).map((pid) => uuids[pid - 1]!);
+      });
+      const of = { periods: { ...PERIODS, fromStep, toStep }, period, dropOff };
+      const got = chdbRows(funnelPersonsSql(gatheredOf(rows), c.shape, c.breakdown, of, value)).map(([u]) => String(u));
+      t.same(got.sort(), wanted.sort(), `${c.name}, period ${period}${value ? `, ${value}` : ''}: ${wanted.length} persons ${dropOff ? 'dropped off' : 'converted'}`);
+    }
   }
 });
 
@@ -255,13 +279,10 @@ t.test('the count of bins: the cube root of the persons, on both engines, at eve
 
 t.test('what the fold leaves to the gathered path is named', async (t) => {
   const s = shape(3, 'ordered', 24);
-  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'steps', false, 'first_touch', false, false), /unordered funnels whose steps may match one event/);
-  t.match(funnelFoldGap({ ...s, order: 'unordered' }, 'trends', false, 'first_touch', false, false), /unordered/);
-  t.equal(funnelFoldGap({ ...s, order: 'unordered' }, 'trends', false, 'first_touch', false, true), null, 'unordered of distinct events is folded');
-  t.equal(funnelFoldGap(s, 'trends', true, 'last_touch', false, false), null, 'funnel trends are folded');
-  t.equal(funnelFoldGap(s, 'time_to_convert', false, 'first_touch', false, false), null, 'time to convert is folded');
-  t.match(funnelFoldGap(s, 'steps', true, 'step', false, true), /step attribution/);
-  t.match(funnelFoldGap(s, 'steps', true, 'all_events', false, true), /all_events attribution/);
-  t.match(funnelFoldGap(s, 'trends', false, 'first_touch', true, true), /persons of a funnel trends period/);
-  t.equal(funnelFoldGap(s, 'steps', false, 'first_touch', true, true), null, 'the persons of a step are folded');
+  t.match(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', false), /unordered funnels whose steps may match one event/);
+  t.equal(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', true), null, 'unordered of distinct events is folded');
+  t.equal(funnelFoldGap(s, true, 'last_touch', false), null, 'by last touch');
+  t.match(funnelFoldGap(s, true, 'step', true), /step attribution/);
+  t.equal(funnelFoldGap(s, true, 'all_events', true), null, 'all-events attribution is folded');
+  t.match(funnelFoldGap({ ...s, exclusions: Array.from({ length: 29 }, (_, i) => ({ bit: 3 + i, from: 0, to: 1 })) }, false, 'first_touch', true), /more than 31/);
 });

@@ -5,8 +5,8 @@
  * each person's events then go through the local engine's own fold (funnelReducer), so both engines share one
  * definition of what a person reached.
  */
-import { bucketStarts, resolveDateRange } from '../../domain/analytics/date-range.js';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldedValue } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
+import { bucketStarts, parseDate, resolveDateRange } from '../../domain/analytics/date-range.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldedValue, type FunnelPersonsOf } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
@@ -34,32 +34,36 @@ export interface ClickHouseFunnelRun extends FunnelRun {
 export const breakdownOfRow = (row: readonly unknown[]) => String(row[3] ?? '') || null;
 
 
-/** The persons `/persons/funnel/` lists: those whose best attempt reached exactly one of `levels` steps, of one breakdown value or any. */
-export interface StepPersons {
-  levels: number[];
-  value: string | null;
-}
+/**
+ * The persons `/persons/funnel/` lists, of one breakdown value or any: those whose best attempt reached exactly one of
+ * `levels` steps; or in funnel trends, those who converted (or, with `dropOff`, dropped off) in the entrance period
+ * starting at `periodStart` (the request's text, read in the project's zone).
+ */
+export type StepPersons = { value: string | null } & ({ levels: number[] } | { periodStart: string; dropOff: boolean });
 
 /**
- * `persons`: keep each step's persons (/persons/funnel/), as the local engine's person ids (localPersonIdOf), so that
- * the persons endpoint pages them exactly as it pages the local engine's. When the fold runs inside ClickHouse, only
- * the persons `persons` names come back (with funnel trends' periods, every person is kept: `true`).
+ * `persons`: keep the persons `/persons/funnel/` lists, as the local engine's person ids (localPersonIdOf), so that the
+ * persons endpoint pages them exactly as it pages the local engine's. When the fold runs inside ClickHouse, only those
+ * persons come back; gathered, every person's steps are kept.
  */
-export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons: StepPersons | boolean = false): Promise<ClickHouseFunnelRun> {
+export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: FunnelsQuery, now: number, persons: StepPersons | null = null): Promise<ClickHouseFunnelRun> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const folding = funnelFoldGap(funnelShape(q), q.viz, q.breakdown !== null, q.attribution, persons !== false, stepsOfDistinctEvents(q)) === null;
+  const folding = funnelFoldGap(funnelShape(q), q.breakdown !== null, q.attribution, stepsOfDistinctEvents(q)) === null;
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {
     const base = { ctx, range, periods, partial: new Map(), caughtUp, gatheredParts: 0, foldedInClickHouse: true };
-    if (persons !== false) {
-      const selection = persons === true ? { levels: Array.from({ length: q.steps.length }, (_, k) => k + 1), value: null } : persons;
-      const { partial, bytesReceived } = await personsOnClickHouse(rt, team, q, printed, funnelParams(q, range, periods, true), selection);
+    if (persons !== null) {
+      const of: FunnelPersonsOf = 'levels' in persons ? { levels: persons.levels } : {
+        periods: { starts: periods, end: range.to, fromStep: q.fromStep, toStep: q.toStep }, dropOff: persons.dropOff,
+        period: periods.indexOf(parseDate(persons.periodStart, now, ctx.timeZone, 'entrance_period_start').ms),
+      };
+      const { partial, bytesReceived } = await personsOnClickHouse(rt, team, q, printed, funnelParams(q, range, periods, true), of, persons.value);
       return { ...base, partial, bytesReceived };
     }
     if (q.viz === 'time_to_convert') {
@@ -74,10 +78,10 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
     return { ...base, folded, bytesReceived };
   }
   // Every gathered event comes back as a row folded here, part after part (a part's persons at a time).
-  const reducer = funnelReducer(funnelParams(q, range, periods, persons !== false));
+  const reducer = funnelReducer(funnelParams(q, range, periods, persons !== null));
   const partial: FunnelPartial = reducer.empty();
   const { uuids, parts, bytesReceived } = await foldGatheredRows(rt, printed, q.breakdown ? { value: breakdownOfRow } : {}, (person) => reducer.add(partial, person));
-  if (persons !== false) {
+  if (persons !== null) {
     // Only the persons the steps kept are looked up (a deleted one among them sends the question to the local engine).
     const localId = gatheredLocalId(rt, team, uuids);
     const toLocal = (pids: number[]) => pids.map(localId);
@@ -133,13 +137,14 @@ async function trendsOnClickHouse(
 }
 
 /**
- * The persons of a step folded inside ClickHouse: their uuids come back (only those asked for), as local person ids
- * in each breakdown value's list of the steps they reached; the counts are of those persons only.
+ * The persons of a step (or of a funnel trends period) folded inside ClickHouse: their uuids come back (only those
+ * asked for), as local person ids in each breakdown value's list of the steps they reached (or of the period: its
+ * drop-offs as entered, its conversions as converted); the counts are of those persons only.
  */
 async function personsOnClickHouse(
-  rt: WorkerRuntime, team: number, q: FunnelsQuery, gathered: PrintedClickHouse, params: FunnelParams, selection: StepPersons,
+  rt: WorkerRuntime, team: number, q: FunnelsQuery, gathered: PrintedClickHouse, params: FunnelParams, of: FunnelPersonsOf, value: string | null,
 ): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
-  const printed = funnelPersonsSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, selection.levels, selection.value);
+  const printed = funnelPersonsSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, of, value);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params, ACTOR_ROWS_MAX);
   const localId = localPersonIdOf(rt, team);
   const partial: FunnelPartial = new Map();
@@ -148,14 +153,17 @@ async function personsOnClickHouse(
     let stats = partial.get(key);
     if (!stats) partial.set(key, (stats = emptyStats(params)));
     stats.reached[Number(best)]!++;
-    stats.persons![Number(best)]!.push(localId(String(uuid)));
+    const id = localId(String(uuid));
+    if ('levels' in of) stats.persons![Number(best)]!.push(id);
+    else if (of.dropOff) stats.periodPersons![of.period]!.from.push(id);
+    else stats.periodPersons![of.period]!.to.push(id);
   }
   return { partial, bytesReceived: answer.bytes };
 }
 
 /** Time to convert inside ClickHouse: the persons per bin of their range of times, in one query. */
 async function timesOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ times: TimeToConvert; bytesReceived: number }> {
-  const printed = funnelTimesSql(gathered, funnelShape(q), q.fromStep, q.toStep, q.binCount);
+  const printed = funnelTimesSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, q.fromStep, q.toStep, q.binCount);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
   const [, , count, least, most, sum] = (answer.data[0] ?? [0, 0, 0, 0, 0, 0]).map(Number) as number[];
   const bins = convertBins(q.binCount, count!, least!, most!);

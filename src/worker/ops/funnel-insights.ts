@@ -10,7 +10,7 @@ import { actorPage } from '../analytics/actors.js';
 import { clickHouseFunnelGap } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import { binOf, convertBins } from '../../domain/analytics/funnel.js';
 import { rankedValueStats, runFunnel, stepsSummary, timeToConvertOf, type TimeToConvert, type FunnelRun, type StepsSummary, type ValueStats } from '../analytics/funnels.js';
-import { runFunnelOnClickHouse } from '../analytics/funnels-clickhouse.js';
+import { runFunnelOnClickHouse, type StepPersons } from '../analytics/funnels-clickhouse.js';
 import { runOnChosenExecutor } from '../analytics/executor-choice.js';
 import { queryContext } from '../analytics/query-context.js';
 import { json } from '../reply.js';
@@ -140,20 +140,24 @@ export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: Fi
   const breakdownParam = p.json('funnel_step_breakdown');
   const wantedValue = breakdownParam === undefined || breakdownParam === null || breakdownParam === ''
     ? null : String(Array.isArray(breakdownParam) ? breakdownParam[0] : breakdownParam);
-  // Steps: the persons who reached exactly one of these numbers of steps (funnel trends pick by period instead).
-  const levels = q.viz === 'trends' ? null : stepLevels(p, n);
-  await rt.ingest.appliedEverywhere();
-  const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
-    () => runFunnelOnClickHouse(rt, team, q, now, levels === null ? true : { levels, value: q.breakdown ? wantedValue : null }), () => runFunnel(rt, team, q, now, true));
-  const stats = [...run.partial].filter(([v]) => wantedValue === null || v === wantedValue).map(([, s]) => s);
-  const ids = new Set<number>();
-  if (levels === null) {
+  const value = q.breakdown ? wantedValue : null;
+  let wanted: StepPersons;
+  if (q.viz === 'trends') {
+    // Funnel trends: the persons who converted, or dropped off, in one entrance period.
     const startParam = p.string('entrance_period_start');
     if (startParam === null) invalidInput('entrance_period_start', 'entrance_period_start is required for funnel trends persons.', 'required');
     if (!p.has('drop_off')) invalidInput('drop_off', 'drop_off is required for funnel trends persons.', 'required');
-    const start = parseDate(startParam, now, run.ctx.timeZone, 'entrance_period_start').ms;
+    wanted = { periodStart: startParam, dropOff: p.bool('drop_off'), value };
+  } else wanted = { levels: stepLevels(p, n), value };
+  await rt.ingest.appliedEverywhere();
+  const { run, where } = await runOnChosenExecutor<FunnelRun>(rt, () => funnelGap(rt, team, q, now),
+    () => runFunnelOnClickHouse(rt, team, q, now, wanted), () => runFunnel(rt, team, q, now, true));
+  const stats = [...run.partial].filter(([v]) => wantedValue === null || v === wantedValue).map(([, s]) => s);
+  const ids = new Set<number>();
+  if ('periodStart' in wanted) {
+    const start = parseDate(wanted.periodStart, now, run.ctx.timeZone, 'entrance_period_start').ms;
     const period = run.periods.indexOf(start);
-    const dropOff = p.bool('drop_off');
+    const dropOff = wanted.dropOff;
     for (const s of stats) {
       const pp = s.periodPersons?.[period];
       if (!pp) continue;
@@ -161,7 +165,7 @@ export async function personsFunnelAnswer(rt: WorkerRuntime, team: number, p: Fi
       for (const id of dropOff ? pp.from.filter((x) => !reachedTo.has(x)) : pp.to) ids.add(id);
     }
   } else {
-    for (const s of stats) for (const k of levels) for (const id of s.persons?.[k] ?? []) ids.add(id);
+    for (const s of stats) for (const k of wanted.levels) for (const id of s.persons?.[k] ?? []) ids.add(id);
   }
   const values = new Map<number, number | null>([...ids].map((id) => [id, null]));
   const page = actorPage(rt, team, values, { offset, limit, search: p.string('search'), ranked: false });

@@ -18,11 +18,12 @@
  *   an attempt, which takes each other step's first row after it within the window; the attempt's times sorted are
  *   its chain, and from there it is folded as an ordered one.
  *
- * - the persons of a step (`/persons/funnel/`): the uuids of the persons whose best attempt reached the steps asked
- *   for, with the breakdown value asked for.
+ * - the persons of a step or of a funnel trends period (`/persons/funnel/`): the uuids of the persons asked for.
  *
- * Unordered funnels whose steps may share an event (the local engine then shares events out by a maximum matching),
- * step and all-events attribution and the persons of a funnel trends period are not folded here: their events are
+ * - breakdowns by all-events attribution: a person's rows of each value folded apart (grouped by person and value).
+ *
+ * Unordered funnels whose steps may share an event (the local engine then shares events out by a maximum matching)
+ * and step attribution are not folded here: their events are
  * still gathered and folded by the local engine (funnels-clickhouse.ts).
  * No two events of a person at the same millisecond have a defined order on either engine; here they are in
  * (time, mask, value) order. Pure: SQL text and parameters out.
@@ -38,10 +39,9 @@ const NO_PERSON = '00000000-0000-0000-0000-000000000000';
  * Which funnels this fold answers (null: it does), else what it leaves to the gathering path. `distinctSteps`: each
  * step is an event of its own name (not an action, not all events), so no event matches two steps.
  */
-export function funnelFoldGap(shape: FunnelShape, viz: string, breakdown: boolean, attribution: Attribution, persons: boolean, distinctSteps: boolean): string | null {
-  if (persons && viz === 'trends') return 'the persons of a funnel trends period are listed from gathered events';
+export function funnelFoldGap(shape: FunnelShape, breakdown: boolean, attribution: Attribution, distinctSteps: boolean): string | null {
   if (shape.order === 'unordered' && !distinctSteps) return 'unordered funnels whose steps may match one event (actions, all events, an event twice) are folded from gathered events';
-  if (breakdown && attribution !== 'first_touch' && attribution !== 'last_touch') return `${attribution} attribution is folded from gathered events`;
+  if (breakdown && attribution === 'step') return 'step attribution is folded from gathered events';
   if (shape.steps + shape.exclusions.length > 31) return 'more than 31 steps and exclusions';
   return null;
 }
@@ -67,19 +67,7 @@ export function funnelFoldSql(
 ): PrintedClickHouse {
   const S = shape.steps;
   const params = { ...gathered.params, fold_no_person: NO_PERSON, ...(kept ? { fold_kept: hexList(kept) } : {}) };
-  const extra: string[] = [];
-  if (periods) {
-    // The entrance period of each attempt left (-1 outside the periods: as BucketIndex.of), then per period the
-    // longest attempt that entered in it.
-    const starts = `[${periods.starts.map((t) => t.toFixed(0)).join(',')}]::Array(Float64)`;
-    const periodOf = (t: string) => periods.starts.length === 0 ? '-1'
-      : `if(${t} < ${periods.starts[0]!.toFixed(0)} OR ${t} > ${periods.end.toFixed(0)}, -1, toInt64(arrayCount(x -> x <= ${t}, ${starts})) - 1)`;
-    extra.push(
-      `arrayMap(t -> ${periodOf('t')}, start_ts) AS attempt_periods`,
-      'arrayFilter(p -> p >= 0, arrayDistinct(arrayFilter((p, l) -> l > 0, attempt_periods, attempt_steps))) AS entered_periods',
-      'arrayMap(p -> arrayMax(arrayMap((q, l) -> if(q = p, l, 0), attempt_periods, attempt_steps)), entered_periods) AS period_best',
-    );
-  }
+  const extra = periods ? periodColumns(periods) : [];
   const perPerson = personFoldSql(gathered, shape, breakdown, extra);
   const sums: string[] = [];
   for (let k = 1; k <= S; k++) sums.push(`countIf(best = ${k})`);
@@ -99,10 +87,13 @@ export function funnelFoldSql(
  * convertBins's (src/domain/analytics/funnel.ts), worked out over the persons' range by window functions: one row
  * per bin `[bin, persons, all persons, least, most, sum of seconds]` (no rows: no one converted).
  */
-export function funnelTimesSql(gathered: PrintedClickHouse, shape: FunnelShape, fromStep: number, toStep: number, binCount: number | null): PrintedClickHouse {
+export function funnelTimesSql(
+  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, fromStep: number, toStep: number, binCount: number | null,
+): PrintedClickHouse {
   const params = { ...gathered.params, fold_no_person: NO_PERSON };
   const seconds = `arraySum(arraySlice(averages, ${fromStep + 1}, ${toStep - fromStep}))`;
-  const perPerson = personFoldSql(gathered, shape, null, [`${seconds} AS seconds`]);
+  // All-events attribution counts a person's time once per value (its rows of each value are a funnel of their own).
+  const perPerson = personFoldSql(gathered, shape, partitioned(breakdown), [`${seconds} AS seconds`]);
   const ranged = `SELECT seconds, min(seconds) OVER () AS lo, max(seconds) OVER () AS hi, count() OVER () AS n, sum(seconds) OVER () AS total FROM (${perPerson}) WHERE best > ${toStep}`;
   const count = binCountSql(binCount, 'n');
   const width = `if(ceil((hi - lo) / bin_count) = 0, 60, ceil((hi - lo) / bin_count))`;
@@ -111,21 +102,56 @@ export function funnelTimesSql(gathered: PrintedClickHouse, shape: FunnelShape, 
 }
 
 /**
- * The persons of a step: one row `[person uuid, steps its best attempt reached, its breakdown value]` per person
- * whose best attempt reached exactly one of `levels` steps and, with `value`, whose breakdown value is that one.
+ * Funnel trends: each attempt's entrance period (-1 outside the periods: as BucketIndex.of), the periods some
+ * attempt entered in, and per such period the longest attempt that entered in it (`period_best`).
+ */
+function periodColumns(periods: FoldPeriods): string[] {
+  const starts = `[${periods.starts.map((t) => t.toFixed(0)).join(',')}]::Array(Float64)`;
+  const periodOf = (t: string) => periods.starts.length === 0 ? '-1'
+    : `if(${t} < ${periods.starts[0]!.toFixed(0)} OR ${t} > ${periods.end.toFixed(0)}, -1, toInt64(arrayCount(x -> x <= ${t}, ${starts})) - 1)`;
+  return [
+    `arrayMap(t -> ${periodOf('t')}, start_ts) AS attempt_periods`,
+    'arrayFilter(p -> p >= 0, arrayDistinct(arrayFilter((p, l) -> l > 0, attempt_periods, attempt_steps))) AS entered_periods',
+    'arrayMap(p -> arrayMax(arrayMap((q, l) -> if(q = p, l, 0), attempt_periods, attempt_steps)), entered_periods) AS period_best',
+  ];
+}
+
+/**
+ * Which persons `/persons/funnel/` lists: those whose best attempt reached exactly one of `levels` steps; or, in
+ * funnel trends, those whose longest attempt entering in period `period` reached `toStep` + 1 steps, or with
+ * `dropOff` reached `fromStep` + 1 steps but not `toStep` + 1.
+ */
+export type FunnelPersonsOf = { levels: readonly number[] } | { periods: FoldPeriods; period: number; dropOff: boolean };
+
+/**
+ * The persons of a step (or of a funnel trends period): one row `[person uuid, steps its best attempt reached, its
+ * breakdown value]` per person `of` names and, with `value`, whose breakdown value is that one.
  */
 export function funnelPersonsSql(
-  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, levels: readonly number[], value: string | null,
+  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, of: FunnelPersonsOf, value: string | null,
 ): PrintedClickHouse {
   const params: Record<string, string> = { ...gathered.params, fold_no_person: NO_PERSON };
-  const perPerson = personFoldSql(gathered, shape, value !== null ? breakdown : null, ['toString(c0) AS person_uuid']);
-  const wanted = levels.filter((k) => Number.isInteger(k) && k >= 1 && k <= shape.steps);
-  const where = [wanted.length === 0 ? 'false' : `best IN (${wanted.join(', ')})`];
+  const extra = ['toString(c0) AS person_uuid'];
+  let where: string[];
+  if ('levels' in of) {
+    const wanted = of.levels.filter((k) => Number.isInteger(k) && k >= 1 && k <= shape.steps);
+    where = [wanted.length === 0 ? 'false' : `best IN (${wanted.join(', ')})`];
+  } else {
+    const { fromStep, toStep } = of.periods;
+    extra.push(...periodColumns(of.periods), `arrayMax(arrayMap((q, l) -> if(q = ${of.period}, l, 0), attempt_periods, attempt_steps)) AS period_reached`);
+    where = [of.dropOff ? `period_reached >= ${fromStep + 1} AND period_reached < ${toStep + 1}` : `period_reached >= ${toStep + 1}`];
+  }
+  const perPerson = personFoldSql(gathered, shape, value !== null ? breakdown : partitioned(breakdown), extra);
   if (value !== null) {
     params.fold_value = value;
     where.push('value = {fold_value:String}');
   }
   return { sql: `SELECT person_uuid, best, value FROM (${perPerson}) WHERE ${where.join(' AND ')}`, params };
+}
+
+/** A breakdown that partitions a person's rows (all-events attribution), else null: the others only label a person. */
+function partitioned(breakdown: { attribution: Attribution } | null): { attribution: Attribution } | null {
+  return breakdown?.attribution === 'all_events' ? breakdown : null;
 }
 
 /** convertBins's count of bins for `persons` (an expression), in integers as it works it out. */
@@ -173,7 +199,10 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
     return column(`${tag}_${s}`, shift(a));
   };
 
-  const value = !breakdown ? `''` : breakdown.attribution === 'last_touch'
+  // All-events attribution: the value is part of the partition (the local engine folds each value's rows of a person
+  // apart), so the rows are grouped by person and value.
+  const byValue = breakdown?.attribution === 'all_events';
+  const value = !breakdown ? `''` : byValue ? 'toString(c3)' : breakdown.attribution === 'last_touch'
     ? `arrayLast(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`
     : `arrayFirst(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`;
   column('ev', `arraySort(groupArray((toFloat64(c1), toUInt32(c2), ${breakdown ? 'toString(c3)' : `''`})))`);
@@ -231,7 +260,7 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
   column('averages', `[${times.map((t) => `arrayAvg(${t})`).join(', ')}]::Array(Float64)`);
   column('medians', `[${times.map((t) => `arrayReduce('quantileExactInclusive(0.5)', ${t})`).join(', ')}]::Array(Float64)`);
   column('value', value);
-  return `SELECT ${[...columns, ...extra].join(', ')} FROM (${gathered.sql}) AS gathered WHERE c0 != toUUID({fold_no_person:String}) GROUP BY c0`;
+  return `SELECT ${[...columns, ...extra].join(', ')} FROM (${gathered.sql}) AS gathered WHERE c0 != toUUID({fold_no_person:String}) GROUP BY c0${byValue ? ', c3' : ''}`;
 }
 
 /** What one row of funnelFoldSql says of a breakdown value. */
