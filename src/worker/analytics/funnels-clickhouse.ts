@@ -1,9 +1,11 @@
 /**
  * Funnels answered by ClickHouse (`QUILL_ANALYTICS=clickhouse`): the same FunnelsQuery, date range and entrance
- * periods as src/worker/analytics/funnels.ts. ClickHouse gathers each person's step and exclusion events (one query
- * printed by src/domain/analytics/clickhouse/funnel-sql.ts, after the same bounded wait for the export as HogQL);
- * each person's events then go through the local engine's own fold (funnelReducer), so both engines share one
- * definition of what a person reached.
+ * periods as src/worker/analytics/funnels.ts. ClickHouse selects each person's step and exclusion events (one query
+ * printed by src/domain/analytics/clickhouse/funnel-sql.ts, after the same bounded wait for the export as HogQL) and,
+ * for every funnel funnelFoldGap allows, folds them per person itself (funnel-fold-sql.ts: the local engine's
+ * definition written with arrays, held to it by test/unit/funnel-fold-chdb.test.ts), so only sums or the persons
+ * asked for come back. The rest is gathered: each person's events go through the local engine's own fold
+ * (funnelReducer).
  */
 import { bucketStarts, parseDate, resolveDateRange } from '../../domain/analytics/date-range.js';
 import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldedValue, type FunnelPersonsOf } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
@@ -144,12 +146,14 @@ async function trendsOnClickHouse(
 async function personsOnClickHouse(
   rt: WorkerRuntime, team: number, q: FunnelsQuery, gathered: PrintedClickHouse, params: FunnelParams, of: FunnelPersonsOf, value: string | null,
 ): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
+  const partial: FunnelPartial = new Map();
+  // An entrance period that is not one of the range's: no one entered in it (as the local engine finds).
+  if (!('levels' in of) && of.period < 0) return { partial, bytesReceived: 0 };
   const printed = funnelPersonsSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, of, value);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params, ACTOR_ROWS_MAX);
   const localId = localPersonIdOf(rt, team);
-  const partial: FunnelPartial = new Map();
-  for (const [uuid, best, value] of answer.data) {
-    const key = String(value ?? '');
+  for (const [uuid, best, rowValue] of answer.data) {
+    const key = String(rowValue ?? '');
     let stats = partial.get(key);
     if (!stats) partial.set(key, (stats = emptyStats(params)));
     stats.reached[Number(best)]!++;

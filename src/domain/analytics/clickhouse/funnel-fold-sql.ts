@@ -139,7 +139,8 @@ export function funnelPersonsSql(
   } else {
     const { fromStep, toStep } = of.periods;
     extra.push(...periodColumns(of.periods), `arrayMax(arrayMap((q, l) -> if(q = ${of.period}, l, 0), attempt_periods, attempt_steps)) AS period_reached`);
-    where = [of.dropOff ? `period_reached >= ${fromStep + 1} AND period_reached < ${toStep + 1}` : `period_reached >= ${toStep + 1}`];
+    // A start that is none of the periods' (-1) names no period: attempts outside the periods are -1 too.
+    where = [of.period < 0 ? 'false' : of.dropOff ? `period_reached >= ${fromStep + 1} AND period_reached < ${toStep + 1}` : `period_reached >= ${toStep + 1}`];
   }
   const perPerson = personFoldSql(gathered, shape, value !== null ? breakdown : partitioned(breakdown), extra);
   if (value !== null) {
