@@ -384,16 +384,21 @@ t.test('sequence analyses with more events than a part are gathered in parts on 
   const [{ n }] = await duck.rows(`SELECT count(*) AS n FROM events WHERE ${range}`) as [{ n: number }];
   tt.ok(Number(n) > 2 * GATHER_ROWS, `the funnel's events (${n}) fill more than two parts of ${GATHER_ROWS}`);
   const steps = enc(JSON.stringify(FUNNEL_STEPS));
-  // Step attribution is still gathered; the funnel by first touch is folded inside ClickHouse, which sends sums,
-  // ordered or unordered (its steps are distinct events).
+  // An unordered funnel whose steps share an event (a pageview, then another) is still gathered; the funnel by first
+  // touch is folded inside ClickHouse, which sends sums, ordered or unordered (its steps are distinct events), and by
+  // step 1's value.
   const byBrowser = `insights/funnel/?events=${steps}&breakdown=%24browser`;
-  const gathered = (await api.twin.get(`/api/projects/@current/${byBrowser}&breakdown_attribution_type=step&breakdown_attribution_value=1&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  const sharedSteps = `insights/funnel/?events=${enc(JSON.stringify([{ id: '$pageview', order: 0 }, { id: '$pageview', order: 1 }]))}&breakdown=%24browser&funnel_order_type=unordered`;
+  const gathered = (await api.twin.get(`/api/projects/@current/${sharedSteps}&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+  tt.has(gathered.clickhouse, { fallback: null, folded_in_clickhouse: false }, 'two pageviews in any order: gathered');
   const folded = (await api.twin.get(`/api/projects/@current/${byBrowser}&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(folded.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the steps by browser: folded inside ClickHouse');
   tt.ok(folded.clickhouse.bytes_received * 100 < gathered.clickhouse.bytes_received,
-    `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the events of its form by step 1's value`);
-  const unordered = (await api.twin.get(`/api/projects/@current/${byBrowser}&funnel_order_type=unordered&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
-  tt.has(unordered.clickhouse, { fallback: null, folded_in_clickhouse: true }, `its unordered form too: ${unordered.clickhouse.bytes_received} bytes came back`);
+    `and ${folded.clickhouse.bytes_received} bytes came back for them, against ${gathered.clickhouse.bytes_received} for the gathered pageviews`);
+  for (const form of ['&funnel_order_type=unordered', '&breakdown_attribution_type=step&breakdown_attribution_value=1']) {
+    const other = (await api.twin.get(`/api/projects/@current/${byBrowser}${form}&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
+    tt.has(other.clickhouse, { fallback: null, folded_in_clickhouse: true }, `${form}: folded too, ${other.clickhouse.bytes_received} bytes came back`);
+  }
   const converted = (await api.twin.get(`/api/projects/@current/persons/funnel/?events=${steps}&funnel_step=3&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(converted.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the persons of a step: folded inside ClickHouse');
   tt.ok(converted.clickhouse.bytes_received * 10 < gathered.clickhouse.bytes_received,
@@ -401,7 +406,7 @@ t.test('sequence analyses with more events than a part are gathered in parts on 
   const dropped = (await api.twin.get(`/api/projects/@current/persons/funnel/?events=${steps}&funnel_viz_type=trends&entrance_period_start=${enc(`${FROM} 00:00:00`)}&drop_off=true&date_from=${FROM}&date_to=${TO}&refresh=true`)).body;
   tt.has(dropped.clickhouse, { fallback: null, folded_in_clickhouse: true }, 'the persons who dropped off in an entrance period: folded inside ClickHouse');
   tt.ok(dropped.results[0].people.length > 0, `and there are some (${dropped.results[0].people.length} on the first page)`);
-  for (const path of [`${byBrowser}&breakdown_attribution_type=step&breakdown_attribution_value=1`, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50',
+  for (const path of [sharedSteps, `insights/funnel/correlation/?events=${steps}`, 'insights/path/?edge_limit=50',
     'persons/path/?path_dropoff_key=2_%2F', `persons/funnel/correlation/?events=${steps}&funnel_correlation_person_entity=${enc('{"id":"$pageleave","type":"events"}')}`]) {
     const res = await api.twin.get(`/api/projects/@current/${path}&date_from=${FROM}&date_to=${TO}&refresh=true`);
     tt.equal(res.status, 200, path);

@@ -120,10 +120,10 @@ const BY_PERSON: [string, Record<string, unknown>][] = [
 
 /**
  * Whether ClickHouse folds the funnel itself and sends back sums (funnel-fold-sql.ts): ordered and strict funnels,
- * and unordered ones whose steps are distinct events (steps, trends, time to convert), by first or last touch or all
- * events; the rest (an unordered funnel of `signup` twice, step attribution) is gathered and folded by Quill.
+ * and unordered ones whose steps are distinct events (steps, trends, time to convert), whatever the attribution; an
+ * unordered funnel of `signup` twice is gathered and folded by Quill.
  */
-const foldedThere = (p: Record<string, unknown>) => (p.funnel_order_type !== 'unordered' || p.events !== NARROWING) && p.breakdown_attribution_type !== 'step';
+const foldedThere = (p: Record<string, unknown>) => p.funnel_order_type !== 'unordered' || p.events !== NARROWING;
 
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
   for (const [name, params] of SUPPORTED) {

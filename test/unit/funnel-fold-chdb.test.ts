@@ -19,7 +19,8 @@ type Row = [person: string, ms: number, mask: number, value: string];
 interface Case {
   name: string;
   shape: FunnelShape;
-  breakdown: { attribution: Attribution; limit: number } | null;
+  /** `step`: the step whose value step attribution takes (0-based). */
+  breakdown: { attribution: Attribution; limit: number; step?: number } | null;
 }
 
 const HOUR = 3_600_000;
@@ -57,7 +58,7 @@ function onLocal(rows: Row[], c: Case): StepsSummary[] {
 /** The local engine's sums (with entrance periods and the steps a conversion goes from and to, for trends). */
 function localPartial(rows: Row[], c: Case, fromStep = 0, toStep = 0, periods: FunnelParams['periods'] = null, persons = false) {
   const params: FunnelParams = {
-    shape: c.shape, attribution: c.breakdown?.attribution ?? 'first_touch', attributionStep: null, breakdown: c.breakdown !== null,
+    shape: c.shape, attribution: c.breakdown?.attribution ?? 'first_touch', attributionStep: c.breakdown?.step ?? null, breakdown: c.breakdown !== null,
     periods, persons, fromStep, toStep,
   };
   const reducer = funnelReducer(params);
@@ -142,6 +143,10 @@ const CASES: Case[] = [
   { name: 'unordered, exclusions over the funnel and 1-2, 10-hour window', shape: shape(3, 'unordered', 10, [[0, 2], [1, 2]]), breakdown: null },
   { name: 'breakdown, all events, exclusion', shape: shape(3, 'ordered', 14 * 24, [[0, 2]]), breakdown: { attribution: 'all_events', limit: 25 } },
   { name: 'unordered breakdown limit 2, all events', shape: shape(3, 'unordered', 14 * 24), breakdown: { attribution: 'all_events', limit: 2 } },
+  { name: 'breakdown, step 1', shape: shape(3, 'ordered', 14 * 24), breakdown: { attribution: 'step', limit: 25, step: 1 } },
+  { name: 'breakdown, step 0, exclusion, 10-hour window', shape: shape(3, 'ordered', 10, [[0, 2]]), breakdown: { attribution: 'step', limit: 25, step: 0 } },
+  { name: 'strict breakdown limit 2, step 1', shape: shape(3, 'strict', 14 * 24), breakdown: { attribution: 'step', limit: 2, step: 1 } },
+  { name: 'unordered breakdown, step 2', shape: shape(3, 'unordered', 14 * 24), breakdown: { attribution: 'step', limit: 25, step: 2 } },
   { name: 'unordered breakdown limit 2, last touch', shape: shape(3, 'unordered', 14 * 24), breakdown: { attribution: 'last_touch', limit: 2 } },
 ];
 
@@ -151,7 +156,7 @@ const rowsFor = (c: Case, seed: number, persons: number) =>
 
 t.test('every shape the fold answers: the same steps as the local engine, over generated persons', async (t) => {
   for (const [k, c] of CASES.entries()) {
-    t.equal(funnelFoldGap(c.shape, c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', true), null, `${c.name}: folded in ClickHouse`);
+    t.equal(funnelFoldGap(c.shape, c.breakdown !== null, c.breakdown?.attribution ?? 'first_touch', true, c.breakdown?.step ?? null), null, `${c.name}: folded in ClickHouse`);
     for (const seed of [11 + k, 1000 + k]) {
       const rows = rowsFor(c, seed, 120);
       const local = onLocal(rows, c);
@@ -282,7 +287,8 @@ t.test('what the fold leaves to the gathered path is named', async (t) => {
   t.match(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', false), /unordered funnels whose steps may match one event/);
   t.equal(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', true), null, 'unordered of distinct events is folded');
   t.equal(funnelFoldGap(s, true, 'last_touch', false), null, 'by last touch');
-  t.match(funnelFoldGap(s, true, 'step', true), /step attribution/);
+  t.equal(funnelFoldGap(s, true, 'step', true, 1), null, 'step attribution is folded');
+  t.match(funnelFoldGap(s, true, 'step', true, null), /step attribution without a step/);
   t.equal(funnelFoldGap(s, true, 'all_events', true), null, 'all-events attribution is folded');
   t.match(funnelFoldGap({ ...s, exclusions: Array.from({ length: 29 }, (_, i) => ({ bit: 3 + i, from: 0, to: 1 })) }, false, 'first_touch', true), /more than 31/);
 });

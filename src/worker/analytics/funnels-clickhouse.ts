@@ -8,7 +8,7 @@
  * (funnelReducer).
  */
 import { bucketStarts, parseDate, resolveDateRange } from '../../domain/analytics/date-range.js';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldedValue, type FunnelPersonsOf } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldBreakdown, type FoldedValue, type FunnelPersonsOf } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
@@ -31,6 +31,9 @@ export interface ClickHouseFunnelRun extends FunnelRun {
   /** Whether ClickHouse folded the funnel itself (sums came back) rather than sending its events. */
   foldedInClickHouse: boolean;
 }
+
+/** How the fold attributes the funnel's breakdown value (null: no breakdown). */
+const foldBreakdown = (q: FunnelsQuery): FoldBreakdown | null => (q.breakdown ? { attribution: q.attribution, step: q.attributionStep } : null);
 
 /** A funnel row's breakdown value (its fourth column): '' is "no value", as the local engine's -1. */
 export const breakdownOfRow = (row: readonly unknown[]) => String(row[3] ?? '') || null;
@@ -55,7 +58,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const folding = funnelFoldGap(funnelShape(q), q.breakdown !== null, q.attribution, stepsOfDistinctEvents(q)) === null;
+  const folding = funnelFoldGap(funnelShape(q), q.breakdown !== null, q.attribution, stepsOfDistinctEvents(q), q.attributionStep) === null;
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {
@@ -101,7 +104,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
  */
 async function foldOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ folded: FoldedValue[]; bytesReceived: number }> {
   const shape = funnelShape(q);
-  const breakdown = q.breakdown ? { attribution: q.attribution } : null;
+  const breakdown = foldBreakdown(q);
   const first = funnelFoldSql(gathered, shape, breakdown);
   const answer = await selectOnClickHouse(rt, first.sql, first.params);
   let bytesReceived = answer.bytes;
@@ -125,7 +128,7 @@ async function trendsOnClickHouse(
   rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse, end: number, starts: number[],
 ): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
   const shape = funnelShape(q);
-  const printed = funnelFoldSql(gathered, shape, q.breakdown ? { attribution: q.attribution } : null, null, { starts, end, fromStep: q.fromStep, toStep: q.toStep });
+  const printed = funnelFoldSql(gathered, shape, foldBreakdown(q), null, { starts, end, fromStep: q.fromStep, toStep: q.toStep });
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
   const partial: FunnelPartial = new Map();
   for (const row of answer.data) {
@@ -149,7 +152,7 @@ async function personsOnClickHouse(
   const partial: FunnelPartial = new Map();
   // An entrance period that is not one of the range's: no one entered in it (as the local engine finds).
   if (!('levels' in of) && of.period < 0) return { partial, bytesReceived: 0 };
-  const printed = funnelPersonsSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, of, value);
+  const printed = funnelPersonsSql(gathered, funnelShape(q), foldBreakdown(q), of, value);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params, ACTOR_ROWS_MAX);
   const localId = localPersonIdOf(rt, team);
   for (const [uuid, best, rowValue] of answer.data) {
@@ -167,7 +170,7 @@ async function personsOnClickHouse(
 
 /** Time to convert inside ClickHouse: the persons per bin of their range of times, in one query. */
 async function timesOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ times: TimeToConvert; bytesReceived: number }> {
-  const printed = funnelTimesSql(gathered, funnelShape(q), q.breakdown ? { attribution: q.attribution } : null, q.fromStep, q.toStep, q.binCount);
+  const printed = funnelTimesSql(gathered, funnelShape(q), foldBreakdown(q), q.fromStep, q.toStep, q.binCount);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
   const [, , count, least, most, sum] = (answer.data[0] ?? [0, 0, 0, 0, 0, 0]).map(Number) as number[];
   const bins = convertBins(q.binCount, count!, least!, most!);

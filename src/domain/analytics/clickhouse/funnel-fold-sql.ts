@@ -39,11 +39,17 @@ const NO_PERSON = '00000000-0000-0000-0000-000000000000';
  * Which funnels this fold answers (null: it does), else what it leaves to the gathering path. `distinctSteps`: each
  * step is an event of its own name (not an action, not all events), so no event matches two steps.
  */
-export function funnelFoldGap(shape: FunnelShape, breakdown: boolean, attribution: Attribution, distinctSteps: boolean): string | null {
+export function funnelFoldGap(shape: FunnelShape, breakdown: boolean, attribution: Attribution, distinctSteps: boolean, attributionStep: number | null = null): string | null {
   if (shape.order === 'unordered' && !distinctSteps) return 'unordered funnels whose steps may match one event (actions, all events, an event twice) are folded from gathered events';
-  if (breakdown && attribution === 'step') return 'step attribution is folded from gathered events';
+  if (breakdown && attribution === 'step' && (attributionStep === null || attributionStep < 0 || attributionStep >= shape.steps)) return 'step attribution without a step of the funnel is folded from gathered events';
   if (shape.steps + shape.exclusions.length > 31) return 'more than 31 steps and exclusions';
   return null;
+}
+
+/** How a breakdown value is attributed to a person: first or last touch, all events, or the value at step `step` (0-based). */
+export interface FoldBreakdown {
+  attribution: Attribution;
+  step?: number | null;
 }
 
 /** Funnel trends: the entrance periods' starts and the range's end (ms), and the steps a conversion goes from and to. */
@@ -62,7 +68,7 @@ export interface FoldPeriods {
  * persons whose best attempt entered in it reached `fromStep` + 1 and `toStep` + 1 steps, as ([periods], [counts]).
  */
 export function funnelFoldSql(
-  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, kept: readonly string[] | null = null,
+  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: FoldBreakdown | null, kept: readonly string[] | null = null,
   periods: FoldPeriods | null = null,
 ): PrintedClickHouse {
   const S = shape.steps;
@@ -88,7 +94,7 @@ export function funnelFoldSql(
  * per bin `[bin, persons, all persons, least, most, sum of seconds]` (no rows: no one converted).
  */
 export function funnelTimesSql(
-  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, fromStep: number, toStep: number, binCount: number | null,
+  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: FoldBreakdown | null, fromStep: number, toStep: number, binCount: number | null,
 ): PrintedClickHouse {
   const params = { ...gathered.params, fold_no_person: NO_PERSON };
   const seconds = `arraySum(arraySlice(averages, ${fromStep + 1}, ${toStep - fromStep}))`;
@@ -128,7 +134,7 @@ export type FunnelPersonsOf = { levels: readonly number[] } | { periods: FoldPer
  * breakdown value]` per person `of` names and, with `value`, whose breakdown value is that one.
  */
 export function funnelPersonsSql(
-  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, of: FunnelPersonsOf, value: string | null,
+  gathered: PrintedClickHouse, shape: FunnelShape, breakdown: FoldBreakdown | null, of: FunnelPersonsOf, value: string | null,
 ): PrintedClickHouse {
   const params: Record<string, string> = { ...gathered.params, fold_no_person: NO_PERSON };
   const extra = ['toString(c0) AS person_uuid'];
@@ -150,9 +156,12 @@ export function funnelPersonsSql(
   return { sql: `SELECT person_uuid, best, value FROM (${perPerson}) WHERE ${where.join(' AND ')}`, params };
 }
 
-/** A breakdown that partitions a person's rows (all-events attribution), else null: the others only label a person. */
-function partitioned(breakdown: { attribution: Attribution } | null): { attribution: Attribution } | null {
-  return breakdown?.attribution === 'all_events' ? breakdown : null;
+/**
+ * A breakdown under which one person may count under several values (all-events attribution: its rows of each value;
+ * step attribution: each value its best attempts have at the step), else null: the others only label a person.
+ */
+function partitioned(breakdown: FoldBreakdown | null): FoldBreakdown | null {
+  return breakdown?.attribution === 'all_events' || breakdown?.attribution === 'step' ? breakdown : null;
 }
 
 /** convertBins's count of bins for `persons` (an expression), in integers as it works it out. */
@@ -178,7 +187,7 @@ const NONE = '1e300';
  * after i"); a value missing at a row is filled from the next row, which is right because every carried value
  * only grows along the rows (times, positions of later steps).
  */
-function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdown: { attribution: Attribution } | null, extra: readonly string[]): string {
+function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdown: FoldBreakdown | null, extra: readonly string[]): string {
   const S = shape.steps;
   const W = shape.windowMs;
   const stepBits = 2 ** S - 1;
@@ -203,7 +212,8 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
   // All-events attribution: the value is part of the partition (the local engine folds each value's rows of a person
   // apart), so the rows are grouped by person and value.
   const byValue = breakdown?.attribution === 'all_events';
-  const value = !breakdown ? `''` : byValue ? 'toString(c3)' : breakdown.attribution === 'last_touch'
+  const atStep = breakdown?.attribution === 'step' ? breakdown.step ?? null : null;
+  const value = !breakdown || atStep !== null ? `''` : byValue ? 'toString(c3)' : breakdown.attribution === 'last_touch'
     ? `arrayLast(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`
     : `arrayFirst(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`;
   column('ev', `arraySort(groupArray((toFloat64(c1), toUInt32(c2), ${breakdown ? 'toString(c3)' : `''`})))`);
@@ -260,8 +270,24 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
   const times = Array.from({ length: S - 1 }, (_, i) => column(`times_${i + 1}`, seconds(i + 1)));
   column('averages', `[${times.map((t) => `arrayAvg(${t})`).join(', ')}]::Array(Float64)`);
   column('medians', `[${times.map((t) => `arrayReduce('quantileExactInclusive(0.5)', ${t})`).join(', ')}]::Array(Float64)`);
-  column('value', value);
-  return `SELECT ${[...columns, ...extra].join(', ')} FROM (${gathered.sql}) AS gathered WHERE c0 != toUUID({fold_no_person:String}) GROUP BY c0${byValue ? ', c3' : ''}`;
+  if (atStep === null) {
+    column('value', value);
+    return `SELECT ${[...columns, ...extra].join(', ')} FROM (${gathered.sql}) AS gathered WHERE c0 != toUUID({fold_no_person:String}) GROUP BY c0${byValue ? ', c3' : ''}`;
+  }
+  // Step attribution: the values of the rows at step `atStep` of the best attempts (the person counts under each;
+  // under '' when no best attempt reached it). The row of that step is carried as the step times are (its index
+  // grows along the rows too); the rows' values are then picked without indexing: the best attempts' rows, marked,
+  // are sorted in among the person's rows, and a row right after a mark of its own index is picked.
+  column('idx', 'arrayMap(i -> toFloat64(i), arrayEnumerate(ev))');
+  const stepRow = atStep === 0 ? 'idx'
+    : shape.order === 'strict' ? column('step_row', ahead('idx', atStep, NONE))
+      : shape.order === 'unordered' ? column('step_row', `arrayMap(c -> c[${atStep + 1}], ${unorderedChain('step_row', 'idx', 'idx')})`)
+        : onChain('idx', atStep, 'step_row');
+  column('best_rows', `if(best > ${atStep}, arrayFilter((r, l) -> l = best, ${started(stepRow)}, attempt_steps), [])`);
+  column('marked', `arraySort(arrayConcat(arrayMap((i, x) -> (i, 1, x.3), idx, ev), arrayMap(r -> (r, 0, ''), best_rows)))`);
+  column('step_values', `arrayDistinct(arrayMap(c -> c.3, arrayFilter((c, p) -> c.2 = 1 AND p.2 = 0 AND p.1 = c.1, marked, arrayPushFront(arrayPopBack(marked), (0., 0, '')))))`);
+  const inner = `SELECT ${[...columns, ...extra].join(', ')} FROM (${gathered.sql}) AS gathered WHERE c0 != toUUID({fold_no_person:String}) GROUP BY c0`;
+  return `SELECT *, arrayJoin(if(empty(step_values), [''], step_values)) AS value FROM (${inner})`;
 }
 
 /** What one row of funnelFoldSql says of a breakdown value. */
