@@ -187,6 +187,8 @@ const cases: Case[] = [
   { name: '3-step strict funnel', path: funnelPath('&funnel_order_type=strict') },
   { name: '3-step unordered funnel', path: funnelPath('&funnel_order_type=unordered') },
   { name: '3-step funnel by $browser', path: funnelPath('&breakdown=%24browser') },
+  { name: '3-step funnel by $browser, all events', path: funnelPath('&breakdown=%24browser&breakdown_attribution_type=all_events') },
+  { name: '3-step funnel by $browser at step 2', path: funnelPath('&breakdown=%24browser&breakdown_attribution_type=step&breakdown_attribution_value=1') },
   { name: '3-step funnel: time to convert', path: funnelPath('&funnel_viz_type=time_to_convert') },
   // No persons lists here: the persons live only in ClickHouse, and a list is paged by the local persons store's ids
   // (a person it does not know sends the list to the local engine). test/e2e/analytics-differential.test.ts measures them.
