@@ -68,6 +68,8 @@ const e = (id: string, order: number, properties?: unknown[]) => ({ id, type: 'e
 const PRO = [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }];
 /** `signup {plan: pro}` then a plain `signup`: one event cannot be both steps. */
 const NARROWING = [e('signup', 0, PRO), e('signup', 1), e('pay', 2)];
+/** `signup {plan: pro}` and `signup {plan is not pro}`: one event name, but no event matches both. */
+const PRO_OR_NOT = [e('signup', 0, PRO), e('signup', 1, [{ ...PRO[0], operator: 'is_not' }]), e('pay', 2)];
 const VIEW_SIGNUP_PAY = [e('$pageview', 0), e('signup', 1), e('pay', 2)];
 const CANCEL = (from: number, to: number) => [{ id: 'cancel', type: 'events', name: 'cancel', funnel_from_step: from, funnel_to_step: to }];
 const BY_BROWSER = { breakdown: '$browser', breakdown_type: 'event' };
@@ -76,6 +78,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['ordered, a repeated event with a narrowing filter', { events: NARROWING }],
   ['strict, a repeated event with a narrowing filter', { events: NARROWING, funnel_order_type: 'strict' }],
   ['unordered, a repeated event with a narrowing filter', { events: NARROWING, funnel_order_type: 'unordered' }],
+  ['unordered, one event name with filters no event matches both of', { events: PRO_OR_NOT, funnel_order_type: 'unordered' }],
   ['ordered, two-day window', { events: VIEW_SIGNUP_PAY, funnel_window_interval: 2, funnel_window_interval_unit: 'day' }],
   ['ordered, five-hour window', { events: VIEW_SIGNUP_PAY, funnel_window_interval: 5, funnel_window_interval_unit: 'hour' }],
   ['strict', { events: VIEW_SIGNUP_PAY, funnel_order_type: 'strict' }],

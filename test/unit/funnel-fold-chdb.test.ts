@@ -6,7 +6,7 @@
 // are held to each other, case by case.
 import t from 'tap';
 import { queryBind } from 'chdb';
-import { binCountSql, foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
+import { binCountSql, foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, sharedStepRowSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
 import type { Attribution } from '../../src/domain/analytics/funnel-query.js';
 import { binOf, convertBins, type FunnelShape } from '../../src/domain/analytics/funnel.js';
 import { funnelReducer, rankedValueStats, rankValues, stepsSummary, timeToConvertOf, type FunnelParams, type StepsSummary } from '../../src/worker/analytics/funnels.js';
@@ -282,9 +282,16 @@ t.test('the count of bins: the cube root of the persons, on both engines, at eve
   t.same([0, 1, 7, 90, 91].map((b) => binCountSql(b, 'n')), ['1', '1', '7', '90', '90'], 'asked for: 1-90');
 });
 
+t.test('an event matching two steps is found (an unordered funnel then gathers)', async (t) => {
+  const p = '00000000-0000-0000-0000-000000000001';
+  const s = shape(3, 'unordered', 24, [[0, 2]]);
+  t.same(chdbRows(sharedStepRowSql(gatheredOf([[p, 0, 1, ''], [p, 1, 2 | 8, ''], [p, 2, 4, '']]), s)), [], 'a step and an exclusion on one event: none');
+  t.same(chdbRows(sharedStepRowSql(gatheredOf([[p, 0, 1, ''], [p, 1, 2 | 4, '']]), s)).map((r) => Number(r[0])), [1], 'steps 1 and 2 on one event: found');
+});
+
 t.test('what the fold leaves to the gathered path is named', async (t) => {
   const s = shape(3, 'ordered', 24);
-  t.match(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', false), /unordered funnels whose steps may match one event/);
+  t.match(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', false), /an unordered funnel with an event matching two of its steps/);
   t.equal(funnelFoldGap({ ...s, order: 'unordered' }, false, 'first_touch', true), null, 'unordered of distinct events is folded');
   t.equal(funnelFoldGap(s, true, 'last_touch', false), null, 'by last touch');
   t.equal(funnelFoldGap(s, true, 'step', true, 1), null, 'step attribution is folded');

@@ -8,7 +8,7 @@
  * (funnelReducer).
  */
 import { bucketStarts, parseDate, resolveDateRange } from '../../domain/analytics/date-range.js';
-import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, type FoldBreakdown, type FoldedValue, type FunnelPersonsOf } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
+import { foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, sharedStepRowSql, type FoldBreakdown, type FoldedValue, type FunnelPersonsOf } from '../../domain/analytics/clickhouse/funnel-fold-sql.js';
 import { funnelEventsSql } from '../../domain/analytics/clickhouse/funnel-sql.js';
 import type { PrintedClickHouse } from '../../domain/hogql/clickhouse-printer.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
@@ -58,7 +58,14 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
   const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const folding = funnelFoldGap(funnelShape(q), q.breakdown !== null, q.attribution, stepsOfDistinctEvents(q), q.attributionStep) === null;
+  const shape = funnelShape(q);
+  const gap = (distinctSteps: boolean) => funnelFoldGap(shape, q.breakdown !== null, q.attribution, distinctSteps, q.attributionStep);
+  let folding = gap(stepsOfDistinctEvents(q)) === null;
+  if (!folding && gap(true) === null) {
+    // An unordered funnel whose steps share an event name: folded when no event of the range matches two steps.
+    const check = sharedStepRowSql(funnelEventsSql(q, filter, range.from, range.to, opts, undefined, true), shape);
+    folding = (await selectOnClickHouse(rt, check.sql, check.params)).data.length === 0;
+  }
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {

@@ -18,13 +18,13 @@
  *   an attempt, which takes each other step's first row after it within the window; the attempt's times sorted are
  *   its chain, and from there it is folded as an ordered one.
  *
- * - the persons of a step or of a funnel trends period (`/persons/funnel/`): the uuids of the persons asked for.
+ * - the persons of a step or of a funnel trends period (`/persons/funnel/`): the uuids of the persons asked for;
+ * - breakdowns by all-events attribution (a person's rows of each value folded apart: grouped by person and value)
+ *   and by step attribution (the values at that step of the best attempts; the person counts under each).
  *
- * - breakdowns by all-events attribution: a person's rows of each value folded apart (grouped by person and value).
- *
- * Unordered funnels whose steps may share an event (the local engine then shares events out by a maximum matching)
- * and step attribution are not folded here: their events are
- * still gathered and folded by the local engine (funnels-clickhouse.ts).
+ * An unordered funnel in which some event matches two steps (sharedStepRowSql finds one) is not folded here: the
+ * local engine shares such events out between the steps by a maximum matching, so its events are still gathered
+ * and folded by the local engine (funnels-clickhouse.ts).
  * No two events of a person at the same millisecond have a defined order on either engine; here they are in
  * (time, mask, value) order. Pure: SQL text and parameters out.
  */
@@ -36,11 +36,11 @@ import { AUTO_BINS, MAX_BINS, type FunnelShape } from '../funnel.js';
 const NO_PERSON = '00000000-0000-0000-0000-000000000000';
 
 /**
- * Which funnels this fold answers (null: it does), else what it leaves to the gathering path. `distinctSteps`: each
- * step is an event of its own name (not an action, not all events), so no event matches two steps.
+ * Which funnels this fold answers (null: it does), else what it leaves to the gathering path. `distinctSteps`: no
+ * event matches two steps (each step is an event of its own name, or sharedStepRowSql found no such event).
  */
 export function funnelFoldGap(shape: FunnelShape, breakdown: boolean, attribution: Attribution, distinctSteps: boolean, attributionStep: number | null = null): string | null {
-  if (shape.order === 'unordered' && !distinctSteps) return 'unordered funnels whose steps may match one event (actions, all events, an event twice) are folded from gathered events';
+  if (shape.order === 'unordered' && !distinctSteps) return 'an unordered funnel with an event matching two of its steps is folded from gathered events';
   if (breakdown && attribution === 'step' && (attributionStep === null || attributionStep < 0 || attributionStep >= shape.steps)) return 'step attribution without a step of the funnel is folded from gathered events';
   if (shape.steps + shape.exclusions.length > 31) return 'more than 31 steps and exclusions';
   return null;
@@ -50,6 +50,15 @@ export function funnelFoldGap(shape: FunnelShape, breakdown: boolean, attributio
 export interface FoldBreakdown {
   attribution: Attribution;
   step?: number | null;
+}
+
+/**
+ * Whether some event of the funnel's rows matches two of its steps (one row: `[1]`; none: no rows). An unordered
+ * funnel of steps that share an event name (actions, all events, a page view of one URL then of another) is folded
+ * inside ClickHouse only when none does: then no two steps can take one event, and no matching is needed.
+ */
+export function sharedStepRowSql(gathered: PrintedClickHouse, shape: FunnelShape): PrintedClickHouse {
+  return { sql: `SELECT 1 FROM (${gathered.sql}) AS gathered WHERE bitCount(bitAnd(c2, ${2 ** shape.steps - 1})) > 1 LIMIT 1`, params: gathered.params };
 }
 
 /** Funnel trends: the entrance periods' starts and the range's end (ms), and the steps a conversion goes from and to. */
