@@ -17,7 +17,7 @@ import { andFilters } from '../../domain/analytics/property-filters.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { ACTOR_ROWS_MAX, gatheredLocalId, localPersonIdOf } from './actors-clickhouse.js';
-import { convertBins } from '../../domain/analytics/funnel.js';
+import { convertBins, type FunnelShape } from '../../domain/analytics/funnel.js';
 import { emptyStats, funnelParams, funnelReducer, OTHER_VALUE, rankValues, timeToConvertOf, type FunnelParams, type FunnelPartial, type FunnelRun, type TimeToConvert } from './funnels.js';
 import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
@@ -61,33 +61,37 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const shape = funnelShape(q);
   const gap = (distinctSteps: boolean) => funnelFoldGap(shape, q.breakdown !== null, q.attribution, distinctSteps, q.attributionStep);
   let folding = gap(stepsOfDistinctEvents(q)) === null;
+  let checkBytes = 0;
   if (!folding && gap(true) === null) {
     // An unordered funnel whose steps share an event name: folded when no event of the range matches two steps.
     const check = sharedStepRowSql(funnelEventsSql(q, filter, range.from, range.to, opts, undefined, true), shape);
-    folding = (await selectOnClickHouse(rt, check.sql, check.params)).data.length === 0;
+    const found = await selectOnClickHouse(rt, check.sql, check.params);
+    checkBytes = found.bytes;
+    folding = found.data.length === 0;
   }
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {
     const base = { ctx, range, periods, partial: new Map(), caughtUp, gatheredParts: 0, foldedInClickHouse: true };
+    const fold: Fold = { q, shape, breakdown: foldBreakdown(q), gathered: printed };
     if (persons !== null) {
       const of: FunnelPersonsOf = 'levels' in persons ? { levels: persons.levels } : {
         periods: { starts: periods, end: range.to, fromStep: q.fromStep, toStep: q.toStep }, dropOff: persons.dropOff,
         period: periods.indexOf(parseDate(persons.periodStart, now, ctx.timeZone, 'entrance_period_start').ms),
       };
-      const { partial, bytesReceived } = await personsOnClickHouse(rt, team, q, printed, funnelParams(q, range, periods, true), of, persons.value);
-      return { ...base, partial, bytesReceived };
+      const { partial, bytesReceived } = await personsOnClickHouse(rt, team, fold, funnelParams(q, range, periods, true), of, persons.value);
+      return { ...base, partial, bytesReceived: checkBytes + bytesReceived };
     }
     if (q.viz === 'time_to_convert') {
-      const { times, bytesReceived } = await timesOnClickHouse(rt, q, printed);
-      return { ...base, times, bytesReceived };
+      const { times, bytesReceived } = await timesOnClickHouse(rt, fold);
+      return { ...base, times, bytesReceived: checkBytes + bytesReceived };
     }
     if (q.viz === 'trends') {
-      const { partial, bytesReceived } = await trendsOnClickHouse(rt, q, printed, range.to, periods);
-      return { ...base, partial, bytesReceived };
+      const { partial, bytesReceived } = await trendsOnClickHouse(rt, fold, range.to, periods);
+      return { ...base, partial, bytesReceived: checkBytes + bytesReceived };
     }
-    const { folded, bytesReceived } = await foldOnClickHouse(rt, q, printed);
-    return { ...base, folded, bytesReceived };
+    const { folded, bytesReceived } = await foldOnClickHouse(rt, fold);
+    return { ...base, folded, bytesReceived: checkBytes + bytesReceived };
   }
   // Every gathered event comes back as a row folded here, part after part (a part's persons at a time).
   const reducer = funnelReducer(funnelParams(q, range, periods, persons !== null));
@@ -102,16 +106,22 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
       if (stats.periodPersons) stats.periodPersons = stats.periodPersons.map((pp) => ({ from: toLocal(pp.from), to: toLocal(pp.to) }));
     }
   }
-  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts, bytesReceived, foldedInClickHouse: false };
+  return { ctx, range, periods, partial, caughtUp, gatheredParts: parts, bytesReceived: checkBytes + bytesReceived, foldedInClickHouse: false };
+}
+
+/** What a fold inside ClickHouse starts from: the query, its shape and breakdown, and its rows' query. */
+interface Fold {
+  q: FunnelsQuery;
+  shape: FunnelShape;
+  breakdown: FoldBreakdown | null;
+  gathered: PrintedClickHouse;
 }
 
 /**
  * The steps of the funnel summed per breakdown value inside ClickHouse (funnel-fold-sql.ts), ranked as the local
  * engine ranks them; past the breakdown limit, a second query sums the values left out into "Other".
  */
-async function foldOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ folded: FoldedValue[]; bytesReceived: number }> {
-  const shape = funnelShape(q);
-  const breakdown = foldBreakdown(q);
+async function foldOnClickHouse(rt: WorkerRuntime, { q, shape, breakdown, gathered }: Fold): Promise<{ folded: FoldedValue[]; bytesReceived: number }> {
   const first = funnelFoldSql(gathered, shape, breakdown);
   const answer = await selectOnClickHouse(rt, first.sql, first.params);
   let bytesReceived = answer.bytes;
@@ -132,10 +142,9 @@ async function foldOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: Pr
  * (conversion-time lists left empty: trends do not show them); the breakdown limit's "Other" is a plain sum here.
  */
 async function trendsOnClickHouse(
-  rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse, end: number, starts: number[],
+  rt: WorkerRuntime, { q, shape, breakdown, gathered }: Fold, end: number, starts: number[],
 ): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
-  const shape = funnelShape(q);
-  const printed = funnelFoldSql(gathered, shape, foldBreakdown(q), null, { starts, end, fromStep: q.fromStep, toStep: q.toStep });
+  const printed = funnelFoldSql(gathered, shape, breakdown, null, { starts, end, fromStep: q.fromStep, toStep: q.toStep });
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
   const partial: FunnelPartial = new Map();
   for (const row of answer.data) {
@@ -154,12 +163,12 @@ async function trendsOnClickHouse(
  * drop-offs as entered, its conversions as converted); the counts are of those persons only.
  */
 async function personsOnClickHouse(
-  rt: WorkerRuntime, team: number, q: FunnelsQuery, gathered: PrintedClickHouse, params: FunnelParams, of: FunnelPersonsOf, value: string | null,
+  rt: WorkerRuntime, team: number, { shape, breakdown, gathered }: Fold, params: FunnelParams, of: FunnelPersonsOf, value: string | null,
 ): Promise<{ partial: FunnelPartial; bytesReceived: number }> {
   const partial: FunnelPartial = new Map();
   // An entrance period that is not one of the range's: no one entered in it (as the local engine finds).
   if (!('levels' in of) && of.period < 0) return { partial, bytesReceived: 0 };
-  const printed = funnelPersonsSql(gathered, funnelShape(q), foldBreakdown(q), of, value);
+  const printed = funnelPersonsSql(gathered, shape, breakdown, of, value);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params, ACTOR_ROWS_MAX);
   const localId = localPersonIdOf(rt, team);
   for (const [uuid, best, rowValue] of answer.data) {
@@ -176,8 +185,8 @@ async function personsOnClickHouse(
 }
 
 /** Time to convert inside ClickHouse: the persons per bin of their range of times, in one query. */
-async function timesOnClickHouse(rt: WorkerRuntime, q: FunnelsQuery, gathered: PrintedClickHouse): Promise<{ times: TimeToConvert; bytesReceived: number }> {
-  const printed = funnelTimesSql(gathered, funnelShape(q), foldBreakdown(q), q.fromStep, q.toStep, q.binCount);
+async function timesOnClickHouse(rt: WorkerRuntime, { q, shape, breakdown, gathered }: Fold): Promise<{ times: TimeToConvert; bytesReceived: number }> {
+  const printed = funnelTimesSql(gathered, shape, breakdown, q.fromStep, q.toStep, q.binCount);
   const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
   const [, , count, least, most, sum] = (answer.data[0] ?? [0, 0, 0, 0, 0, 0]).map(Number) as number[];
   const bins = convertBins(q.binCount, count!, least!, most!);
