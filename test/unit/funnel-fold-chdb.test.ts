@@ -5,7 +5,7 @@
 // median conversion times. The fold is the local engine's definition written with arrays: this is where the two
 // are held to each other, case by case.
 import t from 'tap';
-import { queryBind } from 'chdb';
+import { chdbRows, foldRows, gatheredOf, HOUR, personUuid, personsOfRows, ROWS_FROM, type FoldRow } from '../helpers/fold-rows.js';
 import { binCountSql, foldedValueOf, funnelFoldGap, funnelFoldSql, funnelPersonsSql, funnelTimesSql, sharedStepRowSql } from '../../src/domain/analytics/clickhouse/funnel-fold-sql.js';
 import type { Attribution } from '../../src/domain/analytics/funnel-query.js';
 import { binOf, convertBins, type FunnelShape } from '../../src/domain/analytics/funnel.js';
@@ -13,8 +13,7 @@ import { funnelReducer, rankedValueStats, rankValues, stepsSummary, timeToConver
 import { nearlyEqual } from '../helpers/insight-compare.js';
 import { Random } from '../helpers/fuzz.js';
 
-/** A gathered row: person, ms, step and exclusion bits, breakdown value ('' for none). */
-type Row = [person: string, ms: number, mask: number, value: string];
+type Row = FoldRow;
 
 interface Case {
   name: string;
@@ -23,33 +22,7 @@ interface Case {
   breakdown: { attribution: Attribution; limit: number; step?: number } | null;
 }
 
-const HOUR = 3_600_000;
 const VALUES = ['', 'Chrome', 'Safari', 'Firefox', "O'Neil \\ Edge"];
-
-/**
- * Persons with 1-14 events over four days, each event matching a few of the bits (steps, then exclusions) or none
- * (strict funnels see every event); with `oneStep` (the steps of an unordered funnel of distinct events), at most one
- * of the first `oneStep` bits. Rows are in the order the SQL sorts a person's events: time, mask, value.
- */
-function dataset(r: Random, persons: number, bits: number, oneStep: number | null = null): Row[] {
-  const rows: Row[] = [];
-  for (let p = 0; p < persons; p++) {
-    const person = `00000000-0000-0000-0000-${String(p + 1).padStart(12, '0')}`;
-    const n = r.int(1, 14);
-    const events: Row[] = [];
-    for (let k = 0; k < n; k++) {
-      let mask = 0;
-      for (let b = oneStep ?? 0; b < bits; b++) if (r.chance(b === 0 ? 0.45 : 0.3)) mask |= 1 << b;
-      if (oneStep !== null && r.chance(0.75)) mask |= 1 << r.int(0, oneStep - 1);
-      // Some events at the same instant as the previous one: ties are ordered the same way on both sides.
-      const ms = k > 0 && r.chance(0.1) ? events[k - 1]![1] : Date.UTC(2026, 10, 2) + r.int(0, 96) * HOUR + r.int(0, 59) * 60_000;
-      events.push([person, ms, mask, r.pick(VALUES)]);
-    }
-    events.sort((a, b) => a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
-    rows.push(...events);
-  }
-  return rows;
-}
 
 function onLocal(rows: Row[], c: Case): StepsSummary[] {
   return rankedValueStats(localPartial(rows, c), c.breakdown?.limit ?? Infinity).map(([v, s]) => stepsSummary(c.breakdown ? v : '', s));
@@ -65,34 +38,20 @@ function localPartial(rows: Row[], c: Case, fromStep = 0, toStep = 0, periods: F
   const out = reducer.empty();
   const values = [...VALUES];
   let pid = 0;
-  for (let i = 0; i < rows.length;) {
-    let j = i;
-    while (j < rows.length && rows[j]![0] === rows[i]![0]) j++;
-    const mine = rows.slice(i, j);
+  for (const mine of personsOfRows(rows)) {
     reducer.add(out, {
       pid: ++pid, n: mine.length, ts: Float64Array.from(mine, (e) => e[1]), mask: Uint32Array.from(mine, (e) => e[2]),
       value: Int32Array.from(mine, (e) => (e[3] === '' ? -1 : values.indexOf(e[3]))), values, name: new Int32Array(mine.length).fill(-1), names: [],
     });
-    i = j;
   }
   return out;
 }
-
-const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
-/** Rows as the gathered query's answer. */
-const gatheredOf = (rows: Row[]) => ({
-  sql: `SELECT * FROM values('c0 UUID, c1 Int64, c2 UInt32, c3 String', ${rows.map((e) => `(${literal(e[0])}, ${e[1]}, ${e[2]}, ${literal(e[3])})`).join(', ')})`,
-  params: {},
-});
-const chdbRows = ({ sql, params }: { sql: string; params: Record<string, string> }) => (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data;
 
 /** The fold run by chdb over `rows` as the gathered query's answer, ranked and cut as funnels-clickhouse.ts does. */
 function onClickHouse(rows: Row[], c: Case): StepsSummary[] {
   const gathered = gatheredOf(rows);
   const run = (kept: string[] | null) => {
-    const { sql, params } = funnelFoldSql(gathered, c.shape, c.breakdown, kept);
-    return (JSON.parse(queryBind(sql, params, 'JSONCompact')) as { data: unknown[][] }).data.map((row) => foldedValueOf(row, c.shape.steps));
+    return chdbRows(funnelFoldSql(gathered, c.shape, c.breakdown, kept)).map((row) => foldedValueOf(row, c.shape.steps));
   };
   const ranked = rankValues(run(null));
   const limit = c.breakdown?.limit ?? Infinity;
@@ -152,7 +111,7 @@ const CASES: Case[] = [
 
 /** The case's generated persons (unordered funnels are folded for steps of distinct events only). */
 const rowsFor = (c: Case, seed: number, persons: number) =>
-  dataset(new Random(seed), persons, c.shape.steps + c.shape.exclusions.length, c.shape.order === 'unordered' ? c.shape.steps : null);
+  foldRows(new Random(seed), persons, c.shape.steps + c.shape.exclusions.length, VALUES, c.shape.order === 'unordered' ? c.shape.steps : null);
 
 t.test('every shape the fold answers: the same steps as the local engine, over generated persons', async (t) => {
   for (const [k, c] of CASES.entries()) {
@@ -169,7 +128,7 @@ t.test('every shape the fold answers: the same steps as the local engine, over g
 });
 
 t.test('hand-made persons: one event fills one step; ties; excluded attempts; nobody', async (t) => {
-  const p = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
+  const p = personUuid;
   const c = (s: FunnelShape): Case => ({ name: '', shape: s, breakdown: null });
   const cases: [string, Row[], Case][] = [
     ['an event matching both steps fills one', [[p(1), 0, 3, '']], c(shape(2, 'ordered', 24))],
@@ -192,7 +151,7 @@ t.test('hand-made persons: one event fills one step; ties; excluded attempts; no
 });
 
 /** Entrance periods: 12-hour ones, then two uneven ones; the end cuts the data's last hours off. */
-const T0 = Date.UTC(2026, 10, 2);
+const T0 = ROWS_FROM;
 const PERIODS = { starts: [...Array.from({ length: 6 }, (_, i) => T0 + i * 12 * HOUR), T0 + 80 * HOUR, T0 + 83 * HOUR], end: T0 + 90 * HOUR };
 
 t.test('funnel trends: persons entering and converting per entrance period, as the local engine counts them', async (t) => {

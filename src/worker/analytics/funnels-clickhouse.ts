@@ -59,16 +59,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const shape = funnelShape(q);
-  const gap = (distinctSteps: boolean) => funnelFoldGap(shape, q.breakdown !== null, q.attribution, distinctSteps, q.attributionStep);
-  let folding = gap(stepsOfDistinctEvents(q)) === null;
-  let checkBytes = 0;
-  if (!folding && gap(true) === null) {
-    // An unordered funnel whose steps share an event name: folded when no event of the range matches two steps.
-    const check = sharedStepRowSql(funnelEventsSql(q, filter, range.from, range.to, opts, undefined, true), shape);
-    const found = await selectOnClickHouse(rt, check.sql, check.params);
-    checkBytes = found.bytes;
-    folding = found.data.length === 0;
-  }
+  const { folding, checkBytes } = await foldDecision(rt, q, shape, () => funnelEventsSql(q, filter, range.from, range.to, opts, undefined, true));
   const printed = funnelEventsSql(q, filter, range.from, range.to, opts, undefined, folding);
   const caughtUp = await exportCaughtUp(rt, requested);
   if (folding) {
@@ -107,6 +98,20 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
     }
   }
   return { ctx, range, periods, partial, caughtUp, gatheredParts: parts, bytesReceived: checkBytes + bytesReceived, foldedInClickHouse: false };
+}
+
+/**
+ * Whether the fold of funnel `q` runs inside ClickHouse (funnelFoldGap), and the bytes it took to decide: an unordered
+ * funnel whose steps share an event name is folded there when no event of the range matches two steps, which one
+ * query over `stepRows` (the funnel's rows for a fold) asks.
+ */
+export async function foldDecision(rt: WorkerRuntime, q: FunnelsQuery, shape: FunnelShape, stepRows: () => PrintedClickHouse): Promise<{ folding: boolean; checkBytes: number }> {
+  const gap = (distinctSteps: boolean) => funnelFoldGap(shape, q.breakdown !== null, q.attribution, distinctSteps, q.attributionStep);
+  if (gap(stepsOfDistinctEvents(q)) === null) return { folding: true, checkBytes: 0 };
+  if (gap(true) !== null) return { folding: false, checkBytes: 0 };
+  const check = sharedStepRowSql(stepRows(), shape);
+  const found = await selectOnClickHouse(rt, check.sql, check.params);
+  return { folding: found.data.length === 0, checkBytes: found.bytes };
 }
 
 /** What a fold inside ClickHouse starts from: the query, its shape and breakdown, and its rows' query. */

@@ -33,7 +33,7 @@ import type { Attribution } from '../funnel-query.js';
 import { AUTO_BINS, MAX_BINS, type FunnelShape } from '../funnel.js';
 
 /** The person uuid of events ingested without one (the export's placeholder): never a person. */
-const NO_PERSON = '00000000-0000-0000-0000-000000000000';
+export const NO_PERSON = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Which funnels this fold answers (null: it does), else what it leaves to the gathering path. `distinctSteps`: no
@@ -184,9 +184,10 @@ const NONE = '1e300';
 
 /**
  * The per-person fold: one row per person with its events (`ev`, `ts`, `mask`), per attempt (one per row matching
- * step 0) its start time (`start_ts`) and the steps it reached, 0 when an exclusion drops it (`attempt_steps`), the
- * steps of the best (`best`), their mean and median seconds per step (`averages`, `medians`), its breakdown value
- * (`value`) and `extra` columns over those.
+ * step 0) its start time (`start_ts`), the time of its last step (`final_ts`) and the steps it reached, 0 when an
+ * exclusion drops it (`attempt_steps`), the steps of the best (`best`), their mean and median seconds per step
+ * (`averages`, `medians`), its breakdown value (`value`) and `extra` columns over those. With `names` and no
+ * breakdown, each event's third member (`ev`'s `.3`) is its name (the gathered rows' fourth column) rather than ''.
  *
  * Every array is aligned with the person's rows (or, filtered, with its attempts) and every lambda reads only its
  * own arguments: a lambda that indexes another array (`ts[c[1]]`) has ClickHouse copy that array for each element,
@@ -196,7 +197,7 @@ const NONE = '1e300';
  * after i"); a value missing at a row is filled from the next row, which is right because every carried value
  * only grows along the rows (times, positions of later steps).
  */
-function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdown: FoldBreakdown | null, extra: readonly string[]): string {
+export function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdown: FoldBreakdown | null, extra: readonly string[], names = false): string {
   const S = shape.steps;
   const W = shape.windowMs;
   const stepBits = 2 ** S - 1;
@@ -225,7 +226,7 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
   const value = !breakdown || atStep !== null ? `''` : byValue ? 'toString(c3)' : breakdown.attribution === 'last_touch'
     ? `arrayLast(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`
     : `arrayFirst(x -> bitAnd(x.2, ${stepBits}) != 0 AND x.3 != '', ev).3`;
-  column('ev', `arraySort(groupArray((toFloat64(c1), toUInt32(c2), ${breakdown ? 'toString(c3)' : `''`})))`);
+  column('ev', `arraySort(groupArray((toFloat64(c1), toUInt32(c2), ${breakdown || names ? 'toString(c3)' : `''`})))`);
   column('ts', 'arrayMap(x -> x.1, ev)');
   column('mask', 'arrayMap(x -> x.2, ev)');
   column('n', 'length(ev)');
@@ -274,6 +275,8 @@ function personFoldSql(gathered: PrintedClickHouse, shape: FunnelShape, breakdow
   const stepsExpr = dropped.length === 0 ? reached : `if(${dropped.join(' OR ')}, toUInt32(0), ${reached})`;
   column('attempt_steps', `arrayMap((${args.join(', ')}) -> ${stepsExpr}, ${arrays.join(', ')})`);
   column('best', 'arrayMax(attempt_steps)');
+  // Per attempt, the time of its last step (read by correlation: the first best attempt's, when it converted).
+  column('final_ts', started(stepTimes[S - 1]!));
   // Per step s ≥ 1 the best attempts' seconds from step s - 1 (empty past the steps reached).
   const seconds = (s: number) => `if(${s} < best, arrayFilter((d, l) -> l = best, arrayMap((a, b) -> (b - a) / 1000, ${started(stepTimes[s - 1]!)}, ${started(stepTimes[s]!)}), attempt_steps), [])`;
   const times = Array.from({ length: S - 1 }, (_, i) => column(`times_${i + 1}`, seconds(i + 1)));
@@ -341,7 +344,7 @@ export function foldedValueOf(row: readonly unknown[], steps: number, periods = 
  * The values as one String parameter: their UTF-8 bytes in hex, comma-separated (split and unhex'ed in the query).
  * Hex has nothing the client's or the server's unescaping of a parameter would touch, and no commas.
  */
-function hexList(values: readonly string[]): string {
+export function hexList(values: readonly string[]): string {
   const utf8 = new TextEncoder();
   return values.map((v) => Array.from(utf8.encode(v), (b) => b.toString(16).padStart(2, '0')).join('')).join(',');
 }
