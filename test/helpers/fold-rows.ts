@@ -1,7 +1,7 @@
 /**
  * Rows as funnelEventsSql gathers them for a fold inside ClickHouse (person uuid, ms, step and exclusion bits, a
  * label: the breakdown value or the event's name), generated per person, and chdb running a fold over them: what the
- * chdb unit tests of the folds (funnel-fold-chdb, correlation-fold-chdb) hold the SQL to the local engine with.
+ * chdb unit tests of the folds (test/chdb/) hold the SQL to the local engine with.
  */
 import { queryBind } from 'chdb';
 import type { Random } from './fuzz.js';

@@ -3,7 +3,7 @@
  * src/worker/analytics/correlation.ts. Every event of the persons who may enter the funnel, each tagged with the
  * funnel's bit set and its name (funnelEventsSql, every event), is folded per person inside ClickHouse
  * (correlation-fold-sql.ts: correlationReducer's definition written with arrays, held to it by
- * test/unit/correlation-fold-chdb.test.ts), so only the counts per event name, or the persons asked for, come back.
+ * test/chdb/correlation-fold.test.ts), so only the counts per event name, or the persons asked for, come back.
  * An unordered funnel in which some event matches two steps is gathered instead: its events go through the local
  * engine's own fold (correlationReducer). Property correlation reads the population's persons as Quill holds them
  * now, by the uuid ClickHouse resolved each event to, as the local engine reads them by id.

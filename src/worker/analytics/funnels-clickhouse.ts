@@ -3,7 +3,7 @@
  * periods as src/worker/analytics/funnels.ts. ClickHouse selects each person's step and exclusion events (one query
  * printed by src/domain/analytics/clickhouse/funnel-sql.ts, after the same bounded wait for the export as HogQL) and,
  * for every funnel funnelFoldGap allows, folds them per person itself (funnel-fold-sql.ts: the local engine's
- * definition written with arrays, held to it by test/unit/funnel-fold-chdb.test.ts), so only sums or the persons
+ * definition written with arrays, held to it by test/chdb/funnel-fold.test.ts), so only sums or the persons
  * asked for come back. The rest is gathered: each person's events go through the local engine's own fold
  * (funnelReducer).
  */
