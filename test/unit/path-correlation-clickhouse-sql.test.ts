@@ -1,6 +1,6 @@
 // Paths and funnel correlation as ClickHouse SQL (src/domain/analytics/clickhouse/path-sql.ts, funnel-sql.ts's
 // gathering of every event): guarded reads, user text only as parameters, the events each analysis needs; what is not
-// gathered on ClickHouse yet named as a gap. And path rows folded by the local engine's own path reducer.
+// gathered on ClickHouse yet named as a gap. (The paths' fold inside ClickHouse: test/chdb/path-fold.test.ts.)
 import t from 'tap';
 import { clickHousePathsGap, pathEventsSql } from '../../src/domain/analytics/clickhouse/path-sql.js';
 import { funnelEventsSql } from '../../src/domain/analytics/clickhouse/funnel-sql.js';
@@ -8,13 +8,9 @@ import type { TrendsSqlOptions } from '../../src/domain/analytics/clickhouse/tre
 import { actionFilter } from '../../src/domain/analytics/action-filter.js';
 import { FilterParams } from '../../src/domain/analytics/filter-params.js';
 import { funnelsQueryOf } from '../../src/domain/analytics/funnel-query.js';
-import { pathsQueryOf, rankEdges } from '../../src/domain/analytics/paths.js';
+import { pathsQueryOf } from '../../src/domain/analytics/paths.js';
 import { parseFilters } from '../../src/domain/analytics/property-filters.js';
 import { storedTableReads } from '../../src/domain/hogql/clickhouse-printer.js';
-import { eventsOfRows } from '../../src/worker/analytics/gathered-events.js';
-import { namedEdges, pathReducer } from '../../src/worker/analytics/paths.js';
-import { PATH_ROW } from '../../src/worker/analytics/paths-clickhouse.js';
-import { forEachPerson, groupByPerson } from '../../src/worker/analytics/sequences.js';
 
 const OPTS: TrendsSqlOptions = { team: 42, database: 'posthog', timeZone: 'Europe/Paris', now: Date.UTC(2026, 10, 8) };
 const paths = (params: Record<string, unknown>) => pathsQueryOf(new FilterParams(params));
@@ -57,30 +53,6 @@ t.test('paths: gaps, what falls back to the local engine, named', async (tt) => 
   tt.equal(clickHousePathsGap(paths({ date_from: 'all' }), []), null, "date_from=all runs on ClickHouse (from Quill's first event)");
   tt.equal(clickHousePathsGap(paths({}), [parseFilters([{ key: 'email', value: 'x', operator: 'exact', type: 'person' }])]), null, 'a person property filter (the person at the event) runs on ClickHouse');
   tt.match(clickHousePathsGap(paths({}), [parseFilters([{ key: 'id', value: 3, type: 'cohort' }])]), /cohort filters/);
-});
-
-t.test("path rows fold into the local engine's edges: raw items, sessions, repeats", async (tt) => {
-  const M = 60_000;
-  const rows = [
-    ['p1', 0, 0, '$pageview', 'https://x.test/'],
-    ['p1', 2 * M, 0, '$pageview', 'https://x.test/pricing/'],
-    ['p1', 3 * M, 0, '$pageview', 'https://x.test/pricing'],
-    ['p1', 4 * M, 0, '$screen', 'Home'],
-    // A new session (30 minutes later).
-    ['p1', 40 * M, 0, '$pageview', ''],
-    ['p1', 41 * M, 0, 'clicked', ''],
-    ['p2', 1 * M, 0, '$pageview', 'https://x.test/'],
-    ['p2', 5 * M, 0, '$pageview', 'https://x.test/pricing'],
-  ];
-  const q = paths({ include_event_types: ['$pageview', '$screen', 'custom_event'] });
-  const reducer = pathReducer({ query: q, actionNames: [], rules: [], persons: null });
-  const partial = reducer.empty();
-  await forEachPerson(groupByPerson(eventsOfRows(rows, PATH_ROW)), () => true, (p) => reducer.add(partial, p));
-  tt.same(rankEdges(namedEdges(partial), q).map((e) => [e.source, e.target, e.value, e.average_conversion_time]), [
-    ['1_https://x.test', '2_https://x.test/pricing', 2, 3 * M],
-    ['1_', '2_clicked', 1, M],
-    ['2_https://x.test/pricing', '3_Home', 1, 2 * M],
-  ], "one trailing slash dropped, a repeat collapsed, a pageview without URL the item ''");
 });
 
 t.test('correlation gathers every event of the persons who may enter, with its name', async (tt) => {

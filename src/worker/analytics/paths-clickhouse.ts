@@ -1,45 +1,47 @@
 /**
  * Paths answered by ClickHouse (`QUILL_ANALYTICS=clickhouse`): the same PathsQuery, date range and cleaning rules as
- * src/worker/analytics/paths.ts. ClickHouse gathers each person's events that may be path items (one query printed
- * by src/domain/analytics/clickhouse/path-sql.ts, after the same bounded wait for the export as HogQL); they then
- * go through the local engine's own fold (pathReducer), so both engines share one definition of a path.
+ * src/worker/analytics/paths.ts. ClickHouse selects each person's events that may be path items (one query printed by
+ * src/domain/analytics/clickhouse/path-sql.ts, after the same bounded wait for the export as HogQL) and folds them
+ * per person itself (path-fold-sql.ts: the local engine's sessions, cleaning and limits written with arrays, held
+ * to pathReducer by test/chdb/path-fold.test.ts), so only the heaviest edges, or the persons asked for, come back.
  */
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
+import { pathEdgesFoldSql, pathPersonsFoldSql, type PathFold } from '../../domain/analytics/clickhouse/path-fold-sql.js';
 import { pathEventsSql } from '../../domain/analytics/clickhouse/path-sql.js';
-import { rawItem, type PathsQuery } from '../../domain/analytics/paths.js';
+import type { PathsQuery } from '../../domain/analytics/paths.js';
 import { andFilters } from '../../domain/analytics/property-filters.js';
-import { exportCaughtUp } from '../query/hogql-clickhouse.js';
+import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
-import { foldGatheredRows, type RowColumns } from './gathered-events.js';
-import { pathReducer, pathRules, type PathParams, type PathRun } from './paths.js';
-import { gatheredLocalId } from './actors-clickhouse.js';
+import { addNamedEdge, pathRules, type PathParams, type PathPartial, type PathRun } from './paths.js';
+import { ACTOR_ROWS_MAX, localPersonIdOf } from './actors-clickhouse.js';
 import { clickHouseSqlOptions, queryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 
-/** How a row of pathEventsSql, (person, ms, mask, event, item property), carries its name and raw path item. */
-export const PATH_ROW: RowColumns = {
-  name: (row) => String(row[3]),
-  value: (row) => rawItem(String(row[3]), String(row[4] ?? ''), String(row[4] ?? '')),
-};
-
 /**
- * `persons` (/persons/path/): keep the persons whose paths hold the edge or end at the node, as the local engine's
- * person ids (localPersonIdOf), so that the persons endpoint pages them exactly as it pages the local engine's.
+ * `persons` (/persons/path/): the persons whose paths hold the edge or end at the node, as the local engine's person
+ * ids (localPersonIdOf), so that the persons endpoint pages them exactly as it pages the local engine's.
  */
 export async function runPathsOnClickHouse(
   rt: WorkerRuntime, team: number, q: PathsQuery, now: number, persons: PathParams['persons'] = null,
-): Promise<PathRun & { caughtUp: boolean; gatheredParts: number }> {
+): Promise<PathRun & { caughtUp: boolean; gatheredParts: number; bytesReceived: number; foldedInClickHouse: boolean }> {
   const requested = Date.now();
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const printed = pathEventsSql(q, filter, range.from, range.to, clickHouseSqlOptions(rt, team, ctx.timeZone, now));
+  const gathered = pathEventsSql(q, filter, range.from, range.to, clickHouseSqlOptions(rt, team, ctx.timeZone, now), true);
   const caughtUp = await exportCaughtUp(rt, requested);
-  const reducer = pathReducer({ query: q, actionNames: q.includeActions.map((a) => a.name), rules: pathRules(ctx, q), persons });
-  const partial = reducer.empty();
-  const { uuids, parts } = await foldGatheredRows(rt, printed, PATH_ROW, (person) => reducer.add(partial, person));
-  if (persons) {
-    partial.persons = partial.persons.map(gatheredLocalId(rt, team, uuids));
+  const fold: PathFold = { query: q, actionNames: q.includeActions.map((a) => a.name), rules: pathRules(ctx, q) };
+  const partial: PathPartial = { items: [], ids: new Map(), edges: new Map(), persons: [] };
+  const base = { ctx, partial, caughtUp, gatheredParts: 0, foldedInClickHouse: true };
+  if (persons !== null) {
+    const printed = pathPersonsFoldSql(gathered, fold, persons);
+    const answer = await selectOnClickHouse(rt, printed.sql, printed.params, ACTOR_ROWS_MAX);
+    const localId = localPersonIdOf(rt, team);
+    partial.persons = answer.data.map(([uuid]) => localId(String(uuid)));
+    return { ...base, bytesReceived: answer.bytes };
   }
-  return { ctx, partial, caughtUp, gatheredParts: parts };
+  const printed = pathEdgesFoldSql(gathered, fold, q.edgeLimit, q.minEdgeWeight, q.maxEdgeWeight);
+  const answer = await selectOnClickHouse(rt, printed.sql, printed.params);
+  for (const [source, target, value, time] of answer.data) addNamedEdge(partial, String(source), String(target), Number(value), Number(time));
+  return { ...base, bytesReceived: answer.bytes };
 }

@@ -50,6 +50,21 @@ export function namedEdges(partial: PathPartial): Map<string, { value: number; t
   return out;
 }
 
+/**
+ * Adds `value` occurrences of the edge from node `source` to node `target` (`step_item`, as namedEdges names them),
+ * `time` milliseconds between them in all: the edges of a fold done elsewhere (inside ClickHouse) in this form.
+ */
+export function addNamedEdge(partial: PathPartial, source: string, target: string, value: number, time: number): void {
+  const cut = source.indexOf('_');
+  const step = Number(source.slice(0, cut));
+  const key = edgeKey(step, idOfItem(partial, source.slice(cut + 1)), idOfItem(partial, target.slice(target.indexOf('_') + 1)));
+  const had = partial.edges.get(key);
+  if (had) {
+    had.value += value;
+    had.time += time;
+  } else partial.edges.set(key, { value, time });
+}
+
 function idOfItem(partial: PathPartial, item: string): number {
   let id = partial.ids.get(item);
   if (id === undefined) {

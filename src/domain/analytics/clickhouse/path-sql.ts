@@ -33,11 +33,12 @@ export function clickHousePathsGap(q: PathsQuery, filters: readonly (FilterNode 
  * whose name paths may include (as includesEvent reads it; the fold checks again) or that match an included
  * action. The item
  * property is the text of `$current_url` for a pageview, of `$screen_name` for a screen ('' when missing, as
- * rawItem reads a missing one), else ''. In no particular order:
+ * rawItem reads a missing one), else ''. `forFold`: the rows a fold inside ClickHouse reads (path-fold-sql.ts), persons as
+ * UUIDs. In no particular order:
  * the local grouping (groupByPerson) puts each person's events in time order, as for funnels; sorting them here
  * made ClickHouse hold every row at once (past 1 GB at 10M events).
  */
-export function pathEventsSql(q: PathsQuery, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions): PrintedClickHouse {
+export function pathEventsSql(q: PathsQuery, filter: FilterNode | null, from: number, to: number, opts: TrendsSqlOptions, forFold = false): PrintedClickHouse {
   const values: Record<string, unknown> = { from: new Date(from), to: new Date(to) };
   const named = [...q.includeTypes.filter((t) => t !== 'custom_event'), ...q.includeCustom];
   const included: string[] = [];
@@ -61,7 +62,8 @@ export function pathEventsSql(q: PathsQuery, filter: FilterNode | null, from: nu
   const item = `multiIf(event = '$pageview', ${url}, event = '$screen', ${screen}, '')`;
   const text = `SELECT person_id, timestamp, ${mask} AS mask, event, ${item} AS item FROM events WHERE ${where.join(' AND ')}`;
   return printClickHouse(parseQuery(text), [
-    { name: 'person_id', type: 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
+    // Folded inside ClickHouse (path-fold-sql.ts), the person stays a UUID.
+    { name: 'person_id', type: forFold ? 'Int' : 'Person' }, { name: 'timestamp', type: 'DateTime' }, { name: 'mask', type: 'Int' },
     { name: 'event', type: 'String' }, { name: 'item', type: 'String' },
   ], { ...opts, values, filters: null, filterTree: filter, filterTrees: trees });
 }
