@@ -42,6 +42,15 @@ function dataset(): ReturnType<typeof event>[][] {
     event(`guest-${i}`, '$pageview', { $browser: browser, $process_person_profile: false }, { timestamp: new Date(START + i * DAY + 3_600_000).toISOString() }),
     event(`anon-${i}`, '$pageview', { $browser: browser }, { timestamp: new Date(START + i * DAY + 7_200_000).toISOString() }),
   ]));
+  // Groups: companies 0-3 stored with properties (company 1's industry changed later: its latest row counts),
+  // company 4 named by events but never stored.
+  const group = (key: string, set: Record<string, unknown>, at: number) =>
+    event('admin', '$groupidentify', { $group_type: 'company', $group_key: key, $group_set: set }, { timestamp: new Date(START + at * DAY).toISOString() });
+  batches.push([
+    group('company-0', { industry: 'tech', seats: 40 }, 0), group('company-1', { industry: 'retail', seats: 5 }, 0),
+    group('company-2', { industry: 'tech' }, 1), group('company-3', { seats: 12 }, 1),
+  ]);
+  batches.push([group('company-1', { industry: 'tech' }, 2)]);
   return batches;
 }
 
@@ -93,6 +102,14 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['events per person: average, minimum, maximum, median, p90', { events: ['avg', 'min', 'max', 'median', 'p90'].map((m, order) => ({ ...pageviews, math: `${m}_count_per_actor`, order })) }],
   ['events per person with a breakdown, per week', { events: [{ ...pageviews, math: 'avg_count_per_actor' }], breakdown: '$browser', breakdown_type: 'event', interval: 'week' }],
   ['unique groups', { events: [{ ...pageviews, math: 'unique_group', math_group_type_index: 0 }] }],
+  // The event's company as it is now: a later change counts, an event without a company or of one never stored is
+  // a company without the property.
+  ['a group property filter', { events: [pageviews], properties: [{ key: 'industry', value: 'tech', operator: 'exact', type: 'group', group_type_index: 0 }] }],
+  ['group property filters: is not, is not set, a number', { events: [
+    { ...pageviews, properties: [{ key: 'industry', value: 'tech', operator: 'is_not', type: 'group', group_type_index: 0 }] },
+    { ...pageviews, order: 1, properties: [{ key: 'industry', operator: 'is_not_set', type: 'group', group_type_index: 0 }] },
+    { ...purchases, order: 2, properties: [{ key: 'seats', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }] },
+  ] }],
   // From Quill's own first event, as the local engine's range starts.
   ['all time, per week, with cumulative unique users', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], date_from: 'all', interval: 'week', display: 'ActionsLineGraphCumulative' }],
   ['all time, a total', { events: [{ ...purchases, math: 'weekly_active' }], date_from: 'all', display: 'ActionsTable' }],
@@ -125,6 +142,8 @@ async function compareAll(tt: Tap.Test, zone: string): Promise<void> {
 t.test('trends in UTC: ClickHouse answers as the local engine', async (tt) => {
   const first = await trend(engines.localApi, { events: [pageviews] });
   tt.ok((first.result[0].count as number) > 50, 'the data set has pageviews (not zeros on both sides)');
+  const tech = await trend(engines.localApi, SUPPORTED.find(([n]) => n === 'a group property filter')![1]);
+  tt.ok(tech.result[0].count > 0 && tech.result[0].count < first.result[0].count, `pageviews of tech companies: some (${tech.result[0].count}), not all`);
   await compareAll(tt, 'UTC');
 });
 

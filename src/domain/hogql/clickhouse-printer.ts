@@ -25,7 +25,7 @@
  *   - `uniq` is exact, `sum`/`avg`/`min`/`max` of no values are NULL, a LEFT JOIN's missing side is NULL
  *     (`join_use_nulls`, a setting the executor sends).
  */
-import { isFilterGroup, parseFilters, type FilterGroup, type FilterNode } from '../analytics/property-filters.js';
+import { compileMatcher, isFilterGroup, parseFilters, type FilterGroup, type FilterLeaf, type FilterNode } from '../analytics/property-filters.js';
 import { elementConditionGap, elementConditionSql } from '../analytics/clickhouse/element-conditions-sql.js';
 import { aggregateOf } from './aggregate-functions.js';
 import type { Expr, OrderItem, Query, Select, TableRef } from './ast.js';
@@ -386,8 +386,8 @@ class ClickHousePrinter {
 
   /** The current groups of one type (the key an event's `$group_N` names). */
   private groupsOfType(index: number): string {
-    return `SELECT raw.group_key AS key, argMax(raw.group_properties, raw._timestamp) AS properties, ` +
-      `toTimeZone(argMax(raw.created_at, raw._timestamp), ${this.tz}) AS created_at FROM ${this.guarded('groups')} ` +
+    return `SELECT raw.group_key AS key, argMax(raw.group_properties, (raw._timestamp, raw._offset)) AS properties, ` +
+      `toTimeZone(argMax(raw.created_at, (raw._timestamp, raw._offset)), ${this.tz}) AS created_at FROM ${this.guarded('groups')} ` +
       `WHERE ${this.teamOnly()} AND raw.group_type_index = ${index} GROUP BY raw.group_key`;
   }
 
@@ -398,8 +398,8 @@ class ClickHousePrinter {
   }
 
   private groupsTable(): string {
-    return `(SELECT toInt64(raw.group_type_index) AS index, raw.group_key AS key, toTimeZone(argMax(raw.created_at, raw._timestamp), ${this.tz}) AS created_at, ` +
-      `argMax(raw.group_properties, raw._timestamp) AS properties, ${this.team} AS team_id FROM ${this.guarded('groups')} ` +
+    return `(SELECT toInt64(raw.group_type_index) AS index, raw.group_key AS key, toTimeZone(argMax(raw.created_at, (raw._timestamp, raw._offset)), ${this.tz}) AS created_at, ` +
+      `argMax(raw.group_properties, (raw._timestamp, raw._offset)) AS properties, ${this.team} AS team_id FROM ${this.guarded('groups')} ` +
       `WHERE ${this.teamOnly()} GROUP BY raw.group_type_index, raw.group_key)`;
   }
 
@@ -538,10 +538,25 @@ class ClickHousePrinter {
       if (gap !== null) hogqlError(`In {filters}, ${gap}.`);
       return elementConditionSql(node, `${chIdentifier(events.alias)}.\`elements_chain\``, (text) => this.param(text));
     }
+    if (node.type === 'group' && node.groupTypeIndex !== null) {
+      // The event's group of that type as Quill holds it now (its latest properties), as the local engine reads it
+      // (src/worker/analytics/block-filter.ts); an event without a group, or of a group never stored, is matched as
+      // a group without the property.
+      const key = `${chIdentifier(events.alias)}.${chIdentifier(`group_${node.groupTypeIndex}_key`)}`;
+      const groups = `(${this.groupsOfType(node.groupTypeIndex)})`;
+      const matching = `SELECT key FROM ${groups} WHERE ${this.propertyCondition(node, 'properties')}`;
+      const base = compileMatcher(node)(false, undefined);
+      const absent = node.negation ? !base : base;
+      return `if(ifNull(${key} IN (SELECT key FROM ${groups}), false), ifNull(${key} IN (${matching}), false), ${absent})`;
+    }
     if (node.type !== 'event' && node.type !== 'person') {
       hogqlError(`${node.type} filters in {filters} are not supported with QUILL_ANALYTICS=clickhouse yet.`);
     }
-    const column = `${chIdentifier(events.alias)}.${chIdentifier(node.type === 'event' ? 'properties' : 'person_properties')}`;
+    return this.propertyCondition(node, `${chIdentifier(events.alias)}.${chIdentifier(node.type === 'event' ? 'properties' : 'person_properties')}`);
+  }
+
+  /** A property leaf over the JSON text in `column` (an event's, person's or group's properties): two-valued. */
+  private propertyCondition(node: FilterLeaf, column: string): string {
     const raw = this.json(column, [node.key]).sql;
     const text = asString({ sql: raw, t: 'json' }).sql;
     const present = `isNotNull(${raw})`;

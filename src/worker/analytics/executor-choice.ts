@@ -20,7 +20,7 @@ export async function runOnChosenExecutor<R>(
   /**
    * `gatheredParts`: how many parts a sequence analysis brought its events back in (gathered-events.ts), said in the
    * answer when more than one (each part read the events again: it is why such an answer took longer).
-   * `bytesReceived` (funnels): the bytes of ClickHouse's answers, said with whether the analysis was folded inside
+   * `bytesReceived` (funnels, correlation, paths): the bytes of ClickHouse's answers, said with whether the analysis was folded inside
    * ClickHouse or gathered and folded here.
    */
   onClickHouse: () => Promise<R & { caughtUp: boolean; gatheredParts?: number; foldedInClickHouse?: boolean; bytesReceived?: number }>,

@@ -132,7 +132,8 @@ export function filterGap(node: FilterNode): string | null {
   // Person properties are read at the event (person_properties): the export writes the snapshot each event was
   // applied with (src/stores/persons/event-snapshots.ts), the one the local engine's column blocks keep, so a later
   // $set or a merge changes neither engine's answer.
-  if (node.type !== 'event' && node.type !== 'person') return `${node.type} filters are not computed on ClickHouse yet`;
+  // Group properties are the event's group as held now (the groups table's latest row), as the local engine reads them.
+  if (node.type !== 'event' && node.type !== 'person' && node.type !== 'group') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
   return null;
 }
