@@ -110,6 +110,8 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
     { ...pageviews, order: 1, properties: [{ key: 'industry', operator: 'is_not_set', type: 'group', group_type_index: 0 }] },
     { ...purchases, order: 2, properties: [{ key: 'seats', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }] },
   ] }],
+  ['a group breakdown', { events: [pageviews, { ...purchases, order: 1 }], breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 }],
+  ['a group breakdown by a number, weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }], breakdown: 'seats', breakdown_type: 'group', breakdown_group_type_index: 0 }],
   // From Quill's own first event, as the local engine's range starts.
   ['all time, per week, with cumulative unique users', { events: [pageviews, { ...pageviews, math: 'dau', order: 1 }], date_from: 'all', interval: 'week', display: 'ActionsLineGraphCumulative' }],
   ['all time, a total', { events: [{ ...purchases, math: 'weekly_active' }], date_from: 'all', display: 'ActionsTable' }],

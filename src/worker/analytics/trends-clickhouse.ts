@@ -93,7 +93,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         continue;
       }
       const property = q.breakdown.property!;
-      const of = ownerOf(q.breakdown.type);
+      const of = ownerOf(q.breakdown.type, q.breakdown.groupTypeIndex);
       const counts = await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'breakdown_counts', property, of }, opts));
       const ranked = counts.map((row) => [String(row[0] ?? ''), Number(row[1])] as const)
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));

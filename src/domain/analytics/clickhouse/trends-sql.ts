@@ -82,25 +82,28 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
   const gap = eventSeriesGap(q, filters);
   if (gap !== null) return gap;
   for (const s of q.series) if (!computesMath(s)) return `math ${s.math} is not computed on ClickHouse yet`;
-  if (q.breakdown && !propertyBreakdown(q.breakdown.type)) return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
+  const groupBreakdown = q.breakdown?.type === 'group' && q.breakdown.groupTypeIndex !== null;
+  if (q.breakdown && !propertyBreakdown(q.breakdown.type) && !groupBreakdown) return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
   return null;
 }
 
 /**
  * Whose property a breakdown reads on ClickHouse: the event's (properties) or the person's as it was at the event
  * (person_properties, the snapshot the event was applied with: src/stores/persons/event-snapshots.ts), the column
- * the local engine's scans read for each. Cohort and group breakdowns are not computed there.
+ * the local engine's scans read for each; in trends, also the event's group of type N as it is now (`group_N`: the
+ * groups table's latest row for its `$group_N`, as the local engine reads it). Cohort breakdowns are not computed
+ * there.
  */
-export type PropertyOwner = 'event' | 'person';
+export type PropertyOwner = 'event' | 'person' | `group_${number}`;
 
 /** Whether a breakdown type is a property breakdown ClickHouse computes (event or person property). */
 export function propertyBreakdown(type: string): type is PropertyOwner {
   return type === 'event' || type === 'person';
 }
 
-/** Whose property a property breakdown of this type reads. */
-export function ownerOf(type: string): PropertyOwner {
-  return type === 'person' ? 'person' : 'event';
+/** Whose property a property breakdown of this type (and group type index, for groups) reads. */
+export function ownerOf(type: string, groupTypeIndex: number | null = null): PropertyOwner {
+  return type === 'person' ? 'person' : type === 'group' && groupTypeIndex !== null ? `group_${groupTypeIndex}` : 'event';
 }
 
 /**
@@ -282,7 +285,8 @@ export function breakdownValue(
   property: string, values: Record<string, unknown>, jsonNull: 'null' | '' = 'null', key = 'breakdown_key', of: PropertyOwner = 'event',
 ): string {
   values[key] = property;
-  const properties = of === 'person' ? 'person.properties' : 'properties';
+  // An event without a group (or of one never stored) has no group properties (NULL through the join): no value.
+  const properties = of === 'event' ? 'properties' : of === 'person' ? 'person.properties' : `coalesce(${of}.properties, '')`;
   const raw = `JSONExtractRaw(${properties}, {${key}})`;
   // ClickHouse prints a number's exponent without JavaScript's '+' (1e21, not 1e+21).
   const number = `replaceRegexpOne(${raw}, 'e([0-9])', 'e+\\\\1')`;
