@@ -32,10 +32,10 @@ export function groupingRegex(grouping: string): string {
 }
 
 /**
- * One row per session path kept: the person (`c0`), its items (`items`) and their times (`times`), as sessionPaths
- * leaves them; `params` gets the fold's parameters.
+ * One row per person with a path item: the person (`c0`), its events as (time, item) in time order (`ev`) and their
+ * times (`ts`); `params` gets the fold's parameters.
  */
-function sessionsSql(gathered: PrintedClickHouse, fold: PathFold, params: Record<string, unknown>): string {
+function personItemsSql(gathered: PrintedClickHouse, fold: PathFold, params: Record<string, unknown>): string {
   const q = fold.query;
   const p = (name: string, value: string) => {
     params[name] = value;
@@ -45,15 +45,30 @@ function sessionsSql(gathered: PrintedClickHouse, fold: PathFold, params: Record
   const action = fold.actionNames.length === 0 ? null
     : `multiIf(${fold.actionNames.map((n, i) => `bitTest(toUInt64(c2), ${i}), ${p(`path_action_${i}`, n)}`).join(', ')}, '')`;
   // The item property, '' when missing (as the gathered rows read it).
-  const prop = "ifNull(toString(c4), '')";
-  const pageview = `if(length(${prop}) > 1 AND endsWith(${prop}, '/'), substring(${prop}, 1, length(${prop}) - 1), ${prop})`;
-  let item = `multiIf(${action !== null ? `c2 != 0, ${action}, ` : ''}c3 = '$pageview', ${pageview}, c3 = '$screen', ${prop}, toString(c3))`;
+  // (No toString around the columns, already strings: measured at 10M events, toString of the Nullable item column
+  // doubled the cost of making the items, 24.5 s against 9.4 s.)
+  const prop = "ifNull(c4, '')";
+  const pageview = `if(endsWith(${prop}, '/') AND length(${prop}) > 1, substring(${prop}, 1, length(${prop}) - 1), ${prop})`;
+  let item = `multiIf(${action !== null ? `c2 != 0, ${action}, ` : ''}c3 = '$pageview', ${pageview}, c3 = '$screen', ${prop}, c3)`;
   fold.rules.forEach((r, i) => (item = `replaceRegexpAll(${item}, ${p(`path_rule_${i}`, r.regex)}, ${p(`path_alias_${i}`, r.alias)})`));
   const grouped = q.groupings.length === 0 ? 'raw_item'
     : `multiIf(${q.groupings.map((g, i) => `match(raw_item, ${p(`path_group_re_${i}`, groupingRegex(g))}), ${p(`path_group_${i}`, g)}`).join(', ')}, raw_item)`;
   const excluded = q.exclude.length === 0 ? 'false' : `path_item IN (${q.exclude.map((e, i) => p(`path_exclude_${i}`, e)).join(', ')})`;
   const rows = `SELECT c0, toFloat64(c1) AS t, ${item} AS raw_item, ${grouped} AS path_item FROM (${gathered.sql}) AS gathered WHERE c0 != toUUID(${p('path_no_person', NO_PERSON)})`;
-  const persons = `SELECT c0, arraySort(groupArray((t, path_item))) AS ev, arrayMap(x -> x.1, ev) AS ts FROM (${rows}) WHERE NOT ${excluded} GROUP BY c0`;
+  return `SELECT c0, arraySort(groupArray((t, path_item))) AS ev, arrayMap(x -> x.1, ev) AS ts FROM (${rows}) WHERE NOT ${excluded} GROUP BY c0`;
+}
+
+/**
+ * One row per session path kept: the person (`c0`), its items (`items`) and their times (`times`), as sessionPaths
+ * leaves them; `params` gets the fold's parameters.
+ */
+function sessionsSql(gathered: PrintedClickHouse, fold: PathFold, params: Record<string, unknown>): string {
+  const q = fold.query;
+  const p = (name: string, value: string) => {
+    params[name] = value;
+    return `{${name}:String}`;
+  };
+  const persons = personItemsSql(gathered, fold, params);
   // Sessions: split before an event 30 minutes or more after the one before it.
   const split = `SELECT c0, arrayJoin(arraySplit((x, before) -> x.1 - before >= ${SESSION_GAP_MS}, ev, arrayPushFront(arrayPopBack(ts), ts[1]))) AS session FROM (${persons})`;
   // Repeats collapsed: an item equal to the one before it is dropped.
@@ -84,11 +99,42 @@ const EDGES = `arrayMap((s, a, b, ta, tb) -> (concat(toString(s), '_', a), conca
  */
 export function pathEdgesFoldSql(gathered: PrintedClickHouse, fold: PathFold, edgeLimit: number | null, minWeight: number | null, maxWeight: number | null): PrintedClickHouse {
   const params: Record<string, unknown> = { ...gathered.params };
-  const sessions = sessionsSql(gathered, fold, params);
   const having = [minWeight !== null ? `value >= ${minWeight}` : null, maxWeight !== null ? `value <= ${maxWeight}` : null].filter((x) => x !== null);
+  const ranked = `${having.length > 0 ? ` HAVING ${having.join(' AND ')}` : ''} ORDER BY value DESC${edgeLimit !== null ? ` LIMIT ${edgeLimit} WITH TIES` : ''}`;
+  if (fold.query.startPoint === null && fold.query.endPoint === null) {
+    // Without start or end points each session's path is its first items: edges are read off the person's events
+    // in one pass, grouped by (step, item, item) before their names are made.
+    const edges = `SELECT edge.1 AS step, edge.2 AS a, edge.3 AS b, count() AS value, sum(edge.4) AS time FROM (${flatEdgesSql(gathered, fold, params)}) ARRAY JOIN edges AS edge GROUP BY step, a, b${ranked}`;
+    return { sql: `SELECT concat(toString(step), '_', a) AS source, concat(toString(step + 1), '_', b) AS target, value, time FROM (${edges})`, params: params as Record<string, string> };
+  }
+  const sessions = sessionsSql(gathered, fold, params);
   const sql = `SELECT edge.1 AS source, edge.2 AS target, count() AS value, sum(edge.3) AS time FROM (${sessions}) ARRAY JOIN ${EDGES} AS edge
-    GROUP BY source, target${having.length > 0 ? ` HAVING ${having.join(' AND ')}` : ''} ORDER BY value DESC${edgeLimit !== null ? ` LIMIT ${edgeLimit} WITH TIES` : ''}`;
+    GROUP BY source, target${ranked}`;
   return { sql, params: params as Record<string, string> };
+}
+
+/**
+ * Per person, the edges of its sessions' paths when no start or end point anchors them, as `edges`: (step, source
+ * item, target item, ms). A session starts at the first event and at each one 30 minutes or more after the one
+ * before; an item equal to the one before it in its session is dropped; each kept item's place in its session
+ * (its index less its session's start's, carried forward by `arrayFill`) numbers it, and an item past the step
+ * limit ends no edge. Every array is aligned with the events, so this is linear in a person's events.
+ */
+function flatEdgesSql(gathered: PrintedClickHouse, fold: PathFold, params: Record<string, unknown>): string {
+  const L = fold.query.stepLimit;
+  const before = (a: string, first: string) => `arrayPushFront(arrayPopBack(${a}), ${first})`;
+  const columns = [
+    'arrayMap(x -> x.2, ev) AS all_items',
+    `arrayMap((t, u, i) -> i = 1 OR t - u >= ${SESSION_GAP_MS}, ts, ${before('ts', 'ts[1]')}, arrayEnumerate(ts)) AS all_starts`,
+    `arrayMap((s, a, b) -> s OR a != b, all_starts, all_items, ${before('all_items', "''")}) AS keep`,
+    'arrayFilter((x, k) -> k, all_items, keep) AS items',
+    'arrayFilter((x, k) -> k, ts, keep) AS times',
+    'arrayFilter((x, k) -> k, all_starts, keep) AS starts',
+    'arrayFill(x -> x > 0, arrayMap((s, j) -> if(s, j, 0), starts, arrayEnumerate(starts))) AS session_first',
+    'arrayMap((i, f) -> i - f + 1, arrayEnumerate(starts), session_first) AS places',
+    `arrayFilter(e -> e.1 >= 1 AND e.1 < ${L}, arrayMap((n, a, b, ta, tb) -> (n - 1, a, b, tb - ta), places, ${before('items', "''")}, items, ${before('times', 'times[1]')}, times)) AS edges`,
+  ];
+  return `SELECT c0, ${columns.join(', ')} FROM (${personItemsSql(gathered, fold, params)})`;
 }
 
 /**
