@@ -8,12 +8,11 @@
 // of a known dataset from the page (points, values, the persons of a point), saves it and puts it on a dashboard from
 // its saved page, and shows
 // that the browser's own cookie cannot write without the CSRF token.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
-import { chromiumUnavailable, launchChromium, settledReading, watchedPage, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot, launchChromium, settledReading, watchedPage, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -67,7 +66,6 @@ function suite(): void {
     }
     const res = await sendBatch(q.base, batch);
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
     page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 860 });
@@ -80,7 +78,7 @@ function suite(): void {
 
   const url = (path: string) => `${q.base}/console${path}`;
   /** A screenshot in test-artifacts/console/ (the whole page, or what a 1280x860 window shows). */
-  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+  const shot = (name: string, fullPage = true) => keepScreenshot(page, join(ARTIFACTS, `${name}.png`), { fullPage });
 
   t.test('sign in: a wrong password is refused, then the right one opens the live events', async (t) => {
     await page.goto(`${q.base}/`);

@@ -7,11 +7,10 @@
 // column is reachable by scrolling at 1280 px; the Health page's axes read clock times and units; the paths
 // diagram draws as many steps as asked and the API answers; a new funnel's second step is the project's most
 // frequent other event.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -110,7 +109,6 @@ function suite(): void {
       const onDashboard = await api.patch(`/api/projects/${projectId}/insights/${saved.body.id}/`, { dashboards: [dashboardId] });
       if (onDashboard.status !== 200) throw new Error(`insight on the dashboard: ${onDashboard.status} ${onDashboard.text}`);
     }
-    mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
     page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -248,7 +246,7 @@ function suite(): void {
         if (name === 'dashboard') t.ok(checked >= 3, `dashboard at ${width}: the trend, funnel, lifecycle and paths tiles (${checked})`);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
         t.ok(overflow <= 0, `${name} at ${width}: nothing wider than the window (${overflow} px over)`);
-        await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+        await keepScreenshot(page, join(ARTIFACTS, `${name}-${width}.png`));
         t.same(take(), [], `${name} at ${width}: no console errors`);
       }
     }
@@ -317,7 +315,7 @@ function suite(): void {
     t.equal(seen.text, 'Total (sum)');
     t.ok(seen.last.left >= seen.box.left && seen.last.right <= seen.box.right + 0.5 && seen.last.right <= seen.viewport, 'the last column is inside the box and the window');
     t.ok(Math.abs(seen.first.left - seen.box.left) < 1, 'the series name stays at the left edge while scrolled');
-    await page.screenshot({ path: join(ARTIFACTS, 'trends-table-scrolled-1280.png') });
+    await keepScreenshot(page, join(ARTIFACTS, 'trends-table-scrolled-1280.png'), { fullPage: false });
   });
 
   t.test('the Health page: clock times on the time axis, units on the values', async (t) => {
@@ -394,7 +392,7 @@ function suite(): void {
     await page.click('text=+ step');
     t.equal(await page.inputValue('[aria-label="step 3 event"]'), '', 'an added step is the user\'s to choose');
     await page.waitForSelector('[data-testid=funnel-choose]');
-    await page.screenshot({ path: join(ARTIFACTS, 'funnel-new-1280.png'), fullPage: true });
+    await keepScreenshot(page, join(ARTIFACTS, 'funnel-new-1280.png'));
     t.same(take(), []);
   });
 }

@@ -4,11 +4,10 @@
 // after a confirmation; the dashboard's date range override changes what every tile says and its result, and goes
 // away again; Refresh computes anew; a new insight saved from a dashboard lands on it; rename and soft delete in the
 // list. Screenshots at 1280 and 1920 px wide in test-artifacts/console/.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -64,7 +63,6 @@ function suite(): void {
     await save('Signups per day', { insight: 'TRENDS', events: [{ id: 'tile_signup', math: 'total' }], interval: 'day', display: 'ActionsBar', ...RANGE });
     await save('Probe to signup', { insight: 'FUNNELS', events: [{ id: 'tile_probe', type: 'events', order: 0 }, { id: 'tile_signup', type: 'events', order: 1 }], funnel_window_interval: 14, funnel_window_interval_unit: 'day', ...RANGE });
     await api.post(`${P}/dashboards/`, { name: 'First dashboard' });
-    mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
     page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -76,7 +74,7 @@ function suite(): void {
   });
 
   const url = (path: string) => `${q.base}/console${path}`;
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => keepScreenshot(page, join(ARTIFACTS, `${name}.png`));
   const tile = (name: string) => page.locator('[data-testid=dashboard-grid] > .grid-cell').filter({ has: page.getByRole('heading', { name, exact: true }) });
   /** Every tile's grid cell as the page shows it, by insight name. */
   const domCells = async (): Promise<Record<string, Cell>> => Object.fromEntries(await page.locator('[data-testid=dashboard-grid] > .grid-cell').evaluateAll((els) => els.map((el) => {

@@ -2,11 +2,10 @@
 // "Stale" filter (PostHog's active=STALE), the usage chart of a flag evaluated through /flags/, scheduling a change
 // in the page and watching it apply, moving and cancelling another, and the history field by field with a
 // one-click revert to an earlier version (then evaluated by /flags/). Screenshots in test-artifacts/console/.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { eventually } from '../helpers/eventually.js';
 import { missing } from '../helpers/required-environment.js';
 import { Client, PROJECT_KEY, ROOT, removeDir, startQuill, type QuillProcess } from '../helpers/quill.js';
@@ -30,10 +29,9 @@ function suite(): void {
   const problems: string[] = [];
   const take = () => problems.splice(0, problems.length);
   const url = (path: string) => `${q.base}/console${path}`;
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => keepScreenshot(page, join(ARTIFACTS, `${name}.png`));
 
   t.before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     q = await startQuill({ env: { QUILL_ADMIN_PASSWORD: PASSWORD } });
     api = new Client(q.base);
     projectId = (await api.get('/api/projects/@current/')).body.id;

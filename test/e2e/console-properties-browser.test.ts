@@ -3,11 +3,10 @@
 // typo'd breakdown is flagged with the closest name and no insight request is sent until it is fixed (requests
 // counted with page.on('request')), "Use anyway" lets an unknown name run, and a flag's release condition offers
 // person property names, as do a cohort's conditions and an experiment's metric property. Screenshots in test-artifacts/console/.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page, Request } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { type QuillProcess, ROOT, removeDir, startQuill } from '../helpers/quill.js';
@@ -37,7 +36,6 @@ function suite(): void {
     }, { timestamp: new Date(now - 3_600_000 * (i + 1)).toISOString() }));
     const res = await sendBatch(q.base, batch);
     if (res.status !== 200) throw new Error(`dataset: ${res.status}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
     page = await watchedPage(browser, problems);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -56,7 +54,7 @@ function suite(): void {
   });
 
   const url = (path: string) => `${q.base}/console${path}`;
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => keepScreenshot(page, join(ARTIFACTS, `${name}.png`));
   /** The options of an input's datalist, once it has some. */
   const suggestions = async (label: string, nth = 0): Promise<string[]> => {
     const input = page.getByLabel(label, { exact: true }).nth(nth);

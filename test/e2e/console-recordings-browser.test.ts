@@ -1,10 +1,9 @@
 // The console's recordings in headless Chromium: the recording settings saved from the Settings page (and seen by
 // the remote config), the list with a posted recording, a person's page linking to theirs, and a recording's page
 // playing it: rrweb's Replayer rebuilds the recorded page in an iframe.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { chromiumUnavailable } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot } from '../helpers/chromium.js';
 import { consoleSuite } from '../helpers/console-suite.js';
 import { eventually } from '../helpers/eventually.js';
 import { event, sendBatch } from '../helpers/ingest.js';
@@ -15,7 +14,6 @@ import { postSnapshots, rr, snapshot } from '../helpers/recordings.js';
 const PASSWORD = 'console-test-password';
 /** The recording page with its timeline, for a reader (not compared). */
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
-mkdirSync(ARTIFACTS, { recursive: true });
 const SESSION = 'console-session-0001';
 /** 150 chunks, one request each: more blobs than the player's first group (10) and than one group (100). */
 const LONG_SESSION = 'console-session-long';
@@ -131,7 +129,7 @@ function suite(): void {
     await s.page.selectOption('[data-testid=player-speed]', '4');
     t.equal(await s.page.inputValue('[data-testid=player-speed]'), '4', 'speeds as PostHog offers');
     t.equal(await s.page.isChecked('[data-testid=player-skip-inactive]'), true, 'inactivity skipped by default');
-    await s.page.screenshot({ path: join(ARTIFACTS, 'recording.png') });
+    await keepScreenshot(s.page, join(ARTIFACTS, 'recording.png'), { fullPage: false });
 
     // From live events: an event of the session opens to a link to its recording.
     await s.page.goto(s.url(`/project/${s.projectId}/events`));

@@ -2,11 +2,10 @@
 // the overview numbers and their previous values, a table's visitors and the web vitals on the page equal the
 // answers of /query/ for the same question; a click on a table row filters the whole page (the overview then equals
 // the API's answer with that filter); the page comes as its own chunk (not in the first page's JavaScript).
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { chromiumUnavailable, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
+import { chromiumUnavailable, keepScreenshot, launchChromium, watchedPage, signIn, type Chromium } from '../helpers/chromium.js';
 import { missing } from '../helpers/required-environment.js';
 import { event, sendBatch } from '../helpers/ingest.js';
 import { Client, type QuillProcess, removeDir, ROOT, startQuill } from '../helpers/quill.js';
@@ -113,8 +112,7 @@ function suite(): void {
     const shown = await page.$eval('[data-testid=web-vitals] [data-metric=LCP]', (e) => [Number((e as HTMLElement).dataset.value), (e as HTMLElement).dataset.band]);
     t.same(shown, [last, last <= 2500 ? 'good' : last <= 4000 ? 'needs_improvements' : 'poor'], 'LCP p75 of the last day with its band');
     // For a reader: the page as drawn (test-artifacts/console/web-analytics.png).
-    mkdirSync(join(ROOT, 'test-artifacts/console'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'test-artifacts/console/web-analytics.png'), fullPage: true });
+    await keepScreenshot(page, join(ROOT, 'test-artifacts/console/web-analytics.png'));
   });
 
   t.test('annotations are drawn on the visitors chart', async (t) => {

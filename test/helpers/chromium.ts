@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium as launchSystemChromium, type Chromium } from '../../bench/lib/chromium.js';
 
@@ -47,4 +49,15 @@ export async function settledReading<T>(read: () => Promise<T>, settled: (value:
     if (settled(value) || Date.now() > deadline) return value;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Saves a screenshot of the page for a reader under test-artifacts/ when `QUILL_TEST_SCREENSHOTS=1`; otherwise does
+ * nothing. Screenshots assert nothing, and a full-page one costs Chromium hundreds of milliseconds of CPU to paint
+ * and encode: taken on every page the console suites visit, they were a tenth of the suite's browser time.
+ */
+export async function keepScreenshot(page: Page, path: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.QUILL_TEST_SCREENSHOTS !== '1') return;
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage: options.fullPage ?? true });
 }
