@@ -60,7 +60,7 @@ function SavedInsightDashboards(props: { projectId: number; insightId: number })
   const current = value ?? insight.data?.dashboards ?? null;
   if (current === null) return null;
   return (
-    <div class="row">
+    <div class="row" data-testid="saved-insight-dashboards">
       <DashboardPicker projectId={props.projectId} value={current} disabled={busy} onToggle={async (id, on) => {
         const next = on ? [...current, id] : current.filter((d) => d !== id);
         // The box shows the choice at once; a refusal puts it back.
