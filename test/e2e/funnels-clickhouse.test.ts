@@ -108,7 +108,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['date_from=all', { events: VIEW_SIGNUP_PAY, date_from: 'all' }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
-  ['an operator not printed yet', { events: VIEW_SIGNUP_PAY, properties: [{ key: '$browser', value: '2026-01-01', operator: 'is_date_after', type: 'event' }] }, /operator is_date_after/],
+  ['an element condition not printed yet', { events: VIEW_SIGNUP_PAY, properties: [{ key: 'href', value: '2026-01-01', operator: 'is_date_after', type: 'element' }] }, /operator is_date_after/],
 ];
 /**
  * By the person's properties at the event (the snapshot the export writes with each event): computed on ClickHouse.

@@ -187,7 +187,7 @@ t.test('InsightActorsQuery lists the same actors from ClickHouse', async (tt) =>
 
 t.test('what ClickHouse cannot list falls back to the local engine and says why', async (tt) => {
   const fallbacks: [string, string, Record<string, unknown>, RegExp][] = [
-    ['an operator not printed yet', 'trends', trendsPoint(pageviews, { date_from: '2026-11-03', properties: [{ key: '$browser', value: '2026-01-01', operator: 'is_date_after', type: 'event' }] }), /operator is_date_after/],
+    ['an element condition not printed yet', 'trends', trendsPoint(pageviews, { date_from: '2026-11-03', properties: [{ key: 'href', value: '2026-01-01', operator: 'is_date_after', type: 'element' }] }), /operator is_date_after/],
   ];
   for (const [name, path, params, reason] of fallbacks) {
     const [fromCh, fromLocal] = await Promise.all([get(engines.chApi, `persons/${path}`, params), get(engines.localApi, `persons/${path}`, params)]);

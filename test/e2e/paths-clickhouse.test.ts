@@ -169,7 +169,7 @@ t.test('actions as path items are computed on ClickHouse', async (tt) => {
 
 t.test('what ClickHouse does not gather yet falls back to the local engine and says why', async (tt) => {
   const fallbacks: [string, Record<string, unknown>, RegExp][] = [
-    ['an operator not printed yet', { properties: [{ key: '$browser', value: '2026-01-01', operator: 'is_date_after', type: 'event' }] }, /operator is_date_after/],
+    ['an element condition not printed yet', { properties: [{ key: 'href', value: '2026-01-01', operator: 'is_date_after', type: 'element' }] }, /operator is_date_after/],
   ];
   for (const [name, params, reason] of fallbacks) {
     const [fromCh, fromLocal] = await Promise.all([paths(engines.chApi, params), paths(engines.localApi, params)]);

@@ -12,6 +12,16 @@ const DAY = 86_400_000;
 const START = Date.UTC(2026, 9, 26);
 const DATES = { date_from: '2026-10-25', date_to: '2026-11-09' };
 
+/**
+ * Dates as properties carry them (src/domain/analytics/property-date.ts): with an offset, without one (the project's
+ * zone: New York's repeated hour on 2026-11-01 and skipped one on 2026-03-08), a bare date, Unix seconds and
+ * milliseconds (a number and a text), and texts that are no date to either engine.
+ */
+const PAID_AT: unknown[] = [
+  '2026-10-30T12:00:00Z', '2026-10-30T08:00:00-04:00', '2026-10-30 12:00', '2026-10-30', '2026-11-01T01:30:00', '2026-03-08T02:30',
+  1761825600, '1761825600000', '2026-10-30T12:00:00.999999+0530', '2026-02-30', 'Oct 30 2026', '2026-10-30T24:00:00',
+];
+
 /** 24 visitors over two weeks across the end of DST in New York, some identified, some purchases with a price. */
 function dataset(): ReturnType<typeof event>[][] {
   const browsers = ['Chrome', 'Safari', 'Firefox'];
@@ -25,11 +35,14 @@ function dataset(): ReturnType<typeof event>[][] {
       const id = u % 3 !== 0 && k >= 5 ? user : anon;
       const props: Record<string, unknown> = { $browser: browsers[(u + k) % 3], $current_url: `https://example.com/${['docs', 'blog', 'app'][k % 3]}` };
       if (k % 5 !== 2) props.$session_id = k % 5 === 4 ? '' : `s-${u}-${k % 3}`;
-      if (k === 0) props.$set = { plan: u % 2 ? 'pro' : 'free' };
+      if (k === 0) props.$set = { plan: u % 2 ? 'pro' : 'free', signup: PAID_AT[u % PAID_AT.length] };
       if (k === 7) delete props.$browser;
       if (k % 3 === 1) props.$groups = { company: `company-${u % 5}` };
       const name = k % 4 === 3 ? 'purchase' : '$pageview';
-      if (name === 'purchase') props.price = (u * 37 + k * 11) % 250;
+      if (name === 'purchase') {
+        props.price = (u * 37 + k * 11) % 250;
+        props.paid_at = PAID_AT[(u + k) % PAID_AT.length];
+      }
       batch.push(event(id, name, props, { timestamp: at }));
       if (u % 3 !== 0 && k === 4) batch.push(event(user, '$identify', { $anon_distinct_id: anon }, { timestamp: at }));
     }
@@ -110,6 +123,12 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
     { ...pageviews, order: 1, properties: [{ key: 'industry', operator: 'is_not_set', type: 'group', group_type_index: 0 }] },
     { ...purchases, order: 2, properties: [{ key: 'seats', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }] },
   ] }],
+  ['date operators on an event property: after, before, exact', { events: [
+    { ...purchases, properties: [{ key: 'paid_at', value: '2026-10-30', operator: 'is_date_after', type: 'event' }] },
+    { ...purchases, order: 1, properties: [{ key: 'paid_at', value: '2026-11-01T01:45:00', operator: 'is_date_before', type: 'event' }] },
+    { ...purchases, order: 2, properties: [{ key: 'paid_at', value: '2026-10-30T12:00:00Z', operator: 'is_date_exact', type: 'event' }] },
+    { ...purchases, order: 3, properties: [{ key: 'paid_at', value: '2026-10-30', operator: 'is_date_after', type: 'event', negation: true }] },
+  ] }],
   ['a group breakdown', { events: [pageviews, { ...purchases, order: 1 }], breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 }],
   ['a group breakdown by a number, weekly active users', { events: [{ ...pageviews, math: 'weekly_active' }], breakdown: 'seats', breakdown_type: 'group', breakdown_group_type_index: 0 }],
   // From Quill's own first event, as the local engine's range starts.
@@ -117,7 +136,7 @@ const SUPPORTED: [string, Record<string, unknown>][] = [
   ['all time, a total', { events: [{ ...purchases, math: 'weekly_active' }], date_from: 'all', display: 'ActionsTable' }],
 ];
 const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
-  ['an operator not printed yet', { events: [pageviews], properties: [{ key: '$browser', value: '2026-01-01', operator: 'is_date_after', type: 'event' }] }, /operator is_date_after/],
+  ['an element condition not printed yet', { events: [pageviews], properties: [{ key: 'href', value: '2026-01-01', operator: 'is_date_after', type: 'element' }] }, /operator is_date_after/],
 ];
 /**
  * By the person's properties at the event (the snapshot the export writes with each event). Compared with the other
@@ -128,6 +147,8 @@ const FALLBACKS: [string, Record<string, unknown>, RegExp][] = [
 const BY_PERSON: [string, Record<string, unknown>][] = [
   ['person property filter', { events: [pageviews], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }],
   ['person breakdown', { events: [pageviews], breakdown: 'plan', breakdown_type: 'person' }],
+  ['date operators on a person property, relative to now', { events: [{ ...pageviews, math: 'dau' }],
+    properties: [{ key: 'signup', value: '-1d', operator: 'is_date_before', type: 'person' }, { key: 'signup', value: '2026-03-08T03:00', operator: 'is_date_after', type: 'person' }] }],
 ];
 
 async function compareAll(tt: Tap.Test, zone: string): Promise<void> {

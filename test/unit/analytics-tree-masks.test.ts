@@ -78,7 +78,7 @@ function holds(node: FilterNode, b: BlockView, row: number): boolean {
   return compileMatcher(node)(code !== 0, value) !== node.negation;
 }
 
-const ctx: FilterContext = { cohorts: new Map(), groupProperties: () => undefined, resolvedPersons: () => new Uint32Array(0), dateOf: () => NaN };
+const ctx: FilterContext = { cohorts: new Map(), groupProperties: () => undefined, resolvedPersons: () => new Uint32Array(0), dateOfFilter: () => NaN, dateOfValue: () => NaN };
 const leafCount = (n: FilterNode): number => (isFilterGroup(n) ? n.children.reduce((a, c) => a + leafCount(c), 0) : 1);
 
 t.test('one-pass and per-leaf masks agree with each leaf decided per row', async (t) => {

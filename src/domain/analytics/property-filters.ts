@@ -11,6 +11,7 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { invalidInput } from './errors.js';
 import { compileRegex } from '../patterns/regex.js';
+import { filterDateBound, propertyInstant } from './property-date.js';
 
 /**
  * `event_name` is internal (never parsed from a request): the event's name, as an action step's event condition
@@ -175,16 +176,16 @@ function filterTexts(value: unknown): string[] {
   return out;
 }
 
-function dateOf(value: unknown): number {
-  if (typeof value === 'number') return value > 1e11 ? value : value * 1000;
-  return typeof value === 'string' ? Date.parse(value) : NaN;
-}
-
 /**
  * Compiles a leaf's operator and value. `dateOfFilter` turns the filter's date value into an instant (relative
- * dates such as `-7d` need the project's time zone and the query's now, which the caller has).
+ * dates such as `-7d` need the project's time zone and the query's now, which the caller has), `dateOfValue` a
+ * property's value (property-date.ts: a date without offset is wall-clock time in the project's time zone).
  */
-export function compileMatcher(leaf: FilterLeaf, dateOfFilter: (v: unknown) => number = dateOf): ValueMatcher {
+export function compileMatcher(
+  leaf: FilterLeaf,
+  dateOfFilter: (v: unknown) => number = (v) => filterDateBound(v, Date.now(), 'UTC'),
+  dateOfValue: (v: unknown) => number = (v) => propertyInstant(v, 'UTC'),
+): ValueMatcher {
   const op = leaf.operator;
   switch (op) {
     case 'is_set':
@@ -230,7 +231,7 @@ export function compileMatcher(leaf: FilterLeaf, dateOfFilter: (v: unknown) => n
       if (Number.isNaN(bound)) return () => false;
       return (present, v) => {
         if (!present) return false;
-        const t = dateOf(v);
+        const t = dateOfValue(v);
         if (Number.isNaN(t)) return false;
         if (op === 'is_date_after') return t > bound;
         if (op === 'is_date_before') return t < bound;

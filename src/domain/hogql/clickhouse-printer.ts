@@ -27,6 +27,8 @@
  */
 import { compileMatcher, isFilterGroup, parseFilters, type FilterGroup, type FilterLeaf, type FilterNode } from '../analytics/property-filters.js';
 import { elementConditionGap, elementConditionSql } from '../analytics/clickhouse/element-conditions-sql.js';
+import { propertyInstantSql } from '../analytics/clickhouse/property-date-sql.js';
+import { filterDateBound } from '../analytics/property-date.js';
 import { aggregateOf } from './aggregate-functions.js';
 import type { Expr, OrderItem, Query, Select, TableRef } from './ast.js';
 import { hogqlError } from './errors.js';
@@ -594,6 +596,19 @@ class ClickHousePrinter {
         if (!Number.isFinite(bound) || String(node.value).trim() === '') return negated ? 'true' : 'false';
         const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[node.operator];
         positive = `(toFloat64OrNull(${text}) ${op} ${numberText(bound)})`;
+        break;
+      }
+      case 'is_date_exact':
+      case 'is_date_after':
+      case 'is_date_before': {
+        // The filter's date as the local engine resolves it (relative to the query's now, in the project's zone);
+        // the property's as property-date.ts reads it, in SQL.
+        const bound = filterDateBound(node.value, this.opts.now, this.opts.timeZone);
+        if (Number.isNaN(bound)) return negated ? 'true' : 'false';
+        const instant = propertyInstantSql(text, this.tz, this.opts.timeZone === 'UTC', (v) => this.param(v));
+        positive = node.operator === 'is_date_exact'
+          ? `(floor(${instant} / 1000) = ${numberText(Math.floor(bound / 1000))})`
+          : `(${instant} ${node.operator === 'is_date_after' ? '>' : '<'} ${numberText(bound)})`;
         break;
       }
       default:

@@ -9,6 +9,7 @@
  */
 import { addIntervals, fromLocal, isTimeZone, toLocal, truncate } from '../analytics/time-zone.js';
 import { compileMatcher, propertyNumber, propertyText, type FilterLeaf } from '../analytics/property-filters.js';
+import { propertyInstant } from '../analytics/property-date.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { hogqlError, unsupported } from './errors.js';
 import { compileLike, SQL_LIKE } from '../patterns/like.js';
@@ -674,7 +675,7 @@ export const FUNCTIONS: Record<string, FnDef> = {
     make: (_types, ctx) => {
       const matcher = memo((text) => {
         const leaf = JSON.parse(String(text)) as FilterLeaf;
-        const base = compileMatcher(leaf, (v) => dateTimeOf(v as Value, typeof v === 'number' ? 'Float' : 'String', ctx) ?? NaN);
+        const base = compileMatcher(leaf, (v) => dateTimeOf(v as Value, typeof v === 'number' ? 'Float' : 'String', ctx) ?? NaN, (v) => propertyInstant(v, ctx.timeZone));
         return leaf.negation ? (present: boolean, v: unknown) => !base(present, v) : base;
       });
       return (vs) => matcher(vs[1]!)(vs[0] !== null, vs[0]);

@@ -18,8 +18,10 @@ export interface FilterContext {
   groupProperties(typeIndex: number, key: string): Readonly<Record<string, unknown>> | undefined;
   /** The block's persons after merges (static cohorts). */
   resolvedPersons(block: BlockView): Uint32Array;
-  /** Turns a date filter value into an instant (relative dates need the query's now and time zone). */
-  dateOf(value: unknown): number;
+  /** Turns a date filter's value into an instant (relative dates need the query's now and time zone). */
+  dateOfFilter(value: unknown): number;
+  /** Turns a property's value into an instant for the date operators (property-date.ts, in the project's zone). */
+  dateOfValue(value: unknown): number;
 }
 
 /** Rows of `block` passing `node` (1 = pass). */
@@ -99,7 +101,7 @@ function elementTest(leaf: FilterLeaf): ReturnType<typeof compileElementFilter> 
 function compiled(leaf: FilterLeaf, ctx: FilterContext): (present: boolean, value: unknown) => boolean {
   let m = matchers.get(leaf);
   if (!m) {
-    const base = compileMatcher(leaf, (v) => ctx.dateOf(v));
+    const base = compileMatcher(leaf, (v) => ctx.dateOfFilter(v), (v) => ctx.dateOfValue(v));
     m = leaf.negation ? (present, v) => !base(present, v) : base;
     matchers.set(leaf, m);
   }

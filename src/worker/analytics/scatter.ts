@@ -7,7 +7,7 @@
  * (src/worker/analytics/slices.ts).
  */
 import { mergePartials, type Partial } from '../../domain/analytics/aggregates.js';
-import { parseDate } from '../../domain/analytics/date-range.js';
+import { filterDateBound, propertyInstant } from '../../domain/analytics/property-date.js';
 import type { FilterNode } from '../../domain/analytics/property-filters.js';
 import type { PeerMessage } from '../peers.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
@@ -57,15 +57,8 @@ export function scanEnvOf(rt: WorkerRuntime, ctx: ScanContext): ScanEnv {
       return groups.get(id);
     },
     resolvedPersons: (block) => resolution.resolveAll(block.u32('person_id')!),
-    dateOf(value) {
-      if (typeof value === 'number') return value > 1e11 ? value : value * 1000;
-      if (typeof value !== 'string') return NaN;
-      try {
-        return parseDate(value, ctx.now, ctx.timeZone).ms;
-      } catch {
-        return Date.parse(value);
-      }
-    },
+    dateOfFilter: (value) => filterDateBound(value, ctx.now, ctx.timeZone),
+    dateOfValue: (value) => propertyInstant(value, ctx.timeZone),
   };
 }
 

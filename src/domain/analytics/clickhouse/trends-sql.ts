@@ -72,7 +72,10 @@ function computesMath(s: SeriesNode): boolean {
 }
 
 /** Filter operators the printer's filter code reads as Quill's engine does. */
-const OPERATORS = new Set(['is_set', 'is_not_set', 'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte']);
+const OPERATORS = new Set([
+  'is_set', 'is_not_set', 'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte',
+  'is_date_exact', 'is_date_after', 'is_date_before',
+]);
 
 /**
  * Why a trends query cannot run on ClickHouse yet (null: it can). What is not built yet is answered by the local
