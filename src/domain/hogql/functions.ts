@@ -7,7 +7,7 @@
  * offset is a multiple of 15 minutes, so local hours, days, weeks, months and years all begin on such a slot). The
  * scan then computes it once per slot of a block instead of once per event (src/domain/hogql/vectors.ts).
  */
-import { addIntervals, fromLocal, isTimeZone, toLocal, truncate } from '../analytics/time-zone.js';
+import { addIntervals, fromLocal, isTimeZone, offsetAt, toLocal, truncate } from '../analytics/time-zone.js';
 import { compileMatcher, propertyNumber, propertyText, type FilterLeaf } from '../analytics/property-filters.js';
 import { propertyInstant } from '../analytics/property-date.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
@@ -271,19 +271,23 @@ function partFn(part: (l: ReturnType<typeof toLocal>, ms: number) => number, slo
   };
 }
 
-/** Number of `unit` boundaries between two instants in `zone` (ClickHouse's dateDiff). */
+/**
+ * Number of `unit` boundaries between two instants in `zone` (ClickHouse's dateDiff). Seconds, minutes and hours
+ * are elapsed ones, not wall-clock ones (from midnight to 05:30 on a 25-hour day is 6 hours): ClickHouse numbers
+ * hours from the epoch shifted by the zone's offset at the epoch, so that in a zone of half-hour offsets (Kolkata,
+ * St John's) an hour starts at half past. Measured against chdb over 3,000 pairs of 1985-2017 in nine zones: equal
+ * in all but Monrovia, whose offset at the epoch (-0:44:30) ClickHouse applies otherwise.
+ */
 export function dateDiff(unit: Unit, a: number, b: number, zone: string): number {
-  const wall = (ms: number) => {
-    const l = toLocal(ms, zone);
-    return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second, l.ms);
-  };
   switch (unit) {
     case 'second':
-      return Math.floor(wall(b) / 1000) - Math.floor(wall(a) / 1000);
+      return Math.floor(b / 1000) - Math.floor(a / 1000);
     case 'minute':
-      return Math.floor(wall(b) / 60_000) - Math.floor(wall(a) / 60_000);
-    case 'hour':
-      return Math.floor(wall(b) / 3_600_000) - Math.floor(wall(a) / 3_600_000);
+      return Math.floor(b / 60_000) - Math.floor(a / 60_000);
+    case 'hour': {
+      const atEpoch = offsetAt(0, zone);
+      return Math.floor((b + atEpoch) / 3_600_000) - Math.floor((a + atEpoch) / 3_600_000);
+    }
     case 'day':
       return Math.round((localDay(b, zone) - localDay(a, zone)) / DAY_MS);
     case 'week': {
