@@ -45,7 +45,7 @@ t.test('gaps', async (tt) => {
   const person = parseFilters([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }]);
   tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [person]), null, "a person property filter (the person at the event, as exported) runs on ClickHouse");
   const cohort = parseFilters([{ key: 'id', value: 3, type: 'cohort' }]);
-  tt.match(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [cohort]) ?? '', /cohort filters/);
+  tt.equal(clickHouseStickinessGap(query({ events: [{ id: '$pageview' }] }), [cohort]), null, 'a cohort filter (a dynamic one prints as its tree; a static one falls back while printing)');
 });
 
 t.test('retention: both filter trees, each over its own events, guarded and as parameters', async (tt) => {

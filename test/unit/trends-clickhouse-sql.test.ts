@@ -83,7 +83,8 @@ t.test('what is not computed on ClickHouse yet is named', async (tt) => {
   // The event's group as it is now: the groups table's latest row (the local engine reads the groups it holds now).
   tt.equal(gap({ breakdown: 'name', breakdown_type: 'group', breakdown_group_type_index: 0 }), null, 'a group property breakdown');
   tt.equal(gap({ properties: [{ key: 'name', value: 'x', type: 'group', group_type_index: 1 }] }), null, 'a group property filter');
-  tt.match(gap({ properties: [{ key: 'id', value: 3, type: 'cohort' }] }), /cohort filters/);
+  // A dynamic cohort prints as its tree; a static one is found out while printing (NotPrintable), not here.
+  tt.equal(gap({ properties: [{ key: 'id', value: 3, type: 'cohort' }] }), null, 'a cohort filter');
   // The date operators: the property read by one grammar on both engines (src/domain/analytics/property-date.ts).
   tt.equal(gap({ properties: [{ key: 'x', value: '2026-01-01', operator: 'is_date_after', type: 'event' }] }), null, 'a date operator');
   tt.match(gap({ properties: [{ key: 'href', value: '2026-01-01', operator: 'is_date_after', type: 'element' }] }), /operator is_date_after/);

@@ -31,7 +31,7 @@ import { propertyInstantSql } from '../analytics/clickhouse/property-date-sql.js
 import { filterDateBound } from '../analytics/property-date.js';
 import { aggregateOf } from './aggregate-functions.js';
 import type { Expr, OrderItem, Query, Select, TableRef } from './ast.js';
-import { hogqlError } from './errors.js';
+import { hogqlError, NotPrintable } from './errors.js';
 import { filtersDateBound } from './filters-date.js';
 import { FUNCTIONS, REFUSED_FUNCTIONS, scalarFunction } from './functions.js';
 import type { ColumnInfo } from './plan.js';
@@ -65,6 +65,13 @@ export interface ClickHousePrintOptions {
    * funnel over 10M events.
    */
   personLookup?: 'overrides' | 'every_distinct_id';
+  /**
+   * The dynamic cohorts an analysis's filters may name (closure included), each as its tree of person property
+   * filters: the local engine matches a cohort leaf by the person's properties at the event (the snapshot the
+   * export writes as person_properties), so the tree printed in its place answers alike. A cohort not here (a
+   * static one: a list of persons) is answered by the local engine.
+   */
+  cohorts?: ReadonlyMap<number, FilterNode | null>;
 }
 
 export interface PrintedClickHouse {
@@ -167,6 +174,8 @@ export function printClickHouse(q: Query, columns: readonly ColumnInfo[], opts: 
 class ClickHousePrinter {
   private readonly params: Record<string, string> = {};
   private paramCount = 0;
+  /** The cohorts being printed, innermost last (a cohort that names itself back is not printed). */
+  private readonly cohortsPrinting = new Set<number>();
   private subCount = 0;
   /** The CTEs being printed inline (one that reaches itself again is recursive). */
   private readonly expanding = new Set<Query>();
@@ -551,10 +560,28 @@ class ClickHousePrinter {
       const absent = node.negation ? !base : base;
       return `if(ifNull(${key} IN (SELECT key FROM ${groups}), false), ifNull(${key} IN (${matching}), false), ${absent})`;
     }
+    if (node.type === 'cohort') return this.cohortCondition(node, events);
     if (node.type !== 'event' && node.type !== 'person') {
       hogqlError(`${node.type} filters in {filters} are not supported with QUILL_ANALYTICS=clickhouse yet.`);
     }
     return this.propertyCondition(node, `${chIdentifier(events.alias)}.${chIdentifier(node.type === 'event' ? 'properties' : 'person_properties')}`);
+  }
+
+  /**
+   * A dynamic cohort's leaf: its tree of person property filters in its place (negated for `not_in`), as the local
+   * engine's cohortMask reads it; a cohort without filters matches no one. Cohorts naming each other print within
+   * one another; one that names itself back is a cycle the local engine stops, and so is answered there.
+   */
+  private cohortCondition(node: FilterLeaf, events: Source): string {
+    const id = Number(node.value);
+    const cohorts = this.opts.cohorts;
+    if (!cohorts?.has(id)) throw new NotPrintable(`static cohort filters are not computed on ClickHouse yet (cohort ${id})`);
+    if (this.cohortsPrinting.has(id)) throw new NotPrintable(`cohort ${id} refers back to itself`);
+    const tree = cohorts.get(id)!;
+    this.cohortsPrinting.add(id);
+    const positive = tree === null ? 'false' : this.filterNode(tree, events);
+    this.cohortsPrinting.delete(id);
+    return (node.operator === 'not_in') !== node.negation ? `NOT (${positive})` : positive;
   }
 
   /** A property leaf over the JSON text in `column` (an event's, person's or group's properties): two-valued. */

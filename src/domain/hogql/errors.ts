@@ -12,3 +12,13 @@ export function hogqlError(detail: string): never {
 export function unsupported(construct: string, hint = ''): never {
   return hogqlError(`${construct} is not supported by Quill's HogQL.${hint ? ` ${hint}` : ''}`);
 }
+
+/**
+ * What the printer finds only while printing an analysis that ClickHouse cannot compute for it (a static cohort, a
+ * cohort the query's context does not hold): the analysis is answered by the local engine and says why.
+ */
+export class NotPrintable extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}

@@ -40,7 +40,7 @@ export async function runCorrelationOnClickHouse(
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
+  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx);
   // Correlation reads no breakdown: the same rows whatever the funnel's breakdown.
   const funnel = { ...q, breakdown: null };
   const params = correlationParams(q, range.to, exclude, personsOf);

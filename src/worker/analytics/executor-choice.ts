@@ -4,6 +4,7 @@
  * rather than a fast wrong one). The answer's extra fields say which: `clickhouse: {fallback}` and, from
  * ClickHouse, `clickhouse_export: {caught_up}`.
  */
+import { NotPrintable } from '../../domain/hogql/errors.js';
 import type { WorkerRuntime } from '../runtime.js';
 
 /** Thrown by a ClickHouse executor that finds, once asked, that the local engine must answer (the reason says why). */
@@ -36,7 +37,7 @@ export async function runOnChosenExecutor<R>(
     if (run.bytesReceived !== undefined) Object.assign(clickhouse, { folded_in_clickhouse: run.foldedInClickHouse === true, bytes_received: run.bytesReceived });
     return { run, where: { clickhouse, clickhouse_export: { caught_up: run.caughtUp } } };
   } catch (error) {
-    if (!(error instanceof AnsweredLocally)) throw error;
+    if (!(error instanceof AnsweredLocally) && !(error instanceof NotPrintable)) throw error;
     return { run: await local(), where: { clickhouse: { fallback: error.reason } } };
   }
 }

@@ -56,7 +56,7 @@ export async function runFunnelOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const ctx = queryContext(rt, team, now, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((e) => e.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const periods = q.viz === 'trends' ? bucketStarts(range) : [];
-  const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
+  const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx);
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
   const shape = funnelShape(q);
   const { folding, checkBytes } = await foldDecision(rt, q, shape, () => funnelEventsSql(q, filter, range.from, range.to, opts, undefined, true));

@@ -38,7 +38,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   const first = await firstEventIfAll(rt, team, q.dates);
   const { range, starts, before, end } = lifecycleWindow(q, ctx.timeZone, now, first);
   const filter = andFilters(q.properties, series.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
+  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx);
   return { series, ctx, range, starts, filter, opts, periods: { withBefore: [before, ...starts], end } };
 }
 

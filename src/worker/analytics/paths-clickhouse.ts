@@ -28,7 +28,7 @@ export async function runPathsOnClickHouse(
   const ctx = queryContext(rt, team, now, [q.properties, ...q.includeActions.map((a) => a.filter)], []);
   const range = resolveDateRange(q.dates, 'day', ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const filter = andFilters(q.properties, q.filterTestAccounts ? ctx.testAccountFilters : null);
-  const gathered = pathEventsSql(q, filter, range.from, range.to, clickHouseSqlOptions(rt, team, ctx.timeZone, now), true);
+  const gathered = pathEventsSql(q, filter, range.from, range.to, clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx), true);
   const caughtUp = await exportCaughtUp(rt, requested);
   const fold: PathFold = { query: q, actionNames: q.includeActions.map((a) => a.name), rules: pathRules(ctx, q) };
   const partial: PathPartial = { items: [], ids: new Map(), edges: new Map(), persons: [] };

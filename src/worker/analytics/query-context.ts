@@ -79,6 +79,13 @@ function asPersonTree(node: FilterNode): FilterNode {
  * current persons are looked up (the override table once the export is known to write it), the time zone and the
  * request's time.
  */
-export function clickHouseSqlOptions(rt: WorkerRuntime, team: number, timeZone: string, now: number): TrendsSqlOptions {
-  return { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone, now };
+export function clickHouseSqlOptions(rt: WorkerRuntime, team: number, timeZone: string, now: number, ctx?: QueryContext): TrendsSqlOptions {
+  return { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone, now, ...(ctx ? { cohorts: dynamicCohorts(ctx) } : {}) };
+}
+
+/** The query's dynamic cohorts as trees, for the printer (static ones are lists of persons, not printed). */
+function dynamicCohorts(ctx: QueryContext): ReadonlyMap<number, FilterNode | null> {
+  const out = new Map<number, FilterNode | null>();
+  for (const [id, c] of ctx.scan.cohorts) if (c.kind === 'tree') out.set(id, c.tree);
+  return out;
 }

@@ -46,7 +46,7 @@ function prepared(rt: WorkerRuntime, team: number, q: RetentionQuery, now: numbe
   const test = q.filterTestAccounts ? ctx.testAccountFilters : null;
   const targetFilter = andFilters(q.properties, q.target.properties, test);
   const returningFilter = andFilters(q.properties, q.returning.properties, test);
-  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
+  const opts = clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx);
   return { ctx, window, targetFilter, returningFilter, opts };
 }
 

@@ -33,7 +33,7 @@ async function prepared(rt: WorkerRuntime, team: number, q: TrendsQuery, now: nu
   // are the same instants; only the counting is ClickHouse's.
   const first = await firstEventIfAll(rt, team, q.dates);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, first);
-  return { ctx, range, opts: clickHouseSqlOptions(rt, team, ctx.timeZone, now) };
+  return { ctx, range, opts: clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx) };
 }
 
 export async function runStickinessOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number): Promise<{ ctx: QueryContext; series: Omit<StickinessSeries, 'counts'>[]; caughtUp: boolean }> {

@@ -64,7 +64,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
   const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
-  const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now);
+  const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx);
   const caughtUp = await exportCaughtUp(rt, requested);
   const select = async (printed: { sql: string; params: Record<string, string> }) => (await selectOnClickHouse(rt, printed.sql, printed.params)).data;
   const results: SeriesResult[] = [];
@@ -115,7 +115,9 @@ export async function runTrendsActorsOnClickHouse(
   rt: WorkerRuntime, team: number, s: SeriesNode, filter: FilterNode | null, window: { from: number; to: number }, timeZone: string, now: number,
 ): Promise<{ values: Map<number, number | null>; caughtUp: boolean }> {
   const requested = Date.now();
-  const printed = trendsActorsSql(s, filter, window.from, window.to, clickHouseSqlOptions(rt, team, timeZone, now));
+  // The cohorts the filter names (a dynamic one is printed as its tree).
+  const ctx = queryContext(rt, team, now, [filter]);
+  const printed = trendsActorsSql(s, filter, window.from, window.to, clickHouseSqlOptions(rt, team, timeZone, now, ctx));
   const caughtUp = await exportCaughtUp(rt, requested);
   return { values: await actorValuesOnClickHouse(rt, team, printed), caughtUp };
 }

@@ -8,7 +8,7 @@
  */
 import { clickhouseReason } from '../../domain/analytics/clickhouse/error-reason.js';
 import { printClickHouse } from '../../domain/hogql/clickhouse-printer.js';
-import { hogqlError } from '../../domain/hogql/errors.js';
+import { hogqlError, NotPrintable } from '../../domain/hogql/errors.js';
 import type { Query } from '../../domain/hogql/ast.js';
 import { planQuery } from '../../domain/hogql/planner.js';
 import { Errors } from '../../protocol/errors.js';
@@ -64,9 +64,10 @@ export async function runOnClickHouse(
   const project = queryContext(rt, ctx.team, ctx.now, []);
   const planned = planQuery(ast, { team: ctx.team, timeZone: project.timeZone, now: ctx.now, ...placeholders, testAccountFilters: project.testAccountFilters });
   const columns = planned.plan.columns;
-  const printed = printClickHouse(ast, columns, { ...clickHouseSqlOptions(rt, ctx.team, project.timeZone, ctx.now), values: placeholders.values,
+  const printed = printedOrRefused(() => printClickHouse(ast, columns, {
+    ...clickHouseSqlOptions(rt, ctx.team, project.timeZone, ctx.now, project), values: placeholders.values,
     filters: placeholders.filters, testAccountFilters: project.testAccountFilters,
-  });
+  }));
   lap('./print_clickhouse');
   const caughtUp = await exportCaughtUp(rt, requested);
   lap('./wait_for_export');
@@ -83,6 +84,20 @@ export async function runOnClickHouse(
  */
 export async function selectOnClickHouse(rt: WorkerRuntime, sql: string, params: Record<string, string>, maxResultRows?: number): Promise<ReadResult> {
   return withinBudget(rt, maxResultRows, async (reader, limits) => reader.select(sql, params, limits));
+}
+
+/**
+ * A HogQL query's print, or its refusal: a query has no local answer to fall back to once it is sent to ClickHouse,
+ * so what the printer cannot print there (a cohort in `{filters}` the project's context does not hold as a tree)
+ * is the query's error, as before cohorts were printed.
+ */
+function printedOrRefused<T>(print: () => T): T {
+  try {
+    return print();
+  } catch (error) {
+    if (error instanceof NotPrintable) return hogqlError(`In {filters}, ${error.reason} with QUILL_ANALYTICS=clickhouse.`);
+    throw error;
+  }
 }
 
 /** As selectOnClickHouse, each row handed to `each` as it arrives (ClickHouseReader.selectEach); returns the number of rows and their bytes. */
