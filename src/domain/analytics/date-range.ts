@@ -138,7 +138,8 @@ function parseAny(text: string, now: number, timeZone: string): ParsedDate {
   throw new DateParseError(`Invalid date: ${text}`);
 }
 
-function validDate(y: number, m: number, d: number): boolean {
+/** Whether year `y`, month `m` (1-12) and day `d` name a day of the calendar (no February 30th). */
+export function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
   return d <= new Date(utc(y, m, 0)).getUTCDate();
 }

@@ -1,7 +1,7 @@
 /**
  * What a property value means to the date operators of an analysis filter (`is_date_before`, `is_date_after`,
  * `is_date_exact`): one grammar, read the same by the local engine and by the SQL Quill prints for ClickHouse
- * (src/domain/hogql/clickhouse-printer.ts, `propertyDateSql`), so that both answer alike.
+ * (`propertyInstantSql` in src/domain/analytics/clickhouse/property-date-sql.ts), so that both answer alike.
  *
  * - A number, or a text that is one (JSON's number syntax): a Unix time, in seconds up to 1e11 and in
  *   milliseconds above (1e11 s is the year 5138; 1e11 ms is 1973).
@@ -16,7 +16,7 @@
  * `2024-02-30` as March 1st) and read a date-time without offset in the server's own zone.
  */
 import { fromLocal, utc } from './time-zone.js';
-import { parseDate } from './date-range.js';
+import { parseDate, validDate } from './date-range.js';
 
 /** JSON's number syntax (a number property's text as stored), and the same in a text property. */
 export const PROPERTY_NUMBER_PATTERN = '^-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$';
@@ -44,13 +44,13 @@ export function propertyInstant(value: unknown, timeZone: string): number {
   const local = LOCAL.exec(value);
   if (local) {
     const [year, month, day] = [Number(local[1]), Number(local[2]), Number(local[3])];
-    if (!validDay(year, month, day)) return NaN;
+    if (!validDate(year, month, day)) return NaN;
     return fromLocal({ year, month, day, hour: Number(local[5] ?? 0), minute: Number(local[6] ?? 0), second: Number(local[8] ?? 0), ms: fractionMs(local[10]) }, timeZone);
   }
   const zoned = ZONED.exec(value);
   if (zoned) {
     const [year, month, day] = [Number(zoned[1]), Number(zoned[2]), Number(zoned[3])];
-    if (!validDay(year, month, day)) return NaN;
+    if (!validDate(year, month, day)) return NaN;
     const wall = utc(year, month - 1, day, Number(zoned[4]), Number(zoned[5]), Number(zoned[7] ?? 0), fractionMs(zoned[9]));
     const zone = zoned[10]!;
     if (zone === 'Z') return wall;
@@ -77,8 +77,4 @@ export function filterDateBound(value: unknown, now: number, timeZone: string): 
 /** Milliseconds of a fraction's digits, cut (not rounded) as ClickHouse's DateTime64(3) parsing cuts them. */
 function fractionMs(digits: string | undefined): number {
   return digits === undefined ? 0 : Number(digits.slice(0, 3).padEnd(3, '0'));
-}
-
-function validDay(year: number, month: number, day: number): boolean {
-  return day <= new Date(utc(year, month, 0)).getUTCDate();
 }

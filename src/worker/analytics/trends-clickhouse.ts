@@ -12,7 +12,7 @@ import { smooth } from '../../domain/analytics/trends-values.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
 import type { WorkerRuntime } from '../runtime.js';
 import { actorValuesOnClickHouse } from './actors-clickhouse.js';
-import { clickHouseSqlOptions, queryContext } from './query-context.js';
+import { clickHouseSqlOptions, queryContext, type QueryContext } from './query-context.js';
 import { firstEventIfAll } from './scatter.js';
 import { comparePeriods, formulaResults, seriesRange, type SeriesResult, type TrendsRun } from './trends.js';
 
@@ -112,12 +112,10 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
  * series, final filter (the breakdown value's leaf included) and window the local engine scans.
  */
 export async function runTrendsActorsOnClickHouse(
-  rt: WorkerRuntime, team: number, s: SeriesNode, filter: FilterNode | null, window: { from: number; to: number }, timeZone: string, now: number,
+  rt: WorkerRuntime, team: number, s: SeriesNode, filter: FilterNode | null, window: { from: number; to: number }, ctx: QueryContext, now: number,
 ): Promise<{ values: Map<number, number | null>; caughtUp: boolean }> {
   const requested = Date.now();
-  // The cohorts the filter names (a dynamic one is printed as its tree).
-  const ctx = queryContext(rt, team, now, [filter]);
-  const printed = trendsActorsSql(s, filter, window.from, window.to, clickHouseSqlOptions(rt, team, timeZone, now, ctx));
+  const printed = trendsActorsSql(s, filter, window.from, window.to, clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx));
   const caughtUp = await exportCaughtUp(rt, requested);
   return { values: await actorValuesOnClickHouse(rt, team, printed), caughtUp };
 }

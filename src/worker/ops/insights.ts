@@ -269,7 +269,7 @@ export async function personsTrendsAnswer(rt: WorkerRuntime, team: number, p: Fi
   // Where the insight runs on ClickHouse, so do its points' persons (the series alone: the others do not matter).
   const { run, where } = await runOnChosenExecutor<{ values: Map<number, number | null> }>(rt,
     () => clickHouseTrendsGap({ ...q, series: [series] }, [finalFilter]),
-    () => runTrendsActorsOnClickHouse(rt, team, series, finalFilter, { from, to }, ctx.timeZone, now),
+    () => runTrendsActorsOnClickHouse(rt, team, series, finalFilter, { from, to }, ctx, now),
     async () => {
       const partial = await scanEverywhere(rt, {
         team, event: series.event, filter: finalFilter, from, to, bucketStarts: [from], bucketEnd: to,
