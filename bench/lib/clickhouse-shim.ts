@@ -77,9 +77,14 @@ function main(): void {
   const [dir, portText] = process.argv.slice(2);
   if (!dir) throw new Error('usage: clickhouse-shim <data dir> [port]');
   const session = new Session(dir);
+  // A query parameter reaches chdb as the text of a SET, which its max_query_size (256 KiB) bounds; ClickHouse's
+  // HTTP interface substitutes parameters after parsing and bounds them only by the URL's 1 MiB.
+  session.query('SET max_query_size = 2097152', 'TabSeparated');
   // One query at a time, in arrival order: chdb's session is not meant for concurrent statements.
   let chain: Promise<unknown> = Promise.resolve();
-  const server = createServer((req, res) => {
+  // ClickHouse takes a URL of up to 1 MiB (http_max_uri_size), where the client puts query parameters (a static
+  // cohort's members: src/domain/hogql/clickhouse-printer.ts); Node's default is 16 KiB of headers.
+  const server = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
     res.on('error', () => {}); // the client is gone; nothing to tell it
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/ping') {

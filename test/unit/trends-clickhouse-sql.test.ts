@@ -114,3 +114,20 @@ t.test('an action is its steps: event names as parameters, element conditions co
   const clicked = withActions(2);
   tt.equal(clickHouseTrendsGap(clicked, [clicked.properties, ...clicked.series.map((s) => s.properties)]), null, 'autocapture conditions too (test/unit/element-conditions-sql.test.ts)');
 });
+
+t.test("a static cohort prints as its members' uuids, one parameter; past the bound it is not printed", async (tt) => {
+  const q = trends({ events: [{ id: '$pageview', type: 'events' }] });
+  const uuids = ['0188a7c2-0000-7000-8000-000000000001', '0188a7c2-0000-7000-8000-000000000002'];
+  const series = (id: number, operator: string, staticCohorts: TrendsSqlOptions['staticCohorts']) =>
+    trendsSeriesSql(q.series[0]!, parseFilters([{ key: 'id', value: id, type: 'cohort', operator }]), STARTS, STARTS[0]!, STARTS[2]! + DAY, { kind: 'buckets', breakdown: null }, { ...OPTS, staticCohorts });
+  const listed = series(3, 'in', new Map([[3, uuids]]));
+  tt.ok(Object.values(listed.params).includes(uuids.join(',')), 'the members as one comma-separated parameter');
+  tt.notMatch(listed.sql, /0188a7c2/, 'no uuid in the SQL text');
+  tt.match(listed.sql, /`person_id` IN \(SELECT toUUID\(arrayJoin\(splitByChar/, "the event's current person among them");
+  tt.same(storedTableReads(listed.sql, 'posthog').map((r) => r.table).sort(), ['events', 'person_distinct_id2'], 'the person looked up by the distinct id, guarded');
+  tt.ok(storedTableReads(listed.sql, 'posthog').every((r) => r.team === 42), 'guarded by the team');
+  tt.match(series(3, 'not_in', new Map([[3, uuids]])).sql, /NOT \(`events`\.`person_id` IN/, 'not in the cohort');
+  tt.match(series(3, 'in', new Map([[3, []]])).sql, /false/, 'an empty cohort matches no one');
+  tt.throws(() => series(3, 'in', new Map([[3, null]])), { reason: /static cohort 3 has more than 10,000 persons/ }, 'past the bound: answered by the local engine, saying why');
+  tt.throws(() => series(4, 'in', new Map()), { reason: /cohort 4 is not known to the query/ }, 'a cohort the context does not hold');
+});

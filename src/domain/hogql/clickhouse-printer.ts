@@ -72,7 +72,19 @@ export interface ClickHousePrintOptions {
    * static one: a list of persons) is answered by the local engine.
    */
   cohorts?: ReadonlyMap<number, FilterNode | null>;
+  /**
+   * The static cohorts they may name: each one's members as person uuids (what events' `person_id` holds), read
+   * from the person store when the query is made, so always current; null for a cohort past the bound of persons a
+   * query carries (STATIC_COHORT_PRINT_BOUND), which the local engine answers.
+   */
+  staticCohorts?: ReadonlyMap<number, readonly string[] | null>;
 }
+
+/**
+ * The most persons of a static cohort a query carries as its list (one text parameter, about 37 bytes a person,
+ * sent in the request's URL: ClickHouse's http_max_uri_size is 1 MiB by default). A larger cohort falls back.
+ */
+export const STATIC_COHORT_PRINT_BOUND = 10_000;
 
 export interface PrintedClickHouse {
   sql: string;
@@ -574,14 +586,31 @@ class ClickHousePrinter {
    */
   private cohortCondition(node: FilterLeaf, events: Source): string {
     const id = Number(node.value);
+    const negated = (node.operator === 'not_in') !== node.negation;
+    const members = this.opts.staticCohorts?.get(id);
+    if (members === null) throw new NotPrintable(`static cohort ${id} has more than ${STATIC_COHORT_PRINT_BOUND.toLocaleString('en-US')} persons`);
+    if (members !== undefined) {
+      const positive = this.personIn(members, events);
+      return negated ? `NOT (${positive})` : positive;
+    }
     const cohorts = this.opts.cohorts;
-    if (!cohorts?.has(id)) throw new NotPrintable(`static cohort filters are not computed on ClickHouse yet (cohort ${id})`);
+    if (!cohorts?.has(id)) throw new NotPrintable(`cohort ${id} is not known to the query`);
     if (this.cohortsPrinting.has(id)) throw new NotPrintable(`cohort ${id} refers back to itself`);
     const tree = cohorts.get(id)!;
     this.cohortsPrinting.add(id);
     const positive = tree === null ? 'false' : this.filterNode(tree, events);
     this.cohortsPrinting.delete(id);
-    return (node.operator === 'not_in') !== node.negation ? `NOT (${positive})` : positive;
+    return negated ? `NOT (${positive})` : positive;
+  }
+
+  /**
+   * The event's current person is one of `uuids` (a static cohort's members): one comma-separated text parameter
+   * (the SQL stays small whatever the cohort's size), split into the set IN builds once per query.
+   */
+  private personIn(uuids: readonly string[], events: Source): string {
+    if (uuids.length === 0) return 'false';
+    events.readsPersonId = true;
+    return `${chIdentifier(events.alias)}.\`person_id\` IN (SELECT toUUID(arrayJoin(splitByChar(',', ${this.param(uuids.join(','))}))))`;
   }
 
   /** A property leaf over the JSON text in `column` (an event's, person's or group's properties): two-valued. */

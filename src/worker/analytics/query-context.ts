@@ -6,6 +6,7 @@
 import { invalidInput } from '../../domain/analytics/errors.js';
 import { isFilterGroup, leavesOf, parseFilters, type FilterGroup, type FilterNode } from '../../domain/analytics/property-filters.js';
 import type { TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
+import { STATIC_COHORT_PRINT_BOUND } from '../../domain/hogql/clickhouse-printer.js';
 import type { Cohort, Project } from '../../domain/model.js';
 import type { WorkerRuntime } from '../runtime.js';
 import type { ScanContext } from './scatter.js';
@@ -80,12 +81,35 @@ function asPersonTree(node: FilterNode): FilterNode {
  * request's time.
  */
 export function clickHouseSqlOptions(rt: WorkerRuntime, team: number, timeZone: string, now: number, ctx?: QueryContext): TrendsSqlOptions {
-  return { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone, now, ...(ctx ? { cohorts: dynamicCohorts(ctx) } : {}) };
+  const base = { team, database: rt.config.clickhouseDatabase, personLookup: rt.export?.personLookup(), timeZone, now };
+  return ctx ? { ...base, cohorts: dynamicCohorts(ctx), staticCohorts: staticCohorts(rt, ctx) } : base;
 }
 
-/** The query's dynamic cohorts as trees, for the printer (static ones are lists of persons, not printed). */
+/** The query's dynamic cohorts as trees, for the printer. */
 function dynamicCohorts(ctx: QueryContext): ReadonlyMap<number, FilterNode | null> {
   const out = new Map<number, FilterNode | null>();
   for (const [id, c] of ctx.scan.cohorts) if (c.kind === 'tree') out.set(id, c.tree);
+  return out;
+}
+
+/**
+ * The query's static cohorts as their members' uuids (the persons events' person_id names on ClickHouse), or null
+ * past the bound a query carries. Members merged away or deleted since have no row and match no event, as locally.
+ */
+function staticCohorts(rt: WorkerRuntime, ctx: QueryContext): ReadonlyMap<number, readonly string[] | null> {
+  const out = new Map<number, readonly string[] | null>();
+  for (const [id, c] of ctx.scan.cohorts) {
+    if (c.kind !== 'static') continue;
+    if (c.persons.length > STATIC_COHORT_PRINT_BOUND) {
+      out.set(id, null);
+      continue;
+    }
+    const uuids: string[] = [];
+    for (const personId of c.persons) {
+      const row = rt.persons.person(ctx.team, personId);
+      if (row) uuids.push(row.uuid);
+    }
+    out.set(id, uuids);
+  }
   return out;
 }

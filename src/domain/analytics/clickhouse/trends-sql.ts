@@ -24,6 +24,8 @@ export interface TrendsSqlOptions {
   personLookup?: 'overrides' | 'every_distinct_id';
   /** The dynamic cohorts the query's filters may name, as trees (ClickHousePrintOptions.cohorts). */
   cohorts?: ReadonlyMap<number, FilterNode | null>;
+  /** The static cohorts they may name, as their members' uuids (ClickHousePrintOptions.staticCohorts). */
+  staticCohorts?: ReadonlyMap<number, readonly string[] | null>;
 }
 
 /**
@@ -141,8 +143,9 @@ export function filterGap(node: FilterNode): string | null {
   // applied with (src/stores/persons/event-snapshots.ts), the one the local engine's column blocks keep, so a later
   // $set or a merge changes neither engine's answer.
   // Group properties are the event's group as held now (the groups table's latest row), as the local engine reads them.
-  // A dynamic cohort is its tree of person property filters, printed in its place; a static one (or one the query's
-  // context does not hold) is found out while printing, and answered by the local engine (NotPrintable).
+  // A dynamic cohort is its tree of person property filters, printed in its place, and a static one its members'
+  // uuids; one past the bound of members a query carries (or one the query's context does not hold) is found out
+  // while printing, and answered by the local engine (NotPrintable).
   if (node.type === 'cohort') return null;
   if (node.type !== 'event' && node.type !== 'person' && node.type !== 'group') return `${node.type} filters are not computed on ClickHouse yet`;
   if (!OPERATORS.has(node.operator)) return `the filter operator ${node.operator} is not computed on ClickHouse yet`;
