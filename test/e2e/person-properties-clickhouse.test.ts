@@ -68,6 +68,11 @@ const ANALYSES: [string, string, Record<string, unknown>][] = [
   ['trends, not in a static cohort, and a dynamic cohort naming a static one', 'insights/trend', { ...DATES, events: [pageviews, { ...pageviews, order: 1, properties: [{ key: 'id', value: 4, type: 'cohort' }] }],
     properties: [{ key: 'id', value: 3, type: 'cohort', operator: 'not_in' }] }],
   ['funnel, a static cohort filter', 'insights/funnel', { ...DATES, events: [pageviews, purchases], properties: [{ key: 'id', value: 3, type: 'cohort' }] }],
+  // A cohort breakdown: a series per cohort (0 is all users), dynamic and static alike.
+  ['trends, a cohort breakdown, unique users and weekly active users', 'insights/trend', { ...DATES, events: [{ ...pageviews, math: 'dau' }, { ...pageviews, math: 'weekly_active', order: 1 }],
+    breakdown: [1, 3, 0], breakdown_type: 'cohort' }],
+  ['the persons behind a cohort breakdown value', 'persons/trends', { ...DATES, events: [pageviews], entity_id: '$pageview', entity_type: 'events', entity_math: 'total',
+    breakdown: [1, 3, 0], breakdown_type: 'cohort', breakdown_value: 3 }],
   ['the persons behind a point, a static cohort filter', 'persons/trends', { ...DATES, events: [pageviews], entity_id: '$pageview', entity_type: 'events', entity_math: 'total',
     properties: [{ key: 'id', value: 3, type: 'cohort' }], date_from: '2026-11-01', date_to: '2026-11-01' }],
   ['trends, a person property breakdown', 'insights/trend', { ...DATES, events: [pageviews], ...BY_PLAN }],
@@ -138,6 +143,11 @@ t.test('every analysis by a person property is computed on ClickHouse', async (t
   tt.same(perPlan(fromClickHouse.get('trends, a person property breakdown')), { free: 3, trial: 1, pro: 4, '': 1 },
     'each pageview under the plan its person had at the event (none now has it: all are enterprise)');
   tt.equal(fromClickHouse.get('trends, a dynamic cohort filter').result[0].count, 4, 'the cohort of pro: the pageviews whose person was pro at the event');
+  const byCohort = fromClickHouse.get('trends, a cohort breakdown, unique users and weekly active users').result as any[];
+  tt.same(byCohort.map((r) => [r.breakdown_value, r.label]), [[1, '$pageview - Pro'], [3, '$pageview - Listed'], ['all', '$pageview - All Users'], [1, '$pageview - Pro'], [3, '$pageview - Listed'], ['all', '$pageview - All Users']],
+    'a series per cohort, all users last, for each math');
+  // Daily unique users from Oct 31: on Nov 1 alice (free then), bob (pro) and guest; Nov 2 alice (pro); Nov 3 bob.
+  tt.same(byCohort.slice(0, 3).map((r) => r.data), [[0, 1, 1, 1, 0, 0], [0, 2, 1, 1, 0, 0], [0, 3, 1, 1, 0, 0]], 'daily unique users: pro at the event, listed now, everyone');
   tt.equal(fromClickHouse.get('trends, a static cohort filter').result[0].count, 5 + 3, "then alice's and bob's (bob-anon's merged person): the member added counts at once");
 });
 

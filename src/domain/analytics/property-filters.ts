@@ -252,6 +252,11 @@ export function leavesOf(node: FilterNode | null, out: FilterLeaf[] = []): Filte
 }
 
 /** AND of several optional trees. */
+/** "The person is in cohort `id`" as a filter leaf: a cohort breakdown's value, one series per cohort. */
+export function cohortLeaf(id: number): FilterLeaf {
+  return { type: 'cohort', key: 'id', operator: 'in', value: id, groupTypeIndex: null, negation: false };
+}
+
 export function andFilters(...trees: (FilterNode | null)[]): FilterGroup | null {
   const children = trees.filter((t): t is FilterNode => t !== null);
   return children.length === 0 ? null : { and: true, children };

@@ -6,7 +6,7 @@
  */
 import { resolveDateRange } from '../../domain/analytics/date-range.js';
 import { ownerOf, ROLLING_ACTIVE, rollingActiveSql, trendsActorsSql, trendsSeriesSql, type PropertyOwner, type TrendsSqlOptions } from '../../domain/analytics/clickhouse/trends-sql.js';
-import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
+import { andFilters, cohortLeaf, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { smooth } from '../../domain/analytics/trends-values.js';
 import { exportCaughtUp, selectOnClickHouse } from '../query/hogql-clickhouse.js';
@@ -61,7 +61,7 @@ export function rollingWindows(windows: readonly (readonly number[])[], cumulati
 
 export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: TrendsQuery, now: number, offset = 0): Promise<ClickHouseTrendsRun> {
   const requested = Date.now();
-  const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], []);
+  const ctx = queryContext(rt, team, now, [q.properties, ...q.series.map((s) => s.properties)], q.breakdown?.type === 'cohort' ? q.breakdown.cohorts : []);
   const range = resolveDateRange(q.dates, q.interval, ctx.timeZone, now, await firstEventIfAll(rt, team, q.dates));
   const timeSeries = !NON_TIME_SERIES_DISPLAYS.has(q.display);
   const opts: TrendsSqlOptions = clickHouseSqlOptions(rt, team, ctx.timeZone, now, ctx);
@@ -79,7 +79,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
       // Rolling active users read each point's window of state buckets, cumulative ones already (no running sum).
       const rolling = ROLLING_ACTIVE.has(s.math);
       const windows = rolling ? rollingWindows(sr.windows, cumulative) : [];
-      const push = (data: number[] | undefined, breakdownValue: string | undefined, label: string) => {
+      const push = (data: number[] | undefined, breakdownValue: string | number | undefined, label: string) => {
         const values = data ?? new Array<number>(sr.starts.length).fill(0);
         results.push({ series: s, breakdownValue, label, data: smooth(cumulative && !rolling ? runningSum(values) : values, q.smoothingIntervals), sr, compareLabel: period.label });
       };
@@ -90,6 +90,17 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
         : seriesData(await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: only, firstSeen }, opts)), sr.starts.length, only !== null));
       if (!q.breakdown) {
         push((await points(null)).get(''), undefined, name);
+        continue;
+      }
+      if (q.breakdown.type === 'cohort') {
+        // One series per cohort (0: all users), its filter and the cohort's leaf, as the local engine scans them.
+        for (const id of q.breakdown.cohorts) {
+          const inCohort = id === 0 ? filter : andFilters(filter, cohortLeaf(id));
+          const data = rolling
+            ? wideSeriesData(await select(rollingActiveSql(s, inCohort, sr.stateStarts, windows, sr.scanFrom, sr.scanTo, null, opts)), false)
+            : seriesData(await select(trendsSeriesSql(s, inCohort, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null, firstSeen }, opts)), sr.starts.length, false);
+          push(data.get(''), id === 0 ? 'all' : id, `${name} - ${id === 0 ? 'All Users' : ctx.cohortNames.get(id) ?? String(id)}`);
+        }
         continue;
       }
       const property = q.breakdown.property!;

@@ -5,7 +5,7 @@
  */
 import type { Measure, Partial } from '../../domain/analytics/aggregates.js';
 import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, type DateRange } from '../../domain/analytics/date-range.js';
-import { andFilters, type FilterNode } from '../../domain/analytics/property-filters.js';
+import { andFilters, cohortLeaf, type FilterNode } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, PROPERTY_MATHS, QUANTILES, isPerActorMath, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { addIntervals } from '../../domain/analytics/time-zone.js';
 import { applyFormula, parseFormula, seriesValues, smooth } from '../../domain/analytics/trends-values.js';
@@ -137,7 +137,7 @@ export async function runTrends(rt: WorkerRuntime, team: number, q: TrendsQuery,
         continue;
       }
       if (q.breakdown.type === 'cohort') {
-        const cohorts = q.breakdown.cohorts.map((id) => ({ key: String(id), filter: id === 0 ? null : ({ type: 'cohort', key: 'id', operator: 'in', value: id, groupTypeIndex: null, negation: false } as FilterNode) }));
+        const cohorts = q.breakdown.cohorts.map((id) => ({ key: String(id), filter: id === 0 ? null : cohortLeaf(id) }));
         const partial = await scanEverywhere(rt, scanOf(team, s, filter, sr, measure, { kind: 'cohorts', cohorts }), ctx.scan);
         for (const id of q.breakdown.cohorts) {
           const cohortName = id === 0 ? 'All Users' : ctx.cohortNames.get(id) ?? String(id);

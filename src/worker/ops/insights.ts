@@ -8,7 +8,7 @@ import { AnalyticsInputError, invalidInput } from '../../domain/analytics/errors
 import { DateParseError, bucketDay, bucketLabel, parseDate, resolveDateRange } from '../../domain/analytics/date-range.js';
 import { FilterParams } from '../../domain/analytics/filter-params.js';
 import { trendsQueryOf } from '../../domain/analytics/legacy-filters.js';
-import { andFilters, type FilterLeaf } from '../../domain/analytics/property-filters.js';
+import { andFilters, cohortLeaf, type FilterLeaf } from '../../domain/analytics/property-filters.js';
 import { CUMULATIVE_DISPLAY, NON_TIME_SERIES_DISPLAYS, type SeriesNode, type TrendsQuery } from '../../domain/analytics/query.js';
 import { addIntervals, localIso } from '../../domain/analytics/time-zone.js';
 import { Errors } from '../../protocol/errors.js';
@@ -231,7 +231,7 @@ function breakdownFilter(q: TrendsQuery, value: unknown): FilterLeaf | null {
   if (!b || value === undefined || value === null) return null;
   if (b.type === 'cohort') {
     if (value === 'all' || Number(value) === 0) return null;
-    return { type: 'cohort', key: 'id', operator: 'in', value: Number(value), groupTypeIndex: null, negation: false };
+    return cohortLeaf(Number(value));
   }
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   const type = b.type === 'group' ? 'group' : b.type;

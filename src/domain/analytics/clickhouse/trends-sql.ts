@@ -90,7 +90,9 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
   if (gap !== null) return gap;
   for (const s of q.series) if (!computesMath(s)) return `math ${s.math} is not computed on ClickHouse yet`;
   const groupBreakdown = q.breakdown?.type === 'group' && q.breakdown.groupTypeIndex !== null;
-  if (q.breakdown && !propertyBreakdown(q.breakdown.type) && !groupBreakdown) return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
+  // A cohort breakdown is a series per cohort, each filtered by its cohort's leaf (printed like a cohort filter).
+  const cohortBreakdown = q.breakdown?.type === 'cohort';
+  if (q.breakdown && !propertyBreakdown(q.breakdown.type) && !groupBreakdown && !cohortBreakdown) return `${q.breakdown.type} breakdowns are not computed on ClickHouse yet`;
   return null;
 }
 
@@ -98,8 +100,8 @@ export function clickHouseTrendsGap(q: TrendsQuery, filters: readonly (FilterNod
  * Whose property a breakdown reads on ClickHouse: the event's (properties) or the person's as it was at the event
  * (person_properties, the snapshot the event was applied with: src/stores/persons/event-snapshots.ts), the column
  * the local engine's scans read for each; in trends, also the event's group of type N as it is now (`group_N`: the
- * groups table's latest row for its `$group_N`, as the local engine reads it). Cohort breakdowns are not computed
- * there.
+ * groups table's latest row for its `$group_N`, as the local engine reads it). A cohort breakdown reads no property:
+ * it is a series per cohort (src/worker/analytics/trends-clickhouse.ts).
  */
 export type PropertyOwner = 'event' | 'person' | `group_${number}`;
 
