@@ -4,6 +4,8 @@
  * `quill_schema_version`), and insert one batch so that a retry of the same batch is a no-op: every insert is
  * synchronous (`async_insert = 0`) and carries the batch's `insert_deduplication_token`.
  */
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { deletionStatement, SCHEMA_VERSION, schemaStatements, type EventDeletion, type SchemaTarget } from './schema.js';
 
@@ -15,6 +17,18 @@ export interface SinkConfig extends SchemaTarget {
 
 /** A request that ClickHouse did not answer in this long is failed and retried (the batch is the same). */
 const REQUEST_TIMEOUT_MS = 60_000;
+
+/** Rows encoded between two looks at the clock. */
+const ROWS_PER_CLOCK_LOOK = 64;
+
+/**
+ * How an insert shares its thread (src/worker/export/background.ts): encoding a batch's rows takes milliseconds, and
+ * flag answers, acknowledgements and the apply wait on the same thread.
+ */
+export interface InsertPacer {
+  due(): boolean;
+  pace(): Promise<void>;
+}
 
 export class ClickHouseSink {
   private schemaReady: Promise<void> | null = null;
@@ -69,12 +83,18 @@ export class ClickHouseSink {
    * drops a block whose token it has seen within the table's window, so a batch retried after a failure or a crash
    * (whether or not the first attempt landed) is stored once.
    */
-  async insert(table: string, rows: readonly object[], token: string): Promise<void> {
+  async insert(table: string, rows: readonly object[], token: string, pacer?: InsertPacer): Promise<void> {
     if (rows.length === 0) return;
-    await this.client.insert({
-      table: `${this.target.database}.${table}`,
-      values: rows as object[],
-      format: 'JSONEachRow',
+    // The rows are encoded here, in slices, rather than by the client's insert, which encodes a whole batch in one
+    // go; the text goes as the body of the INSERT statement.
+    const lines = new Array<string>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      lines[i] = JSON.stringify(rows[i]);
+      if (pacer && i % ROWS_PER_CLOCK_LOOK === ROWS_PER_CLOCK_LOOK - 1 && pacer.due()) await pacer.pace();
+    }
+    const result = await this.client.exec({
+      query: `INSERT INTO ${this.target.database}.${table} FORMAT JSONEachRow`,
+      values: Readable.from([`${lines.join('\n')}\n`]),
       clickhouse_settings: {
         insert_deduplication_token: token,
         insert_deduplicate: 1,
@@ -83,6 +103,8 @@ export class ClickHouseSink {
         ...(this.target.cluster ? { distributed_foreground_insert: 1 } : {}),
       },
     });
+    // The answer is empty; read to its end so that the connection goes back to the pool.
+    await finished(result.stream.resume());
   }
 
   /** Deletes events as Quill deleted them; waits for the mutation (on every replica). Repeating it is harmless. */

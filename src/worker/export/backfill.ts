@@ -126,7 +126,7 @@ export class BackfillExporter {
     } else {
       const to = Math.min(block.n, p.row + PART_ROWS);
       rows = await this.rowsOf(team, block, p.row, to);
-      await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}-${to}`);
+      await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}-${to}`, new BackgroundSlicer(this.foreground));
       if (to >= block.n) {
         next.block++;
         next.row = 0;

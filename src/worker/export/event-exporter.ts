@@ -120,7 +120,7 @@ export class EventExporter {
       await transactDurably(this.shard.events.env, () => state.put(STATE_KEYS.exportPending, range));
     }
     const rows = await this.rowsOf(batch.records);
-    await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range));
+    await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range), new BackgroundSlicer(this.foreground));
     const to = batch.range.to;
     await transactDurably(this.shard.events.env, () => {
       state.put(STATE_KEYS.exportCheckpoint, to);

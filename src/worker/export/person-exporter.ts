@@ -166,10 +166,11 @@ export class PersonExporter {
     // behind): deleted before they arrive, they would stay there.
     const latest = Math.max(0, ...rows.deletions.map((d) => d.at));
     if (latest > 0 && !(await this.exportedUntil(latest))) return null;
-    await this.sink.insert(EXPORT_TABLES.person, rows.persons, changesToken(EXPORT_TABLES.person, done, through));
-    await this.sink.insert(EXPORT_TABLES.distinctIds, rows.distinctIds, changesToken(EXPORT_TABLES.distinctIds, done, through));
-    await this.sink.insert(EXPORT_TABLES.overrides, overrideRows(rows.distinctIds), changesToken(EXPORT_TABLES.overrides, done, through));
-    await this.sink.insert(EXPORT_TABLES.groups, rows.groups, changesToken(EXPORT_TABLES.groups, done, through));
+    const pacer = new BackgroundSlicer(this.foreground);
+    await this.sink.insert(EXPORT_TABLES.person, rows.persons, changesToken(EXPORT_TABLES.person, done, through), pacer);
+    await this.sink.insert(EXPORT_TABLES.distinctIds, rows.distinctIds, changesToken(EXPORT_TABLES.distinctIds, done, through), pacer);
+    await this.sink.insert(EXPORT_TABLES.overrides, overrideRows(rows.distinctIds), changesToken(EXPORT_TABLES.overrides, done, through), pacer);
+    await this.sink.insert(EXPORT_TABLES.groups, rows.groups, changesToken(EXPORT_TABLES.groups, done, through), pacer);
     for (const deletion of rows.deletions) await this.sink.deleteEvents(deletion);
     await this.store.changes.markExported(through);
     return rows.persons.length + rows.distinctIds.length + rows.groups.length;
