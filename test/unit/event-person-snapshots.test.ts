@@ -89,3 +89,36 @@ t.test('entries: one per record and transaction, the distinct snapshots stored o
   t.equal(await store.eventSnapshots.forgetUpTo(0, 200), 1);
   t.equal(await store.eventSnapshots.forgetUpTo(0, 200), 0, 'forgetting again forgets nothing');
 });
+
+t.test('with its properties, the person each event was applied with, for the exporter not to read it again', async (t) => {
+  const store = openStore(t);
+  const events = [
+    ev('p1', 'anon-2', '$pageview', { $set: { plan: 'free' } }),
+    ev('p2', 'user-2', '$pageview', {}),
+    // The merge: anon-2's person joins user-2's; p4 is applied with the merged person.
+    ev('p3', 'user-2', '$identify', { $anon_distinct_id: 'anon-2' }),
+    ev('p4', 'anon-2', '$pageview', {}),
+    ev('p5', 'guest-2', '$pageview', { $process_person_profile: false }),
+  ];
+  const applied = new Map<string, { uuid: string; createdAt: string | null }>();
+  await store.write(() => {
+    const processor = new PersonProcessor(store, TEAM, {});
+    const writer = store.eventSnapshots.writer();
+    for (const e of events) {
+      const outcome = processor.process(e);
+      if (!outcome) continue;
+      applied.set(e.uuid, { uuid: outcome.personUuid, createdAt: outcome.createdAt });
+      if (outcome.personless) writer.add(0, 300, e.uuid, null);
+      else writer.add(0, 300, e.uuid, outcome.properties, outcome.createdAt === null ? undefined : { uuid: outcome.personUuid, createdAt: outcome.createdAt });
+    }
+    processor.flush();
+    writer.commit();
+  });
+  const persons = new Map<string, { uuid: string; createdAt: string }>();
+  const snapshots = store.eventSnapshots.ofRecord(0, 300, persons);
+  t.same([...snapshots.keys()].sort(), ['p1', 'p2', 'p3', 'p4', 'p5']);
+  t.same([...persons.keys()].sort(), ['p1', 'p2', 'p3', 'p4'], 'a person for each event applied with one; none for the personless one');
+  for (const [uuid, person] of persons) t.same(person, applied.get(uuid), `${uuid}: the person its apply gave it`);
+  t.not(persons.get('p1')!.uuid, persons.get('p4')!.uuid, "anon-2's events before and after the merge: the person each was applied with");
+  t.same(store.eventSnapshots.ofRecord(0, 300), snapshots, 'the properties alike without asking for the persons');
+});

@@ -12,7 +12,8 @@
  * [source shard, record end (positionNumber), first event's uuid] — several owners, or the halves of an apply
  * that isolates a failing event, each write their own. A snapshot is JSON text, made once per distinct snapshot
  * object of the transaction (rows are copied on write, so the events of a person between two changes share one),
- * which the exporter puts in the row as is.
+ * which the exporter puts in the row as is. With it, the person the event was applied with (its uuid and creation
+ * time, as the event's column block keeps them), so that the exporter does not read the person again.
  */
 import { atomically, openTable, type Env, type Table } from '../lmdb-env.js';
 
@@ -22,12 +23,27 @@ import { atomically, openTable, type Env, type Table } from '../lmdb-env.js';
  */
 export const PERSONLESS_SNAPSHOT = '';
 
-/** One entry: the events' uuids, each one's index in `j`, and the distinct snapshots as JSON text. */
+/**
+ * One entry: the events' uuids, each one's index in `j`, and the distinct snapshots as JSON text; each event's index
+ * in `s` (-1: no person), and the distinct persons as their uuid followed by their created_at (entries written
+ * before persons were kept have neither).
+ */
 interface SnapshotEntry {
   u: string[];
   i: number[];
   j: string[];
+  q?: number[];
+  s?: string[];
 }
+
+/** The person an event was applied with. */
+export interface KeptPerson {
+  uuid: string;
+  /** Its created_at, ISO text. */
+  createdAt: string;
+}
+
+const UUID_LENGTH = 36;
 
 type SnapshotKey = [number, number, string];
 
@@ -46,12 +62,18 @@ export class EventSnapshots {
     return new SnapshotWriter(this.table);
   }
 
-  /** The snapshots of a record's events, uuid → JSON text (empty: none kept, e.g. applied before the export was on). */
-  ofRecord(source: number, end: number): Map<string, string> {
+  /**
+   * The snapshots of a record's events, uuid → JSON text (empty: none kept, e.g. applied before the export was on);
+   * with `persons`, also the person each was applied with, where kept (uuid → person).
+   */
+  ofRecord(source: number, end: number, persons?: Map<string, KeptPerson>): Map<string, string> {
     const snapshots = new Map<string, string>();
     for (const { value } of this.table.getRange({ start: [source, end] as never, end: [source, end + 1] as never })) {
-      const { u, i, j } = value;
+      const { u, i, j, q, s } = value;
       for (let k = 0; k < u.length; k++) snapshots.set(u[k]!, j[i[k]!]!);
+      if (persons === undefined || q === undefined || s === undefined) continue;
+      const kept = s.map((text) => ({ uuid: text.slice(0, UUID_LENGTH), createdAt: text.slice(UUID_LENGTH) }));
+      for (let k = 0; k < u.length; k++) if (q[k]! >= 0) persons.set(u[k]!, kept[q[k]!]!);
     }
     return snapshots;
   }
@@ -75,7 +97,7 @@ const PERSONLESS_KEY: object = Object.freeze({});
 
 /** The snapshots of one apply transaction, gathered per record and written at `commit`. */
 export class SnapshotWriter {
-  private readonly records = new Map<string, { key: SnapshotKey; entry: SnapshotEntry; index: Map<object, number> }>();
+  private readonly records = new Map<string, { key: SnapshotKey; entry: SnapshotEntry; index: Map<object, number>; persons: Map<string, number> }>();
   /** JSON text per snapshot object: a person's events between two changes share one object, stringified once. */
   private readonly texts = new Map<object, string>();
 
@@ -83,15 +105,22 @@ export class SnapshotWriter {
 
   /**
    * The event `uuid` of the record (`source`, `end`) was applied with the person properties `properties`, or
-   * without a person (null: PERSONLESS_SNAPSHOT).
+   * without a person (null: PERSONLESS_SNAPSHOT); `person`: the person it was applied with.
    */
-  add(source: number, end: number, uuid: string, properties: Readonly<Record<string, unknown>> | null): void {
+  add(source: number, end: number, uuid: string, properties: Readonly<Record<string, unknown>> | null, person?: KeptPerson): void {
     const id = `${source}:${end}`;
     let record = this.records.get(id);
     if (record === undefined) {
-      record = { key: [source, end, uuid], entry: { u: [], i: [], j: [] }, index: new Map() };
+      record = { key: [source, end, uuid], entry: { u: [], i: [], j: [], q: [], s: [] }, index: new Map(), persons: new Map() };
       this.records.set(id, record);
     }
+    let personAt = -1;
+    if (person !== undefined && person.uuid.length === UUID_LENGTH) {
+      const text = person.uuid + person.createdAt;
+      personAt = record.persons.get(text) ?? -1;
+      if (personAt < 0) record.persons.set(text, (personAt = record.entry.s!.push(text) - 1));
+    }
+    record.entry.q!.push(personAt);
     const key = properties ?? PERSONLESS_KEY;
     let at = record.index.get(key);
     if (at === undefined) {

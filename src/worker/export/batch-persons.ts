@@ -3,8 +3,8 @@
  * of the persons store (and one JSON of its properties, made only for events whose own snapshot was not kept). Made
  * per batch, on a fresh read of the store.
  */
-import { eventPerson, type EventActor, type EventPerson } from '../../stores/clickhouse/rows.js';
-import { PERSONLESS_SNAPSHOT } from '../../stores/persons/event-snapshots.js';
+import { chTime, eventPerson, type EventActor, type EventPerson } from '../../stores/clickhouse/rows.js';
+import { PERSONLESS_SNAPSHOT, type KeptPerson } from '../../stores/persons/event-snapshots.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 
 /**
@@ -14,9 +14,15 @@ import type { PersonStore } from '../../stores/persons/person-store.js';
  * the merge overrides, and its person_created_at stays the one the local engine stored. Without a snapshot (applied
  * before the export was on), the person its distinct id has now, or none: personless when it came without a
  * profile. `personless`: the event came with `$process_person_profile: false`.
+ *
+ * An event whose apply kept its person (`kept`) goes out with that person, as its column block has it: the local
+ * engine follows merges from there through its overrides, and ClickHouse through person_distinct_id2 (or
+ * person_distinct_id_overrides, which holds every distinct id whose person is not the one its own uuid names), so
+ * no person is read here for it.
  */
-export function actorOf(people: BatchPersons, team: number, distinctId: string, personless: boolean, snapshot: string | undefined): EventActor {
+export function actorOf(people: BatchPersons, team: number, distinctId: string, personless: boolean, snapshot: string | undefined, kept?: KeptPerson): EventActor {
   if (snapshot === PERSONLESS_SNAPSHOT) return 'personless';
+  if (kept !== undefined && snapshot !== undefined) return { uuid: kept.uuid, createdAt: chTime(kept.createdAt), propertiesJson: snapshot };
   return people.of(team, distinctId) ?? (snapshot === undefined && personless ? 'personless' : 'none');
 }
 

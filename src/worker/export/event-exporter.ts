@@ -8,11 +8,12 @@
  * redoes the same range with the same token, which ClickHouse drops if the first attempt had landed. The log keeps
  * its segments until both the apply and the export have passed them (src/worker/ingest/source-log.ts).
  *
- * The person of an event is read from the persons store when the batch is built: the person the distinct id belongs
- * to then (after any merge that was applied before) and its creation time. Its properties are the ones the event was
- * applied with, which the owner's apply kept for this (src/stores/persons/event-snapshots.ts): the local engine's
- * person-property filters and breakdowns read those, not the person's later ones. An event applied before the
- * export was on has none kept, and gets the person's properties as exported.
+ * The person of an event and its properties are the ones the event was applied with, which the owner's apply kept
+ * for this (src/stores/persons/event-snapshots.ts), as the event's column block keeps them: the local engine's
+ * person-property filters and breakdowns read those, not the person's later ones, and merges since are followed by
+ * the distinct-id tables on both sides (src/worker/export/batch-persons.ts). An event applied before the export was
+ * on has none kept: its person is read from the persons store when the batch is built (the person its distinct id
+ * belongs to then), with that person's properties as exported.
  */
 import { decodeLogRecord, type NormalizedEvent } from '../../domain/ingest/index.js';
 import { enrichEvents } from '../ingest/event-enricher.js';
@@ -20,6 +21,7 @@ import { comparePositions, formatPosition, positionNumber, type LogPosition } fr
 import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
+import type { KeptPerson } from '../../stores/persons/event-snapshots.js';
 import { eventRow, storedForm, type EventRow } from '../../stores/clickhouse/rows.js';
 import { actorOf, BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
@@ -182,13 +184,14 @@ export class EventExporter {
       const offset = positionNumber(end);
       const groupTypes = this.groupTypes(team);
       const filtered = offset <= this.filterEnd;
-      const snapshots = this.persons.eventSnapshots.ofRecord(this.shard.id, offset);
+      const kept = new Map<string, KeptPerson>();
+      const snapshots = this.persons.eventSnapshots.ofRecord(this.shard.id, offset, kept);
       for (const ev of events) {
         if (filtered && inBackfill(this.filter!, team, ev.distinct_id, offset, this.shardCount)) continue;
         const stored = storedForm(ev, groupTypes);
         if (!stored) continue;
         const snapshot = snapshots.get(ev.uuid);
-        rows.push(eventRow(team, stored.event, stored.personless, actorOf(people, team, ev.distinct_id, stored.personless, snapshot), snapshot ?? null, receivedAt, offset, now));
+        rows.push(eventRow(team, stored.event, stored.personless, actorOf(people, team, ev.distinct_id, stored.personless, snapshot, kept.get(ev.uuid)), snapshot ?? null, receivedAt, offset, now));
         if (rows.length % ROWS_PER_CLOCK_LOOK === 0 && slicer.due()) await slicer.pace();
       }
     }

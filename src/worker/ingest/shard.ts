@@ -926,13 +926,17 @@ export class Shard {
 
   /**
    * With the ClickHouse export on: the person properties each event is applied with (what its column block keeps),
-   * for the exporter of its log to send as the event's person_properties. Inside the persons write transaction.
+   * for the exporter of its log to send as the event's person_properties, and the person itself (its uuid and
+   * created_at, also as the block keeps them), which the exporter then need not read. Inside the persons write
+   * transaction.
    */
   private keepSnapshots(events: readonly ChunkEvent[], outcomes: readonly (PersonOutcome | null)[]): void {
     const writer = this.ctx.persons.eventSnapshots.writer();
     events.forEach((e, i) => {
       const outcome = outcomes[i];
-      if (outcome) writer.add(e.source, e.end, e.event.uuid, outcome.personless ? null : outcome.properties);
+      if (!outcome) return;
+      if (outcome.personless) writer.add(e.source, e.end, e.event.uuid, null);
+      else writer.add(e.source, e.end, e.event.uuid, outcome.properties, outcome.createdAt === null ? undefined : { uuid: outcome.personUuid, createdAt: outcome.createdAt });
     });
     writer.commit();
   }
