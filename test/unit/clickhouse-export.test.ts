@@ -2,7 +2,7 @@
 // statements, and the batch tokens that make retries idempotent.
 import t from 'tap';
 import { personUuid } from '../../src/domain/ingest/index.js';
-import { chTime, eventPerson, eventRow, storedForm, personRow, distinctIdRow, overrideRows } from '../../src/stores/clickhouse/rows.js';
+import { chTime, eventLine, eventPerson, eventRow, storedForm, personRow, distinctIdRow, overrideRows } from '../../src/stores/clickhouse/rows.js';
 import { deletionStatement, schemaStatements, sqlString } from '../../src/stores/clickhouse/schema.js';
 import { eventsToken } from '../../src/worker/export/event-exporter.js';
 import { changesToken } from '../../src/worker/export/person-exporter.js';
@@ -100,4 +100,20 @@ t.test('tokens: one per batch range, the same for the same range', async (t) => 
   t.not(a, eventsToken(4, { from: { segment: 1, offset: 10 }, to: { segment: 2, offset: 0 } }), 'shards do not share tokens');
   t.equal(eventsToken(0, { from: null, to: { segment: 1, offset: 9 } }), 'quill-events-0-start-1:9');
   t.not(changesToken('person', 0, 10), changesToken('person_distinct_id2', 0, 10), 'tables do not share tokens');
+});
+
+t.test('an event row as a line: its JSON columns as objects where the server reads them as text, else escaped', async (t) => {
+  const ev = {
+    uuid: '0190c6c4-0000-7000-8000-000000000002', event: 'say "hi"\n', distinct_id: 'd\\2', elements_chain: 'a:href="x"',
+    timestamp: '2026-11-28T01:02:03.456Z', properties: { text: 'x"y\\z\u2028é', nested: [1, { c: null }], big: 1e21, '': {} },
+  };
+  const stored = storedForm(ev, {})!;
+  const row = eventRow(1, stored.event, false, eventPerson({ uuid: 'p-uuid', properties: {}, created_at: '2026-01-01T00:00:00.000Z' }), '{"plan":"pro \\"x\\""}', 0, 7, 0);
+  t.equal(eventLine(row, false), JSON.stringify(row), 'escaped: the row as JSON');
+  const line = eventLine(row, true);
+  const parsed = JSON.parse(line);
+  t.same(Object.keys(parsed), Object.keys(row), 'every column, in order');
+  t.same(parsed, { ...row, properties: JSON.parse(row.properties), person_properties: JSON.parse(row.person_properties) }, 'the JSON columns as objects, the rest as they are');
+  t.ok(line.includes(`"properties":${row.properties},`), "the properties' text itself, byte for byte");
+  t.notMatch(line, /\n/, 'one line');
 });

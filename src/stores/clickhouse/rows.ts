@@ -140,6 +140,20 @@ export function eventRow(
   };
 }
 
+/**
+ * An event row as a line of JSONEachRow. With `objectsAsText` (the server reads a JSON object into a String column
+ * as its text: `input_format_json_read_objects_as_strings`), the two JSON columns go in as the objects they are
+ * rather than as escaped strings, which was most of the encoding's cost: both texts are JSON objects made by
+ * JSON.stringify here, so ClickHouse stores them byte for byte.
+ */
+export function eventLine(r: EventRow, objectsAsText: boolean): string {
+  if (!objectsAsText) return JSON.stringify(r);
+  return `{"uuid":${JSON.stringify(r.uuid)},"event":${JSON.stringify(r.event)},"properties":${r.properties},"timestamp":"${r.timestamp}",` +
+    `"team_id":${r.team_id},"distinct_id":${JSON.stringify(r.distinct_id)},"elements_chain":${JSON.stringify(r.elements_chain)},` +
+    `"created_at":"${r.created_at}","person_id":${JSON.stringify(r.person_id)},"person_created_at":"${r.person_created_at}",` +
+    `"person_properties":${r.person_properties},"person_mode":"${r.person_mode}","_timestamp":"${r._timestamp}","_offset":${r._offset}}`;
+}
+
 export interface PersonTableRow {
   id: string;
   created_at: string;

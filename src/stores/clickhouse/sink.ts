@@ -30,8 +30,15 @@ export interface InsertPacer {
   pace(): Promise<void>;
 }
 
+/** A row as a line of JSONEachRow; `objectsAsText`: the server takes a JSON object for a String column as its text. */
+export type RowEncoder<Row> = (row: Row, objectsAsText: boolean) => string;
+
+const OBJECTS_AS_TEXT = 'input_format_json_read_objects_as_strings';
+
 export class ClickHouseSink {
   private schemaReady: Promise<void> | null = null;
+  /** Whether the server knows OBJECTS_AS_TEXT (ClickHouse 22.x and later; on by default since 23.x); asked once. */
+  private objectsAsText: Promise<boolean> | null = null;
 
   private constructor(private readonly client: ClickHouseClient, readonly target: SchemaTarget) {}
 
@@ -83,13 +90,14 @@ export class ClickHouseSink {
    * drops a block whose token it has seen within the table's window, so a batch retried after a failure or a crash
    * (whether or not the first attempt landed) is stored once.
    */
-  async insert(table: string, rows: readonly object[], token: string, pacer?: InsertPacer): Promise<void> {
+  async insert<Row extends object>(table: string, rows: readonly Row[], token: string, pacer?: InsertPacer, encode: RowEncoder<Row> = (row) => JSON.stringify(row)): Promise<void> {
     if (rows.length === 0) return;
+    const objectsAsText = await this.readsObjectsAsText();
     // The rows are encoded here, in slices, rather than by the client's insert, which encodes a whole batch in one
     // go; the text goes as the body of the INSERT statement.
     const lines = new Array<string>(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      lines[i] = JSON.stringify(rows[i]);
+      lines[i] = encode(rows[i]!, objectsAsText);
       if (pacer && i % ROWS_PER_CLOCK_LOOK === ROWS_PER_CLOCK_LOOK - 1 && pacer.due()) await pacer.pace();
     }
     const result = await this.client.exec({
@@ -99,12 +107,28 @@ export class ClickHouseSink {
         insert_deduplication_token: token,
         insert_deduplicate: 1,
         async_insert: 0,
+        ...(objectsAsText ? { [OBJECTS_AS_TEXT]: 1 } : {}),
         // A Distributed table forwards the insert (and its token) to the shards before answering.
         ...(this.target.cluster ? { distributed_foreground_insert: 1 } : {}),
       },
     });
     // The answer is empty; read to its end so that the connection goes back to the pool.
     await finished(result.stream.resume());
+  }
+
+  /** Whether the server knows OBJECTS_AS_TEXT; while it cannot be asked, no (asked again at the next insert). */
+  private readsObjectsAsText(): Promise<boolean> {
+    this.objectsAsText ??= (async () => {
+      const result = await this.client.query({
+        query: 'SELECT count() AS n FROM system.settings WHERE name = {name:String}', query_params: { name: OBJECTS_AS_TEXT }, format: 'JSONEachRow',
+      });
+      const rows = (await result.json()) as { n: number | string }[];
+      return Number(rows[0]?.n ?? 0) > 0;
+    })().catch(() => {
+      this.objectsAsText = null;
+      return false;
+    });
+    return this.objectsAsText;
   }
 
   /** Deletes events as Quill deleted them; waits for the mutation (on every replica). Repeating it is harmless. */

@@ -18,7 +18,7 @@ import { shardOf } from '../../domain/shard-of.js';
 import { eventsOfBlock, personPropertiesOfBlock, STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
-import { eventRow, type EventActor, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventLine, eventRow, type EventActor, type EventRow } from '../../stores/clickhouse/rows.js';
 import { COL } from '../../stores/scan/block-builder.js';
 import { BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
@@ -126,7 +126,7 @@ export class BackfillExporter {
     } else {
       const to = Math.min(block.n, p.row + PART_ROWS);
       rows = await this.rowsOf(team, block, p.row, to);
-      await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}-${to}`, new BackgroundSlicer(this.foreground));
+      await this.sink.insert(EXPORT_TABLES.events, rows, `quill-backfill-${this.shard.id}-${team}-${seq}-${p.row}-${to}`, new BackgroundSlicer(this.foreground), eventLine);
       if (to >= block.n) {
         next.block++;
         next.row = 0;

@@ -22,7 +22,7 @@ import { STATE_KEYS } from '../../stores/events/event-store.js';
 import { transactDurably } from '../../stores/lmdb-env.js';
 import type { PersonStore } from '../../stores/persons/person-store.js';
 import type { KeptPerson } from '../../stores/persons/event-snapshots.js';
-import { eventRow, storedForm, type EventRow } from '../../stores/clickhouse/rows.js';
+import { eventLine, eventRow, storedForm, type EventRow } from '../../stores/clickhouse/rows.js';
 import { actorOf, BatchPersons } from './batch-persons.js';
 import { EXPORT_TABLES } from '../../stores/clickhouse/schema.js';
 import type { ClickHouseSink } from '../../stores/clickhouse/sink.js';
@@ -122,7 +122,7 @@ export class EventExporter {
       await transactDurably(this.shard.events.env, () => state.put(STATE_KEYS.exportPending, range));
     }
     const rows = await this.rowsOf(batch.records);
-    await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range), new BackgroundSlicer(this.foreground));
+    await this.sink.insert(EXPORT_TABLES.events, rows, eventsToken(this.shard.id, batch.range), new BackgroundSlicer(this.foreground), eventLine);
     const to = batch.range.to;
     await transactDurably(this.shard.events.env, () => {
       state.put(STATE_KEYS.exportCheckpoint, to);
