@@ -1,26 +1,32 @@
 /**
  * The export is the least urgent work of a worker: its lag costs nothing but freshness in ClickHouse, while flag
  * answers, acknowledgements and the apply are owed within milliseconds. So its work runs in slices of SLICE_MS, and
- * while flag or API requests arrive or the CPUs are saturated (the apply pacer's view of the thread,
- * src/worker/ingest/apply-pacer.ts) it pauses after each slice so that it takes at most SHARE_WHEN_BUSY of the
- * thread, and cuts smaller batches (their rows are encoded in one go by the client). Measured with the flags case
- * right after a saturating load (bench/README.md, the export bench).
+ * while flag or API requests arrive, the CPUs are saturated (the apply pacer's view of the thread,
+ * src/worker/ingest/apply-pacer.ts) or the apply has a backlog to catch up with (on any shard: the workers share
+ * the cores), it pauses after each slice so that it takes at most SHARE_WHEN_BUSY of the thread, and cuts smaller
+ * batches. Measured with the flags case right after a saturating load and with the export bench (bench/README.md).
+ * An export that took what it wanted while the apply drained a burst delayed the apply by as much.
  */
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { requestsWaiting } from '../waiting-requests.js';
 
-/** What the export asks of the thread's traffic (the apply pacer has both). */
+/** What the export gives way to: the thread's traffic (the apply pacer's view) and the apply's backlog. */
 export interface Foreground {
   readonly interactive: boolean;
   readonly contended: boolean;
+  /** Acknowledged events wait to be applied (APPLY_BACKLOG_MIN or more, on the node). */
+  readonly applying: boolean;
 }
+
+/** A backlog the apply is working through, rather than the few events of a record being applied now. */
+export const APPLY_BACKLOG_MIN = 1_000;
 
 const SLICE_MS = 2;
 const SHARE_WHEN_BUSY = 0.2;
 
 /** Whether the export should give way now. */
 export function foregroundBusy(f: Foreground): boolean {
-  return f.interactive || f.contended;
+  return f.interactive || f.contended || f.applying;
 }
 
 export class BackgroundSlicer {

@@ -11,6 +11,7 @@ import { ClickHouseSink, failureText } from '../../stores/clickhouse/sink.js';
 import type { PeerHandler, WorkerRuntime } from '../runtime.js';
 import type { Shard } from '../ingest/shard.js';
 import { BackfillExporter, startingPointOf, takeStartingPoint } from './backfill.js';
+import { APPLY_BACKLOG_MIN, type Foreground } from './background.js';
 import { EventExporter } from './event-exporter.js';
 import { ExportLoop, type ExportLoopStats } from './export-loop.js';
 import { PersonExporter } from './person-exporter.js';
@@ -60,7 +61,23 @@ export class ExportService {
   private persons: { exporter: PersonExporter; loop: ExportLoop } | null = null;
   private closed = false;
 
-  constructor(private readonly rt: WorkerRuntime) {}
+  /** What the exporters give way to (src/worker/export/background.ts). */
+  private readonly foreground: Foreground;
+
+  constructor(private readonly rt: WorkerRuntime) {
+    const { pacer, shared } = rt;
+    this.foreground = {
+      get interactive() {
+        return pacer.interactive;
+      },
+      get contended() {
+        return pacer.contended;
+      },
+      get applying() {
+        return shared.totalBehind() >= APPLY_BACKLOG_MIN;
+      },
+    };
+  }
 
   /**
    * Starts the exporters once this worker's shards are open and recovered. Never fails the worker's start: a
@@ -94,9 +111,9 @@ export class ExportService {
     this.markPointsTaken();
     for (const shard of shards) {
       const exporter = new EventExporter(shard, this.rt.persons, this.sink, (team) => this.rt.cache.groupTypes(team), this.rt.ingest.shardCount,
-        () => this.rt.peers.all<Record<string, Record<string, number>>>({ kind: EXPORT_STARTING_POINTS }), this.rt.pacer);
+        () => this.rt.peers.all<Record<string, Record<string, number>>>({ kind: EXPORT_STARTING_POINTS }), this.foreground);
       const loop = new ExportLoop(`events of shard ${shard.id}`, this.rt.log, () => exporter.step());
-      const backfill = new BackfillExporter(shard, this.rt.persons, this.sink, this.rt.pacer);
+      const backfill = new BackfillExporter(shard, this.rt.persons, this.sink, this.foreground);
       const backfillLoop = new ExportLoop(`backfill of shard ${shard.id}`, this.rt.log, async () => {
         const wasDone = backfill.done;
         const rows = await backfill.step();
@@ -112,7 +129,7 @@ export class ExportService {
       backfillLoop.start();
     }
     if (this.rt.index === 0) {
-      const exporter = new PersonExporter(this.rt.persons, this.sink, (at) => this.exportedEverywhereUntil(at), this.rt.pacer);
+      const exporter = new PersonExporter(this.rt.persons, this.sink, (at) => this.exportedEverywhereUntil(at), this.foreground);
       const loop = new ExportLoop('persons', this.rt.log, () => exporter.step());
       this.persons = { exporter, loop };
       loop.start();
