@@ -3,9 +3,11 @@
  * answers, acknowledgements and the apply are owed within milliseconds. So its work runs in slices of SLICE_MS, and
  * while flag or API requests arrive, the CPUs are saturated (the apply pacer's view of the thread,
  * src/worker/ingest/apply-pacer.ts) or the apply has a backlog to catch up with (on any shard: the workers share
- * the cores), it pauses after each slice so that it takes at most SHARE_WHEN_BUSY of the thread, and cuts smaller
- * batches. Measured with the flags case right after a saturating load and with the export bench (bench/README.md).
- * An export that took what it wanted while the apply drained a burst delayed the apply by as much.
+ * the cores), it pauses after each slice so that it keeps only its share of the thread (exportShare), and cuts
+ * smaller batches. The share grows with the export's own lag, so that a node always busy (flags served all day, a
+ * sustained load) still exports everything within minutes. Measured with the flags case right after a saturating
+ * load and with the export bench (bench/README.md): an export that took what it wanted while the apply drained a
+ * burst delayed the apply by as much.
  */
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { requestsWaiting } from '../waiting-requests.js';
@@ -16,13 +18,22 @@ export interface Foreground {
   readonly contended: boolean;
   /** Acknowledged events wait to be applied (APPLY_BACKLOG_MIN or more, on the node). */
   readonly applying: boolean;
+  /** How long the oldest event this worker's exporters have not sent yet has waited, in seconds. */
+  readonly exportLagS: number;
 }
 
 /** A backlog the apply is working through, rather than the few events of a record being applied now. */
 export const APPLY_BACKLOG_MIN = 1_000;
 
 const SLICE_MS = 2;
-const SHARE_WHEN_BUSY = 0.2;
+/** The export's share of the thread while it gives way: MIN_SHARE at once, all of it at FULL_SHARE_LAG_S of lag. */
+const MIN_SHARE = 0.1;
+const FULL_SHARE_LAG_S = 300;
+
+/** The share of its thread the export keeps while it gives way, its oldest unexported event `lagS` seconds old. */
+export function exportShare(lagS: number): number {
+  return Math.min(1, MIN_SHARE + ((1 - MIN_SHARE) * Math.max(0, lagS)) / FULL_SHARE_LAG_S);
+}
 
 /** Whether the export should give way now. */
 export function foregroundBusy(f: Foreground): boolean {
@@ -44,7 +55,10 @@ export class BackgroundSlicer {
     const ran = performance.now() - this.start;
     if (!this.due()) return;
     await yieldToLoop();
-    if (foregroundBusy(this.foreground)) await sleep(ran * (1 / SHARE_WHEN_BUSY - 1));
+    if (foregroundBusy(this.foreground)) {
+      const share = exportShare(this.foreground.exportLagS);
+      if (share < 1) await sleep(ran * (1 / share - 1));
+    }
     this.start = performance.now();
   }
 }

@@ -66,6 +66,7 @@ export class ExportService {
 
   constructor(private readonly rt: WorkerRuntime) {
     const { pacer, shared } = rt;
+    const loops = this.shardLoops;
     this.foreground = {
       get interactive() {
         return pacer.interactive;
@@ -75,6 +76,12 @@ export class ExportService {
       },
       get applying() {
         return shared.totalBehind() >= APPLY_BACKLOG_MIN;
+      },
+      // The person exporter (worker 0) goes by its worker's event exporters: person changes come with events.
+      get exportLagS() {
+        let lag = 0;
+        for (const { shard } of loops.values()) lag = Math.max(lag, shard.source.exportLag().seconds);
+        return lag;
       },
     };
   }
