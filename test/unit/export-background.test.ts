@@ -13,11 +13,16 @@ t.test('the export gives way to traffic, saturated CPUs and the apply backlog, a
   t.equal(foregroundBusy(foreground({ applying: true })), true, 'the apply working through a backlog');
 });
 
-t.test('its share while it gives way grows with its lag, to all of the thread at five minutes', async (t) => {
-  t.equal(exportShare(0), 0.1, 'a tenth at once');
-  t.equal(exportShare(-5), 0.1, 'a clock step back is no lag');
-  t.equal(exportShare(150), 0.55, 'half way');
-  t.equal(exportShare(300), 1);
-  t.equal(exportShare(3_600), 1, 'never more than the thread');
-  for (let lag = 0; lag < 300; lag += 30) t.ok(exportShare(lag + 30) > exportShare(lag), `rising at ${lag} s`);
+t.test('giving way to ingestion, its share grows with its lag, to all of the thread at five minutes', async (t) => {
+  const share = (exportLagS: number) => exportShare(foreground({ applying: true, contended: true, exportLagS }));
+  t.equal(share(0), 0.1, 'a tenth at once');
+  t.equal(share(-5), 0.1, 'a clock step back is no lag');
+  t.equal(share(150), 0.55, 'half way');
+  t.equal(share(300), 1);
+  t.equal(share(3_600), 1, 'never more than the thread');
+  for (let lag = 0; lag < 300; lag += 30) t.ok(share(lag + 30) > share(lag), `rising at ${lag} s`);
+});
+
+t.test('while flags or API requests arrive, a fifth of the thread whatever its lag', async (t) => {
+  for (const exportLagS of [0, 60, 600]) t.equal(exportShare(foreground({ interactive: true, applying: true, exportLagS })), 0.2, `lag ${exportLagS} s`);
 });

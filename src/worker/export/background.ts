@@ -4,8 +4,8 @@
  * while flag or API requests arrive, the CPUs are saturated (the apply pacer's view of the thread,
  * src/worker/ingest/apply-pacer.ts) or the apply has a backlog to catch up with (on any shard: the workers share
  * the cores), it pauses after each slice so that it keeps only its share of the thread (exportShare), and cuts
- * smaller batches. The share grows with the export's own lag, so that a node always busy (flags served all day, a
- * sustained load) still exports everything within minutes. Measured with the flags case right after a saturating
+ * smaller batches. While it gives way to ingestion, the share grows with the export's own lag, so that a sustained
+ * load still ends exported within minutes; while flags are served it stays at the share they were measured with. Measured with the flags case right after a saturating
  * load and with the export bench (bench/README.md): an export that took what it wanted while the apply drained a
  * burst delayed the apply by as much.
  */
@@ -26,13 +26,19 @@ export interface Foreground {
 export const APPLY_BACKLOG_MIN = 1_000;
 
 const SLICE_MS = 2;
-/** The export's share of the thread while it gives way: MIN_SHARE at once, all of it at FULL_SHARE_LAG_S of lag. */
+/** The export's share of the thread while it gives way to ingestion: MIN_SHARE at once, all of it at FULL_SHARE_LAG_S of lag. */
 const MIN_SHARE = 0.1;
 const FULL_SHARE_LAG_S = 300;
+/**
+ * …and while flag or API requests arrive, whatever its lag: the share the flags floor was measured with right after
+ * a large load (bench/README.md, the export bench).
+ */
+const SHARE_WHILE_INTERACTIVE = 0.2;
 
 /** The share of its thread the export keeps while it gives way, its oldest unexported event `lagS` seconds old. */
-export function exportShare(lagS: number): number {
-  return Math.min(1, MIN_SHARE + ((1 - MIN_SHARE) * Math.max(0, lagS)) / FULL_SHARE_LAG_S);
+export function exportShare(f: Foreground): number {
+  if (f.interactive) return SHARE_WHILE_INTERACTIVE;
+  return Math.min(1, MIN_SHARE + ((1 - MIN_SHARE) * Math.max(0, f.exportLagS)) / FULL_SHARE_LAG_S);
 }
 
 /** Whether the export should give way now. */
@@ -56,7 +62,7 @@ export class BackgroundSlicer {
     if (!this.due()) return;
     await yieldToLoop();
     if (foregroundBusy(this.foreground)) {
-      const share = exportShare(this.foreground.exportLagS);
+      const share = exportShare(this.foreground);
       if (share < 1) await sleep(ran * (1 / share - 1));
     }
     this.start = performance.now();
