@@ -85,9 +85,9 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
       };
       // Cumulative unique users: each person counted in their first bucket, summed up below like the counts.
       const firstSeen = cumulative && s.math === 'dau';
-      const points = async (only: { property: string; of: PropertyOwner; only: string[] } | null) => (rolling
-        ? wideSeriesData(await select(rollingActiveSql(s, filter, sr.stateStarts, windows, sr.scanFrom, sr.scanTo, only, opts)), only !== null)
-        : seriesData(await select(trendsSeriesSql(s, filter, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: only, firstSeen }, opts)), sr.starts.length, only !== null));
+      const points = async (only: { property: string; of: PropertyOwner; only: string[] } | null, events: FilterNode | null = filter) => (rolling
+        ? wideSeriesData(await select(rollingActiveSql(s, events, sr.stateStarts, windows, sr.scanFrom, sr.scanTo, only, opts)), only !== null)
+        : seriesData(await select(trendsSeriesSql(s, events, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: only, firstSeen }, opts)), sr.starts.length, only !== null));
       if (!q.breakdown) {
         push((await points(null)).get(''), undefined, name);
         continue;
@@ -95,10 +95,7 @@ export async function runTrendsOnClickHouse(rt: WorkerRuntime, team: number, q: 
       if (q.breakdown.type === 'cohort') {
         // One series per cohort (0: all users), its filter and the cohort's leaf, as the local engine scans them.
         for (const id of q.breakdown.cohorts) {
-          const inCohort = id === 0 ? filter : andFilters(filter, cohortLeaf(id));
-          const data = rolling
-            ? wideSeriesData(await select(rollingActiveSql(s, inCohort, sr.stateStarts, windows, sr.scanFrom, sr.scanTo, null, opts)), false)
-            : seriesData(await select(trendsSeriesSql(s, inCohort, sr.starts, sr.scanFrom, sr.scanTo, { kind: 'buckets', breakdown: null, firstSeen }, opts)), sr.starts.length, false);
+          const data = await points(null, id === 0 ? filter : andFilters(filter, cohortLeaf(id)));
           push(data.get(''), id === 0 ? 'all' : id, `${name} - ${id === 0 ? 'All Users' : ctx.cohortNames.get(id) ?? String(id)}`);
         }
         continue;
